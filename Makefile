@@ -1,0 +1,39 @@
+# Verletica — every target installs what it needs into .venv first.
+PYTHON ?= python3.11
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed
+
+.PHONY: install demo up test lint bench clean
+
+$(STAMP): pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	touch $(STAMP)
+
+install: $(STAMP)
+
+## make demo: start the Temporal dev server, a worker and the API; play the showcase scenario.
+demo: $(STAMP)
+	$(BIN)/verletica demo
+
+## make up: start the Temporal dev server, a worker and the API, and keep them running.
+up: $(STAMP)
+	$(BIN)/verletica up
+
+## make test: the whole suite (starts its own Temporal dev server; PostgreSQL when configured).
+test: $(STAMP)
+	$(BIN)/python -m pytest $(PYTEST_ARGS)
+
+lint: $(STAMP)
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(BIN)/mypy domain adapters activities workflows worker api
+	$(BIN)/lint-imports
+
+bench: $(STAMP)
+	$(BIN)/python -m bench
+
+clean:
+	rm -rf .verletica

@@ -1,0 +1,1 @@
+"""Temporal activities: thin classes over ports that call domain logic."""

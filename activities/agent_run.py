@@ -1,0 +1,148 @@
+"""Activities of an agent run that are not broker decisions: resolve, context, reasoning."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from datetime import datetime
+
+from temporalio import activity
+from temporalio.exceptions import ApplicationError
+
+from domain.canonical import sha256_hex
+from domain.intents import Stage
+from domain.parser import ParseRejection, parse_reply
+from domain.ports import (
+    AgentDirectory,
+    GovernanceLedger,
+    MemoryRecall,
+    ModelProvider,
+    ModelRequest,
+)
+from domain.prompting import system_prompt, task_prompt
+from domain.resolution import ResolveRefusal, resolve_agent
+from domain.runs import (
+    ContextPack,
+    ContextRequest,
+    ReasoningRequest,
+    ReasoningResult,
+    ResolvedAgent,
+    RunInput,
+)
+from domain.tools import REGISTRY
+
+POLICY_VIOLATION = "PolicyViolation"
+MODEL_UNAVAILABLE = "ModelUnavailable"
+
+
+class AgentRunActivities:
+    """Resolve, context and reasoning; the broker's steps live in :mod:`activities.broker`."""
+
+    def __init__(
+        self,
+        directory: AgentDirectory,
+        memory: MemoryRecall,
+        ledger: GovernanceLedger,
+        model: ModelProvider,
+        clock: Callable[[], datetime],
+    ) -> None:
+        self._directory = directory
+        self._memory = memory
+        self._ledger = ledger
+        self._model = model
+        self._clock = clock
+
+    def _resolve(self, run: RunInput) -> ResolvedAgent:
+        now = self._clock()
+        principal = self._directory.find_principal(run.agent_id)
+        definition, charter = self._directory.agent_profile(run.agent_id)
+        staffing = self._directory.staffing(run.org_id, run.agent_id) if principal else []
+        result = resolve_agent(run.org_id, principal, definition, charter, staffing, now)
+        if isinstance(result, ResolveRefusal):
+            self._ledger.record_run_rejection(
+                run.org_id,
+                run.run_id,
+                run.agent_id,
+                "resolve",
+                result.rule,
+                {"reason": result.reason},
+                now,
+            )
+            raise ApplicationError(
+                f"{result.rule}: {result.reason}", type=POLICY_VIOLATION, non_retryable=True
+            )
+        return result
+
+    @activity.defn(name="resolve")
+    async def resolve(self, run: RunInput) -> ResolvedAgent:
+        """The principal exists, is an active agent, its charter is published and pinned."""
+        return await asyncio.to_thread(self._resolve, run)
+
+    @activity.defn(name="context")
+    async def context(self, request: ContextRequest) -> ContextPack:
+        """Recall context through the memory gate, as the agent itself."""
+        result = await asyncio.to_thread(
+            lambda: self._memory.recall(
+                asker_principal_id=request.agent_id,
+                org_id=request.org_id,
+                query=request.task,
+                now=self._clock(),
+            )
+        )
+        return ContextPack(
+            items=result.released, refs=result.released_refs, withheld=result.withheld
+        )
+
+    def _prompts(self, request: ReasoningRequest) -> ModelRequest:
+        principal = self._directory.find_principal(request.agent_id)
+        definition, charter = self._directory.agent_profile(request.agent_id)
+        if principal is None or definition is None or charter is None:
+            raise ApplicationError(
+                "the agent vanished after resolve", type=POLICY_VIOLATION, non_retryable=True
+            )
+        tools = [REGISTRY[name] for name in request.tools]
+        return ModelRequest(
+            agent_handle=principal.handle,
+            task=request.task,
+            system_prompt=system_prompt(principal, definition, charter),
+            prompt=task_prompt(request.task, request.projects, request.context.items, tools),
+            scripted_reply=request.scripted_reply,
+        )
+
+    @activity.defn(name="reasoning")
+    async def reasoning(self, request: ReasoningRequest) -> ReasoningResult:
+        """One model call; the strict parser turns its reply into proposals or a rejection."""
+        model_request = await asyncio.to_thread(self._prompts, request)
+        try:
+            reply = await self._model.generate(model_request)
+        except LookupError as exc:  # replay miss: retrying cannot help
+            raise ApplicationError(str(exc), type=MODEL_UNAVAILABLE, non_retryable=True) from exc
+        except ValueError as exc:  # missing script
+            raise ApplicationError(str(exc), type=MODEL_UNAVAILABLE, non_retryable=True) from exc
+        reply_digest = sha256_hex(reply.text.encode("utf-8"))
+        snapshot = {name: REGISTRY[name] for name in request.tools}
+        parsed = parse_reply(reply.text, snapshot)
+        if isinstance(parsed, ParseRejection):
+            await asyncio.to_thread(
+                self._ledger.record_run_rejection,
+                request.org_id,
+                request.run_id,
+                request.agent_id,
+                Stage.PARSER,
+                parsed.rule,
+                {"reason": parsed.reason, "reply_digest": reply_digest, "provider": reply.provider},
+                self._clock(),
+            )
+            return ReasoningResult(
+                rejection=parsed,
+                provider=reply.provider,
+                model=reply.model,
+                reply_digest=reply_digest,
+            )
+        return ReasoningResult(
+            summary=parsed.summary,
+            actions=parsed.actions,
+            provider=reply.provider,
+            model=reply.model,
+            reply_digest=reply_digest,
+        )

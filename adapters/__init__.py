@@ -1,0 +1,1 @@
+"""Adapters: the outside world behind the domain's ports."""

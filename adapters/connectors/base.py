@@ -1,0 +1,72 @@
+"""What every connector checks before it writes: the token names an audited allow."""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Callable
+from datetime import datetime
+
+from sqlmodel import Session, SQLModel
+
+from adapters.store.session import Database
+from adapters.store.tables import AuditEntryRow
+from domain.intents import DispatchResult, Outcome
+from domain.ports import ConnectorWrite
+
+
+class TokenRefused(PermissionError):
+    """The dispatch token does not name an audited allow decision for this intent."""
+
+
+def check_token(session: Session, write: ConnectorWrite) -> None:
+    """Refuse a write unless its token names an audited allow/approve of this exact intent."""
+    token, intent = write.token, write.intent
+    if token.intent_id != intent.id or token.org_id != intent.org_id:
+        raise TokenRefused("the token names another intent")
+    if token.intent_digest != intent.digest:
+        raise TokenRefused("the intent changed after it was decided")
+    entry = session.get(AuditEntryRow, (token.org_id, token.audit_seq))
+    if entry is None or entry.entry_hash != token.entry_hash:
+        raise TokenRefused(f"no audit entry {token.audit_seq} with that hash")
+    if entry.intent_id != intent.id or entry.payload.get("intent_digest") != intent.digest:
+        raise TokenRefused("the audit entry is about another intent")
+    if entry.decision not in (Outcome.ALLOW.value, Outcome.APPROVED.value):
+        raise TokenRefused(f"the audited decision is {entry.decision}, not an allow")
+
+
+class TableConnector(ABC):
+    """A connector whose outside world is a table: one row per intent, written once.
+
+    Subclasses name their system, action and row type and build the row.
+    """
+
+    system: str
+    action: str
+    row_type: type[SQLModel]
+
+    def __init__(self, db: Database, clock: Callable[[], datetime]) -> None:
+        self._db = db
+        self._clock = clock
+
+    @property
+    def actions(self) -> frozenset[str]:
+        return frozenset({self.action})
+
+    @abstractmethod
+    def build_row(self, write: ConnectorWrite, now: datetime) -> SQLModel:
+        """The row this write adds."""
+
+    def write(self, write: ConnectorWrite) -> DispatchResult:
+        """Check the token, then write the row unless this intent already wrote it."""
+        with self._db.transaction() as s:
+            check_token(s, write)
+            duplicate = s.get(self.row_type, write.intent.id) is not None
+            if not duplicate:
+                s.add(self.build_row(write, self._clock()))
+        return DispatchResult(
+            intent_id=write.intent.id,
+            system=self.system,
+            action=self.action,
+            external_id=f"{self.system}:{write.intent.id}",
+            duplicate=duplicate,
+        )

@@ -1,0 +1,1 @@
+"""Model providers behind the ``ModelProvider`` port: replay, scripted, Gemini."""

@@ -1,0 +1,1 @@
+"""Storage: SQLModel tables, repositories and migrations for SQLite and PostgreSQL."""

@@ -1,0 +1,151 @@
+"""Row ↔ domain conversions."""
+
+from __future__ import annotations
+
+from adapters.store.db import utc, utc_or_none
+from adapters.store.tables import (
+    AgentDefinitionRow,
+    AuditEntryRow,
+    BarrierRow,
+    CharterRow,
+    CommitmentRow,
+    DecisionRow,
+    IntentRow,
+    OrgRow,
+    PrincipalRow,
+    ProjectRow,
+    StaffingRow,
+)
+from domain.audit import AuditEntry
+from domain.intents import Decision, Intent, Outcome, Stage
+from domain.model import (
+    AgentDefinition,
+    Barrier,
+    Charter,
+    CharterStatus,
+    Commitment,
+    Organization,
+    Principal,
+    PrincipalKind,
+    PrincipalStatus,
+    Project,
+    Provenance,
+    ReviewState,
+    Staffing,
+    StaffRole,
+)
+
+
+def org(row: OrgRow) -> Organization:
+    return Organization(id=row.id, name=row.name, founder_id=row.founder_id)
+
+
+def principal(row: PrincipalRow) -> Principal:
+    return Principal(
+        id=row.id,
+        org_id=row.org_id,
+        kind=PrincipalKind(row.kind),
+        handle=row.handle,
+        display_name=row.display_name,
+        email=row.email,
+        agent_kind=row.agent_kind,
+        status=PrincipalStatus(row.status),
+    )
+
+
+def definition(row: AgentDefinitionRow) -> AgentDefinition:
+    return AgentDefinition(
+        principal_id=row.principal_id,
+        version=row.version,
+        instructions=row.instructions,
+        budget_cents=row.budget_cents,
+    )
+
+
+def charter(row: CharterRow) -> Charter:
+    return Charter(
+        principal_id=row.principal_id,
+        version=row.version,
+        status=CharterStatus(row.status),
+        role=row.role,
+        purpose=row.purpose,
+        tools=tuple(row.tools),
+        budget_ceiling_cents=row.budget_ceiling_cents,
+        definition_pin=row.definition_pin,
+    )
+
+
+def project(row: ProjectRow) -> Project:
+    return Project(org_id=row.org_id, slug=row.slug, name=row.name)
+
+
+def staffing(row: StaffingRow) -> Staffing:
+    return Staffing(
+        id=row.id,
+        principal_id=row.principal_id,
+        project=row.project,
+        role=StaffRole(row.role),
+        valid_from=utc(row.valid_from),
+        valid_until=utc_or_none(row.valid_until),
+    )
+
+
+def barrier(row: BarrierRow) -> Barrier:
+    return Barrier(
+        id=row.id, org_id=row.org_id, name=row.name, groups=tuple(tuple(g) for g in row.groups)
+    )
+
+
+def commitment(row: CommitmentRow) -> Commitment:
+    return Commitment.model_validate(
+        {
+            "id": row.id,
+            "org_id": row.org_id,
+            "title": row.title,
+            "constraint": row.constraint,
+            "provenance": Provenance.model_validate(row.provenance),
+            "state": ReviewState(row.state),
+            "projects": tuple(row.projects),
+            "valid_from": utc(row.valid_from),
+            "valid_until": utc_or_none(row.valid_until),
+            "confirmed_by": row.confirmed_by,
+            "confirmed_at": utc_or_none(row.confirmed_at),
+        }
+    )
+
+
+def intent(row: IntentRow) -> Intent:
+    return Intent.model_validate(row.body)
+
+
+def decision(row: DecisionRow) -> Decision:
+    return Decision(
+        intent_id=row.intent_id,
+        outcome=Outcome(row.outcome),
+        stage=Stage(row.stage),
+        rule=row.rule,
+        reason=row.reason,
+        release=tuple(row.release),
+        reach=tuple(row.reach),
+        intent_digest=row.intent_digest,
+        audit_seq=row.audit_seq,
+        entry_hash=row.entry_hash,
+        decided_at=utc(row.decided_at),
+    )
+
+
+def audit_entry(row: AuditEntryRow) -> AuditEntry:
+    return AuditEntry(
+        org_id=row.org_id,
+        seq=row.seq,
+        at=row.at,
+        event_key=row.event_key,
+        actor=row.actor,
+        intent_id=row.intent_id,
+        decision=row.decision,
+        stage=row.stage,
+        rule=row.rule,
+        payload=row.payload,
+        prev_hash=row.prev_hash,
+        entry_hash=row.entry_hash,
+    )

@@ -1,0 +1,76 @@
+"""Engines and migrations for SQLite (embedded default) and PostgreSQL."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from alembic import command
+from alembic.config import Config
+from sqlalchemy import Engine, create_engine, event
+
+MIGRATIONS = Path(__file__).parent / "migrations"
+
+
+def normalise_url(url: str) -> str:
+    """Accept ``postgres://`` and ``postgresql://``; always drive PostgreSQL with psycopg 3."""
+    for prefix in ("postgres://", "postgresql://"):
+        if url.startswith(prefix):
+            return "postgresql+psycopg://" + url[len(prefix) :]
+    return url
+
+
+def make_engine(url: str) -> Engine:
+    """An engine with the settings this project relies on.
+
+    SQLite: WAL, a busy timeout, and ``BEGIN IMMEDIATE`` for every transaction, so
+    that concurrent writers (API, several workers) queue instead of failing, and so
+    that the audit head read and the append happen under one write lock.
+    """
+    url = normalise_url(url)
+    if url.startswith("sqlite"):
+        path = url.split("///", 1)[-1]
+        if path and path != ":memory:":
+            Path(path).parent.mkdir(parents=True, exist_ok=True)
+        engine = create_engine(url, connect_args={"timeout": 30, "check_same_thread": False})
+
+        @event.listens_for(engine, "connect")
+        def _on_connect(dbapi_conn: Any, _record: Any) -> None:
+            dbapi_conn.isolation_level = None  # let us issue BEGIN ourselves
+            cur = dbapi_conn.cursor()
+            cur.execute("PRAGMA journal_mode=WAL")
+            cur.execute("PRAGMA synchronous=NORMAL")
+            cur.execute("PRAGMA busy_timeout=30000")
+            cur.execute("PRAGMA foreign_keys=ON")
+            cur.close()
+
+        @event.listens_for(engine, "begin")
+        def _on_begin(conn: Any) -> None:
+            conn.exec_driver_sql("BEGIN IMMEDIATE")
+
+        return engine
+    return create_engine(url, pool_pre_ping=True, pool_size=5, max_overflow=5)
+
+
+def alembic_config(url: str) -> Config:
+    """Alembic configuration pointing at the packaged migrations."""
+    cfg = Config()
+    cfg.set_main_option("script_location", str(MIGRATIONS))
+    cfg.set_main_option("sqlalchemy.url", normalise_url(url).replace("%", "%%"))
+    return cfg
+
+
+def migrate(url: str) -> None:
+    """Bring the schema at ``url`` to the newest migration."""
+    command.upgrade(alembic_config(url), "head")
+
+
+def utc(value: datetime) -> datetime:
+    """Times read back from SQLite are naive; they were written in UTC."""
+    return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
+
+
+def utc_or_none(value: datetime | None) -> datetime | None:
+    """:func:`utc` for optional times."""
+    return None if value is None else utc(value)

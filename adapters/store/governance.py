@@ -1,0 +1,519 @@
+"""The broker's transactions: snapshot, decide, persist and audit, atomically.
+
+Every decision of an organization runs under that organization's audit-head row
+lock (SQLite: the database write lock), so the snapshot a decision reads cannot
+change under it: spend caps cannot be overrun by two concurrent intents, operation
+keys cannot be double-booked, and the chain cannot fork.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import delete, select
+from sqlmodel import Session
+
+from adapters.store import convert
+from adapters.store.audit_log import append, lock_head
+from adapters.store.db import utc
+from adapters.store.session import Database
+from adapters.store.tables import (
+    AgentDefinitionRow,
+    AuditEntryRow,
+    BarrierRow,
+    CharterRow,
+    ClaimRow,
+    CommitmentRow,
+    DecisionRow,
+    HoldRow,
+    IntentRow,
+    MemoryNodeRow,
+    PrincipalRow,
+    ProjectRow,
+    StaffingRow,
+)
+from domain.audit import AuditDraft, AuditEntry, entry_hash
+from domain.broker import BrokerSnapshot, ReviewResult, spend_of
+from domain.intents import (
+    ApprovalRequest,
+    Decision,
+    DispatchResult,
+    DispatchToken,
+    Intent,
+    Outcome,
+    Stage,
+)
+from domain.model import Principal, SpendCap, Staffing
+from domain.ports import ClaimRegistry
+from domain.tools import REGISTRY
+
+Policy = Callable[[Intent, BrokerSnapshot, ClaimRegistry], Decision]
+ReviewPolicy = Callable[..., ReviewResult]
+
+SPENDING = (Outcome.ALLOW.value, Outcome.APPROVED.value)
+
+
+class FoundationBroken(RuntimeError):
+    """A dispatch invariant failed: the audit foundation cannot be trusted."""
+
+
+class _Claims:
+    """Claim registry bound to the decision's transaction."""
+
+    def __init__(self, session: Session, org_id: str, now: datetime) -> None:
+        self._s, self._org, self._now = session, org_id, now
+
+    def claim(self, key: str, intent_id: str) -> str | None:
+        row = self._s.get(ClaimRow, (self._org, key))
+        if row is not None:
+            return row.intent_id
+        self._s.add(ClaimRow(org_id=self._org, key=key, intent_id=intent_id, claimed_at=self._now))
+        self._s.flush()
+        return None
+
+
+def _release_claims(s: Session, org_id: str, intent_id: str) -> None:
+    s.execute(delete(ClaimRow).where(ClaimRow.org_id == org_id, ClaimRow.intent_id == intent_id))  # type: ignore[arg-type]
+
+
+def _principal_and_staffing(
+    s: Session, principal_id: str
+) -> tuple[Principal | None, tuple[Staffing, ...]]:
+    row = s.get(PrincipalRow, principal_id)
+    if row is None:
+        return None, ()
+    staffing = s.execute(
+        select(StaffingRow).where(StaffingRow.principal_id == principal_id)
+    ).scalars()
+    return convert.principal(row), tuple(convert.staffing(r) for r in staffing)
+
+
+def _snapshot(s: Session, intent: Intent, now: datetime) -> BrokerSnapshot:
+    org = intent.org_id
+    principal, staffing = _principal_and_staffing(s, intent.principal_id)
+    if principal is not None and principal.org_id != org:
+        principal, staffing = None, ()
+    d = (
+        s.execute(
+            select(AgentDefinitionRow)
+            .where(AgentDefinitionRow.principal_id == intent.principal_id)
+            .order_by(AgentDefinitionRow.version.desc())  # type: ignore[attr-defined]
+        )
+        .scalars()
+        .first()
+    )
+    c = (
+        s.execute(
+            select(CharterRow)
+            .where(CharterRow.principal_id == intent.principal_id)
+            .order_by(CharterRow.version.desc())  # type: ignore[attr-defined]
+        )
+        .scalars()
+        .first()
+    )
+    commitments = tuple(
+        convert.commitment(r)
+        for r in s.execute(select(CommitmentRow).where(CommitmentRow.org_id == org)).scalars()
+    )
+    spending = [
+        r
+        for r in s.execute(
+            select(IntentRow).where(IntentRow.org_id == org, IntentRow.status.in_(SPENDING))  # type: ignore[attr-defined]
+        ).scalars()
+        if r.id != intent.id
+    ]
+    committed: dict[str, int] = {}
+    for cm in commitments:
+        if isinstance(cm.constraint, SpendCap) and cm.binds(now):
+            committed[cm.id] = sum(
+                r.spend_cents
+                for r in spending
+                if cm.covers(frozenset(r.reach))
+                and cm.valid_from <= utc(r.created_at)
+                and (cm.valid_until is None or utc(r.created_at) < cm.valid_until)
+            )
+    records = {
+        r.ref: tuple(r.projects)
+        for r in s.execute(
+            select(MemoryNodeRow).where(
+                MemoryNodeRow.org_id == org,
+                MemoryNodeRow.ref.in_(intent.references),  # type: ignore[attr-defined]
+            )
+        ).scalars()
+    }
+    return BrokerSnapshot(
+        now=now,
+        principal=principal,
+        definition=None if d is None else convert.definition(d),
+        charter=None if c is None else convert.charter(c),
+        projects=frozenset(
+            s.execute(select(ProjectRow.slug).where(ProjectRow.org_id == org)).scalars()
+        ),
+        staffing=staffing,
+        barriers=tuple(
+            convert.barrier(r)
+            for r in s.execute(select(BarrierRow).where(BarrierRow.org_id == org)).scalars()
+        ),
+        commitments=commitments,
+        records=records,
+        run_spent_cents=sum(r.spend_cents for r in spending if r.run_id == intent.run_id),
+        committed_spend=committed,
+        in_flight={
+            r.key: r.intent_id
+            for r in s.execute(select(ClaimRow).where(ClaimRow.org_id == org)).scalars()
+        },
+    )
+
+
+def _decision_payload(intent: Intent, decision: Decision) -> dict[str, Any]:
+    return {
+        "intent": intent.model_dump(mode="json"),
+        "intent_digest": intent.digest,
+        "reason": decision.reason,
+        "release": list(decision.release),
+        "reach": list(decision.reach),
+    }
+
+
+def _record_decision(
+    s: Session, intent: Intent, decision: Decision, draft: AuditDraft, now: datetime
+) -> Decision:
+    entry = append(s, intent.org_id, draft, now)
+    decision = decision.model_copy(
+        update={
+            "audit_seq": entry.seq,
+            "entry_hash": entry.entry_hash,
+            "intent_digest": intent.digest,
+        }
+    )
+    s.add(
+        DecisionRow(
+            org_id=intent.org_id,
+            intent_id=intent.id,
+            outcome=decision.outcome,
+            stage=decision.stage,
+            rule=decision.rule,
+            reason=decision.reason,
+            release=list(decision.release),
+            reach=list(decision.reach),
+            intent_digest=intent.digest,
+            audit_seq=entry.seq,
+            entry_hash=entry.entry_hash,
+            decided_at=now,
+        )
+    )
+    return decision
+
+
+def _latest_decision(s: Session, intent_id: str) -> Decision | None:
+    row = (
+        s.execute(
+            select(DecisionRow)
+            .where(DecisionRow.intent_id == intent_id)
+            .order_by(DecisionRow.id.desc())  # type: ignore[union-attr]
+        )
+        .scalars()
+        .first()
+    )
+    return None if row is None else convert.decision(row)
+
+
+class Governance:
+    """The broker's side of the database."""
+
+    def __init__(self, db: Database) -> None:
+        self._db = db
+
+    def decide(self, intent: Intent, now: datetime, policy: Policy) -> Decision:
+        """Decide ``intent`` once; a retry after a crash returns the recorded decision."""
+        with self._db.transaction() as s:
+            lock_head(s, intent.org_id)
+            existing = _latest_decision(s, intent.id)
+            if existing is not None:
+                return existing
+            decision = policy(intent, _snapshot(s, intent, now), _Claims(s, intent.org_id, now))
+            tool = REGISTRY.get(intent.tool)
+            s.add(
+                IntentRow(
+                    id=intent.id,
+                    org_id=intent.org_id,
+                    run_id=intent.run_id,
+                    principal_id=intent.principal_id,
+                    tool=intent.tool,
+                    body=intent.model_dump(mode="json"),
+                    digest=intent.digest,
+                    status=decision.outcome,
+                    reach=list(decision.reach or intent.projects),
+                    spend_cents=0 if tool is None else spend_of(intent, tool),
+                    created_at=now,
+                )
+            )
+            if decision.outcome is Outcome.HOLD:
+                s.add(
+                    HoldRow(
+                        intent_id=intent.id,
+                        org_id=intent.org_id,
+                        state="open",
+                        release=list(decision.release),
+                        opened_at=now,
+                    )
+                )
+            if decision.outcome is Outcome.REJECT:
+                _release_claims(s, intent.org_id, intent.id)
+            draft = AuditDraft(
+                event_key=f"decision:{intent.id}",
+                actor=intent.principal_id,
+                intent_id=intent.id,
+                decision=decision.outcome,
+                stage=decision.stage,
+                rule=decision.rule,
+                payload=_decision_payload(intent, decision),
+            )
+            return _record_decision(s, intent, decision, draft, now)
+
+    def review(
+        self,
+        org_id: str,
+        request: ApprovalRequest,
+        attempt: int,
+        now: datetime,
+        policy: ReviewPolicy,
+    ) -> tuple[ReviewResult, Decision | None]:
+        """Re-check a human decision on a hold; record it whether accepted or refused."""
+        with self._db.transaction() as s:
+            lock_head(s, org_id)
+            row = s.get(IntentRow, request.intent_id)
+            hold = s.get(HoldRow, request.intent_id)
+            event_key = f"review:{request.intent_id}:{attempt}"
+            done = s.execute(
+                select(AuditEntryRow).where(
+                    AuditEntryRow.org_id == org_id, AuditEntryRow.event_key == event_key
+                )
+            ).scalar_one_or_none()
+            if row is None or row.org_id != org_id or hold is None:
+                result = ReviewResult(
+                    accepted=False, outcome=None, rule="not_held", reason="no such held intent"
+                )
+            elif hold.state != "open":
+                result = ReviewResult(
+                    accepted=False, outcome=None, rule="hold_closed", reason=f"hold is {hold.state}"
+                )
+            else:
+                intent = convert.intent(row)
+                approver, staffing = _principal_and_staffing(s, request.approver_id)
+                result = policy(
+                    request,
+                    intent=intent,
+                    reach=tuple(row.reach),
+                    approver=approver,
+                    approver_staffing=staffing,
+                    now=now,
+                )
+            if done is not None:  # a retried review: answer as recorded
+                return result, _latest_decision(s, request.intent_id)
+            payload = {
+                "approver_id": request.approver_id,
+                "verdict": request.verdict,
+                "intent_digest": request.intent_digest,
+                "reason": result.reason,
+                "request_reason": request.reason,
+            }
+            if not result.accepted or row is None or hold is None:
+                append(
+                    s,
+                    org_id,
+                    AuditDraft(
+                        event_key=event_key,
+                        actor=request.approver_id,
+                        intent_id=request.intent_id,
+                        decision="review_refused",
+                        stage=Stage.REVIEW,
+                        rule=result.rule,
+                        payload=payload,
+                    ),
+                    now,
+                )
+                return result, None
+            assert result.outcome is not None
+            intent = convert.intent(row)
+            decision = Decision(
+                intent_id=intent.id,
+                outcome=result.outcome,
+                stage=Stage.REVIEW,
+                rule=result.rule,
+                reason=result.reason,
+                reach=tuple(row.reach),
+                intent_digest=intent.digest,
+                decided_at=now,
+            )
+            row.status = result.outcome
+            hold.state = result.outcome
+            hold.resolved_by = request.approver_id
+            hold.resolved_at = now
+            s.add(row)
+            s.add(hold)
+            if result.outcome is Outcome.DENIED:
+                _release_claims(s, org_id, intent.id)
+            draft = AuditDraft(
+                event_key=event_key,
+                actor=request.approver_id,
+                intent_id=intent.id,
+                decision=result.outcome,
+                stage=Stage.REVIEW,
+                rule=result.rule,
+                payload={**payload, "intent_digest": intent.digest},
+            )
+            return result, _record_decision(s, intent, decision, draft, now)
+
+    def expire(self, org_id: str, intent_id: str, now: datetime) -> Decision:
+        """Close a hold nobody decided in time."""
+        with self._db.transaction() as s:
+            lock_head(s, org_id)
+            row = s.get(IntentRow, intent_id)
+            hold = s.get(HoldRow, intent_id)
+            if row is None or hold is None:
+                raise LookupError(f"no held intent {intent_id}")
+            if hold.state != "open":
+                latest = _latest_decision(s, intent_id)
+                assert latest is not None
+                return latest
+            intent = convert.intent(row)
+            decision = Decision(
+                intent_id=intent_id,
+                outcome=Outcome.EXPIRED,
+                stage=Stage.REVIEW,
+                rule="hold_expired",
+                reason="no human decided before the hold expired",
+                reach=tuple(row.reach),
+                decided_at=now,
+            )
+            row.status = Outcome.EXPIRED
+            hold.state = "expired"
+            hold.resolved_at = now
+            s.add(row)
+            s.add(hold)
+            _release_claims(s, org_id, intent_id)
+            draft = AuditDraft(
+                event_key=f"expire:{intent_id}",
+                actor="system:hold-timer",
+                intent_id=intent_id,
+                decision=Outcome.EXPIRED,
+                stage=Stage.REVIEW,
+                rule="hold_expired",
+                payload={"intent_digest": intent.digest},
+            )
+            return _record_decision(s, intent, decision, draft, now)
+
+    def record_run_rejection(
+        self,
+        org_id: str,
+        run_id: str,
+        agent_id: str,
+        stage: str,
+        rule: str,
+        payload: dict[str, Any],
+        now: datetime,
+    ) -> AuditEntry:
+        """A run was refused before any intent (resolve failed, the parser refused the reply)."""
+        with self._db.transaction() as s:
+            return append(
+                s,
+                org_id,
+                AuditDraft(
+                    event_key=f"{stage}:{run_id}",
+                    actor=agent_id,
+                    decision=Outcome.REJECT,
+                    stage=stage,
+                    rule=rule,
+                    payload={"run_id": run_id, **payload},
+                ),
+                now,
+            )
+
+    def dispatch_token(self, org_id: str, decision: Decision) -> tuple[Intent, DispatchToken]:
+        """Enforced mode: check the invariants that must hold before any connector write.
+
+        The decision must be in the chain, intact and linked to the entry before it,
+        name this intent and its digest, and be the intent's latest decision.
+        """
+        with self._db.transaction() as s:
+            row = s.get(IntentRow, decision.intent_id)
+            if row is None or row.org_id != org_id:
+                raise FoundationBroken(f"intent {decision.intent_id} is not recorded")
+            intent = convert.intent(row)
+            if decision.audit_seq is None or decision.entry_hash is None:
+                raise FoundationBroken("the decision has no audit entry")
+            entry_row = s.get(AuditEntryRow, (org_id, decision.audit_seq))
+            if entry_row is None:
+                raise FoundationBroken(f"audit entry {decision.audit_seq} is missing")
+            entry = convert.audit_entry(entry_row)
+            if (
+                entry.entry_hash != decision.entry_hash
+                or entry_hash(entry.prev_hash, entry.body()) != entry.entry_hash
+            ):
+                raise FoundationBroken(f"audit entry {entry.seq} does not match its hash")
+            if entry.seq > 1:
+                prev = s.get(AuditEntryRow, (org_id, entry.seq - 1))
+                if prev is None or prev.entry_hash != entry.prev_hash:
+                    raise FoundationBroken(
+                        f"audit entry {entry.seq} is not linked to its predecessor"
+                    )
+            if entry.intent_id != intent.id or entry.payload.get("intent_digest") != intent.digest:
+                raise FoundationBroken("the audited decision names another intent")
+            if not Outcome(entry.decision).may_dispatch:
+                raise FoundationBroken(f"the audited decision is {entry.decision}")
+            if row.status not in SPENDING:
+                raise FoundationBroken(f"the intent is now {row.status}")
+            token = DispatchToken(
+                org_id=org_id,
+                intent_id=intent.id,
+                audit_seq=entry.seq,
+                entry_hash=entry.entry_hash,
+                intent_digest=intent.digest,
+            )
+            return intent, token
+
+    def record_dispatch(self, org_id: str, result: DispatchResult, now: datetime) -> AuditEntry:
+        """Record a connector's outcome and release the intent's operation key."""
+        with self._db.transaction() as s:
+            row = s.get(IntentRow, result.intent_id)
+            if row is not None:
+                row.dispatched = True
+                s.add(row)
+            _release_claims(s, org_id, result.intent_id)
+            return append(
+                s,
+                org_id,
+                AuditDraft(
+                    event_key=f"dispatch:{result.intent_id}",
+                    actor=f"connector:{result.system}",
+                    intent_id=result.intent_id,
+                    decision="dispatched",
+                    stage=Stage.DISPATCH,
+                    rule=f"{result.system}.{result.action}",
+                    payload=result.model_dump(mode="json"),
+                ),
+                now,
+            )
+
+    def record_dispatch_failure(
+        self, org_id: str, intent_id: str, problem: str, now: datetime
+    ) -> AuditEntry:
+        """Record that a dispatch was refused (broken foundation or refused token)."""
+        with self._db.transaction() as s:
+            return append(
+                s,
+                org_id,
+                AuditDraft(
+                    event_key=f"dispatch-refused:{intent_id}",
+                    actor="broker",
+                    intent_id=intent_id,
+                    decision="dispatch_refused",
+                    stage=Stage.DISPATCH,
+                    rule="foundation_broken",
+                    payload={"problem": problem},
+                ),
+                now,
+            )

@@ -1,0 +1,115 @@
+"""MemoryBank: the one gated path to stored memory.
+
+Every read names its asker; a node is released to the asker only when the asker is
+currently staffed on every project the node belongs to, otherwise it is withheld.
+Every read is logged, empty ones too. (Semantic embeddings, redacted views and the
+causal and procedural stores arrive with the memory-bank issue.)
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime
+
+from sqlalchemy import select
+
+from adapters.store import convert
+from adapters.store.session import Database
+from adapters.store.tables import MemoryNodeRow, MemoryReadRow, StaffingRow
+from domain.broker import current_projects
+from domain.model import StaffRole
+from domain.ports import RecallResult
+
+_WORD = re.compile(r"[a-z0-9]+")
+
+
+def _words(text: str) -> set[str]:
+    return {w for w in _WORD.findall(text.lower()) if len(w) > 2}
+
+
+class MemoryBank:
+    """Facade over stored memory; the only way agent-facing code reads it."""
+
+    def __init__(self, db: Database) -> None:
+        self._db = db
+
+    def remember(
+        self,
+        org_id: str,
+        ref: str,
+        projects: tuple[str, ...],
+        text: str,
+        author_id: str,
+        now: datetime,
+    ) -> None:
+        """Store a record belonging to ``projects``."""
+        with self._db.transaction() as s:
+            s.add(
+                MemoryNodeRow(
+                    org_id=org_id,
+                    ref=ref,
+                    projects=list(projects),
+                    text=text,
+                    author_id=author_id,
+                    created_at=now,
+                )
+            )
+
+    def recall(
+        self, *, asker_principal_id: str, org_id: str, query: str, now: datetime, limit: int = 5
+    ) -> RecallResult:
+        """Nodes matching ``query``, gated for the asker; the read is logged either way."""
+        with self._db.transaction() as s:
+            staffing = tuple(
+                convert.staffing(r)
+                for r in s.execute(
+                    select(StaffingRow).where(StaffingRow.principal_id == asker_principal_id)
+                ).scalars()
+            )
+            allowed = current_projects(staffing, now, StaffRole.MEMBER)
+            wanted = _words(query)
+            nodes = s.execute(
+                select(MemoryNodeRow)
+                .where(MemoryNodeRow.org_id == org_id)
+                .order_by(MemoryNodeRow.ref)  # type: ignore[arg-type]
+            ).scalars()
+            scored = sorted(
+                ((len(wanted & _words(n.text + " " + n.ref)), n) for n in nodes),
+                key=lambda pair: -pair[0],
+            )
+            released: list[MemoryNodeRow] = []
+            withheld = 0
+            for score, node in scored:
+                if score == 0 or len(released) >= limit:
+                    continue
+                if set(node.projects) <= allowed:
+                    released.append(node)
+                else:
+                    withheld += 1
+            s.add(
+                MemoryReadRow(
+                    org_id=org_id,
+                    asker_id=asker_principal_id,
+                    query=query,
+                    released=[n.ref for n in released],
+                    withheld=withheld,
+                    outcome="released" if released else ("withheld" if withheld else "empty"),
+                    at=now,
+                )
+            )
+            return RecallResult(
+                released=tuple(f"[{n.ref}] {n.text}" for n in released),
+                released_refs=tuple(n.ref for n in released),
+                withheld=withheld,
+            )
+
+    def reads(self, org_id: str) -> list[MemoryReadRow]:
+        """The read log of an organization, oldest first."""
+        with self._db.transaction() as s:
+            return list(
+                s.execute(
+                    select(MemoryReadRow)
+                    .where(MemoryReadRow.org_id == org_id)
+                    .order_by(MemoryReadRow.id)  # type: ignore[arg-type]
+                ).scalars()
+            )

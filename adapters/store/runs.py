@@ -1,0 +1,64 @@
+"""Runs and the intents and decisions recorded for them."""
+
+from __future__ import annotations
+
+from sqlalchemy import select
+from sqlalchemy.exc import IntegrityError
+
+from adapters.store import convert
+from adapters.store.session import Database
+from adapters.store.tables import DecisionRow, IntentRow, RunRow
+from domain.intents import Decision, Intent
+
+
+class Runs:
+    """Run records (one per workflow) and their audited decisions."""
+
+    def __init__(self, db: Database) -> None:
+        self._db = db
+
+    def create(self, run: RunRow) -> tuple[RunRow, bool]:
+        """Record a run; with a client key already used, return the first run and False."""
+        try:
+            with self._db.transaction() as s:
+                s.add(run)
+            return run, True
+        except IntegrityError:
+            existing = self.by_client_key(run.org_id, run.client_key) if run.client_key else None
+            if existing is None:
+                raise
+            return existing, False
+
+    def by_client_key(self, org_id: str, client_key: str) -> RunRow | None:
+        with self._db.transaction() as s:
+            return s.execute(
+                select(RunRow).where(RunRow.org_id == org_id, RunRow.client_key == client_key)
+            ).scalar_one_or_none()
+
+    def get(self, run_id: str) -> RunRow | None:
+        with self._db.transaction() as s:
+            return s.get(RunRow, run_id)
+
+    def intents(self, run_id: str) -> list[tuple[Intent, str, list[Decision]]]:
+        """Each intent of the run with its status and its decisions, oldest first."""
+        with self._db.transaction() as s:
+            rows = s.execute(
+                select(IntentRow).where(IntentRow.run_id == run_id).order_by(IntentRow.created_at)  # type: ignore[arg-type]
+            ).scalars()
+            out = []
+            for row in rows:
+                decisions = s.execute(
+                    select(DecisionRow)
+                    .where(DecisionRow.intent_id == row.id)
+                    .order_by(DecisionRow.id)  # type: ignore[arg-type]
+                ).scalars()
+                out.append(
+                    (convert.intent(row), row.status, [convert.decision(d) for d in decisions])
+                )
+            return out
+
+    def intent(self, intent_id: str) -> tuple[Intent, str, str] | None:
+        """An intent, its status and its run id."""
+        with self._db.transaction() as s:
+            row = s.get(IntentRow, intent_id)
+            return None if row is None else (convert.intent(row), row.status, row.run_id)

@@ -1,0 +1,27 @@
+"""Unit of work: one transaction per call, committed on success, rolled back on error."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from sqlalchemy import Engine
+from sqlmodel import Session
+
+
+class Database:
+    """Owns the engine; hands out transactions."""
+
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+
+    @contextmanager
+    def transaction(self) -> Iterator[Session]:
+        """A session inside one transaction (``BEGIN IMMEDIATE`` on SQLite)."""
+        with Session(self.engine, expire_on_commit=False) as session:
+            with session.begin():
+                yield session
+
+    def dispose(self) -> None:
+        """Close every pooled connection."""
+        self.engine.dispose()

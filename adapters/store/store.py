@@ -1,0 +1,44 @@
+"""The storage facade the composition root builds once per process."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from adapters.store.audit_log import AuditLog
+from adapters.store.db import make_engine, migrate
+from adapters.store.directory import Directory
+from adapters.store.governance import Governance
+from adapters.store.memory import MemoryBank
+from adapters.store.runs import Runs
+from adapters.store.session import Database
+
+
+@dataclass(frozen=True)
+class Store:
+    """Every repository over one database."""
+
+    db: Database
+    directory: Directory
+    audit: AuditLog
+    governance: Governance
+    memory: MemoryBank
+    runs: Runs
+
+    @classmethod
+    def open(cls, url: str, *, migrate_schema: bool = True) -> Store:
+        """Connect to ``url`` (SQLite file or PostgreSQL) and bring its schema up to date."""
+        if migrate_schema:
+            migrate(url)
+        db = Database(make_engine(url))
+        return cls(
+            db=db,
+            directory=Directory(db),
+            audit=AuditLog(db),
+            governance=Governance(db),
+            memory=MemoryBank(db),
+            runs=Runs(db),
+        )
+
+    def close(self) -> None:
+        """Release the database connections."""
+        self.db.dispose()

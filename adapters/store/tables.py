@@ -1,0 +1,249 @@
+"""SQLModel tables. Times are stored in UTC; JSON columns hold domain value objects."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import JSON, Column, DateTime, UniqueConstraint
+from sqlmodel import Field, SQLModel
+
+
+def _ts(nullable: bool = False) -> Any:
+    return Field(sa_column=Column(DateTime(timezone=True), nullable=nullable))
+
+
+def _json() -> Any:
+    return Field(sa_column=Column(JSON, nullable=False))
+
+
+class OrgRow(SQLModel, table=True):
+    __tablename__ = "orgs"
+    id: str = Field(primary_key=True)
+    name: str
+    founder_id: str
+    created_at: datetime = _ts()
+
+
+class PrincipalRow(SQLModel, table=True):
+    __tablename__ = "principals"
+    __table_args__ = (UniqueConstraint("org_id", "handle"),)
+    id: str = Field(primary_key=True)
+    org_id: str = Field(index=True)
+    kind: str
+    handle: str
+    display_name: str
+    email: str | None = None
+    agent_kind: str | None = None
+    status: str
+    created_at: datetime = _ts()
+
+
+class AgentDefinitionRow(SQLModel, table=True):
+    __tablename__ = "agent_definitions"
+    principal_id: str = Field(primary_key=True)
+    version: int = Field(primary_key=True)
+    instructions: str
+    budget_cents: int
+    created_at: datetime = _ts()
+
+
+class CharterRow(SQLModel, table=True):
+    __tablename__ = "charters"
+    principal_id: str = Field(primary_key=True)
+    version: int = Field(primary_key=True)
+    status: str
+    role: str
+    purpose: str
+    tools: list[str] = _json()
+    budget_ceiling_cents: int
+    definition_pin: int
+    created_at: datetime = _ts()
+
+
+class ProjectRow(SQLModel, table=True):
+    __tablename__ = "projects"
+    org_id: str = Field(primary_key=True)
+    slug: str = Field(primary_key=True)
+    name: str
+    created_at: datetime = _ts()
+
+
+class StaffingRow(SQLModel, table=True):
+    __tablename__ = "staffing"
+    id: str = Field(primary_key=True)
+    org_id: str = Field(index=True)
+    principal_id: str = Field(index=True)
+    project: str
+    role: str
+    valid_from: datetime = _ts()
+    valid_until: datetime | None = _ts(nullable=True)
+
+
+class BarrierRow(SQLModel, table=True):
+    __tablename__ = "barriers"
+    id: str = Field(primary_key=True)
+    org_id: str = Field(index=True)
+    name: str
+    groups: list[list[str]] = _json()
+    created_at: datetime = _ts()
+
+
+class CommitmentRow(SQLModel, table=True):
+    __tablename__ = "commitments"
+    id: str = Field(primary_key=True)
+    org_id: str = Field(index=True)
+    title: str
+    constraint: dict[str, Any] = _json()
+    provenance: dict[str, Any] = _json()
+    state: str
+    projects: list[str] = _json()
+    valid_from: datetime = _ts()
+    valid_until: datetime | None = _ts(nullable=True)
+    confirmed_by: str | None = None
+    confirmed_at: datetime | None = _ts(nullable=True)
+    created_at: datetime = _ts()
+
+
+class MemoryNodeRow(SQLModel, table=True):
+    __tablename__ = "memory_nodes"
+    org_id: str = Field(primary_key=True)
+    ref: str = Field(primary_key=True)
+    projects: list[str] = _json()
+    text: str
+    author_id: str
+    created_at: datetime = _ts()
+
+
+class MemoryReadRow(SQLModel, table=True):
+    __tablename__ = "memory_reads"
+    id: int | None = Field(default=None, primary_key=True)
+    org_id: str = Field(index=True)
+    asker_id: str
+    query: str
+    released: list[str] = _json()
+    withheld: int
+    outcome: str
+    at: datetime = _ts()
+
+
+class RunRow(SQLModel, table=True):
+    __tablename__ = "runs"
+    __table_args__ = (UniqueConstraint("org_id", "client_key"),)
+    id: str = Field(primary_key=True)
+    org_id: str = Field(index=True)
+    agent_id: str
+    task: str
+    workflow_id: str
+    client_key: str | None = None
+    created_at: datetime = _ts()
+
+
+class IntentRow(SQLModel, table=True):
+    __tablename__ = "intents"
+    id: str = Field(primary_key=True)
+    org_id: str = Field(index=True)
+    run_id: str = Field(index=True)
+    principal_id: str
+    tool: str
+    body: dict[str, Any] = _json()
+    digest: str
+    status: str
+    """Latest outcome: allow, reject, hold, approved, denied, expired."""
+    reach: list[str] = _json()
+    spend_cents: int
+    dispatched: bool = False
+    created_at: datetime = _ts()
+
+
+class DecisionRow(SQLModel, table=True):
+    __tablename__ = "decisions"
+    id: int | None = Field(default=None, primary_key=True)
+    org_id: str = Field(index=True)
+    intent_id: str = Field(index=True)
+    outcome: str
+    stage: str
+    rule: str
+    reason: str
+    release: list[str] = _json()
+    reach: list[str] = _json()
+    intent_digest: str
+    audit_seq: int
+    entry_hash: str
+    decided_at: datetime = _ts()
+
+
+class HoldRow(SQLModel, table=True):
+    __tablename__ = "holds"
+    intent_id: str = Field(primary_key=True)
+    org_id: str = Field(index=True)
+    state: str
+    """open, approved, denied, expired."""
+    release: list[str] = _json()
+    opened_at: datetime = _ts()
+    resolved_by: str | None = None
+    resolved_at: datetime | None = _ts(nullable=True)
+
+
+class ClaimRow(SQLModel, table=True):
+    """An in-flight operation key; the primary key makes registration atomic."""
+
+    __tablename__ = "claims"
+    org_id: str = Field(primary_key=True)
+    key: str = Field(primary_key=True)
+    intent_id: str
+    claimed_at: datetime = _ts()
+
+
+class AuditHeadRow(SQLModel, table=True):
+    __tablename__ = "audit_heads"
+    org_id: str = Field(primary_key=True)
+    seq: int
+    entry_hash: str
+
+
+class AuditEntryRow(SQLModel, table=True):
+    __tablename__ = "audit_entries"
+    __table_args__ = (UniqueConstraint("org_id", "event_key"),)
+    org_id: str = Field(primary_key=True)
+    seq: int = Field(primary_key=True)
+    at: str
+    event_key: str
+    actor: str
+    intent_id: str | None = Field(default=None, index=True)
+    decision: str
+    stage: str
+    rule: str
+    payload: dict[str, Any] = _json()
+    prev_hash: str
+    entry_hash: str
+
+
+class PaymentRow(SQLModel, table=True):
+    """The payments ledger sandbox: one row per paid intent."""
+
+    __tablename__ = "payments_ledger"
+    intent_id: str = Field(primary_key=True)
+    org_id: str = Field(index=True)
+    payee: str
+    invoice: str
+    amount_cents: int
+    currency: str
+    memo: str
+    audit_seq: int
+    entry_hash: str
+    created_at: datetime = _ts()
+
+
+class EmailRow(SQLModel, table=True):
+    """The email outbox: one row per sent intent."""
+
+    __tablename__ = "email_outbox"
+    intent_id: str = Field(primary_key=True)
+    org_id: str = Field(index=True)
+    to: str
+    subject: str
+    body: str
+    audit_seq: int
+    entry_hash: str
+    created_at: datetime = _ts()

@@ -1,0 +1,1 @@
+"""The API (FastAPI) and the ``verletica`` command line, thin over :mod:`api.services`."""

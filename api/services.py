@@ -1,0 +1,452 @@
+"""Services shared by the HTTP API and the command line.
+
+Every method takes the acting principal; configuration changes are the founder's
+until the authenticated ingress lands.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Callable
+from datetime import datetime
+from typing import Any
+
+from pydantic import BaseModel
+from temporalio.client import Client, WorkflowExecutionStatus
+from temporalio.common import SearchAttributePair, TypedSearchAttributes
+
+from adapters.store.directory import Conflict, NotFound, new_id
+from adapters.store.store import Store
+from adapters.store.tables import RunRow
+from domain.audit import AuditEntry, ChainVerification
+from domain.intents import Decision, Intent, Outcome
+from domain.model import (
+    AgentDefinition,
+    Barrier,
+    Charter,
+    CharterStatus,
+    Commitment,
+    Constraint,
+    Organization,
+    Principal,
+    PrincipalKind,
+    Project,
+    Provenance,
+    ReviewState,
+    Staffing,
+    StaffRole,
+)
+from domain.runs import RunInput, RunState
+from domain.starter import STARTER_FLEET
+from worker.settings import Settings
+from workflows import search_attributes as sa
+from workflows.agent_run import AgentRunWorkflow, ApprovalSignal
+
+__all__ = ["Conflict", "Forbidden", "NotFound", "Services"]
+
+
+class Forbidden(PermissionError):
+    """The acting principal may not do this."""
+
+
+class Onboarded(BaseModel):
+    """A new organization, its founder and its starter fleet."""
+
+    org: Organization
+    founder: Principal
+    agents: list[Principal]
+
+
+class RunStarted(BaseModel):
+    """A run that was started (or found again by its client key)."""
+
+    run_id: str
+    workflow_id: str
+    created: bool
+    ui_url: str
+
+
+class IntentRecord(BaseModel):
+    """An intent of a run with its status and every decision, oldest first."""
+
+    intent: Intent
+    status: str
+    decisions: list[Decision]
+
+
+class RunView(BaseModel):
+    """A run as the API shows it: workflow status, node states and every intent."""
+
+    run_id: str
+    workflow_id: str
+    org_id: str
+    agent_id: str
+    task: str
+    workflow_status: str
+    state: RunState | None
+    intents: list[IntentRecord]
+    ui_url: str
+
+
+class AuditView(BaseModel):
+    """An organization's chain, its head and (when asked) its verification."""
+
+    entries: list[AuditEntry]
+    head_hash: str
+    head_seq: int
+    verification: ChainVerification | None
+
+
+def _slug(value: str) -> str:
+    return "".join(c if c.isalnum() else "-" for c in value.lower()).strip("-")[:40] or "founder"
+
+
+class Services:
+    """Use cases over the store and the Temporal client."""
+
+    def __init__(
+        self, store: Store, client: Client | None, settings: Settings, clock: Callable[[], datetime]
+    ) -> None:
+        self.store = store
+        self.client = client
+        self.settings = settings
+        self.clock = clock
+
+    # ------------------------------------------------------------------ authorisation
+    def _founder(self, org_id: str, actor_id: str) -> Organization:
+        org = self.store.directory.org(org_id)
+        if actor_id != org.founder_id:
+            raise Forbidden("only the organization's founder may change its configuration")
+        return org
+
+    # ------------------------------------------------------------------ organization
+    def onboard(self, name: str, founder_email: str, founder_name: str | None = None) -> Onboarded:
+        """Create an organization, its founder and the starter fleet of agents."""
+        if not name.strip() or "@" not in founder_email:
+            raise ValueError("an organization needs a name and a founder email")
+        now = self.clock()
+        org_id = new_id()
+        founder = Principal(
+            id=new_id(),
+            org_id=org_id,
+            kind=PrincipalKind.HUMAN,
+            handle=_slug(founder_email.split("@")[0]),
+            display_name=founder_name or founder_email.split("@")[0],
+            email=founder_email,
+        )
+        org = self.store.directory.create_org(name.strip(), founder, now)
+        agents = []
+        for spec in STARTER_FLEET:
+            agent = Principal(
+                id=new_id(),
+                org_id=org_id,
+                kind=PrincipalKind.AGENT,
+                handle=spec.handle,
+                display_name=spec.display_name,
+                agent_kind=spec.agent_kind,
+            )
+            definition = AgentDefinition(
+                principal_id=agent.id,
+                version=1,
+                instructions=spec.instructions,
+                budget_cents=spec.budget_cents,
+            )
+            charter = Charter(
+                principal_id=agent.id,
+                version=1,
+                status=CharterStatus.PUBLISHED,
+                role=spec.role,
+                purpose=spec.purpose,
+                tools=spec.tools,
+                budget_ceiling_cents=spec.ceiling_cents,
+                definition_pin=1,
+            )
+            agents.append(self.store.directory.add_agent(agent, definition, charter, now))
+        return Onboarded(org=org, founder=founder, agents=agents)
+
+    def add_human(self, org_id: str, actor_id: str, email: str, display_name: str) -> Principal:
+        """Invite a human colleague; they get authority only through staffing."""
+        self._founder(org_id, actor_id)
+        human = Principal(
+            id=new_id(),
+            org_id=org_id,
+            kind=PrincipalKind.HUMAN,
+            handle=_slug(email.split("@")[0]),
+            display_name=display_name,
+            email=email,
+        )
+        return self.store.directory.add_principal(human, self.clock())
+
+    def principals(self, org_id: str) -> list[Principal]:
+        return self.store.directory.principals(org_id)
+
+    def add_project(self, org_id: str, actor_id: str, slug: str, name: str) -> Project:
+        """Create a project; the founder is staffed on it as approver."""
+        org = self._founder(org_id, actor_id)
+        project = self.store.directory.add_project(
+            Project(org_id=org_id, slug=slug, name=name), self.clock()
+        )
+        self.store.directory.staff(
+            org_id,
+            Staffing(
+                id=new_id(),
+                principal_id=org.founder_id,
+                project=slug,
+                role=StaffRole.APPROVER,
+                valid_from=self.clock(),
+            ),
+        )
+        return project
+
+    def projects(self, org_id: str) -> list[Project]:
+        return self.store.directory.projects(org_id)
+
+    def staff(
+        self,
+        org_id: str,
+        actor_id: str,
+        principal_id: str,
+        project: str,
+        role: StaffRole,
+        valid_until: datetime | None = None,
+    ) -> Staffing:
+        """Staff a principal on a project from now on; only humans may be approvers."""
+        self._founder(org_id, actor_id)
+        who = self.store.directory.principal(org_id, principal_id)
+        if role is StaffRole.APPROVER and who.kind is not PrincipalKind.HUMAN:
+            raise ValueError("only a human may be staffed as approver")
+        staffing = Staffing(
+            id=new_id(),
+            principal_id=principal_id,
+            project=project,
+            role=role,
+            valid_from=self.clock(),
+            valid_until=valid_until,
+        )
+        return self.store.directory.staff(org_id, staffing)
+
+    def unstaff(self, org_id: str, actor_id: str, staffing_id: str) -> Staffing:
+        self._founder(org_id, actor_id)
+        return self.store.directory.end_staffing(org_id, staffing_id, self.clock())
+
+    def staffing(self, org_id: str) -> list[Staffing]:
+        return self.store.directory.staffing(org_id)
+
+    def add_barrier(
+        self, org_id: str, actor_id: str, name: str, groups: list[list[str]]
+    ) -> Barrier:
+        self._founder(org_id, actor_id)
+        barrier = Barrier(
+            id=new_id(), org_id=org_id, name=name, groups=tuple(tuple(g) for g in groups)
+        )
+        return self.store.directory.add_barrier(barrier, self.clock())
+
+    def add_commitment(
+        self,
+        org_id: str,
+        actor_id: str,
+        title: str,
+        constraint: Constraint,
+        source: str,
+        excerpt: str = "",
+        projects: tuple[str, ...] = (),
+        valid_from: datetime | None = None,
+        valid_until: datetime | None = None,
+    ) -> Commitment:
+        """Record an extracted commitment: evidence until a human confirms it."""
+        self.store.directory.principal(org_id, actor_id)
+        known = {p.slug for p in self.store.directory.projects(org_id)}
+        if set(projects) - known:
+            raise NotFound(f"no project {', '.join(sorted(set(projects) - known))}")
+        commitment = Commitment(
+            id=new_id(),
+            org_id=org_id,
+            title=title,
+            constraint=constraint,
+            provenance=Provenance(source=source, excerpt=excerpt, recorded_by=actor_id),
+            state=ReviewState.EXTRACTED,
+            projects=projects,
+            valid_from=valid_from or self.clock(),
+            valid_until=valid_until,
+        )
+        return self.store.directory.add_commitment(commitment, self.clock())
+
+    def confirm_commitment(self, commitment_id: str, actor_id: str) -> Commitment:
+        """The founder confirms an extracted commitment; from then on it binds."""
+        actor = self.store.directory.find_principal(actor_id)
+        if actor is None:
+            raise Forbidden("unknown acting principal")
+        self._founder(actor.org_id, actor_id)
+        return self.store.directory.confirm_commitment(
+            actor.org_id, commitment_id, actor_id, self.clock()
+        )
+
+    def commitments(self, org_id: str) -> list[Commitment]:
+        return self.store.directory.commitments(org_id)
+
+    def remember(
+        self, org_id: str, actor_id: str, ref: str, projects: tuple[str, ...], text: str
+    ) -> None:
+        """Store a record in memory (the founder, until ingestion screening lands)."""
+        self._founder(org_id, actor_id)
+        self.store.memory.remember(org_id, ref, projects, text, actor_id, self.clock())
+
+    # ------------------------------------------------------------------ runs
+    def _client(self) -> Client:
+        if self.client is None:
+            raise RuntimeError("no Temporal client: start the dev server (`verletica up`)")
+        return self.client
+
+    def ui_url(self, workflow_id: str) -> str:
+        return (
+            f"{self.settings.temporal_ui_url}/namespaces/{self.settings.temporal_namespace}"
+            f"/workflows/{workflow_id}"
+        )
+
+    async def start_run(
+        self,
+        org_id: str,
+        agent_id: str,
+        task: str,
+        scripted_reply: str | None = None,
+        client_key: str | None = None,
+        hold_timeout_seconds: int | None = None,
+    ) -> RunStarted:
+        """Start an agent run; the same client key returns the run it started before."""
+        if scripted_reply is not None and self.settings.resolved_provider != "scripted":
+            raise Forbidden(
+                "scripted_reply is honoured only when the server runs the scripted provider"
+            )
+        agent = self.store.directory.principal(org_id, agent_id)
+        if agent.kind is not PrincipalKind.AGENT:
+            raise ValueError(f"{agent.handle} is not an agent")
+        if not task.strip():
+            raise ValueError("a run needs a task")
+        run_id = new_id()
+        row, created = self.store.runs.create(
+            RunRow(
+                id=run_id,
+                org_id=org_id,
+                agent_id=agent_id,
+                task=task,
+                workflow_id=f"agent-run-{run_id}",
+                client_key=client_key,
+                created_at=self.clock(),
+            )
+        )
+        run_input = RunInput(
+            run_id=row.id,
+            org_id=org_id,
+            agent_id=agent_id,
+            task=task,
+            scripted_reply=scripted_reply,
+            **({"hold_timeout_seconds": hold_timeout_seconds} if hold_timeout_seconds else {}),
+        )
+        # Starting is idempotent by workflow id, so a crash between the row and the
+        # start is repaired by the client simply retrying with its key.
+        from temporalio.exceptions import WorkflowAlreadyStartedError
+
+        try:
+            await self._client().start_workflow(
+                AgentRunWorkflow.run,
+                run_input,
+                id=row.workflow_id,
+                task_queue=self.settings.task_queue,
+                search_attributes=TypedSearchAttributes(
+                    [
+                        SearchAttributePair(sa.ORG, org_id),
+                        SearchAttributePair(sa.AGENT, agent.handle),
+                        SearchAttributePair(sa.NEEDS_HUMAN, False),
+                    ]
+                ),
+                static_summary=f"{agent.handle}: {task[:80]}",
+            )
+        except WorkflowAlreadyStartedError:
+            pass
+        return RunStarted(
+            run_id=row.id,
+            workflow_id=row.workflow_id,
+            created=created,
+            ui_url=self.ui_url(row.workflow_id),
+        )
+
+    async def run_view(self, run_id: str) -> RunView:
+        """Status, node states (from the workflow) and intents with decisions (from the store)."""
+        row = self.store.runs.get(run_id)
+        if row is None:
+            raise NotFound(f"no run {run_id}")
+        handle = self._client().get_workflow_handle_for(AgentRunWorkflow.run, row.workflow_id)
+        description = await handle.describe()
+        status = description.status or WorkflowExecutionStatus.RUNNING
+        state: RunState | None
+        if status is WorkflowExecutionStatus.COMPLETED:
+            state = await handle.result()
+        elif status is WorkflowExecutionStatus.RUNNING:
+            state = await handle.query(AgentRunWorkflow.state)
+        else:
+            state = None
+        intents = [
+            IntentRecord(intent=i, status=s, decisions=d)
+            for i, s, d in self.store.runs.intents(run_id)
+        ]
+        return RunView(
+            run_id=row.id,
+            workflow_id=row.workflow_id,
+            org_id=row.org_id,
+            agent_id=row.agent_id,
+            task=row.task,
+            workflow_status=status.name.lower(),
+            state=state,
+            intents=intents,
+            ui_url=self.ui_url(row.workflow_id),
+        )
+
+    async def wait_run(self, run_id: str) -> RunState:
+        """Wait for a run's workflow to finish; its result is its final state."""
+        row = self.store.runs.get(run_id)
+        if row is None:
+            raise NotFound(f"no run {run_id}")
+        handle = self._client().get_workflow_handle_for(AgentRunWorkflow.run, row.workflow_id)
+        return await handle.result()
+
+    async def decide_hold(
+        self, intent_id: str, approver_id: str, approve: bool, reason: str = ""
+    ) -> dict[str, Any]:
+        """Send an approve/deny signal bound to the intent's digest; the broker re-checks it."""
+        found = self.store.runs.intent(intent_id)
+        if found is None:
+            raise NotFound(f"no intent {intent_id}")
+        intent, status, run_id = found
+        if status != Outcome.HOLD:
+            raise Conflict(f"intent is {status}, not held")
+        row = self.store.runs.get(run_id)
+        assert row is not None
+        handle = self._client().get_workflow_handle(row.workflow_id)
+        signal = ApprovalSignal(
+            intent_id=intent_id, approver_id=approver_id, intent_digest=intent.digest, reason=reason
+        )
+        await handle.signal(AgentRunWorkflow.approve if approve else AgentRunWorkflow.deny, signal)
+        return {
+            "intent_id": intent_id,
+            "run_id": run_id,
+            "workflow_id": row.workflow_id,
+            "signal": "approve" if approve else "deny",
+            "intent_digest": intent.digest,
+        }
+
+    # ------------------------------------------------------------------ audit
+    def audit(self, org_id: str, verify: bool) -> AuditView:
+        """The org's chain; with ``verify``, recompute every hash and link."""
+        self.store.directory.org(org_id)
+        head = self.store.audit.head(org_id)
+        return AuditView(
+            entries=self.store.audit.entries(org_id),
+            head_hash=head.entry_hash if head else "",
+            head_seq=head.seq if head else 0,
+            verification=self.store.audit.verify(org_id) if verify else None,
+        )
+
+
+def new_key() -> str:
+    """A client key for idempotent run starts."""
+    return uuid.uuid4().hex

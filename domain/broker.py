@@ -1,0 +1,374 @@
+"""The broker: one ordered, total path from a proposed intent to a decision.
+
+Stages run in DESIGN order. A stage either passes, rejects (the path ends there)
+or asks for a human (the path goes on; the holds are gathered). The functions are
+pure over a :class:`BrokerSnapshot`; the one side effect, registering the intent's
+operation key, goes through the atomic :class:`~domain.ports.ClaimRegistry` port.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from domain.intents import (
+    ApprovalRequest,
+    ApprovalVerdict,
+    Decision,
+    Intent,
+    Outcome,
+    Stage,
+)
+from domain.model import (
+    AgentDefinition,
+    Barrier,
+    Charter,
+    CharterStatus,
+    Commitment,
+    Frozen,
+    Principal,
+    PrincipalKind,
+    PrincipalStatus,
+    SpendCap,
+    Staffing,
+    StaffRole,
+    ToolSpec,
+)
+from domain.ports import ClaimRegistry
+from domain.tools import REGISTRY
+
+
+class BrokerSnapshot(Frozen):
+    """Everything the broker reads, loaded at one moment, inside the decision's transaction."""
+
+    now: datetime
+    principal: Principal | None
+    definition: AgentDefinition | None
+    charter: Charter | None
+    projects: frozenset[str]
+    staffing: tuple[Staffing, ...]
+    """The acting principal's staffing rows (current or not; the stage filters by time)."""
+    barriers: tuple[Barrier, ...] = ()
+    commitments: tuple[Commitment, ...] = ()
+    records: Mapping[str, tuple[str, ...]] = {}
+    """Projects of each referenced record, by reference; missing means unknown."""
+    run_spent_cents: int = 0
+    """Spend of this run's intents already allowed or approved."""
+    committed_spend: Mapping[str, int] = {}
+    """Spend already counted against each binding commitment, by commitment id."""
+    in_flight: Mapping[str, str] = {}
+    """Operation keys held by other in-flight intents, and the intent holding each."""
+    tools: Mapping[str, ToolSpec] = REGISTRY
+
+
+@dataclass(frozen=True)
+class Reject:
+    """A stage said no: the path ends."""
+
+    rule: str
+    reason: str
+
+
+@dataclass(frozen=True)
+class Hold:
+    """A stage wants a human: the path goes on, the hold is gathered."""
+
+    rule: str
+    reason: str
+    release: tuple[str, ...]
+
+
+@dataclass
+class _Path:
+    intent: Intent
+    snap: BrokerSnapshot
+    claims: ClaimRegistry
+    tool: ToolSpec | None = None
+    reach: frozenset[str] = frozenset()
+    holds: list[tuple[Stage, Hold]] = field(default_factory=list)
+
+
+StageFn = Callable[[_Path], Reject | Hold | None]
+
+
+def effective_budget(definition: AgentDefinition, charter: Charter) -> int:
+    """The tighter of the definition's budget and the charter's ceiling."""
+    return min(definition.budget_cents, charter.budget_ceiling_cents)
+
+
+def spend_of(intent: Intent, tool: ToolSpec) -> int:
+    """Money an intent moves: its money parameter, else its declared cost."""
+    if tool.money_param is not None:
+        amount = intent.payload.get(tool.money_param)
+        if isinstance(amount, int) and not isinstance(amount, bool):
+            return max(amount, intent.cost_cents)
+    return intent.cost_cents
+
+
+def operation_key(tool: ToolSpec, payload: Mapping[str, object]) -> str | None:
+    """``system.action:resource``; None when the payload does not name its resource."""
+    resource = payload.get(tool.resource_param)
+    if not isinstance(resource, str) or not resource.strip():
+        return None
+    return f"{tool.system}.{tool.action}:{resource.strip().lower()}"
+
+
+def current_projects(staffing: tuple[Staffing, ...], now: datetime, role: StaffRole) -> set[str]:
+    """Projects in which ``staffing`` grants ``role`` (approver implies member) at ``now``."""
+    wanted = {StaffRole.APPROVER} if role is StaffRole.APPROVER else set(StaffRole)
+    return {s.project for s in staffing if s.active_at(now) and s.role in wanted}
+
+
+def _identity(p: _Path) -> Reject | None:
+    s, intent = p.snap, p.intent
+    if s.principal is None:
+        return Reject("unknown_principal", "the acting principal is not in the directory")
+    if s.principal.kind is not PrincipalKind.AGENT:
+        return Reject("not_an_agent", "only agent principals propose intents")
+    if s.principal.status is not PrincipalStatus.ACTIVE:
+        return Reject("principal_inactive", f"{s.principal.handle} is {s.principal.status}")
+    if s.charter is None or s.charter.status is not CharterStatus.PUBLISHED:
+        return Reject("charter_unpublished", f"{s.principal.handle} has no published charter")
+    if s.definition is None or s.definition.version != s.charter.definition_pin:
+        return Reject(
+            "registry_pin_mismatch",
+            f"charter pins definition v{s.charter.definition_pin}, "
+            f"registry has v{s.definition.version if s.definition else 'none'}",
+        )
+    if intent.tool not in s.charter.tools:
+        return Reject("tool_outside_charter", f"{intent.tool} is not in the charter's tools")
+    p.tool = s.tools.get(intent.tool)
+    if p.tool is None:
+        return Reject("unknown_tool", f"{intent.tool} is not a published tool")
+    budget = effective_budget(s.definition, s.charter)
+    spend = spend_of(intent, p.tool)
+    if s.run_spent_cents + spend > budget:
+        return Reject(
+            "budget_exceeded",
+            f"run would spend {s.run_spent_cents + spend} cents; effective budget is {budget}",
+        )
+    return None
+
+
+def _staffing(p: _Path) -> Reject | None:
+    declared = set(p.intent.projects)
+    if not declared:
+        return Reject("no_target_project", "the intent names no project")
+    unknown = declared - p.snap.projects
+    if unknown:
+        return Reject("unknown_project", f"no such project: {', '.join(sorted(unknown))}")
+    staffed = current_projects(p.snap.staffing, p.snap.now, StaffRole.MEMBER)
+    missing = declared - staffed
+    if missing:
+        return Reject("not_staffed", f"not currently staffed on {', '.join(sorted(missing))}")
+    return None
+
+
+def _scope(p: _Path) -> Reject | None:
+    reach = set(p.intent.projects)
+    for ref in p.intent.references:
+        projects = p.snap.records.get(ref)
+        if projects is None:
+            return Reject("unknown_reference", f"record {ref!r} is unknown; reach cannot be known")
+        reach.update(projects)
+    p.reach = frozenset(reach)
+    for barrier in p.snap.barriers:
+        touched = barrier.groups_touched(p.reach)
+        if len(touched) > 1:
+            sides = " | ".join(",".join(barrier.groups[i]) for i in touched)
+            return Reject(
+                "barrier_crossed", f"reach {sorted(p.reach)} spans barrier {barrier.name}: {sides}"
+            )
+    staffed = current_projects(p.snap.staffing, p.snap.now, StaffRole.MEMBER)
+    outside = p.reach - staffed
+    if outside:
+        return Reject(
+            "reach_outside_staffing",
+            f"referenced records reach {', '.join(sorted(outside))}, where it is not staffed",
+        )
+    return None
+
+
+def _commitments(p: _Path) -> Hold | None:
+    assert p.tool is not None
+    spend = spend_of(p.intent, p.tool)
+    if spend == 0:
+        return None
+    for c in p.snap.commitments:
+        if not (isinstance(c.constraint, SpendCap) and c.binds(p.snap.now) and c.covers(p.reach)):
+            continue
+        spent = p.snap.committed_spend.get(c.id, 0)
+        currency = p.intent.payload.get("currency", c.constraint.currency)
+        if currency != c.constraint.currency:
+            return Hold(
+                "spend_cap_currency",
+                f"commitment '{c.title}' is in {c.constraint.currency}, the intent in {currency}",
+                (f"a human approver on {', '.join(sorted(p.reach))} approves this intent",),
+            )
+        if spent + spend > c.constraint.limit_cents:
+            remaining = max(c.constraint.limit_cents - spent, 0)
+            return Hold(
+                "spend_cap",
+                f"{spend} cents would exceed '{c.title}': {spent} of "
+                f"{c.constraint.limit_cents} {c.constraint.currency} cents already committed",
+                (
+                    f"a human staffed as approver on {', '.join(sorted(p.reach))} approves "
+                    f"this exact intent (digest {p.intent.digest[:12]}…)",
+                    f"or a new intent spends at most {remaining} cents",
+                ),
+            )
+    return None
+
+
+def _collisions(p: _Path) -> Reject | None:
+    assert p.tool is not None
+    key = operation_key(p.tool, p.intent.payload)
+    if key is None:
+        return Reject(
+            "resource_unspecified",
+            f"{p.tool.name} must name its resource in '{p.tool.resource_param}'",
+        )
+    holder = p.snap.in_flight.get(key)
+    if holder is None or holder == p.intent.id:
+        holder = p.claims.claim(key, p.intent.id)
+    if holder is not None and holder != p.intent.id:
+        return Reject("collision", f"{key} is in flight for intent {holder}")
+    return None
+
+
+def _approval(p: _Path) -> Hold | None:
+    assert p.tool is not None
+    threshold = p.tool.approval_over_cents
+    spend = spend_of(p.intent, p.tool)
+    if threshold is not None and spend > threshold:
+        return Hold(
+            "money_over_threshold",
+            f"{p.tool.name} of {spend} cents is over the {threshold}-cent approval threshold",
+            (
+                f"a human staffed as approver on {', '.join(sorted(p.reach))} approves "
+                f"this exact intent (digest {p.intent.digest[:12]}…)",
+            ),
+        )
+    return None
+
+
+STAGES: tuple[tuple[Stage, StageFn], ...] = (
+    (Stage.IDENTITY, _identity),
+    (Stage.STAFFING, _staffing),
+    (Stage.SCOPE, _scope),
+    (Stage.COMMITMENTS, _commitments),
+    (Stage.COLLISIONS, _collisions),
+    (Stage.APPROVAL, _approval),
+)
+
+
+def decide(intent: Intent, snap: BrokerSnapshot, claims: ClaimRegistry) -> Decision:
+    """Run every stage in order; always return a decision (an exception is a rejection)."""
+    path = _Path(intent=intent, snap=snap, claims=claims)
+    stage = Stage.IDENTITY
+    common = {"intent_id": intent.id, "decided_at": snap.now}
+    try:
+        common["intent_digest"] = intent.digest
+        for stage, run in STAGES:
+            verdict = run(path)
+            if isinstance(verdict, Reject):
+                return Decision(
+                    outcome=Outcome.REJECT,
+                    stage=stage,
+                    rule=verdict.rule,
+                    reason=verdict.reason,
+                    reach=tuple(sorted(path.reach or intent.projects)),
+                    **common,  # type: ignore[arg-type]
+                )
+            if isinstance(verdict, Hold):
+                path.holds.append((stage, verdict))
+    except Exception as exc:  # the broker is total: an exception is a recorded rejection
+        return Decision(
+            outcome=Outcome.REJECT,
+            stage=stage,
+            rule="broker_error",
+            reason=f"{type(exc).__name__}: {exc}",
+            **common,  # type: ignore[arg-type]
+        )
+    reach = tuple(sorted(path.reach))
+    if path.holds:
+        first_stage, first = path.holds[0]
+        release: list[str] = []
+        for _, hold in path.holds:
+            release.extend(r for r in hold.release if r not in release)
+        return Decision(
+            outcome=Outcome.HOLD,
+            stage=first_stage,
+            rule="+".join(h.rule for _, h in path.holds),
+            reason="; ".join(h.reason for _, h in path.holds),
+            release=tuple(release),
+            reach=reach,
+            **common,  # type: ignore[arg-type]
+        )
+    return Decision(
+        outcome=Outcome.ALLOW,
+        stage=Stage.AUDIT,
+        rule="all_stages_passed",
+        reason="every stage passed",
+        reach=reach,
+        **common,  # type: ignore[arg-type]
+    )
+
+
+class ReviewResult(Frozen):
+    """The broker's re-check of a human's approve/deny on a hold."""
+
+    accepted: bool
+    outcome: Outcome | None
+    """APPROVED or DENIED when accepted; None when the request is refused."""
+    rule: str
+    reason: str
+
+
+def review(
+    request: ApprovalRequest,
+    *,
+    intent: Intent,
+    reach: tuple[str, ...],
+    approver: Principal | None,
+    approver_staffing: tuple[Staffing, ...],
+    now: datetime,
+) -> ReviewResult:
+    """Accept a human decision only from an active human approver on every project of reach."""
+
+    def refused(rule: str, reason: str) -> ReviewResult:
+        return ReviewResult(accepted=False, outcome=None, rule=rule, reason=reason)
+
+    if request.intent_id != intent.id:
+        return refused("wrong_intent", "the request names another intent")
+    if request.intent_digest != intent.digest:
+        return refused("digest_mismatch", "the request is bound to a different intent content")
+    if approver is None or approver.org_id != intent.org_id:
+        return refused("unknown_approver", "the approver is not in this organization")
+    if approver.kind is not PrincipalKind.HUMAN:
+        return refused("approver_not_human", "only a human may decide a hold")
+    if approver.status is not PrincipalStatus.ACTIVE:
+        return refused("approver_inactive", f"{approver.handle} is {approver.status}")
+    if approver.id == intent.principal_id:
+        return refused("self_approval", "a principal may not approve its own intent")
+    authority = current_projects(approver_staffing, now, StaffRole.APPROVER)
+    missing = set(reach) - authority
+    if missing or not reach:
+        return refused(
+            "no_approval_authority",
+            f"{approver.handle} is not staffed as approver on {', '.join(sorted(missing)) or '-'}",
+        )
+    if request.verdict is ApprovalVerdict.APPROVE:
+        return ReviewResult(
+            accepted=True,
+            outcome=Outcome.APPROVED,
+            rule="approved_by_authority",
+            reason=request.reason or f"approved by {approver.handle}",
+        )
+    return ReviewResult(
+        accepted=True,
+        outcome=Outcome.DENIED,
+        rule="denied_by_authority",
+        reason=request.reason or f"denied by {approver.handle}",
+    )

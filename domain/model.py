@@ -1,0 +1,264 @@
+"""Contracts of the organization: principals, charters, projects, staffing,
+barriers, commitments and the tool registry.
+
+Authority is never a field on a principal: it is resolved from current staffing
+when a question is asked (see :mod:`domain.broker`).
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime
+from enum import StrEnum
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+SLUG_PATTERN = r"^[a-z0-9][a-z0-9-]{0,62}$"
+_SLUG = re.compile(SLUG_PATTERN)
+
+Slug = Annotated[str, Field(pattern=SLUG_PATTERN)]
+
+
+def is_slug(value: object) -> bool:
+    """True when ``value`` is a project or record key: lower-case, digits, dashes."""
+    return isinstance(value, str) and bool(_SLUG.match(value))
+
+
+class Frozen(BaseModel):
+    """Base for immutable value objects."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class PrincipalKind(StrEnum):
+    """A principal is either a person or an agent."""
+
+    HUMAN = "human"
+    AGENT = "agent"
+
+
+class PrincipalStatus(StrEnum):
+    """Only active principals may act."""
+
+    ACTIVE = "active"
+    SUSPENDED = "suspended"
+
+
+class Principal(Frozen):
+    """A member of an organization's directory: a human or an agent."""
+
+    id: str
+    org_id: str
+    kind: PrincipalKind
+    handle: Slug
+    """Unique within the organization, e.g. ``east-planner`` or ``ada``."""
+    display_name: str
+    email: str | None = None
+    agent_kind: str | None = None
+    """For agents: planner, finance, diagnostic, research…"""
+    status: PrincipalStatus = PrincipalStatus.ACTIVE
+
+
+class AgentDefinition(Frozen):
+    """A versioned definition of an agent: its instructions and own budget."""
+
+    principal_id: str
+    version: int = Field(ge=1)
+    instructions: str
+    budget_cents: int = Field(ge=0)
+    """The most one run of this agent may spend, by the definition."""
+
+
+class CharterStatus(StrEnum):
+    """Only a published charter lets an agent run."""
+
+    DRAFT = "draft"
+    PUBLISHED = "published"
+    RETIRED = "retired"
+
+
+class Charter(Frozen):
+    """What an agent is for and the ceiling it works under."""
+
+    principal_id: str
+    version: int = Field(ge=1)
+    status: CharterStatus
+    role: str
+    purpose: str
+    tools: tuple[str, ...]
+    """Tool names the agent may propose; the published tool snapshot."""
+    budget_ceiling_cents: int = Field(ge=0)
+    definition_pin: int = Field(ge=1)
+    """The agent definition version this charter was published against."""
+
+
+class Project(Frozen):
+    """A department or engagement; every action reaches one or more projects."""
+
+    org_id: str
+    slug: Slug
+    name: str
+
+
+class StaffRole(StrEnum):
+    """What a staffing grants in its project."""
+
+    MEMBER = "member"
+    """May act (agents) or read (humans) in the project."""
+    APPROVER = "approver"
+    """May also decide held intents that reach the project (humans only)."""
+
+
+class Staffing(Frozen):
+    """A time-bounded assignment of a principal to a project."""
+
+    id: str
+    principal_id: str
+    project: Slug
+    role: StaffRole
+    valid_from: datetime
+    valid_until: datetime | None = None
+
+    def active_at(self, now: datetime) -> bool:
+        """True while ``now`` lies in [valid_from, valid_until)."""
+        return self.valid_from <= now and (self.valid_until is None or now < self.valid_until)
+
+
+class Barrier(Frozen):
+    """An information barrier: disjoint project groups that no action may span."""
+
+    id: str
+    org_id: str
+    name: str
+    groups: tuple[tuple[Slug, ...], ...]
+
+    @field_validator("groups")
+    @classmethod
+    def _disjoint(cls, groups: tuple[tuple[str, ...], ...]) -> tuple[tuple[str, ...], ...]:
+        if len(groups) < 2:
+            raise ValueError("a barrier separates at least two groups")
+        seen: set[str] = set()
+        for group in groups:
+            if not group:
+                raise ValueError("a barrier group names at least one project")
+            overlap = seen.intersection(group)
+            if overlap:
+                raise ValueError(f"barrier groups must be disjoint; repeated: {sorted(overlap)}")
+            seen.update(group)
+        return groups
+
+    def groups_touched(self, reach: frozenset[str]) -> list[int]:
+        """Indexes of the groups that ``reach`` touches."""
+        return [i for i, group in enumerate(self.groups) if reach.intersection(group)]
+
+
+class ReviewState(StrEnum):
+    """Extracted commitments are evidence until a human confirms them."""
+
+    EXTRACTED = "extracted"
+    CONFIRMED = "confirmed"
+    REJECTED = "rejected"
+
+
+class SpendCap(Frozen):
+    """The most that allowed intents may spend, in total, while the commitment is valid."""
+
+    kind: Literal["spend_cap"] = "spend_cap"
+    limit_cents: int = Field(ge=0)
+    currency: str = "USD"
+
+
+class Obligation(Frozen):
+    """A promise that binds no action by itself (e.g. a delivery date)."""
+
+    kind: Literal["obligation"] = "obligation"
+    text: str
+
+
+Constraint = Annotated[SpendCap | Obligation, Field(discriminator="kind")]
+
+
+class Provenance(Frozen):
+    """Where a commitment came from."""
+
+    source: str
+    excerpt: str = ""
+    recorded_by: str
+
+
+class Commitment(Frozen):
+    """A business commitment with provenance, review state and validity window."""
+
+    id: str
+    org_id: str
+    title: str
+    constraint: Constraint
+    provenance: Provenance
+    state: ReviewState = ReviewState.EXTRACTED
+    projects: tuple[Slug, ...] = ()
+    """Projects it binds; empty binds the whole organization."""
+    valid_from: datetime
+    valid_until: datetime | None = None
+    confirmed_by: str | None = None
+    confirmed_at: datetime | None = None
+
+    def binds(self, now: datetime) -> bool:
+        """True when confirmed and ``now`` lies in its validity window."""
+        return (
+            self.state is ReviewState.CONFIRMED
+            and self.valid_from <= now
+            and (self.valid_until is None or now < self.valid_until)
+        )
+
+    def covers(self, reach: frozenset[str]) -> bool:
+        """True when an action reaching ``reach`` falls under this commitment."""
+        return not self.projects or bool(reach.intersection(self.projects))
+
+
+class ParamType(StrEnum):
+    """Types a tool parameter may have."""
+
+    STRING = "string"
+    INTEGER = "integer"
+
+
+class ToolSpec(Frozen):
+    """A tool an agent may propose, and the connector (system, action) it maps to."""
+
+    name: str
+    system: str
+    action: str
+    description: str
+    params: dict[str, ParamType]
+    """Required parameters; no others are accepted."""
+    resource_param: str
+    """The parameter naming the resource written; the collision key."""
+    money_param: str | None = None
+    """The parameter holding an amount in cents; the action's spend."""
+    approval_over_cents: int | None = None
+    """Spending more than this needs a human decision."""
+
+    @model_validator(mode="after")
+    def _params_exist(self) -> ToolSpec:
+        for name in (self.resource_param, self.money_param):
+            if name is not None and name not in self.params:
+                raise ValueError(f"tool {self.name}: {name!r} is not a parameter")
+        if self.money_param and self.params[self.money_param] is not ParamType.INTEGER:
+            raise ValueError(f"tool {self.name}: money parameter must be an integer")
+        return self
+
+
+class Organization(Frozen):
+    """A tenant: one firm, its founder and its directory."""
+
+    id: str
+    name: str
+    founder_id: str
+
+
+class MemoryRecord(Frozen):
+    """What the broker needs to know of a stored record: which projects it belongs to."""
+
+    ref: Slug
+    projects: tuple[Slug, ...]

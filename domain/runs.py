@@ -1,0 +1,161 @@
+"""Inputs, outputs and visible state of an agent run (one Temporal workflow per run)."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+from pydantic import Field
+
+from domain.broker import ReviewResult
+from domain.intents import ApprovalRequest, Decision, DispatchResult, Intent, ProposedAction
+from domain.model import Frozen
+from domain.parser import ParseRejection
+
+
+class RunInput(Frozen):
+    """Start an agent run."""
+
+    run_id: str
+    org_id: str
+    agent_id: str
+    task: str
+    scripted_reply: str | None = None
+    hold_timeout_seconds: int = Field(default=7 * 24 * 3600, ge=1)
+    """How long a hold waits for a human before it expires."""
+
+
+class ResolvedAgent(Frozen):
+    """The outcome of the resolve step: who runs, with what budget and tools."""
+
+    agent_id: str
+    handle: str
+    budget_cents: int
+    tools: tuple[str, ...]
+    projects: tuple[str, ...]
+    """Projects the agent is currently staffed on."""
+
+
+class ContextRequest(Frozen):
+    """Recall context for a run, as the agent."""
+
+    org_id: str
+    agent_id: str
+    run_id: str
+    task: str
+
+
+class ContextPack(Frozen):
+    """What the memory gate released to the agent."""
+
+    items: tuple[str, ...] = ()
+    refs: tuple[str, ...] = ()
+    withheld: int = 0
+
+
+class ReasoningRequest(Frozen):
+    """One model call for a run."""
+
+    org_id: str
+    agent_id: str
+    run_id: str
+    task: str
+    context: ContextPack
+    tools: tuple[str, ...]
+    """The tool snapshot published at resolve time; the parser checks against it."""
+    projects: tuple[str, ...]
+    scripted_reply: str | None = None
+
+
+class ReasoningResult(Frozen):
+    """Parsed proposals, or the parser's rejection (already in the audit chain)."""
+
+    summary: str = ""
+    actions: tuple[ProposedAction, ...] = ()
+    rejection: ParseRejection | None = None
+    provider: str
+    model: str
+    reply_digest: str
+
+
+class BrokerRequest(Frozen):
+    """Decide one intent."""
+
+    intent: Intent
+
+
+class ReviewRequest(Frozen):
+    """Re-check one human decision on a held intent."""
+
+    org_id: str
+    request: ApprovalRequest
+    attempt: int
+    """Position of this request among the run's signals; makes the audit entry idempotent."""
+
+
+class ReviewOutcome(Frozen):
+    """The broker's review; when accepted, the new audited decision."""
+
+    review: ReviewResult
+    decision: Decision | None = None
+
+
+class ExpireRequest(Frozen):
+    """Close a hold nobody decided in time."""
+
+    org_id: str
+    intent_id: str
+
+
+class DispatchRequest(Frozen):
+    """Perform the connector write of an allowed or approved intent."""
+
+    org_id: str
+    intent_id: str
+    decision: Decision
+
+
+class NodeStatus(StrEnum):
+    """Where a step of the run stands."""
+
+    PENDING = "pending"
+    RUNNING = "running"
+    WAITING = "waiting"
+    DONE = "done"
+    FAILED = "failed"
+    SKIPPED = "skipped"
+
+
+class RunStatus(StrEnum):
+    """Where the run as a whole stands."""
+
+    RUNNING = "running"
+    NEEDS_HUMAN = "needs_human"
+    COMPLETED = "completed"
+    FAILED = "failed"
+
+
+NODES: tuple[str, ...] = ("resolve", "context", "reasoning", "broker", "hold", "action")
+
+
+class IntentView(Frozen):
+    """One intent of a run, with its current decision and dispatch."""
+
+    intent: Intent
+    decision: Decision
+    dispatch: DispatchResult | None = None
+    refused_reviews: tuple[str, ...] = ()
+    """Approval attempts the broker refused, with their rule."""
+
+
+class RunState(Frozen):
+    """The run's visible state: answers the ``state`` query and is the workflow result."""
+
+    run_id: str
+    status: RunStatus = RunStatus.RUNNING
+    nodes: dict[str, NodeStatus] = Field(
+        default_factory=lambda: {n: NodeStatus.PENDING for n in NODES}
+    )
+    summary: str = ""
+    rejection: ParseRejection | None = None
+    intents: tuple[IntentView, ...] = ()
+    error: str | None = None

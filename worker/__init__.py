@@ -1,0 +1,1 @@
+"""Composition root: settings → adapters → activities → Temporal worker."""

@@ -1,0 +1,38 @@
+"""``python -m worker``: run one worker until interrupted."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import signal
+
+from adapters.store.store import Store
+from worker.bootstrap import build_worker
+from worker.settings import Settings
+from worker.temporal import make_client
+
+log = logging.getLogger("verletica.worker")
+
+
+async def serve(settings: Settings) -> None:
+    """Connect, verify the audit chains, and poll the task queue until SIGINT/SIGTERM."""
+    store = Store.open(settings.database_url)
+    client = await make_client(settings)
+    worker = build_worker(client, settings, store)
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(sig, stop.set)
+    log.info("worker polling %s on %s", settings.task_queue, settings.temporal_address)
+    async with worker:
+        await stop.wait()
+    store.close()
+
+
+def main() -> None:
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
+    asyncio.run(serve(Settings()))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,103 @@
+"""The composition root: build adapters from settings, activities from adapters."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import UTC, datetime
+from pathlib import Path
+
+from temporalio.client import Client
+from temporalio.worker import Worker
+
+from activities.agent_run import AgentRunActivities
+from activities.broker import BrokerActivities
+from adapters.connectors.email import EmailOutbox
+from adapters.connectors.payments import PaymentsLedger
+from adapters.models.gemini import GeminiProvider
+from adapters.models.replay import CapturingProvider, ReplayProvider
+from adapters.models.scripted import ScriptedProvider
+from adapters.store.store import Store
+from domain.ports import Connector, ModelProvider
+from worker.settings import Settings
+from workflows.agent_run import AgentRunWorkflow
+
+
+def utc_now() -> datetime:
+    """The wall clock, in UTC."""
+    return datetime.now(UTC)
+
+
+class BrokenChain(RuntimeError):
+    """A worker refuses to start its broker on a broken audit chain."""
+
+
+def build_model(settings: Settings) -> ModelProvider:
+    """The model provider the settings name."""
+    provider = settings.resolved_provider
+    if provider == "replay":
+        return ReplayProvider()
+    if provider == "scripted":
+        return ScriptedProvider()
+    assert settings.gemini_api_key is not None
+    gemini = GeminiProvider(
+        settings.gemini_api_key.get_secret_value(), settings.gemini_model, settings.gemini_base_url
+    )
+    if provider == "capture":
+        return CapturingProvider(gemini, Path(settings.capture_path))
+    return gemini
+
+
+def build_connectors(
+    store: Store, clock: Callable[[], datetime]
+) -> dict[tuple[str, str], Connector]:
+    """Connectors registered by (system, action)."""
+    connectors: list[Connector] = [PaymentsLedger(store.db, clock), EmailOutbox(store.db, clock)]
+    return {(c.system, action): c for c in connectors for action in c.actions}
+
+
+def verify_chains(store: Store) -> None:
+    """Verify every organization's chain; raise :class:`BrokenChain` on the first break."""
+    for org_id, result in store.audit.verify_all().items():
+        if not result.ok:
+            raise BrokenChain(
+                f"audit chain of org {org_id} is broken at entry {result.broken_at}: {result.problem}"
+            )
+
+
+def build_worker(
+    client: Client,
+    settings: Settings,
+    store: Store,
+    *,
+    model: ModelProvider | None = None,
+    clock: Callable[[], datetime] = utc_now,
+) -> Worker:
+    """A worker for the agent-run workflow; refuses to start on a broken audit chain."""
+    verify_chains(store)
+    runs = AgentRunActivities(
+        directory=store.directory,
+        memory=store.memory,
+        ledger=store.governance,
+        model=model or build_model(settings),
+        clock=clock,
+    )
+    broker = BrokerActivities(
+        ledger=store.governance,
+        connectors=build_connectors(store, clock),
+        clock=clock,
+        enforced=settings.enforced,
+    )
+    return Worker(
+        client,
+        task_queue=settings.task_queue,
+        workflows=[AgentRunWorkflow],
+        activities=[
+            runs.resolve,
+            runs.context,
+            runs.reasoning,
+            broker.decide,
+            broker.review,
+            broker.expire,
+            broker.dispatch,
+        ],
+    )

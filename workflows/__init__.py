@@ -1,0 +1,1 @@
+"""Temporal workflows: orchestration only, deterministic."""

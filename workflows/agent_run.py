@@ -1,0 +1,277 @@
+"""AgentRunWorkflow: resolve → context → reasoning → broker → (hold) → action."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from temporalio import workflow
+from temporalio.common import RetryPolicy
+from temporalio.exceptions import ActivityError, ApplicationError
+
+with workflow.unsafe.imports_passed_through():
+    from activities.agent_run import AgentRunActivities
+    from activities.broker import BrokerActivities
+    from domain.intents import (
+        ApprovalRequest,
+        ApprovalVerdict,
+        Decision,
+        DispatchResult,
+        Intent,
+        Outcome,
+    )
+    from domain.model import Frozen
+    from domain.runs import (
+        BrokerRequest,
+        ContextRequest,
+        DispatchRequest,
+        ExpireRequest,
+        IntentView,
+        NodeStatus,
+        ReasoningRequest,
+        ReviewRequest,
+        RunInput,
+        RunState,
+        RunStatus,
+    )
+    from workflows import search_attributes as sa
+
+STEP_RETRY = RetryPolicy(
+    initial_interval=timedelta(seconds=1),
+    backoff_coefficient=2.0,
+    maximum_interval=timedelta(seconds=10),
+    maximum_attempts=5,
+    non_retryable_error_types=["PolicyViolation", "ModelUnavailable"],
+)
+BROKER_RETRY = RetryPolicy(
+    initial_interval=timedelta(milliseconds=200),
+    maximum_interval=timedelta(seconds=5),
+    maximum_attempts=10,
+)
+DISPATCH_RETRY = RetryPolicy(
+    initial_interval=timedelta(seconds=1),
+    backoff_coefficient=2.0,
+    maximum_interval=timedelta(seconds=30),
+    non_retryable_error_types=["BrokerPoisoned", "DispatchRefused"],
+)
+
+
+class ApprovalSignal(Frozen):
+    """A human's answer to a held intent, as sent to the workflow (API, CLI or Temporal UI)."""
+
+    intent_id: str
+    approver_id: str
+    intent_digest: str
+    reason: str = ""
+
+
+class _Tracked:
+    """Mutable bookkeeping for one intent inside the workflow."""
+
+    def __init__(self, intent: Intent, decision: Decision) -> None:
+        self.intent = intent
+        self.decision = decision
+        self.dispatch: DispatchResult | None = None
+        self.refused: list[str] = []
+
+    def view(self) -> IntentView:
+        return IntentView(
+            intent=self.intent,
+            decision=self.decision,
+            dispatch=self.dispatch,
+            refused_reviews=tuple(self.refused),
+        )
+
+
+@workflow.defn
+class AgentRunWorkflow:
+    """One governed agent run. Its state answers the ``state`` query and is its result."""
+
+    def __init__(self) -> None:
+        self._run_id = ""
+        self._status = RunStatus.RUNNING
+        self._nodes: dict[str, NodeStatus] = dict(RunState(run_id="").nodes)
+        self._summary = ""
+        self._rejection = None
+        self._error: str | None = None
+        self._tracked: list[_Tracked] = []
+        self._inbox: list[ApprovalRequest] = []
+        self._attempts = 0
+
+    # ----------------------------------------------------------------- signals and queries
+    @workflow.signal
+    def approve(self, signal: ApprovalSignal) -> None:
+        """Approve a held intent; the broker re-checks the approver's authority."""
+        self._inbox.append(ApprovalRequest(verdict=ApprovalVerdict.APPROVE, **signal.model_dump()))
+
+    @workflow.signal
+    def deny(self, signal: ApprovalSignal) -> None:
+        """Deny a held intent; the broker re-checks the approver's authority."""
+        self._inbox.append(ApprovalRequest(verdict=ApprovalVerdict.DENY, **signal.model_dump()))
+
+    @workflow.query
+    def state(self) -> RunState:
+        """Node statuses, every intent with its decision, holds and dispatches."""
+        return RunState(
+            run_id=self._run_id,
+            status=self._status,
+            nodes=dict(self._nodes),
+            summary=self._summary,
+            rejection=self._rejection,
+            intents=tuple(t.view() for t in self._tracked),
+            error=self._error,
+        )
+
+    # ------------------------------------------------------------------------------ run
+    @workflow.run
+    async def run(self, run: RunInput) -> RunState:
+        self._run_id = run.run_id
+        try:
+            await self._run(run)
+            self._status = RunStatus.COMPLETED
+        except ActivityError as err:
+            cause = err.cause
+            self._error = cause.message if isinstance(cause, ApplicationError) else str(err)
+            self._status = RunStatus.FAILED
+            for name, status in self._nodes.items():
+                if status in (NodeStatus.RUNNING, NodeStatus.WAITING):
+                    self._nodes[name] = NodeStatus.FAILED
+        workflow.upsert_search_attributes([sa.NEEDS_HUMAN.value_set(False)])
+        return self.state()
+
+    async def _run(self, run: RunInput) -> None:
+        self._nodes["resolve"] = NodeStatus.RUNNING
+        resolved = await workflow.execute_activity_method(
+            AgentRunActivities.resolve,
+            run,
+            start_to_close_timeout=timedelta(seconds=30),
+            retry_policy=STEP_RETRY,
+            summary="resolve: identity, charter, registry pin, budget",
+        )
+        self._nodes["resolve"] = NodeStatus.DONE
+        workflow.upsert_search_attributes([sa.PROJECTS.value_set(list(resolved.projects))])
+
+        self._nodes["context"] = NodeStatus.RUNNING
+        context = await workflow.execute_activity_method(
+            AgentRunActivities.context,
+            ContextRequest(
+                org_id=run.org_id, agent_id=run.agent_id, run_id=run.run_id, task=run.task
+            ),
+            start_to_close_timeout=timedelta(seconds=30),
+            retry_policy=STEP_RETRY,
+            summary=f"context: memory recall as {resolved.handle}",
+        )
+        self._nodes["context"] = NodeStatus.DONE
+
+        self._nodes["reasoning"] = NodeStatus.RUNNING
+        reasoning = await workflow.execute_activity_method(
+            AgentRunActivities.reasoning,
+            ReasoningRequest(
+                org_id=run.org_id,
+                agent_id=run.agent_id,
+                run_id=run.run_id,
+                task=run.task,
+                context=context,
+                tools=resolved.tools,
+                projects=resolved.projects,
+                scripted_reply=run.scripted_reply,
+            ),
+            start_to_close_timeout=timedelta(seconds=120),
+            retry_policy=STEP_RETRY,
+            summary=f"reasoning: one model call for {resolved.handle}",
+        )
+        self._summary = reasoning.summary
+        if reasoning.rejection is not None:
+            self._rejection = reasoning.rejection
+            self._nodes["reasoning"] = NodeStatus.FAILED
+            for name in ("broker", "hold", "action"):
+                self._nodes[name] = NodeStatus.SKIPPED
+            return
+        self._nodes["reasoning"] = NodeStatus.DONE
+
+        self._nodes["broker"] = NodeStatus.RUNNING
+        for action in reasoning.actions:
+            intent = Intent.from_proposal(
+                action,
+                intent_id=str(workflow.uuid4()),
+                org_id=run.org_id,
+                run_id=run.run_id,
+                principal_id=run.agent_id,
+            )
+            decision = await workflow.execute_local_activity_method(
+                BrokerActivities.decide,
+                BrokerRequest(intent=intent),
+                start_to_close_timeout=timedelta(seconds=30),
+                retry_policy=BROKER_RETRY,
+                summary=f"broker: {intent.tool} on {', '.join(intent.projects)}",
+            )
+            self._tracked.append(_Tracked(intent, decision))
+        self._nodes["broker"] = NodeStatus.DONE
+
+        for tracked in self._tracked:
+            if tracked.decision.outcome.may_dispatch:
+                await self._dispatch(run, tracked)
+        await self._hold(run)
+        if self._nodes["action"] is NodeStatus.PENDING:
+            self._nodes["action"] = NodeStatus.SKIPPED
+
+    async def _dispatch(self, run: RunInput, tracked: _Tracked) -> None:
+        self._nodes["action"] = NodeStatus.RUNNING
+        tracked.dispatch = await workflow.execute_activity_method(
+            BrokerActivities.dispatch,
+            DispatchRequest(
+                org_id=run.org_id, intent_id=tracked.intent.id, decision=tracked.decision
+            ),
+            start_to_close_timeout=timedelta(seconds=15),
+            retry_policy=DISPATCH_RETRY,
+            summary=f"action: {tracked.intent.tool} (intent {tracked.intent.id[:8]})",
+        )
+        self._nodes["action"] = NodeStatus.DONE
+
+    def _open_holds(self) -> dict[str, _Tracked]:
+        return {t.intent.id: t for t in self._tracked if t.decision.outcome is Outcome.HOLD}
+
+    async def _hold(self, run: RunInput) -> None:
+        if not self._open_holds():
+            self._nodes["hold"] = NodeStatus.SKIPPED
+            return
+        self._nodes["hold"] = NodeStatus.WAITING
+        self._status = RunStatus.NEEDS_HUMAN
+        workflow.upsert_search_attributes([sa.NEEDS_HUMAN.value_set(True)])
+        deadline = workflow.now() + timedelta(seconds=run.hold_timeout_seconds)
+        while open_holds := self._open_holds():
+            self._status = RunStatus.NEEDS_HUMAN
+            try:
+                await workflow.wait_condition(
+                    lambda: bool(self._inbox), timeout=max(deadline - workflow.now(), timedelta(0))
+                )
+            except TimeoutError:
+                for tracked in open_holds.values():
+                    tracked.decision = await workflow.execute_local_activity_method(
+                        BrokerActivities.expire,
+                        ExpireRequest(org_id=run.org_id, intent_id=tracked.intent.id),
+                        start_to_close_timeout=timedelta(seconds=30),
+                        retry_policy=BROKER_RETRY,
+                        summary="broker: hold expired",
+                    )
+                break
+            request = self._inbox.pop(0)
+            self._attempts += 1
+            outcome = await workflow.execute_local_activity_method(
+                BrokerActivities.review,
+                ReviewRequest(org_id=run.org_id, request=request, attempt=self._attempts),
+                start_to_close_timeout=timedelta(seconds=30),
+                retry_policy=BROKER_RETRY,
+                summary=f"broker: review {request.verdict} by {request.approver_id[:8]}",
+            )
+            tracked = open_holds.get(request.intent_id)
+            if tracked is None:
+                continue
+            if outcome.decision is None:
+                tracked.refused.append(f"{request.approver_id}: {outcome.review.rule}")
+                continue
+            tracked.decision = outcome.decision
+            if tracked.decision.outcome.may_dispatch:
+                self._status = RunStatus.RUNNING
+                await self._dispatch(run, tracked)
+        self._nodes["hold"] = NodeStatus.DONE
+        self._status = RunStatus.RUNNING
