@@ -60,7 +60,8 @@ def verify_chains(store: Store) -> None:
     for org_id, result in store.audit.verify_all().items():
         if not result.ok:
             raise BrokenChain(
-                f"audit chain of org {org_id} is broken at entry {result.broken_at}: {result.problem}"
+                f"audit chain of org {org_id} is broken at entry {result.broken_at}: "
+                f"{result.problem}"
             )
 
 

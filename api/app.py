@@ -1,0 +1,163 @@
+"""The HTTP API. Until the authenticated ingress lands it listens on localhost only and
+takes the acting principal from the ``X-Verletica-Principal`` header."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any
+
+from fastapi import FastAPI, Request
+from fastapi.responses import JSONResponse
+
+from adapters.store.store import Store
+from api.deps import Actor, Svc
+from api.schemas import (
+    BarrierBody,
+    CommitmentBody,
+    DecisionBody,
+    HumanBody,
+    MemoryBody,
+    OnboardBody,
+    ProjectBody,
+    RunBody,
+    StaffingBody,
+)
+from api.services import AuditView, Conflict, Forbidden, NotFound, RunStarted, RunView, Services
+from domain.model import Barrier, Commitment, Principal, Project, Staffing
+from worker.bootstrap import utc_now
+from worker.settings import Settings
+from worker.temporal import make_client
+
+
+def create_app(settings: Settings | None = None, services: Services | None = None) -> FastAPI:
+    """Build the app; ``services`` may be injected (tests), else built in the lifespan."""
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        if services is not None:
+            app.state.services = services
+            yield
+            return
+        conf = settings or Settings()
+        store = Store.open(conf.database_url)
+        client = await make_client(conf)
+        app.state.services = Services(store, client, conf, utc_now)
+        yield
+        store.close()
+
+    app = FastAPI(title="Verletica", version="0.1.0", lifespan=lifespan)
+
+    def error(status: int) -> Any:
+        async def handler(_: Request, exc: Exception) -> JSONResponse:
+            return JSONResponse(status_code=status, content={"detail": str(exc)})
+
+        return handler
+
+    app.add_exception_handler(NotFound, error(404))
+    app.add_exception_handler(Forbidden, error(403))
+    app.add_exception_handler(Conflict, error(409))
+    app.add_exception_handler(ValueError, error(422))
+
+    def member(svc: Services, org_id: str, actor: str) -> None:
+        if not svc.store.directory.is_human(org_id, actor):
+            raise Forbidden("the acting principal must be an active human of this organization")
+
+    @app.post("/v1/orgs", status_code=201)
+    def onboard(body: OnboardBody, svc: Svc) -> dict[str, Any]:
+        done = svc.onboard(body.name, body.founder_email, body.founder_name)
+        return {
+            "org_id": done.org.id,
+            "founder_id": done.founder.id,
+            "agents": [a.model_dump(mode="json") for a in done.agents],
+        }
+
+    @app.post("/v1/orgs/{org_id}/humans", status_code=201)
+    def add_human(org_id: str, body: HumanBody, svc: Svc, actor: Actor) -> Principal:
+        return svc.add_human(org_id, actor, body.email, body.display_name)
+
+    @app.get("/v1/orgs/{org_id}/principals")
+    def principals(org_id: str, svc: Svc, actor: Actor) -> list[Principal]:
+        member(svc, org_id, actor)
+        return svc.principals(org_id)
+
+    @app.post("/v1/orgs/{org_id}/projects", status_code=201)
+    def add_project(org_id: str, body: ProjectBody, svc: Svc, actor: Actor) -> Project:
+        return svc.add_project(org_id, actor, body.slug, body.name)
+
+    @app.get("/v1/orgs/{org_id}/projects")
+    def projects(org_id: str, svc: Svc, actor: Actor) -> list[Project]:
+        member(svc, org_id, actor)
+        return svc.projects(org_id)
+
+    @app.post("/v1/orgs/{org_id}/staffing", status_code=201)
+    def staff(org_id: str, body: StaffingBody, svc: Svc, actor: Actor) -> Staffing:
+        return svc.staff(
+            org_id, actor, body.principal_id, body.project, body.role, body.valid_until
+        )
+
+    @app.delete("/v1/orgs/{org_id}/staffing/{staffing_id}")
+    def unstaff(org_id: str, staffing_id: str, svc: Svc, actor: Actor) -> Staffing:
+        return svc.unstaff(org_id, actor, staffing_id)
+
+    @app.get("/v1/orgs/{org_id}/staffing")
+    def staffing(org_id: str, svc: Svc, actor: Actor) -> list[Staffing]:
+        member(svc, org_id, actor)
+        return svc.staffing(org_id)
+
+    @app.post("/v1/orgs/{org_id}/barriers", status_code=201)
+    def add_barrier(org_id: str, body: BarrierBody, svc: Svc, actor: Actor) -> Barrier:
+        return svc.add_barrier(org_id, actor, body.name, body.groups)
+
+    @app.post("/v1/orgs/{org_id}/commitments", status_code=201)
+    def add_commitment(org_id: str, body: CommitmentBody, svc: Svc, actor: Actor) -> Commitment:
+        member(svc, org_id, actor)
+        return svc.add_commitment(
+            org_id, actor, body.title, body.constraint, body.source, body.excerpt,
+            tuple(body.projects), body.valid_from, body.valid_until,
+        )  # fmt: skip
+
+    @app.get("/v1/orgs/{org_id}/commitments")
+    def commitments(org_id: str, svc: Svc, actor: Actor) -> list[Commitment]:
+        member(svc, org_id, actor)
+        return svc.commitments(org_id)
+
+    @app.post("/v1/commitments/{commitment_id}/confirm")
+    def confirm(commitment_id: str, svc: Svc, actor: Actor) -> Commitment:
+        return svc.confirm_commitment(commitment_id, actor)
+
+    @app.post("/v1/orgs/{org_id}/memory", status_code=201)
+    def remember(org_id: str, body: MemoryBody, svc: Svc, actor: Actor) -> dict[str, str]:
+        svc.remember(org_id, actor, body.ref, tuple(body.projects), body.text)
+        return {"ref": body.ref}
+
+    @app.post("/v1/orgs/{org_id}/runs", status_code=201)
+    async def start_run(org_id: str, body: RunBody, svc: Svc, actor: Actor) -> RunStarted:
+        member(svc, org_id, actor)
+        return await svc.start_run(
+            org_id, body.agent_id, body.task, body.scripted_reply, body.client_key,
+            body.hold_timeout_seconds,
+        )  # fmt: skip
+
+    @app.get("/v1/runs/{run_id}")
+    async def run(run_id: str, svc: Svc) -> RunView:
+        return await svc.run_view(run_id)
+
+    @app.post("/v1/intents/{intent_id}/approve", status_code=202)
+    async def approve(intent_id: str, body: DecisionBody, svc: Svc) -> dict[str, Any]:
+        return await svc.decide_hold(intent_id, body.approver_id, True, body.reason)
+
+    @app.post("/v1/intents/{intent_id}/deny", status_code=202)
+    async def deny(intent_id: str, body: DecisionBody, svc: Svc) -> dict[str, Any]:
+        return await svc.decide_hold(intent_id, body.approver_id, False, body.reason)
+
+    @app.get("/v1/orgs/{org_id}/audit")
+    def audit(org_id: str, svc: Svc, actor: Actor, verify: bool = False) -> AuditView:
+        member(svc, org_id, actor)
+        return svc.audit(org_id, verify)
+
+    @app.get("/healthz")
+    def health() -> dict[str, str]:
+        return {"status": "ok"}
+
+    return app

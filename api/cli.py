@@ -1,0 +1,267 @@
+"""``verletica``: the command line, thin over the same services as the HTTP API."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+from collections.abc import Awaitable, Callable
+from typing import Annotated, Any, TypeVar
+
+import httpx
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from adapters.store.store import Store
+from api.services import Services
+from domain.model import SpendCap, StaffRole
+from worker.bootstrap import utc_now
+from worker.settings import Settings
+from worker.temporal import make_client
+
+app = typer.Typer(help="Verletica: a governed AI-agent fleet.", no_args_is_help=True)
+projects_app = typer.Typer(help="Projects (departments, engagements).", no_args_is_help=True)
+commit_app = typer.Typer(help="Commitments: record (extracted) and confirm.", no_args_is_help=True)
+audit_app = typer.Typer(help="The audit chain.", no_args_is_help=True)
+app.add_typer(projects_app, name="projects")
+app.add_typer(commit_app, name="commit")
+app.add_typer(audit_app, name="audit")
+# Off a terminal (make demo piped, CI logs) rich would wrap tables at 80 columns.
+console = Console(width=None if sys.stdout.isatty() else 160)
+T = TypeVar("T")
+
+Org = Annotated[str, typer.Option("--org", envvar="VERLETICA_ORG", help="Organization id.")]
+As = Annotated[
+    str, typer.Option("--as", envvar="VERLETICA_ACTOR", help="Acting principal id (a human).")
+]
+
+
+def _services(fn: Callable[[Services], Awaitable[T]], temporal: bool = False) -> T:
+    async def go() -> T:
+        settings = Settings()
+        store = Store.open(settings.database_url)
+        client = await make_client(settings) if temporal else None
+        try:
+            return await fn(Services(store, client, settings, utc_now))
+        finally:
+            store.close()
+
+    try:
+        return asyncio.run(go())
+    except (LookupError, PermissionError, ValueError, RuntimeError) as exc:
+        console.print(f"[red]error:[/] {exc}")
+        raise typer.Exit(1) from exc
+
+
+def _sync(fn: Callable[[Services], T]) -> T:
+    async def wrap(svc: Services) -> T:
+        return fn(svc)
+
+    return _services(wrap)
+
+
+def _show(value: Any) -> None:
+    data = value.model_dump(mode="json") if hasattr(value, "model_dump") else value
+    console.print_json(json.dumps(data, default=str))
+
+
+def _agent_id(svc: Services, org: str, agent: str) -> str:
+    for p in svc.principals(org):
+        if agent in (p.id, p.handle):
+            return p.id
+    raise LookupError(f"no principal {agent!r} in this organization")
+
+
+@app.command()
+def onboard(
+    name: Annotated[str, typer.Option(help="Organization name.")],
+    founder_email: Annotated[str, typer.Option(help="Founder's email.")],
+    founder_name: Annotated[str | None, typer.Option(help="Founder's display name.")] = None,
+) -> None:
+    """Create an organization, its founder and the starter fleet."""
+    done = _sync(lambda s: s.onboard(name, founder_email, founder_name))
+    table = Table(title=f"{done.org.name} ({done.org.id})")
+    for col in ("id", "handle", "kind", "agent kind"):
+        table.add_column(col)
+    for p in [done.founder, *done.agents]:
+        table.add_row(p.id, p.handle, p.kind, p.agent_kind or "")
+    console.print(table)
+    console.print(f"export VERLETICA_ORG={done.org.id} VERLETICA_ACTOR={done.founder.id}")
+
+
+@projects_app.command("add")
+def projects_add(slug: str, name: str, org: Org, actor: As) -> None:
+    """Create a project; the founder becomes its approver."""
+    _show(_sync(lambda s: s.add_project(org, actor, slug, name)))
+
+
+@projects_app.command("list")
+def projects_list(org: Org) -> None:
+    """List the organization's projects."""
+    for p in _sync(lambda s: s.projects(org)):
+        console.print(f"{p.slug:16} {p.name}")
+
+
+@app.command()
+def staff(
+    principal: Annotated[str, typer.Argument(help="Principal id or handle.")],
+    project: str,
+    org: Org,
+    actor: As,
+    role: Annotated[StaffRole, typer.Option(help="member or approver")] = StaffRole.MEMBER,
+) -> None:
+    """Staff a principal on a project, from now on."""
+    _show(_sync(lambda s: s.staff(org, actor, _agent_id(s, org, principal), project, role)))
+
+
+@app.command()
+def unstaff(staffing_id: str, org: Org, actor: As) -> None:
+    """End a staffing now (authority ends with it)."""
+    _show(_sync(lambda s: s.unstaff(org, actor, staffing_id)))
+
+
+@app.command()
+def barrier(
+    name: str,
+    groups: Annotated[list[str], typer.Argument(help="Groups, each a comma list: east west,north")],
+    org: Org,
+    actor: As,
+) -> None:
+    """Create an information barrier between disjoint project groups."""
+    _show(_sync(lambda s: s.add_barrier(org, actor, name, [g.split(",") for g in groups])))
+
+
+@commit_app.command("add")
+def commit_add(
+    title: str,
+    cap_cents: Annotated[int, typer.Option(help="Spend cap in cents.")],
+    source: Annotated[str, typer.Option(help="Where it comes from.")],
+    org: Org,
+    actor: As,
+    project: Annotated[list[str] | None, typer.Option(help="Projects it binds.")] = None,
+    currency: str = "USD",
+) -> None:
+    """Record an extracted spend-cap commitment (it binds once confirmed)."""
+    cap = SpendCap(limit_cents=cap_cents, currency=currency)
+    _show(
+        _sync(lambda s: s.add_commitment(org, actor, title, cap, source, "", tuple(project or ())))
+    )
+
+
+@commit_app.command("confirm")
+def commit_confirm(commitment_id: str, actor: As) -> None:
+    """Confirm an extracted commitment."""
+    _show(_sync(lambda s: s.confirm_commitment(commitment_id, actor)))
+
+
+@app.command()
+def run(
+    agent: Annotated[str, typer.Argument(help="Agent id or handle.")],
+    task: str,
+    org: Org,
+    wait: Annotated[bool, typer.Option(help="Wait for the run to settle.")] = True,
+) -> None:
+    """Start an agent run and show its decisions."""
+
+    async def go(s: Services) -> Any:
+        started = await s.start_run(org, _agent_id(s, org, agent), task)
+        console.print(f"run {started.run_id} — {started.ui_url}")
+        if wait:
+            for _ in range(300):
+                view = await s.run_view(started.run_id)
+                if view.workflow_status != "running" or (
+                    view.state and view.state.status == "needs_human"
+                ):
+                    return view
+                await asyncio.sleep(0.2)
+        return await s.run_view(started.run_id)
+
+    _show(_services(go, temporal=True))
+
+
+def _decide(intent_id: str, actor: str, reason: str, approve: bool) -> None:
+    _show(_services(lambda s: s.decide_hold(intent_id, actor, approve, reason), temporal=True))
+
+
+@app.command()
+def approve(intent_id: str, actor: As, reason: str = "") -> None:
+    """Approve a held intent (the broker re-checks your authority)."""
+    _decide(intent_id, actor, reason, True)
+
+
+@app.command()
+def deny(intent_id: str, actor: As, reason: str = "") -> None:
+    """Deny a held intent (the broker re-checks your authority)."""
+    _decide(intent_id, actor, reason, False)
+
+
+@audit_app.command("verify")
+def audit_verify(org: Org) -> None:
+    """Recompute every hash and link of the organization's chain."""
+    view = _sync(lambda s: s.audit(org, verify=True))
+    assert view.verification is not None
+    _show(view.verification)
+    if not view.verification.ok:
+        raise typer.Exit(2)
+
+
+@app.command()
+def worker() -> None:
+    """Run one worker (polls the task queue until interrupted)."""
+    from worker.__main__ import main as worker_main
+
+    worker_main()
+
+
+def _stack_session(play: bool, keep_running: bool | None) -> None:
+    from api.demo import play as play_demo
+    from api.demo import render
+    from api.stack import Stack
+
+    settings = Settings()
+    stack = Stack(settings)
+    console.print("Starting the Temporal dev server, a worker and the API…")
+    stack.start()
+    console.print(f"API {stack.api_url}  ·  Temporal UI {settings.temporal_ui_url}")
+    try:
+        if play:
+
+            async def go() -> None:
+                async with httpx.AsyncClient(base_url=stack.api_url, timeout=30) as http:
+                    render(await play_demo(http, console), console)
+
+            asyncio.run(go())
+        if keep_running is None:
+            keep_running = sys.stdin.isatty()
+        if keep_running:
+            console.print("Running. Press Ctrl-C to stop.")
+            while True:
+                asyncio.run(asyncio.sleep(3600))
+    except KeyboardInterrupt:
+        pass
+    finally:
+        stack.stop()
+
+
+@app.command()
+def up() -> None:
+    """Start the Temporal dev server, a worker and the API; keep them running."""
+    _stack_session(play=False, keep_running=True)
+
+
+@app.command()
+def demo(
+    keep_running: Annotated[
+        bool | None,
+        typer.Option(
+            "--keep-running/--exit", help="Keep the stack up afterwards (default: on a terminal)."
+        ),
+    ] = None,
+) -> None:
+    """Start the stack and play the diligence showcase."""
+    _stack_session(play=True, keep_running=keep_running)
+
+
+def main() -> None:
+    app()

@@ -1,0 +1,251 @@
+"""The showcase: a diligence scenario for a small advisory firm, played over the HTTP API.
+
+It onboards Harbor & Vale Advisory, walls off two engagements, records a spend cap
+and runs agents whose proposals meet every broker outcome. ``play`` returns what
+happened; ``render`` prints it. The replies come from the replay fixtures in
+``adapters/models/fixtures/diligence-demo.json`` unless a live model is configured.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from typing import Any
+
+import httpx
+from pydantic import BaseModel
+from rich.console import Console
+from rich.table import Table
+
+HEADER = "X-Verletica-Principal"
+
+TASKS = {
+    "kickoff": ("orion", "Send the Atlas client the kickoff agenda."),
+    "cross": ("orion", "Brief the Atlas team on how the Birch sell-side process compares."),
+    "unstaffed": ("vega", "Send the Atlas data-room index to the Atlas client."),
+    "payment": ("ledger", "Pay Northwind Data Rooms for the Atlas virtual data room."),
+    "malformed": ("scout", "Summarise the Atlas kickoff notes for the team."),
+}
+
+
+class DemoReport(BaseModel):
+    """Everything the scenario produced, for printing and for tests."""
+
+    org_id: str
+    founder_id: str
+    associate_id: str
+    handles: dict[str, str]
+    """Principal id → handle."""
+    runs: dict[str, dict[str, Any]]
+    """Scenario step → final run view."""
+    audit: dict[str, Any]
+
+
+async def _settled(
+    http: httpx.AsyncClient, run_id: str, until: str, timeout: float = 60
+) -> dict[str, Any]:
+    """Poll a run until it completes (or, with ``until='hold'``, waits on a human)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        view = (await http.get(f"/v1/runs/{run_id}")).raise_for_status().json()
+        state = view.get("state") or {}
+        if view["workflow_status"] != "running":
+            return view  # type: ignore[no-any-return]
+        if until == "hold" and state.get("status") == "needs_human":
+            return view  # type: ignore[no-any-return]
+        if until.startswith("refused:"):
+            refused = [r for i in state.get("intents", []) for r in i["refused_reviews"]]
+            if len(refused) >= int(until.split(":")[1]):
+                return view  # type: ignore[no-any-return]
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"run {run_id} did not reach {until!r}: {state}")
+        await asyncio.sleep(0.2)
+
+
+async def play(http: httpx.AsyncClient, console: Console | None = None) -> DemoReport:
+    """Play the scenario against a running API (worker and Temporal behind it)."""
+    say = console.print if console else (lambda *_a, **_k: None)
+
+    say("[bold]1. Onboarding[/] Harbor & Vale Advisory with its starter fleet")
+    org = (
+        (
+            await http.post(
+                "/v1/orgs",
+                json={
+                    "name": "Harbor & Vale Advisory",
+                    "founder_email": "ada@harborvale.example",
+                    "founder_name": "Ada Vale",
+                },
+            )
+        )
+        .raise_for_status()
+        .json()
+    )
+    org_id, founder = org["org_id"], org["founder_id"]
+    agents = {a["handle"]: a["id"] for a in org["agents"]}
+    as_founder = {HEADER: founder}
+
+    async def post(path: str, body: dict[str, Any]) -> dict[str, Any]:
+        return (await http.post(path, json=body, headers=as_founder)).raise_for_status().json()  # type: ignore[no-any-return]
+
+    ben = await post(
+        f"/v1/orgs/{org_id}/humans",
+        {"email": "ben@harborvale.example", "display_name": "Ben Okafor"},
+    )
+    say("[bold]2. Projects[/] east (Atlas, buy-side) and west (Birch, sell-side), a wall between")
+    await post(f"/v1/orgs/{org_id}/projects", {"slug": "east", "name": "Project Atlas (buy-side)"})
+    await post(f"/v1/orgs/{org_id}/projects", {"slug": "west", "name": "Project Birch (sell-side)"})
+    await post(
+        f"/v1/orgs/{org_id}/barriers", {"name": "Atlas/Birch wall", "groups": [["east"], ["west"]]}
+    )
+    for who, project in (
+        (agents["orion"], "east"),
+        (agents["vega"], "west"),
+        (agents["ledger"], "east"),
+        (ben["id"], "east"),
+    ):
+        await post(f"/v1/orgs/{org_id}/staffing", {"principal_id": who, "project": project})
+    await post(
+        f"/v1/orgs/{org_id}/memory",
+        {
+            "ref": "atlas-kickoff",
+            "projects": ["east"],
+            "text": "Atlas kickoff: the client CFO wants the agenda and the data-room index.",
+        },
+    )
+    await post(
+        f"/v1/orgs/{org_id}/memory",
+        {
+            "ref": "birch-cim",
+            "projects": ["west"],
+            "text": "Birch CIM: confidential EBITDA bridge and management projections (sell-side).",
+        },
+    )
+    say("[bold]3. Commitment[/] extracted from the Atlas engagement letter, then confirmed")
+    cap = await post(
+        f"/v1/orgs/{org_id}/commitments",
+        {
+            "title": "Atlas third-party diligence spend cap",
+            "constraint": {"kind": "spend_cap", "limit_cents": 500_000, "currency": "USD"},
+            "source": "Atlas engagement letter, section 4.2",
+            "excerpt": "Third-party diligence costs shall not exceed USD 5,000 without consent.",
+            "projects": ["east"],
+        },
+    )
+    await post(f"/v1/commitments/{cap['id']}/confirm", {})
+
+    say("[bold]4. Agent runs[/]")
+    runs: dict[str, dict[str, Any]] = {}
+    started: dict[str, str] = {}
+    for step, (handle, task) in TASKS.items():
+        run = await post(
+            f"/v1/orgs/{org_id}/runs",
+            {"agent_id": agents[handle], "task": task, "client_key": f"demo-{step}"},
+        )
+        started[step] = run["run_id"]
+    for step in ("kickoff", "cross", "unstaffed", "malformed"):
+        runs[step] = await _settled(http, started[step], "completed")
+    held = await _settled(http, started["payment"], "hold")
+    intent = held["state"]["intents"][0]["intent"]["id"]
+    say(f"   payment held: {held['state']['intents'][0]['decision']['reason']}")
+    say("   Ben (no approval authority) approves → recorded and refused")
+    await post(f"/v1/intents/{intent}/approve", {"approver_id": ben["id"], "reason": "looks fine"})
+    await _settled(http, started["payment"], "refused:1")
+    say("   Ada (approver on east) approves → dispatched once")
+    await post(
+        f"/v1/intents/{intent}/approve",
+        {"approver_id": founder, "reason": "client consented in writing on 2026-11-27"},
+    )
+    runs["payment"] = await _settled(http, started["payment"], "completed")
+
+    audit = (
+        (await http.get(f"/v1/orgs/{org_id}/audit", params={"verify": "true"}, headers=as_founder))
+        .raise_for_status()
+        .json()
+    )
+    principals = (await http.get(f"/v1/orgs/{org_id}/principals", headers=as_founder)).json()
+    return DemoReport(
+        org_id=org_id,
+        founder_id=founder,
+        associate_id=ben["id"],
+        handles={p["id"]: p["handle"] for p in principals},
+        runs=runs,
+        audit=audit,
+    )
+
+
+def render(report: DemoReport, console: Console) -> None:
+    """Print the decisions, the audit trail, its verification and the Temporal UI links."""
+    handle = report.handles.get
+    decisions = Table(title="Broker decisions", show_lines=True)
+    for col in (
+        "step",
+        "agent",
+        "tool",
+        "outcome",
+        "stage",
+        "rule",
+        "reason / what would release it",
+    ):
+        decisions.add_column(col)
+    for step, view in report.runs.items():
+        state = view["state"] or {}
+        agent = handle(view["agent_id"], view["agent_id"])
+        if state.get("rejection"):
+            r = state["rejection"]
+            decisions.add_row(step, agent, "-", "reject", "parser", r["rule"], r["reason"])
+        for item in view["intents"]:
+            for d in item["decisions"]:
+                text = d["reason"] + "".join(f"\n→ {r}" for r in d["release"])
+                decisions.add_row(
+                    step, agent, item["intent"]["tool"], d["outcome"], d["stage"], d["rule"], text
+                )
+        for item in state.get("intents", []):
+            for refusal in item["refused_reviews"]:
+                who, _, rule = refusal.partition(": ")
+                decisions.add_row(
+                    step,
+                    handle(who, who),
+                    item["intent"]["tool"],
+                    "review refused",
+                    "human_review",
+                    rule,
+                    "approval attempt recorded and refused",
+                )
+            if item.get("dispatch"):
+                d = item["dispatch"]
+                decisions.add_row(
+                    step,
+                    agent,
+                    item["intent"]["tool"],
+                    "dispatched",
+                    "dispatch",
+                    f"{d['system']}.{d['action']}",
+                    d["external_id"],
+                )
+    console.print(decisions)
+
+    trail = Table(title="Audit chain (hash-linked, RFC 8785 canonical JSON, SHA-256)")
+    for col in ("seq", "actor", "decision", "stage", "rule", "prev hash", "entry hash"):
+        trail.add_column(col)
+    for e in report.audit["entries"]:
+        trail.add_row(
+            str(e["seq"]),
+            handle(e["actor"], e["actor"]),
+            e["decision"],
+            e["stage"],
+            e["rule"],
+            e["prev_hash"][:12],
+            e["entry_hash"][:12],
+        )
+    console.print(trail)
+    v = report.audit["verification"]
+    colour = "green" if v["ok"] else "red"
+    console.print(
+        f"[{colour}]Chain verification: {'OK' if v['ok'] else 'BROKEN'}[/] — "
+        f"{v['entries']} entries, head {v['head_hash'][:16]}…"
+        + ("" if v["ok"] else f" broken at {v['broken_at']}: {v['problem']}")
+    )
+    console.print("[bold]Temporal UI[/]")
+    for step, view in report.runs.items():
+        console.print(f"  {step:10} {view['ui_url']}")

@@ -1,0 +1,75 @@
+"""The local stack behind ``verletica up`` and ``make demo``: the Temporal dev server,
+one worker process and the API, each started by us and stopped by PID."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import httpx
+
+from worker import devserver
+from worker.settings import Settings
+
+
+class Stack:
+    """Processes this command started; ``stop`` ends exactly those."""
+
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+        self.children: list[subprocess.Popen[bytes]] = []
+        self.started_temporal = False
+
+    @property
+    def api_url(self) -> str:
+        return f"http://{self.settings.api_host}:{self.settings.api_port}"
+
+    def _spawn(self, name: str, *args: str) -> None:
+        log = open(Path(self.settings.data_dir) / f"{name}.log", "ab")  # noqa: SIM115
+        self.children.append(
+            subprocess.Popen([sys.executable, *args], stdout=log, stderr=subprocess.STDOUT)
+        )
+
+    def start(self) -> None:
+        """Dev server (unless one answers already), a worker, the API; wait until healthy."""
+        Path(self.settings.data_dir).mkdir(parents=True, exist_ok=True)
+        self.started_temporal = devserver.start(self.settings) is not None
+        self._spawn("worker", "-m", "worker")
+        self._spawn(
+            "api", "-m", "uvicorn", "--factory", "api.app:create_app",
+            "--host", self.settings.api_host, "--port", str(self.settings.api_port),
+        )  # fmt: skip
+        deadline = time.monotonic() + 60
+        while True:
+            for child in self.children:
+                if child.poll() is not None:
+                    self.stop()
+                    raise RuntimeError(
+                        f"{child.args[2]} exited early; see {self.settings.data_dir}/*.log"
+                    )
+            try:
+                if httpx.get(f"{self.api_url}/healthz", timeout=1).status_code == 200:
+                    return
+            except httpx.HTTPError:
+                pass
+            if time.monotonic() > deadline:
+                self.stop()
+                raise TimeoutError("the API did not become healthy in 60 s")
+            time.sleep(0.3)
+
+    def stop(self) -> None:
+        """Terminate our children, then the dev server if we started it."""
+        for child in self.children:
+            if child.poll() is None:
+                child.terminate()
+        for child in self.children:
+            try:
+                child.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                child.kill()
+        self.children.clear()
+        if self.started_temporal:
+            devserver.stop(self.settings)
+            self.started_temporal = False
