@@ -25,7 +25,7 @@ from api.schemas import (
 )
 from api.services import AuditView, Conflict, Forbidden, NotFound, RunStarted, RunView, Services
 from domain.model import Barrier, Commitment, Principal, Project, Staffing
-from worker.bootstrap import utc_now
+from worker.clock import utc_now
 from worker.settings import Settings
 from worker.temporal import make_client
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import sys
 from collections.abc import Awaitable, Callable
 from typing import Annotated, Any, TypeVar
@@ -16,7 +17,7 @@ from rich.table import Table
 from adapters.store.store import Store
 from api.services import Services
 from domain.model import SpendCap, StaffRole
-from worker.bootstrap import utc_now
+from worker.clock import utc_now
 from worker.settings import Settings
 from worker.temporal import make_client
 
@@ -209,9 +210,8 @@ def audit_verify(org: Org) -> None:
 @app.command()
 def worker() -> None:
     """Run one worker (polls the task queue until interrupted)."""
-    from worker.__main__ import main as worker_main
-
-    worker_main()
+    # A process of its own: the CLI never imports the composition root (or connectors).
+    os.execv(sys.executable, [sys.executable, "-m", "worker"])
 
 
 def _stack_session(play: bool, keep_running: bool | None) -> None:

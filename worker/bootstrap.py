@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from datetime import UTC, datetime
+from datetime import datetime
 from pathlib import Path
 
 from temporalio.client import Client
@@ -18,13 +18,9 @@ from adapters.models.replay import CapturingProvider, ReplayProvider
 from adapters.models.scripted import ScriptedProvider
 from adapters.store.store import Store
 from domain.ports import Connector, ModelProvider
+from worker.clock import utc_now
 from worker.settings import Settings
 from workflows.agent_run import AgentRunWorkflow
-
-
-def utc_now() -> datetime:
-    """The wall clock, in UTC."""
-    return datetime.now(UTC)
 
 
 class BrokenChain(RuntimeError):

@@ -1,0 +1,269 @@
+"""A worker process killed (SIGKILL) mid-run; a new worker finishes the run.
+
+Exactly one connector row per allowed intent, and every connector row's audit
+entry precedes it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from datetime import datetime
+from pathlib import Path
+
+import psycopg
+import pytest
+from sqlalchemy import select
+from temporalio.testing import WorkflowEnvironment
+
+from adapters.store.db import normalise_url, utc
+from adapters.store.store import Store
+from adapters.store.tables import AuditEntryRow, EmailRow, PaymentRow
+from api.services import Services
+from domain import broker
+from domain.intents import Intent
+from domain.runs import RunState, RunStatus
+from tests.conftest import Firm, make_settings, utc_now
+from workflows.agent_run import AgentRunWorkflow
+
+pytestmark = pytest.mark.temporal
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _reply(tool: str, payload: dict[str, object], cost: int) -> str:
+    return json.dumps(
+        {
+            "summary": "s",
+            "actions": [
+                {
+                    "tool": tool,
+                    "projects": ["east"],
+                    "payload": payload,
+                    "cost_cents": cost,
+                    "justification": "j",
+                }
+            ],
+        }
+    )
+
+
+PAYMENT = _reply(
+    "payments.pay",
+    {
+        "payee": "Northwind",
+        "invoice": "NW-1",
+        "amount_cents": 250_000,
+        "currency": "USD",
+        "memo": "data room",
+    },
+    250_000,
+)
+EMAIL = _reply("email.send", {"to": "cfo@client.example", "subject": "Agenda", "body": "b"}, 0)
+
+
+class WorkerProcess:
+    """``python -m worker`` as its own process, configured by environment."""
+
+    def __init__(self, env: WorkflowEnvironment, db_url: str, task_queue: str, log: Path) -> None:
+        self.environ = {
+            **os.environ,
+            "VERLETICA_DATABASE_URL": db_url,
+            "VERLETICA_TEMPORAL_ADDRESS": env.client.service_client.config.target_host,
+            "VERLETICA_TASK_QUEUE": task_queue,
+            "VERLETICA_MODEL_PROVIDER": "scripted",
+        }
+        self.log = log
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    def start(self) -> None:
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "worker"],
+            cwd=ROOT,
+            env=self.environ,
+            stdout=self.log.open("ab"),
+            stderr=subprocess.STDOUT,
+        )
+
+    def kill(self) -> None:
+        assert self.proc is not None
+        self.proc.send_signal(signal.SIGKILL)
+        self.proc.wait(timeout=10)
+
+    def stop(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.terminate()
+            self.proc.wait(timeout=10)
+
+
+@pytest.fixture
+def workers(tmp_path: Path) -> Iterator[list[WorkerProcess]]:
+    started: list[WorkerProcess] = []
+    yield started
+    for w in started:
+        w.stop()
+
+
+def _spawn(
+    started: list[WorkerProcess], env: WorkflowEnvironment, db_url: str, queue: str, tmp: Path
+) -> WorkerProcess:
+    w = WorkerProcess(env, db_url, queue, tmp / f"worker-{len(started)}.log")
+    w.start()
+    started.append(w)
+    return w
+
+
+async def _wait_state(
+    svc: Services, run_id: str, status: RunStatus, timeout: float = 60
+) -> RunState:
+    deadline = time.monotonic() + timeout
+    while True:
+        view = await svc.run_view(run_id)
+        if view.state is not None and view.state.status is status:
+            return view.state
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"run did not reach {status}: {view.state}")
+        await asyncio.sleep(0.2)
+
+
+def _connector_rows_follow_their_audit_entries(store: Store, org: str, table: type) -> list[object]:
+    with store.db.transaction() as s:
+        rows = list(s.execute(select(table).where(table.org_id == org)).scalars())
+        for row in rows:
+            entry = s.get(AuditEntryRow, (org, row.audit_seq))
+            assert entry is not None and entry.entry_hash == row.entry_hash
+            assert entry.intent_id == row.intent_id
+            assert entry.decision in ("allow", "approved")
+            assert datetime.fromisoformat(entry.at) <= utc(row.created_at)
+            dispatched = (
+                s.execute(
+                    select(AuditEntryRow).where(
+                        AuditEntryRow.org_id == org,
+                        AuditEntryRow.intent_id == row.intent_id,
+                        AuditEntryRow.decision == "dispatched",
+                    )
+                )
+                .scalars()
+                .all()
+            )
+            assert len(dispatched) == 1 and dispatched[0].seq > entry.seq
+        return rows
+
+
+async def test_worker_killed_while_a_run_waits_on_a_hold(
+    temporal_env: WorkflowEnvironment,
+    sqlite_url: str,
+    workers: list[WorkerProcess],
+    tmp_path: Path,
+) -> None:
+    settings = make_settings(database_url=sqlite_url)
+    store = Store.open(sqlite_url, migrate_schema=False)
+    svc = Services(store, temporal_env.client, settings, utc_now)
+    firm = Firm(svc)
+    first = _spawn(workers, temporal_env, sqlite_url, settings.task_queue, tmp_path)
+
+    started = await svc.start_run(firm.org, firm.agents["ledger"], "pay", scripted_reply=PAYMENT)
+    held = await _wait_state(svc, started.run_id, RunStatus.NEEDS_HUMAN)
+    intent = held.intents[0].intent
+    first.kill()
+
+    # the approval arrives while no worker runs; a new worker picks the run up
+    await svc.decide_hold(intent.id, firm.founder, approve=True, reason="consented")
+    _spawn(workers, temporal_env, sqlite_url, settings.task_queue, tmp_path)
+    handle = temporal_env.client.get_workflow_handle_for(AgentRunWorkflow.run, started.workflow_id)
+    final = await asyncio.wait_for(handle.result(), timeout=90)
+
+    assert final.status is RunStatus.COMPLETED
+    assert final.intents[0].decision.outcome == "approved"
+    rows = _connector_rows_follow_their_audit_entries(store, firm.org, PaymentRow)
+    assert [r.intent_id for r in rows] == [intent.id]
+    assert store.audit.verify(firm.org).ok
+    store.close()
+
+
+async def test_worker_killed_while_the_action_is_in_flight(
+    temporal_env: WorkflowEnvironment,
+    postgres_url: str,
+    workers: list[WorkerProcess],
+    tmp_path: Path,
+) -> None:
+    settings = make_settings(database_url=postgres_url)
+    store = Store.open(postgres_url, migrate_schema=False)
+    svc = Services(store, temporal_env.client, settings, utc_now)
+    firm = Firm(svc)
+    database = postgres_url.rsplit("/", 1)[1]
+    lock = psycopg.connect(normalise_url(postgres_url).replace("+psycopg", ""))
+    try:
+        # the outside world stalls: the connector's write blocks on this lock
+        lock.execute("LOCK TABLE email_outbox IN ACCESS EXCLUSIVE MODE")
+        first = _spawn(workers, temporal_env, postgres_url, settings.task_queue, tmp_path)
+        started = await svc.start_run(firm.org, firm.agents["orion"], "mail", scripted_reply=EMAIL)
+        with psycopg.connect(
+            normalise_url(postgres_url).replace("+psycopg", ""), autocommit=True
+        ) as probe:
+            deadline = time.monotonic() + 60
+            while (
+                probe.execute(
+                    "SELECT count(*) FROM pg_stat_activity WHERE datname = %s AND wait_event_type = 'Lock'",
+                    (database,),
+                ).fetchone()[0]
+                == 0
+            ):  # type: ignore[index]
+                assert time.monotonic() < deadline, "the dispatch never reached the connector"
+                await asyncio.sleep(0.1)
+        first.kill()
+    finally:
+        lock.rollback()
+        lock.close()
+
+    _spawn(workers, temporal_env, postgres_url, settings.task_queue, tmp_path)
+    handle = temporal_env.client.get_workflow_handle_for(AgentRunWorkflow.run, started.workflow_id)
+    final = await asyncio.wait_for(handle.result(), timeout=120)
+
+    assert final.status is RunStatus.COMPLETED
+    (view,) = final.intents
+    assert view.decision.outcome == "allow" and view.dispatch is not None
+    rows = _connector_rows_follow_their_audit_entries(store, firm.org, EmailRow)
+    assert [r.intent_id for r in rows] == [view.intent.id]
+    assert store.audit.verify(firm.org).ok
+    store.close()
+
+
+async def test_a_worker_refuses_to_start_on_a_broken_chain(
+    temporal_env: WorkflowEnvironment,
+    sqlite_url: str,
+    tmp_path: Path,
+) -> None:
+    store = Store.open(sqlite_url, migrate_schema=False)
+    firm = Firm(Services(store, None, make_settings(), utc_now))
+    store.governance.decide(
+        Intent(
+            id="i-1",
+            org_id=firm.org,
+            run_id="r",
+            principal_id=firm.agents["orion"],
+            tool="email.send",
+            projects=("east",),
+            payload={"to": "a@b", "subject": "s", "body": "b"},
+            cost_cents=0,
+            justification="j",
+        ),
+        utc_now(),
+        broker.decide,
+    )
+    with store.db.transaction() as s:
+        row = s.get(AuditEntryRow, (firm.org, 1))
+        assert row is not None
+        row.rule = "forged"
+        s.add(row)
+    proc = WorkerProcess(temporal_env, sqlite_url, "tq-broken", tmp_path / "broken.log")
+    proc.start()
+    assert proc.proc is not None
+    assert proc.proc.wait(timeout=60) != 0
+    assert "audit chain of org" in (tmp_path / "broken.log").read_text()
+    store.close()

@@ -1,0 +1,184 @@
+"""The showcase scenario, end to end: HTTP API → Temporal dev server → worker → store."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from typing import Any
+
+import httpx
+import pytest
+from sqlalchemy import func, select
+from temporalio.testing import WorkflowEnvironment
+
+from adapters.store.store import Store
+from adapters.store.tables import AuditEntryRow, EmailRow, PaymentRow
+from api.app import create_app
+from api.demo import TASKS, play
+from api.services import Services
+from domain.runs import RunStatus
+from tests.conftest import make_settings, utc_now
+from worker.bootstrap import build_worker
+from workflows.agent_run import AgentRunWorkflow, ApprovalSignal
+
+pytestmark = pytest.mark.temporal
+
+
+class Stack:
+    def __init__(self, store: Store, services: Services, http: httpx.AsyncClient) -> None:
+        self.store, self.services, self.http = store, services, http
+
+
+@pytest.fixture
+async def stack(temporal_env: WorkflowEnvironment, db_url: str) -> AsyncIterator[Stack]:
+    """API in process (ASGI), a worker on the replay provider, the real dev server."""
+    settings = make_settings(model_provider="replay", database_url=db_url)
+    store = Store.open(db_url, migrate_schema=False)
+    services = Services(store, temporal_env.client, settings, utc_now)
+    app = create_app(settings, services)
+    async with app.router.lifespan_context(app):
+        transport = httpx.ASGITransport(app=app)
+        async with httpx.AsyncClient(transport=transport, base_url="http://verletica") as http:
+            async with build_worker(temporal_env.client, settings, store):
+                yield Stack(store, services, http)
+    store.close()
+
+
+def _count(store: Store, table: Any, **where: Any) -> int:
+    with store.db.transaction() as s:
+        query = select(func.count()).select_from(table)
+        for name, value in where.items():
+            query = query.where(getattr(table, name) == value)
+        return int(s.execute(query).scalar_one())
+
+
+async def test_showcase_exercises_every_broker_outcome(
+    stack: Stack, temporal_env: WorkflowEnvironment
+) -> None:
+    report = await play(stack.http)
+    runs, org = report.runs, report.org_id
+
+    def only_decisions(step: str) -> list[dict[str, Any]]:
+        (item,) = runs[step]["intents"]
+        return item["decisions"]
+
+    # an allowed write, dispatched once
+    (allow,) = only_decisions("kickoff")
+    assert (allow["outcome"], allow["stage"]) == ("allow", "audit_dispatch")
+    assert runs["kickoff"]["state"]["intents"][0]["dispatch"]["duplicate"] is False
+    assert _count(stack.store, EmailRow, org_id=org) == 1
+
+    # crossing the wall: hard deny at scope & barriers
+    (cross,) = only_decisions("cross")
+    assert (cross["outcome"], cross["stage"], cross["rule"]) == (
+        "reject",
+        "scope_barriers",
+        "barrier_crossed",
+    )
+    assert set(cross["reach"]) == {"east", "west"}
+
+    # not staffed on the target project
+    (unstaffed,) = only_decisions("unstaffed")
+    assert (unstaffed["outcome"], unstaffed["stage"], unstaffed["rule"]) == (
+        "reject",
+        "staffing",
+        "not_staffed",
+    )
+
+    # malformed reply: rejected by the parser, nothing proposed
+    malformed = runs["malformed"]
+    assert malformed["intents"] == []
+    assert malformed["state"]["rejection"]["rule"] == "malformed_json"
+    assert malformed["state"]["nodes"]["action"] == "skipped"
+
+    # payment over the cap: held, refused approval by Ben, approved by Ada, paid once
+    hold, approved = only_decisions("payment")
+    assert hold["outcome"] == "hold" and "spend_cap" in hold["rule"]
+    assert any("approver on east" in r for r in hold["release"])
+    assert approved["outcome"] == "approved" and approved["stage"] == "human_review"
+    state = runs["payment"]["state"]
+    assert state["status"] == RunStatus.COMPLETED
+    assert state["intents"][0]["refused_reviews"] == [
+        f"{report.associate_id}: no_approval_authority"
+    ]
+    intent_id = state["intents"][0]["intent"]["id"]
+    assert _count(stack.store, PaymentRow, intent_id=intent_id) == 1
+    assert _count(stack.store, PaymentRow, org_id=org) == 1
+
+    # the chain holds every decision, the refusal and both dispatches, and verifies
+    audit = report.audit
+    assert audit["verification"]["ok"] is True
+    kinds = [(e["decision"], e["rule"]) for e in audit["entries"]]
+    assert ("review_refused", "no_approval_authority") in kinds
+    assert sum(1 for d, _ in kinds if d == "dispatched") == 2
+    assert ("reject", "malformed_json") in kinds
+
+    # every run is findable by its search attributes
+    found = [w async for w in temporal_env.client.list_workflows(f"VerleticaOrg = '{org}'")]
+    assert len(found) == len(TASKS)
+
+
+async def test_a_signal_sent_straight_to_temporal_is_rechecked(
+    stack: Stack, temporal_env: WorkflowEnvironment
+) -> None:
+    """An approval from the Temporal UI or CLI by someone without authority is recorded and refused."""
+    report = await play(stack.http)
+    org, founder = report.org_id, report.founder_id
+    agents = {h: i for i, h in report.handles.items()}
+    started = await stack.services.start_run(
+        org, agents["ledger"], TASKS["payment"][1], client_key="again"
+    )
+    handle = temporal_env.client.get_workflow_handle_for(AgentRunWorkflow.run, started.workflow_id)
+    for _ in range(200):
+        state = await handle.query(AgentRunWorkflow.state)
+        if state.status is RunStatus.NEEDS_HUMAN:
+            break
+        await asyncio.sleep(0.1)
+    (view,) = state.intents
+    intent = view.intent
+    attempts = [
+        ApprovalSignal(
+            intent_id=intent.id, approver_id=agents["vega"], intent_digest=intent.digest
+        ),
+        ApprovalSignal(
+            intent_id=intent.id, approver_id=report.associate_id, intent_digest=intent.digest
+        ),
+        ApprovalSignal(intent_id=intent.id, approver_id=founder, intent_digest="0" * 64),
+    ]
+    for signal in attempts:
+        await handle.signal(AgentRunWorkflow.approve, signal)
+    await handle.signal(
+        AgentRunWorkflow.deny,
+        ApprovalSignal(
+            intent_id=intent.id, approver_id=founder, intent_digest=intent.digest, reason="no"
+        ),
+    )
+    final = await handle.result()
+    (view,) = final.intents
+    assert [r.split(": ")[1] for r in view.refused_reviews] == [
+        "approver_not_human",
+        "no_approval_authority",
+        "digest_mismatch",
+    ]
+    assert view.decision.outcome == "denied"
+    assert view.dispatch is None
+    assert _count(stack.store, PaymentRow, intent_id=intent.id) == 0
+    refused = _count(
+        stack.store, AuditEntryRow, org_id=org, intent_id=intent.id, decision="review_refused"
+    )
+    assert refused == 3
+    assert stack.store.audit.verify(org).ok
+
+
+async def test_run_start_is_idempotent_by_client_key(stack: Stack) -> None:
+    report = await play(stack.http)
+    agents = {h: i for i, h in report.handles.items()}
+    body = {"agent_id": agents["orion"], "task": TASKS["kickoff"][1], "client_key": "demo-kickoff"}
+    again = await stack.http.post(
+        f"/v1/orgs/{report.org_id}/runs",
+        json=body,
+        headers={"X-Verletica-Principal": report.founder_id},
+    )
+    assert again.status_code == 201
+    assert again.json()["created"] is False
+    assert again.json()["run_id"] == report.runs["kickoff"]["run_id"]

@@ -1,0 +1,90 @@
+"""Record the committed workflow history the replay test checks.
+
+``python -m tests.histories.record`` runs a held payment that is refused once,
+approved and dispatched, on a fresh dev server, and writes its history JSON next to
+this file. Re-record only on purpose: a change that fails the replay test is a
+change that would break running workflows (put it behind ``workflow.patched``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+import tempfile
+import uuid
+from pathlib import Path
+
+from temporalio.contrib.pydantic import pydantic_data_converter
+from temporalio.testing import WorkflowEnvironment
+
+from adapters.store.store import Store
+from api.services import Services
+from domain.runs import RunStatus
+from tests.conftest import Firm, make_settings, utc_now
+from worker.bootstrap import build_worker
+from workflows import search_attributes as sa
+from workflows.agent_run import AgentRunWorkflow, ApprovalSignal
+
+HERE = Path(__file__).parent
+HISTORY = HERE / "agent_run_hold_refused_approved.json"
+PAYMENT = json.dumps(
+    {
+        "summary": "pay",
+        "actions": [
+            {
+                "tool": "payments.pay",
+                "projects": ["east"],
+                "cost_cents": 250_000,
+                "justification": "due",
+                "payload": {
+                    "payee": "Northwind",
+                    "invoice": "NW-7",
+                    "amount_cents": 250_000,
+                    "currency": "USD",
+                    "memo": "data room",
+                },
+            }
+        ],
+    }
+)
+
+
+async def record() -> None:
+    env = await WorkflowEnvironment.start_local(
+        dev_server_existing_path=str(Path(sys.executable).parent / "temporal"),
+        data_converter=pydantic_data_converter,
+        search_attributes=sa.ALL,
+    )
+    with tempfile.TemporaryDirectory() as tmp:
+        url = f"sqlite:///{tmp}/record.db"
+        settings = make_settings(database_url=url)
+        store = Store.open(url)
+        svc = Services(store, env.client, settings, utc_now)
+        firm = Firm(svc)
+        async with build_worker(env.client, settings, store):
+            started = await svc.start_run(
+                firm.org, firm.agents["ledger"], "pay", PAYMENT, client_key=str(uuid.uuid4())
+            )
+            handle = env.client.get_workflow_handle_for(AgentRunWorkflow.run, started.workflow_id)
+            while (
+                state := await handle.query(AgentRunWorkflow.state)
+            ).status is not RunStatus.NEEDS_HUMAN:
+                await asyncio.sleep(0.1)
+            intent = state.intents[0].intent
+            for approver in (firm.associate, firm.founder):
+                await handle.signal(
+                    AgentRunWorkflow.approve,
+                    ApprovalSignal(
+                        intent_id=intent.id, approver_id=approver, intent_digest=intent.digest
+                    ),
+                )
+            await handle.result()
+            history = await handle.fetch_history()
+        store.close()
+    HISTORY.write_text(history.to_json())
+    await env.shutdown()
+
+
+if __name__ == "__main__":
+    asyncio.run(record())

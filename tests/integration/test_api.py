@@ -1,0 +1,166 @@
+"""The HTTP API refuses bad input with clear 4xx answers and never answers 500."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from api.app import create_app
+from api.services import Services
+from tests.conftest import Firm
+
+H = "X-Verletica-Principal"
+
+
+@pytest.fixture
+def api(services: Services) -> Iterator[TestClient]:
+    with TestClient(
+        create_app(services.settings, services), raise_server_exceptions=False
+    ) as client:
+        yield client
+
+
+def test_onboarding_returns_founder_and_fleet(api: TestClient) -> None:
+    r = api.post("/v1/orgs", json={"name": "Firm", "founder_email": "f@firm.example"})
+    assert r.status_code == 201
+    body = r.json()
+    kinds = {a["agent_kind"] for a in body["agents"]}
+    assert {"planner", "finance", "diagnostic", "research"} <= kinds
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        {"name": "Firm"},
+        {"name": "", "founder_email": "f@firm.example"},
+        {"name": "Firm", "founder_email": "not-an-email"},
+        {"name": "Firm", "founder_email": "f@firm.example", "admin": True},
+    ],
+)
+def test_bad_onboarding_bodies_are_refused(api: TestClient, body: dict[str, Any]) -> None:
+    assert api.post("/v1/orgs", json=body).status_code == 422
+
+
+def test_configuration_is_the_founders(api: TestClient, firm: Firm) -> None:
+    as_ben = {H: firm.associate}
+    assert (
+        api.post(
+            f"/v1/orgs/{firm.org}/projects", json={"slug": "north", "name": "N"}, headers=as_ben
+        ).status_code
+        == 403
+    )
+    assert (
+        api.post(f"/v1/orgs/{firm.org}/projects", json={"slug": "north", "name": "N"}).status_code
+        == 422
+    )
+    ok = api.post(
+        f"/v1/orgs/{firm.org}/projects",
+        json={"slug": "north", "name": "N"},
+        headers={H: firm.founder},
+    )
+    assert ok.status_code == 201
+    dup = api.post(
+        f"/v1/orgs/{firm.org}/projects",
+        json={"slug": "north", "name": "N"},
+        headers={H: firm.founder},
+    )
+    assert dup.status_code == 409
+
+
+def test_an_agent_cannot_act_as_a_human_through_the_api(api: TestClient, firm: Firm) -> None:
+    r = api.get(f"/v1/orgs/{firm.org}/audit", headers={H: firm.agents["orion"]})
+    assert r.status_code == 403
+
+
+def test_barriers_must_be_disjoint_and_name_known_projects(api: TestClient, firm: Firm) -> None:
+    as_founder = {H: firm.founder}
+    overlap = api.post(
+        f"/v1/orgs/{firm.org}/barriers",
+        json={"name": "w", "groups": [["east"], ["east", "west"]]},
+        headers=as_founder,
+    )
+    assert overlap.status_code == 422
+    unknown = api.post(
+        f"/v1/orgs/{firm.org}/barriers",
+        json={"name": "w", "groups": [["east"], ["mars"]]},
+        headers=as_founder,
+    )
+    assert unknown.status_code == 404
+
+
+def test_commitments_bind_only_after_one_confirmation(api: TestClient, firm: Firm) -> None:
+    as_founder = {H: firm.founder}
+    c = api.post(
+        f"/v1/orgs/{firm.org}/commitments",
+        json={
+            "title": "cap",
+            "constraint": {"kind": "spend_cap", "limit_cents": 100},
+            "source": "letter",
+        },
+        headers=as_founder,
+    ).json()
+    assert c["state"] == "extracted"
+    assert (
+        api.post(f"/v1/commitments/{c['id']}/confirm", headers={H: firm.associate}).status_code
+        == 403
+    )
+    assert (
+        api.post(f"/v1/commitments/{c['id']}/confirm", headers=as_founder).json()["state"]
+        == "confirmed"
+    )
+    assert api.post(f"/v1/commitments/{c['id']}/confirm", headers=as_founder).status_code == 409
+
+
+def test_scripted_reply_is_refused_unless_the_server_runs_the_scripted_provider(
+    services: Services, firm: Firm
+) -> None:
+    live = Services(
+        services.store,
+        None,
+        services.settings.model_copy(update={"model_provider": "replay"}),
+        services.clock,
+    )
+    with TestClient(create_app(live.settings, live), raise_server_exceptions=False) as client:
+        r = client.post(
+            f"/v1/orgs/{firm.org}/runs",
+            json={"agent_id": firm.agents["orion"], "task": "t", "scripted_reply": "{}"},
+            headers={H: firm.founder},
+        )
+    assert r.status_code == 403
+    assert "scripted provider" in r.json()["detail"]
+
+
+def test_unknown_things_are_404(api: TestClient, firm: Firm) -> None:
+    assert api.get("/v1/orgs/nope/audit", headers={H: firm.founder}).status_code == 403
+    assert api.post("/v1/commitments/nope/confirm", headers={H: firm.founder}).status_code == 404
+    assert (
+        api.post("/v1/intents/nope/approve", json={"approver_id": firm.founder}).status_code == 404
+    )
+
+
+JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(max_size=20),
+    lambda inner: (
+        st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=12), inner, max_size=5)
+    ),
+    max_leaves=15,
+)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))
+@given(
+    body=JSON,
+    path=st.sampled_from(
+        ["projects", "staffing", "barriers", "commitments", "memory", "runs", "humans"]
+    ),
+)
+def test_arbitrary_bodies_never_cause_a_server_error(
+    api: TestClient, firm: Firm, body: Any, path: str
+) -> None:
+    r = api.post(f"/v1/orgs/{firm.org}/{path}", json=body, headers={H: firm.founder})
+    assert r.status_code < 500, r.text

@@ -1,0 +1,32 @@
+"""The layer rules of DESIGN.md, checked by import-linter contracts in pyproject.toml."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+LINT_IMPORTS = Path(sys.executable).parent / "lint-imports"
+
+
+def test_import_contracts_hold() -> None:
+    done = subprocess.run(
+        [str(LINT_IMPORTS)], cwd=ROOT, capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "0 broken" in done.stdout
+
+
+def test_a_forbidden_import_is_caught(tmp_path: Path) -> None:
+    """The contracts bite: a domain module importing an adapter breaks the build."""
+    probe = ROOT / "domain" / "_probe_forbidden.py"
+    probe.write_text("import adapters.store.store  # noqa: F401\n")
+    try:
+        done = subprocess.run(
+            [str(LINT_IMPORTS), "--no-cache"], cwd=ROOT, capture_output=True, text=True, timeout=120
+        )
+    finally:
+        probe.unlink()
+    assert done.returncode != 0
+    assert "domain is pure" in done.stdout
