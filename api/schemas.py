@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import datetime
-
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import AwareDatetime, BaseModel, ConfigDict, Field
 
 from domain.model import Constraint, Slug, StaffRole
 
@@ -35,7 +33,7 @@ class StaffingBody(Body):
     principal_id: str
     project: Slug
     role: StaffRole = StaffRole.MEMBER
-    valid_until: datetime | None = None
+    valid_until: AwareDatetime | None = None
 
 
 class BarrierBody(Body):
@@ -49,8 +47,8 @@ class CommitmentBody(Body):
     source: str = Field(min_length=1, max_length=500)
     excerpt: str = Field(default="", max_length=4000)
     projects: list[Slug] = []
-    valid_from: datetime | None = None
-    valid_until: datetime | None = None
+    valid_from: AwareDatetime | None = None
+    valid_until: AwareDatetime | None = None
 
 
 class MemoryBody(Body):

@@ -34,9 +34,13 @@ from domain.model import (
     Staffing,
     StaffRole,
     ToolSpec,
+    payload_problem,
 )
 from domain.ports import ClaimRegistry
 from domain.tools import REGISTRY
+
+UNBOUNDED_SPEND = 10**15
+"""What a malformed amount counts as: more than any budget or cap."""
 
 
 class BrokerSnapshot(Frozen):
@@ -98,12 +102,17 @@ def effective_budget(definition: AgentDefinition, charter: Charter) -> int:
 
 
 def spend_of(intent: Intent, tool: ToolSpec) -> int:
-    """Money an intent moves: its money parameter, else its declared cost."""
-    if tool.money_param is not None:
-        amount = intent.payload.get(tool.money_param)
-        if isinstance(amount, int) and not isinstance(amount, bool):
-            return max(amount, intent.cost_cents)
-    return intent.cost_cents
+    """Money an intent moves: the larger of its money parameter and its declared cost.
+
+    A money parameter that is not an integer cannot be trusted to be small: it
+    counts as unbounded (the identity stage rejects such a payload anyway).
+    """
+    if tool.money_param is None:
+        return intent.cost_cents
+    amount = intent.payload.get(tool.money_param)
+    if not isinstance(amount, int) or isinstance(amount, bool):
+        return UNBOUNDED_SPEND
+    return max(amount, intent.cost_cents)
 
 
 def operation_key(tool: ToolSpec, payload: Mapping[str, object]) -> str | None:
@@ -114,10 +123,19 @@ def operation_key(tool: ToolSpec, payload: Mapping[str, object]) -> str | None:
     return f"{tool.system}.{tool.action}:{resource.strip().lower()}"
 
 
-def current_projects(staffing: tuple[Staffing, ...], now: datetime, role: StaffRole) -> set[str]:
-    """Projects in which ``staffing`` grants ``role`` (approver implies member) at ``now``."""
+def current_projects(
+    staffing: tuple[Staffing, ...], now: datetime, role: StaffRole, principal_id: str | None = None
+) -> set[str]:
+    """Projects in which ``staffing`` grants ``role`` (approver implies member) at ``now``,
+    counting only rows of ``principal_id`` when given."""
     wanted = {StaffRole.APPROVER} if role is StaffRole.APPROVER else set(StaffRole)
-    return {s.project for s in staffing if s.active_at(now) and s.role in wanted}
+    return {
+        s.project
+        for s in staffing
+        if s.active_at(now)
+        and s.role in wanted
+        and (principal_id is None or s.principal_id == principal_id)
+    }
 
 
 def _identity(p: _Path) -> Reject | None:
@@ -141,6 +159,9 @@ def _identity(p: _Path) -> Reject | None:
     p.tool = s.tools.get(intent.tool)
     if p.tool is None:
         return Reject("unknown_tool", f"{intent.tool} is not a published tool")
+    problem = payload_problem(p.tool, intent.payload)
+    if problem is not None:
+        return Reject("invalid_payload", problem)
     budget = effective_budget(s.definition, s.charter)
     spend = spend_of(intent, p.tool)
     if s.run_spent_cents + spend > budget:
@@ -158,7 +179,7 @@ def _staffing(p: _Path) -> Reject | None:
     unknown = declared - p.snap.projects
     if unknown:
         return Reject("unknown_project", f"no such project: {', '.join(sorted(unknown))}")
-    staffed = current_projects(p.snap.staffing, p.snap.now, StaffRole.MEMBER)
+    staffed = current_projects(p.snap.staffing, p.snap.now, StaffRole.MEMBER, p.intent.principal_id)
     missing = declared - staffed
     if missing:
         return Reject("not_staffed", f"not currently staffed on {', '.join(sorted(missing))}")
@@ -180,7 +201,7 @@ def _scope(p: _Path) -> Reject | None:
             return Reject(
                 "barrier_crossed", f"reach {sorted(p.reach)} spans barrier {barrier.name}: {sides}"
             )
-    staffed = current_projects(p.snap.staffing, p.snap.now, StaffRole.MEMBER)
+    staffed = current_projects(p.snap.staffing, p.snap.now, StaffRole.MEMBER, p.intent.principal_id)
     outside = p.reach - staffed
     if outside:
         return Reject(
@@ -352,7 +373,7 @@ def review(
         return refused("approver_inactive", f"{approver.handle} is {approver.status}")
     if approver.id == intent.principal_id:
         return refused("self_approval", "a principal may not approve its own intent")
-    authority = current_projects(approver_staffing, now, StaffRole.APPROVER)
+    authority = current_projects(approver_staffing, now, StaffRole.APPROVER, approver.id)
     missing = set(reach) - authority
     if missing or not reach:
         return refused(

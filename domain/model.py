@@ -15,14 +15,14 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 SLUG_PATTERN = r"^[a-z0-9][a-z0-9-]{0,62}$"
-_SLUG = re.compile(SLUG_PATTERN)
+_SLUG = re.compile(r"[a-z0-9][a-z0-9-]{0,62}")  # fullmatch: "$" would admit a final newline
 
 Slug = Annotated[str, Field(pattern=SLUG_PATTERN)]
 
 
 def is_slug(value: object) -> bool:
     """True when ``value`` is a project or record key: lower-case, digits, dashes."""
-    return isinstance(value, str) and bool(_SLUG.match(value))
+    return isinstance(value, str) and _SLUG.fullmatch(value) is not None
 
 
 class Frozen(BaseModel):
@@ -247,6 +247,26 @@ class ToolSpec(Frozen):
         if self.money_param and self.params[self.money_param] is not ParamType.INTEGER:
             raise ValueError(f"tool {self.name}: money parameter must be an integer")
         return self
+
+
+def payload_problem(tool: ToolSpec, payload: object) -> str | None:
+    """Why ``payload`` does not fit ``tool`` exactly, or None when it does."""
+    if not isinstance(payload, dict):
+        return "payload must be an object"
+    missing = set(tool.params) - payload.keys()
+    if missing:
+        return f"payload misses {sorted(missing)}"
+    extra = payload.keys() - set(tool.params)
+    if extra:
+        return f"payload has unexpected {sorted(extra)}"
+    for name, kind in tool.params.items():
+        value = payload[name]
+        if kind is ParamType.INTEGER:
+            if not isinstance(value, int) or isinstance(value, bool):
+                return f"payload.{name} must be an integer"
+        elif not isinstance(value, str):
+            return f"payload.{name} must be a string"
+    return None
 
 
 class Organization(Frozen):

@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from domain.intents import ProposedAction
-from domain.model import Frozen, ParamType, ToolSpec, is_slug
+from domain.model import Frozen, ToolSpec, is_slug, payload_problem
 from domain.tools import REGISTRY
 
 MAX_ACTIONS = 10
@@ -80,13 +80,10 @@ def _slug_list(value: object, *, rule: str, where: str, allow_empty: bool) -> tu
 
 
 def _payload(tool: ToolSpec, value: object, where: str) -> dict[str, Any]:
-    if not isinstance(value, dict):
-        raise _Refused("invalid_payload", f"{where}: payload must be an object")
-    _exact_keys(value, set(tool.params), set(), f"{where}.payload")
-    for name, kind in tool.params.items():
-        ok = _is_int(value[name]) if kind is ParamType.INTEGER else isinstance(value[name], str)
-        if not ok:
-            raise _Refused("invalid_payload", f"{where}.payload.{name}: must be {kind}")
+    problem = payload_problem(tool, value)
+    if problem is not None:
+        raise _Refused("invalid_payload", f"{where}: {problem}")
+    assert isinstance(value, dict)
     return dict(value)
 
 
@@ -142,6 +139,13 @@ def parse_reply(text: str, snapshot: Mapping[str, ToolSpec]) -> ParsedReply | Pa
             )
         except json.JSONDecodeError as exc:
             raise _Refused("malformed_json", f"not JSON: {exc.msg} at {exc.pos}") from exc
+        except ValueError as exc:  # e.g. an integer longer than Python converts
+            raise _Refused("malformed_json", f"not JSON: {exc}") from exc
+        try:
+            # lone surrogates parse, but no canonical form (hash, audit) can hold them
+            json.dumps(data, ensure_ascii=False).encode("utf-8")
+        except UnicodeEncodeError as exc:
+            raise _Refused("malformed_json", "text is not valid Unicode") from exc
         if not isinstance(data, dict):
             raise _Refused("malformed_json", "the reply must be one JSON object")
         _exact_keys(data, _REPLY_KEYS, set(), "reply")

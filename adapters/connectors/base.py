@@ -8,8 +8,10 @@ from datetime import datetime
 
 from sqlmodel import Session, SQLModel
 
+from adapters.store.convert import audit_entry
 from adapters.store.session import Database
 from adapters.store.tables import AuditEntryRow
+from domain.audit import entry_hash
 from domain.intents import DispatchResult, Outcome
 from domain.ports import ConnectorWrite
 
@@ -25,9 +27,14 @@ def check_token(session: Session, write: ConnectorWrite) -> None:
         raise TokenRefused("the token names another intent")
     if token.intent_digest != intent.digest:
         raise TokenRefused("the intent changed after it was decided")
-    entry = session.get(AuditEntryRow, (token.org_id, token.audit_seq))
-    if entry is None or entry.entry_hash != token.entry_hash:
+    if write.intent.tool != write.tool.name:
+        raise TokenRefused(f"the intent is for {write.intent.tool}, not {write.tool.name}")
+    row = session.get(AuditEntryRow, (token.org_id, token.audit_seq))
+    if row is None or row.entry_hash != token.entry_hash:
         raise TokenRefused(f"no audit entry {token.audit_seq} with that hash")
+    entry = audit_entry(row)
+    if entry_hash(entry.prev_hash, entry.body()) != entry.entry_hash:
+        raise TokenRefused(f"audit entry {token.audit_seq} does not match its hash")
     if entry.intent_id != intent.id or entry.payload.get("intent_digest") != intent.digest:
         raise TokenRefused("the audit entry is about another intent")
     if entry.decision not in (Outcome.ALLOW.value, Outcome.APPROVED.value):
@@ -58,6 +65,8 @@ class TableConnector(ABC):
 
     def write(self, write: ConnectorWrite) -> DispatchResult:
         """Check the token, then write the row unless this intent already wrote it."""
+        if (write.tool.system, write.tool.action) != (self.system, self.action):
+            raise TokenRefused(f"{write.tool.name} is not {self.system}.{self.action}")
         with self._db.transaction() as s:
             check_token(s, write)
             duplicate = s.get(self.row_type, write.intent.id) is not None

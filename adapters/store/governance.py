@@ -35,7 +35,7 @@ from adapters.store.tables import (
     StaffingRow,
 )
 from domain.audit import AuditDraft, AuditEntry, entry_hash
-from domain.broker import BrokerSnapshot, ReviewResult, spend_of
+from domain.broker import BrokerSnapshot, ReviewResult, operation_key, spend_of
 from domain.intents import (
     ApprovalRequest,
     Decision,
@@ -117,10 +117,15 @@ def _snapshot(s: Session, intent: Intent, now: datetime) -> BrokerSnapshot:
         convert.commitment(r)
         for r in s.execute(select(CommitmentRow).where(CommitmentRow.org_id == org)).scalars()
     )
+    # Only intents that moved money matter to budgets and caps.
     spending = [
         r
         for r in s.execute(
-            select(IntentRow).where(IntentRow.org_id == org, IntentRow.status.in_(SPENDING))  # type: ignore[attr-defined]
+            select(IntentRow).where(
+                IntentRow.org_id == org,
+                IntentRow.status.in_(SPENDING),  # type: ignore[attr-defined]
+                IntentRow.spend_cents > 0,  # type: ignore[operator]
+            )
         ).scalars()
         if r.id != intent.id
     ]
@@ -160,11 +165,16 @@ def _snapshot(s: Session, intent: Intent, now: datetime) -> BrokerSnapshot:
         records=records,
         run_spent_cents=sum(r.spend_cents for r in spending if r.run_id == intent.run_id),
         committed_spend=committed,
-        in_flight={
-            r.key: r.intent_id
-            for r in s.execute(select(ClaimRow).where(ClaimRow.org_id == org)).scalars()
-        },
+        in_flight=_claim_on(s, org, intent),
     )
+
+
+def _claim_on(s: Session, org_id: str, intent: Intent) -> dict[str, str]:
+    """The claim on this intent's operation key, if another intent holds it."""
+    tool = REGISTRY.get(intent.tool)
+    key = None if tool is None else operation_key(tool, intent.payload)
+    row = None if key is None else s.get(ClaimRow, (org_id, key))
+    return {} if row is None else {row.key: row.intent_id}
 
 
 def _decision_payload(intent: Intent, decision: Decision) -> dict[str, Any]:

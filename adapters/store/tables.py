@@ -2,15 +2,45 @@
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import JSON, Column, DateTime, UniqueConstraint
+from sqlalchemy import JSON, BigInteger, Column, DateTime, Dialect, UniqueConstraint
+from sqlalchemy.types import TypeDecorator
 from sqlmodel import Field, SQLModel
 
 
+class UTCDateTime(TypeDecorator[datetime]):
+    """Stores instants in UTC and reads them back timezone-aware.
+
+    SQLite keeps no offset, so a time written as 12:00+05:00 would read back as
+    12:00 UTC; converting on the way in keeps the instant on every database.
+    A naive time is refused: its instant is unknowable.
+    """
+
+    impl = DateTime(timezone=True)
+    cache_ok = True
+
+    def process_bind_param(self, value: datetime | None, dialect: Dialect) -> datetime | None:
+        if value is None:
+            return None
+        if value.tzinfo is None:
+            raise ValueError(f"naive datetime {value.isoformat()} has no instant; give an offset")
+        return value.astimezone(UTC)
+
+    def process_result_value(self, value: datetime | None, dialect: Dialect) -> datetime | None:
+        if value is None:
+            return None
+        return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
+
+
 def _ts(nullable: bool = False) -> Any:
-    return Field(sa_column=Column(DateTime(timezone=True), nullable=nullable))
+    return Field(sa_column=Column(UTCDateTime(), nullable=nullable))
+
+
+def _cents() -> Any:
+    """Money in cents: 64-bit, amounts reach 10^12."""
+    return Field(sa_column=Column(BigInteger, nullable=False))
 
 
 def _json() -> Any:
@@ -44,7 +74,7 @@ class AgentDefinitionRow(SQLModel, table=True):
     principal_id: str = Field(primary_key=True)
     version: int = Field(primary_key=True)
     instructions: str
-    budget_cents: int
+    budget_cents: int = _cents()
     created_at: datetime = _ts()
 
 
@@ -56,7 +86,7 @@ class CharterRow(SQLModel, table=True):
     role: str
     purpose: str
     tools: list[str] = _json()
-    budget_ceiling_cents: int
+    budget_ceiling_cents: int = _cents()
     definition_pin: int
     created_at: datetime = _ts()
 
@@ -151,7 +181,7 @@ class IntentRow(SQLModel, table=True):
     status: str
     """Latest outcome: allow, reject, hold, approved, denied, expired."""
     reach: list[str] = _json()
-    spend_cents: int
+    spend_cents: int = _cents()
     dispatched: bool = False
     created_at: datetime = _ts()
 
@@ -227,7 +257,7 @@ class PaymentRow(SQLModel, table=True):
     org_id: str = Field(index=True)
     payee: str
     invoice: str
-    amount_cents: int
+    amount_cents: int = _cents()
     currency: str
     memo: str
     audit_seq: int

@@ -2,7 +2,7 @@
 
 Revision ID: 0001
 Revises: 
-Create Date: 2026-11-30 09:53:00.863741
+Create Date: 2026-11-30
 """
 from alembic import op
 import sqlalchemy as sa
@@ -21,7 +21,7 @@ def upgrade() -> None:
     sa.Column('principal_id', sqlmodel.sql.sqltypes.AutoString(), nullable=False),
     sa.Column('version', sa.Integer(), nullable=False),
     sa.Column('instructions', sqlmodel.sql.sqltypes.AutoString(), nullable=False),
-    sa.Column('budget_cents', sa.Integer(), nullable=False),
+    sa.Column('budget_cents', sa.BigInteger(), nullable=False),
     sa.Column('created_at', sa.DateTime(timezone=True), nullable=False),
     sa.PrimaryKeyConstraint('principal_id', 'version')
     )
@@ -68,7 +68,7 @@ def upgrade() -> None:
     sa.Column('role', sqlmodel.sql.sqltypes.AutoString(), nullable=False),
     sa.Column('purpose', sqlmodel.sql.sqltypes.AutoString(), nullable=False),
     sa.Column('tools', sa.JSON(), nullable=False),
-    sa.Column('budget_ceiling_cents', sa.Integer(), nullable=False),
+    sa.Column('budget_ceiling_cents', sa.BigInteger(), nullable=False),
     sa.Column('definition_pin', sa.Integer(), nullable=False),
     sa.Column('created_at', sa.DateTime(timezone=True), nullable=False),
     sa.PrimaryKeyConstraint('principal_id', 'version')
@@ -155,7 +155,7 @@ def upgrade() -> None:
     sa.Column('digest', sqlmodel.sql.sqltypes.AutoString(), nullable=False),
     sa.Column('status', sqlmodel.sql.sqltypes.AutoString(), nullable=False),
     sa.Column('reach', sa.JSON(), nullable=False),
-    sa.Column('spend_cents', sa.Integer(), nullable=False),
+    sa.Column('spend_cents', sa.BigInteger(), nullable=False),
     sa.Column('dispatched', sa.Boolean(), nullable=False),
     sa.Column('created_at', sa.DateTime(timezone=True), nullable=False),
     sa.PrimaryKeyConstraint('id')
@@ -199,7 +199,7 @@ def upgrade() -> None:
     sa.Column('org_id', sqlmodel.sql.sqltypes.AutoString(), nullable=False),
     sa.Column('payee', sqlmodel.sql.sqltypes.AutoString(), nullable=False),
     sa.Column('invoice', sqlmodel.sql.sqltypes.AutoString(), nullable=False),
-    sa.Column('amount_cents', sa.Integer(), nullable=False),
+    sa.Column('amount_cents', sa.BigInteger(), nullable=False),
     sa.Column('currency', sqlmodel.sql.sqltypes.AutoString(), nullable=False),
     sa.Column('memo', sqlmodel.sql.sqltypes.AutoString(), nullable=False),
     sa.Column('audit_seq', sa.Integer(), nullable=False),

@@ -1,0 +1,1 @@
+"""Benchmarks: ``make bench``. Figures are relative to a baseline measured in the same run."""

@@ -1,0 +1,689 @@
+"""The store and the storage-level services, on SQLite and on PostgreSQL."""
+
+from __future__ import annotations
+
+import uuid
+from datetime import UTC, datetime, timedelta, timezone
+
+import pytest
+from alembic import command
+from pydantic import ValidationError
+
+from adapters.store.db import alembic_config
+from adapters.store.directory import Conflict, NotFound
+from adapters.store.store import Store
+from adapters.store.tables import RunRow
+from api.services import Forbidden, Services
+from domain.audit import GENESIS_HASH
+from domain.broker import current_projects
+from domain.model import (
+    AgentDefinition,
+    Charter,
+    CharterStatus,
+    Obligation,
+    Principal,
+    PrincipalKind,
+    ReviewState,
+    SpendCap,
+    StaffRole,
+)
+from domain.starter import STARTER_FLEET
+from domain.tools import REGISTRY
+from tests.conftest import Firm, make_settings, utc_now
+
+
+class Clock:
+    """A clock the test moves by hand."""
+
+    def __init__(self, at: datetime) -> None:
+        self.at = at
+
+    def __call__(self) -> datetime:
+        return self.at
+
+    def advance(self, **delta: float) -> datetime:
+        self.at = self.at + timedelta(**delta)
+        return self.at
+
+
+def assert_utc(value: datetime | None) -> None:
+    assert value is not None
+    assert value.tzinfo is not None, f"{value!r} came back naive"
+    assert value.utcoffset() == timedelta(0), f"{value!r} is not in UTC"
+
+
+def founder_only_services(store: Store, clock: Clock) -> Services:
+    return Services(store, None, make_settings(), clock)
+
+
+# ---------------------------------------------------------------------------- onboarding
+
+
+def test_onboarding_creates_the_founder_and_the_starter_fleet(
+    services: Services, store: Store
+) -> None:
+    onboarded = services.onboard("  Harbor & Vale  ", "ada@hv.example", "Ada Lovelace")
+    org = onboarded.org
+
+    assert org.name == "Harbor & Vale"
+    assert org.founder_id == onboarded.founder.id
+    assert store.directory.org(org.id) == org
+
+    founder = store.directory.principal(org.id, org.founder_id)
+    assert founder.kind is PrincipalKind.HUMAN
+    assert founder.email == "ada@hv.example"
+    assert founder.display_name == "Ada Lovelace"
+    assert founder.handle == "ada"
+
+    everyone = store.directory.principals(org.id)
+    humans = [p for p in everyone if p.kind is PrincipalKind.HUMAN]
+    agents = [p for p in everyone if p.kind is PrincipalKind.AGENT]
+    assert [h.id for h in humans] == [founder.id]
+    assert len(agents) == 5 == len(onboarded.agents)
+    assert {a.id for a in agents} == {a.id for a in onboarded.agents}
+    assert len({a.handle for a in agents}) == 5
+    assert {a.handle for a in agents} == {s.handle for s in STARTER_FLEET}
+    kinds = [a.agent_kind for a in agents]
+    assert all(kinds)
+    assert "diagnostic" in kinds
+    # Several kinds, not five copies of one (the showcase has one planner per side).
+    assert {"planner", "finance", "diagnostic", "research"} <= set(kinds)
+    assert all(a.org_id == org.id for a in everyone)
+
+
+def test_every_starter_agent_has_a_published_charter_pinned_to_definition_v1(
+    services: Services, store: Store
+) -> None:
+    onboarded = services.onboard("Harbor & Vale", "ada@hv.example")
+    specs = {s.handle: s for s in STARTER_FLEET}
+
+    for agent in onboarded.agents:
+        definition, charter = store.directory.agent_profile(agent.id)
+        spec = specs[agent.handle]
+        assert definition == AgentDefinition(
+            principal_id=agent.id,
+            version=1,
+            instructions=spec.instructions,
+            budget_cents=spec.budget_cents,
+        )
+        assert charter is not None
+        assert charter.principal_id == agent.id
+        assert charter.status is CharterStatus.PUBLISHED
+        assert charter.version == 1
+        assert charter.definition_pin == definition.version == 1
+        assert charter.tools == spec.tools
+        assert set(charter.tools) <= set(REGISTRY)
+        assert charter.budget_ceiling_cents == spec.ceiling_cents
+        assert store.directory.find_principal(agent.id) == agent
+
+
+def test_onboarding_starts_an_empty_audit_chain(services: Services, store: Store) -> None:
+    org = services.onboard("Harbor & Vale", "ada@hv.example").org
+
+    head = store.audit.head(org.id)
+    assert head is not None
+    assert head.seq == 0 and head.entry_hash == GENESIS_HASH
+    assert store.audit.entries(org.id) == []
+    assert store.audit.verify(org.id).ok
+
+
+def test_onboarding_needs_a_name_and_an_email(services: Services, store: Store) -> None:
+    with pytest.raises(ValueError):
+        services.onboard("   ", "ada@hv.example")
+    with pytest.raises(ValueError):
+        services.onboard("Harbor & Vale", "not-an-email")
+
+
+def test_two_organizations_are_separate_tenants(services: Services, store: Store) -> None:
+    a = services.onboard("Harbor & Vale", "ada@hv.example")
+    b = services.onboard("Other Firm", "ada@other.example")
+
+    assert a.org.id != b.org.id
+    assert {p.handle for p in store.directory.principals(b.org.id)} == {
+        "ada",
+        *(s.handle for s in STARTER_FLEET),
+    }
+    with pytest.raises(NotFound):
+        store.directory.principal(a.org.id, b.founder.id)
+    with pytest.raises(NotFound):
+        store.directory.org(str(uuid.uuid4()))
+
+
+# ---------------------------------------------------------------------------- handles
+
+
+def test_a_duplicate_handle_is_a_conflict(firm: Firm, services: Services, store: Store) -> None:
+    before = store.directory.principals(firm.org)
+
+    with pytest.raises(Conflict):
+        services.add_human(firm.org, firm.founder, "ada@elsewhere.example", "Another Ada")
+    with pytest.raises(Conflict):
+        services.add_human(firm.org, firm.founder, "orion@hv.example", "Orion the human")
+
+    assert store.directory.principals(firm.org) == before
+
+
+def test_a_duplicate_agent_handle_is_a_conflict_and_leaves_nothing_behind(
+    firm: Firm, store: Store
+) -> None:
+    agent = Principal(
+        id=str(uuid.uuid4()),
+        org_id=firm.org,
+        kind=PrincipalKind.AGENT,
+        handle="orion",
+        display_name="Orion II",
+        agent_kind="planner",
+    )
+    definition = AgentDefinition(principal_id=agent.id, version=1, instructions="x", budget_cents=0)
+    charter = Charter(
+        principal_id=agent.id,
+        version=1,
+        status=CharterStatus.PUBLISHED,
+        role="r",
+        purpose="p",
+        tools=("email.send",),
+        budget_ceiling_cents=0,
+        definition_pin=1,
+    )
+
+    with pytest.raises(Conflict):
+        store.directory.add_agent(agent, definition, charter, utc_now())
+
+    assert store.directory.find_principal(agent.id) is None
+    assert store.directory.agent_profile(agent.id) == (None, None)
+
+
+# ---------------------------------------------------------------------------- projects
+
+
+def test_projects_staffing_and_barriers_round_trip(firm: Firm, store: Store) -> None:
+    projects = store.directory.projects(firm.org)
+    assert [(p.slug, p.name, p.org_id) for p in projects] == [
+        ("east", "Atlas", firm.org),
+        ("west", "Birch", firm.org),
+    ]
+
+    staffing = store.directory.staffing(firm.org)
+    seen = {(s.principal_id, s.project, s.role) for s in staffing}
+    assert seen == {
+        (firm.founder, "east", StaffRole.APPROVER),
+        (firm.founder, "west", StaffRole.APPROVER),
+        (firm.agents["orion"], "east", StaffRole.MEMBER),
+        (firm.agents["vega"], "west", StaffRole.MEMBER),
+        (firm.agents["ledger"], "east", StaffRole.MEMBER),
+        (firm.associate, "east", StaffRole.MEMBER),
+    }
+    for s in staffing:
+        assert_utc(s.valid_from)
+        assert s.valid_until is None
+        assert s.active_at(utc_now())
+    orion = store.directory.staffing(firm.org, firm.agents["orion"])
+    assert [(s.project, s.role) for s in orion] == [("east", StaffRole.MEMBER)]
+
+    barriers = store.directory.barriers(firm.org)
+    assert len(barriers) == 1
+    assert barriers[0].name == "wall"
+    assert barriers[0].org_id == firm.org
+    assert barriers[0].groups == (("east",), ("west",))
+
+
+def test_a_duplicate_project_is_a_conflict(firm: Firm, services: Services) -> None:
+    with pytest.raises(Conflict):
+        services.add_project(firm.org, firm.founder, "east", "Atlas again")
+
+
+def test_staffing_an_unknown_project_or_principal_is_not_found(
+    firm: Firm, services: Services
+) -> None:
+    with pytest.raises(NotFound):
+        services.staff(firm.org, firm.founder, firm.agents["scout"], "north", StaffRole.MEMBER)
+    with pytest.raises(NotFound):
+        services.staff(firm.org, firm.founder, str(uuid.uuid4()), "east", StaffRole.MEMBER)
+
+
+def test_an_agent_may_not_be_staffed_as_approver(firm: Firm, services: Services) -> None:
+    with pytest.raises(ValueError):
+        services.staff(firm.org, firm.founder, firm.agents["orion"], "east", StaffRole.APPROVER)
+
+
+def test_staffing_times_round_trip_as_utc(store: Store) -> None:
+    clock = Clock(datetime(2031, 3, 4, 5, 6, 7, 890123, tzinfo=UTC))
+    svc = founder_only_services(store, clock)
+    f = Firm(svc)
+    until = datetime(2031, 6, 1, 9, 30, 0, 123456, tzinfo=UTC)
+
+    made = svc.staff(f.org, f.founder, f.agents["scout"], "east", StaffRole.MEMBER, until)
+
+    (back,) = [s for s in store.directory.staffing(f.org) if s.id == made.id]
+    assert back == made
+    assert back.valid_from == clock.at
+    assert back.valid_until == until
+    assert_utc(back.valid_from)
+    assert_utc(back.valid_until)
+
+
+def test_a_staffing_end_given_in_another_offset_keeps_its_instant(store: Store) -> None:
+    """The API accepts any ISO time: 12:00+05:00 is 07:00 UTC, and must stay that instant."""
+    svc = founder_only_services(store, Clock(datetime(2031, 3, 4, tzinfo=UTC)))
+    f = Firm(svc)
+    until = datetime(2031, 6, 1, 12, 0, tzinfo=timezone(timedelta(hours=5)))
+
+    made = svc.staff(f.org, f.founder, f.agents["scout"], "east", StaffRole.MEMBER, until)
+
+    (back,) = [s for s in store.directory.staffing(f.org) if s.id == made.id]
+    assert_utc(back.valid_until)
+    assert back.valid_until == until, (
+        f"stored {until.isoformat()}, read back {back.valid_until.isoformat()}"  # type: ignore[union-attr]
+    )
+
+
+def test_end_staffing_ends_authority_and_keeps_history(store: Store) -> None:
+    clock = Clock(datetime(2031, 3, 4, 9, 0, tzinfo=UTC))
+    svc = founder_only_services(store, clock)
+    f = Firm(svc)
+    (orion,) = store.directory.staffing(f.org, f.agents["orion"])
+    assert current_projects((orion,), clock.at, StaffRole.MEMBER) == {"east"}
+
+    ended_at = clock.advance(hours=1)
+    ended = svc.unstaff(f.org, f.founder, orion.id)
+
+    assert ended.id == orion.id
+    assert ended.valid_from == orion.valid_from
+    assert ended.valid_until == ended_at
+    assert_utc(ended.valid_until)
+    (stored,) = store.directory.staffing(f.org, f.agents["orion"])
+    assert stored == ended  # the row is kept, only its end is set
+    assert not stored.active_at(ended_at)
+    assert stored.active_at(ended_at - timedelta(microseconds=1))
+    assert current_projects((stored,), ended_at, StaffRole.MEMBER) == set()
+
+    # Ending it again later does not move the end.
+    clock.advance(days=1)
+    again = svc.unstaff(f.org, f.founder, orion.id)
+    assert again.valid_until == ended_at
+    # Every other staffing is untouched.
+    assert all(s.valid_until is None for s in store.directory.staffing(f.org) if s.id != orion.id)
+
+
+def test_ending_a_later_planned_end_brings_it_forward(store: Store) -> None:
+    clock = Clock(datetime(2031, 3, 4, 9, 0, tzinfo=UTC))
+    svc = founder_only_services(store, clock)
+    f = Firm(svc)
+    planned = clock.at + timedelta(days=30)
+    made = svc.staff(f.org, f.founder, f.agents["scout"], "east", StaffRole.MEMBER, planned)
+
+    now = clock.advance(minutes=5)
+    ended = svc.unstaff(f.org, f.founder, made.id)
+
+    assert ended.valid_until == now
+
+
+def test_ending_an_unknown_or_foreign_staffing_is_not_found(
+    firm: Firm, services: Services, store: Store
+) -> None:
+    with pytest.raises(NotFound):
+        services.unstaff(firm.org, firm.founder, str(uuid.uuid4()))
+
+    other = services.onboard("Other Firm", "zed@other.example")
+    (orion,) = store.directory.staffing(firm.org, firm.agents["orion"])
+    with pytest.raises(NotFound):
+        services.unstaff(other.org.id, other.founder.id, orion.id)
+    (still,) = store.directory.staffing(firm.org, firm.agents["orion"])
+    assert still.valid_until is None
+
+
+# ---------------------------------------------------------------------------- barriers
+
+
+@pytest.mark.parametrize(
+    "groups",
+    [
+        [["east"], ["east", "west"]],
+        [["east", "west"], ["west"]],
+        [["east"], ["east"]],
+    ],
+    ids=["east-twice", "west-twice", "same-group"],
+)
+def test_a_barrier_with_overlapping_groups_is_refused(
+    firm: Firm, services: Services, store: Store, groups: list[list[str]]
+) -> None:
+    with pytest.raises(ValidationError) as raised:
+        services.add_barrier(firm.org, firm.founder, "leaky", groups)
+
+    assert isinstance(raised.value, ValueError)
+    assert "disjoint" in str(raised.value)
+    assert [b.name for b in store.directory.barriers(firm.org)] == ["wall"]
+
+
+@pytest.mark.parametrize("groups", [[["east"]], [["east"], []], []], ids=["one", "empty", "none"])
+def test_a_barrier_that_separates_nothing_is_refused(
+    firm: Firm, services: Services, store: Store, groups: list[list[str]]
+) -> None:
+    with pytest.raises(ValueError):
+        services.add_barrier(firm.org, firm.founder, "pointless", groups)
+
+    assert [b.name for b in store.directory.barriers(firm.org)] == ["wall"]
+
+
+def test_a_barrier_naming_an_unknown_project_is_not_found(
+    firm: Firm, services: Services, store: Store
+) -> None:
+    with pytest.raises(NotFound) as raised:
+        services.add_barrier(firm.org, firm.founder, "north wall", [["east"], ["north"]])
+
+    assert "north" in str(raised.value)
+    assert [b.name for b in store.directory.barriers(firm.org)] == ["wall"]
+
+
+def test_a_barrier_may_not_name_another_organizations_project(
+    firm: Firm, services: Services, store: Store
+) -> None:
+    other = services.onboard("Other Firm", "zed@other.example")
+    services.add_project(other.org.id, other.founder.id, "north", "North")
+
+    with pytest.raises(NotFound):
+        services.add_barrier(firm.org, firm.founder, "cross-tenant", [["east"], ["north"]])
+
+
+# ---------------------------------------------------------------------------- commitments
+
+
+def test_a_commitment_is_recorded_as_extracted_and_confirmed_once(store: Store) -> None:
+    clock = Clock(datetime(2031, 3, 4, 9, 0, tzinfo=UTC))
+    svc = founder_only_services(store, clock)
+    f = Firm(svc)
+    until = datetime(2031, 12, 31, tzinfo=UTC)
+
+    made = svc.add_commitment(
+        f.org,
+        f.founder,
+        "Atlas data-room spend cap",
+        SpendCap(limit_cents=1_000_000),
+        source="engagement-letter.pdf",
+        excerpt="Third-party costs shall not exceed USD 10,000.",
+        projects=("east",),
+        valid_until=until,
+    )
+
+    assert made.state is ReviewState.EXTRACTED
+    assert not made.binds(clock.at)
+    (stored,) = svc.commitments(f.org)
+    assert stored == made
+    assert stored.constraint == SpendCap(limit_cents=1_000_000, currency="USD")
+    assert stored.provenance.source == "engagement-letter.pdf"
+    assert stored.provenance.recorded_by == f.founder
+    assert stored.projects == ("east",)
+    assert stored.valid_from == clock.at
+    assert stored.valid_until == until
+    assert_utc(stored.valid_from)
+    assert_utc(stored.valid_until)
+    assert stored.confirmed_by is None and stored.confirmed_at is None
+
+    confirmed_at = clock.advance(minutes=10)
+    confirmed = svc.confirm_commitment(made.id, f.founder)
+
+    assert confirmed.state is ReviewState.CONFIRMED
+    assert confirmed.confirmed_by == f.founder
+    assert confirmed.confirmed_at == confirmed_at
+    assert_utc(confirmed.confirmed_at)
+    assert confirmed.binds(confirmed_at)
+    assert svc.commitments(f.org) == [confirmed]
+
+    clock.advance(minutes=10)
+    with pytest.raises(Conflict):
+        svc.confirm_commitment(made.id, f.founder)
+    assert svc.commitments(f.org) == [confirmed]  # the first confirmation stands
+
+
+def test_an_obligation_round_trips(firm: Firm, services: Services) -> None:
+    made = services.add_commitment(
+        firm.org,
+        firm.associate,
+        "Deliver the Birch CIM",
+        Obligation(text="CIM to the buyer list by 1 December"),
+        source="call notes",
+    )
+
+    (stored,) = services.commitments(firm.org)
+    assert stored == made
+    assert stored.constraint == Obligation(text="CIM to the buyer list by 1 December")
+    assert stored.projects == ()
+    assert stored.provenance.recorded_by == firm.associate
+
+
+def test_a_commitment_on_an_unknown_project_is_not_found(firm: Firm, services: Services) -> None:
+    with pytest.raises(NotFound):
+        services.add_commitment(
+            firm.org,
+            firm.founder,
+            "cap",
+            SpendCap(limit_cents=1),
+            source="x",
+            projects=("east", "north"),
+        )
+    assert services.commitments(firm.org) == []
+
+
+def test_a_commitment_by_a_stranger_is_not_found(firm: Firm, services: Services) -> None:
+    with pytest.raises(NotFound):
+        services.add_commitment(
+            firm.org, str(uuid.uuid4()), "cap", SpendCap(limit_cents=1), source="x"
+        )
+
+
+def test_only_the_founder_confirms_and_only_in_their_organization(
+    firm: Firm, services: Services
+) -> None:
+    made = services.add_commitment(
+        firm.org, firm.associate, "cap", SpendCap(limit_cents=100), source="x", projects=("east",)
+    )
+    other = services.onboard("Other Firm", "zed@other.example")
+
+    with pytest.raises(Forbidden):
+        services.confirm_commitment(made.id, firm.associate)
+    with pytest.raises(Forbidden):
+        services.confirm_commitment(made.id, firm.agents["orion"])
+    with pytest.raises(Forbidden):
+        services.confirm_commitment(made.id, str(uuid.uuid4()))
+    with pytest.raises(NotFound):
+        services.confirm_commitment(made.id, other.founder.id)
+    with pytest.raises(NotFound):
+        services.confirm_commitment(str(uuid.uuid4()), firm.founder)
+
+    (stored,) = services.commitments(firm.org)
+    assert stored.state is ReviewState.EXTRACTED and stored.confirmed_by is None
+
+
+# ---------------------------------------------------------------------------- authorisation
+
+
+def test_only_the_founder_may_configure(firm: Firm, services: Services, store: Store) -> None:
+    projects, staffing = store.directory.projects(firm.org), store.directory.staffing(firm.org)
+    barriers, people = store.directory.barriers(firm.org), store.directory.principals(firm.org)
+    (orion,) = store.directory.staffing(firm.org, firm.agents["orion"])
+    other = services.onboard("Other Firm", "zed@other.example")
+
+    for actor in (firm.associate, firm.agents["orion"], other.founder.id, str(uuid.uuid4())):
+        with pytest.raises(Forbidden):
+            services.add_project(firm.org, actor, "north", "North")
+        with pytest.raises(Forbidden):
+            services.add_human(firm.org, actor, "eve@hv.example", "Eve")
+        with pytest.raises(Forbidden):
+            services.staff(firm.org, actor, actor, "west", StaffRole.MEMBER)
+        with pytest.raises(Forbidden):
+            services.staff(firm.org, actor, firm.associate, "east", StaffRole.APPROVER)
+        with pytest.raises(Forbidden):
+            services.unstaff(firm.org, actor, orion.id)
+        with pytest.raises(Forbidden):
+            services.add_barrier(firm.org, actor, "wall-2", [["east"], ["west"]])
+        with pytest.raises(Forbidden):
+            services.remember(firm.org, actor, "leak", ("east",), "planted")
+
+    assert store.directory.projects(firm.org) == projects
+    assert store.directory.staffing(firm.org) == staffing
+    assert store.directory.barriers(firm.org) == barriers
+    assert store.directory.principals(firm.org) == people
+    assert firm.associate in {p.id for p in people}
+    assert isinstance(Forbidden("x"), PermissionError)
+
+
+def test_configuring_an_unknown_organization_is_not_found(services: Services) -> None:
+    with pytest.raises(NotFound):
+        services.add_project(str(uuid.uuid4()), str(uuid.uuid4()), "east", "Atlas")
+
+
+# ---------------------------------------------------------------------------- runs
+
+
+def run_row(org_id: str, agent_id: str, client_key: str | None, task: str = "t") -> RunRow:
+    run_id = str(uuid.uuid4())
+    return RunRow(
+        id=run_id,
+        org_id=org_id,
+        agent_id=agent_id,
+        task=task,
+        workflow_id=f"agent-run-{run_id}",
+        client_key=client_key,
+        created_at=utc_now(),
+    )
+
+
+def test_runs_create_is_idempotent_by_org_and_client_key(firm: Firm, store: Store) -> None:
+    first_row = run_row(firm.org, firm.agents["orion"], "key-1", task="first")
+    first, created = store.runs.create(first_row)
+    assert created is True
+    assert first.id == first_row.id
+
+    retry = run_row(firm.org, firm.agents["orion"], "key-1", task="retried")
+    again, created_again = store.runs.create(retry)
+
+    assert created_again is False
+    assert again.id == first_row.id
+    assert again.task == "first"
+    assert again.workflow_id == first_row.workflow_id
+    assert store.runs.get(retry.id) is None
+    stored = store.runs.get(first_row.id)
+    assert stored is not None and stored.task == "first" and stored.client_key == "key-1"
+    found = store.runs.by_client_key(firm.org, "key-1")
+    assert found is not None and found.id == first_row.id
+
+
+def test_the_same_client_key_in_another_org_or_no_key_makes_new_runs(
+    firm: Firm, services: Services, store: Store
+) -> None:
+    other = services.onboard("Other Firm", "zed@other.example")
+    other_orion = next(a.id for a in other.agents if a.handle == "orion")
+
+    a, created_a = store.runs.create(run_row(firm.org, firm.agents["orion"], "shared-key"))
+    b, created_b = store.runs.create(run_row(other.org.id, other_orion, "shared-key"))
+    c, created_c = store.runs.create(run_row(firm.org, firm.agents["orion"], None))
+    d, created_d = store.runs.create(run_row(firm.org, firm.agents["orion"], None))
+
+    assert (created_a, created_b, created_c, created_d) == (True, True, True, True)
+    assert len({a.id, b.id, c.id, d.id}) == 4
+    assert store.runs.by_client_key(other.org.id, "shared-key").id == b.id  # type: ignore[union-attr]
+
+
+def test_a_duplicate_run_id_without_a_key_is_an_error(firm: Firm, store: Store) -> None:
+    row = run_row(firm.org, firm.agents["orion"], None)
+    store.runs.create(row)
+    clash = run_row(firm.org, firm.agents["orion"], None)
+    clash.id = row.id
+
+    with pytest.raises(Exception):  # noqa: B017  (the driver's IntegrityError)
+        store.runs.create(clash)
+
+
+# ---------------------------------------------------------------------------- memory
+
+
+QUERY = "Atlas kickoff notes and the Birch CIM projections"
+
+
+def test_recall_releases_east_nodes_to_east_staff_and_withholds_west(
+    firm: Firm, store: Store
+) -> None:
+    result = store.memory.recall(
+        asker_principal_id=firm.agents["orion"], org_id=firm.org, query=QUERY, now=utc_now()
+    )
+
+    assert result.released_refs == ("atlas-kickoff",)
+    assert result.released == ("[atlas-kickoff] Atlas kickoff notes",)
+    assert result.withheld == 1
+    assert not any("Birch" in text for text in result.released)
+
+
+def test_recall_releases_west_nodes_to_west_staff_only(firm: Firm, store: Store) -> None:
+    result = store.memory.recall(
+        asker_principal_id=firm.agents["vega"], org_id=firm.org, query=QUERY, now=utc_now()
+    )
+
+    assert result.released_refs == ("birch-cim",)
+    assert result.withheld == 1
+
+
+def test_recall_gives_an_unstaffed_agent_nothing(firm: Firm, store: Store) -> None:
+    result = store.memory.recall(
+        asker_principal_id=firm.agents["scout"], org_id=firm.org, query=QUERY, now=utc_now()
+    )
+
+    assert result.released == () and result.released_refs == ()
+    assert result.withheld == 2
+
+
+def test_recall_follows_current_staffing(firm: Firm, services: Services, store: Store) -> None:
+    (orion,) = store.directory.staffing(firm.org, firm.agents["orion"])
+    services.unstaff(firm.org, firm.founder, orion.id)
+
+    result = store.memory.recall(
+        asker_principal_id=firm.agents["orion"],
+        org_id=firm.org,
+        query="Atlas kickoff",
+        now=utc_now() + timedelta(seconds=1),
+    )
+
+    assert result.released_refs == ()
+    assert result.withheld == 1
+
+
+def test_recall_never_crosses_organizations(firm: Firm, services: Services, store: Store) -> None:
+    other = services.onboard("Other Firm", "zed@other.example")
+
+    result = store.memory.recall(
+        asker_principal_id=firm.agents["orion"], org_id=other.org.id, query=QUERY, now=utc_now()
+    )
+
+    assert result.released_refs == () and result.withheld == 0
+
+
+def test_every_read_is_logged_including_empty_ones(firm: Firm, store: Store) -> None:
+    assert store.memory.reads(firm.org) == []
+    now = utc_now()
+
+    store.memory.recall(
+        asker_principal_id=firm.agents["orion"], org_id=firm.org, query=QUERY, now=now
+    )
+    store.memory.recall(
+        asker_principal_id=firm.agents["orion"], org_id=firm.org, query="Birch CIM", now=now
+    )
+    store.memory.recall(
+        asker_principal_id=firm.agents["vega"], org_id=firm.org, query="zebra crossings", now=now
+    )
+    store.memory.recall(asker_principal_id=firm.associate, org_id=firm.org, query="", now=now)
+
+    reads = store.memory.reads(firm.org)
+    assert [(r.asker_id, r.query, r.released, r.withheld, r.outcome) for r in reads] == [
+        (firm.agents["orion"], QUERY, ["atlas-kickoff"], 1, "released"),
+        (firm.agents["orion"], "Birch CIM", [], 1, "withheld"),
+        (firm.agents["vega"], "zebra crossings", [], 0, "empty"),
+        (firm.associate, "", [], 0, "empty"),
+    ]
+    assert all(r.org_id == firm.org for r in reads)
+    assert len({r.id for r in reads}) == 4
+
+
+# ---------------------------------------------------------------------------- schema
+
+
+def test_migrations_match_the_models(db_url: str) -> None:
+    command.check(alembic_config(db_url))

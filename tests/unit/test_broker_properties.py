@@ -1,0 +1,685 @@
+"""Properties of the broker: staffing, barriers, spend caps, totality and stage order."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from datetime import UTC, datetime, timedelta
+from itertools import count
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
+
+from domain.broker import BrokerSnapshot, decide, operation_key, spend_of
+from domain.intents import Decision, Intent, Outcome, Stage
+from domain.model import (
+    AgentDefinition,
+    Barrier,
+    Charter,
+    CharterStatus,
+    Commitment,
+    Principal,
+    PrincipalKind,
+    PrincipalStatus,
+    Provenance,
+    ReviewState,
+    SpendCap,
+    Staffing,
+    StaffRole,
+)
+from domain.tools import PAYMENTS_PAY
+
+NOW = datetime(2025, 6, 2, 9, 30, tzinfo=UTC)
+ORG = "org-hv"
+PROJECTS = frozenset({"east", "west", "north"})
+APPROVAL_THRESHOLD = 100_000
+assert PAYMENTS_PAY.approval_over_cents == APPROVAL_THRESHOLD
+
+AGENT = Principal(
+    id="p-ledger",
+    org_id=ORG,
+    kind=PrincipalKind.AGENT,
+    handle="ledger",
+    display_name="Ledger",
+    agent_kind="finance",
+)
+DEFINITION = AgentDefinition(
+    principal_id=AGENT.id, version=4, instructions="Pay what is due.", budget_cents=10**12
+)
+CHARTER = Charter(
+    principal_id=AGENT.id,
+    version=2,
+    status=CharterStatus.PUBLISHED,
+    role="finance",
+    purpose="Pay vendors and tell clients.",
+    tools=("payments.pay", "email.send"),
+    budget_ceiling_cents=10**12,
+    definition_pin=DEFINITION.version,
+)
+
+PROP = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+_ids = count(1)
+
+
+# --- hand-written fakes and builders -----------------------------------------------------
+
+
+class DictClaims:
+    """A ClaimRegistry backed by a dict, with the store's semantics."""
+
+    def __init__(self, held: Mapping[str, str] | None = None) -> None:
+        self.held: dict[str, str] = dict(held or {})
+
+    def claim(self, key: str, intent_id: str) -> str | None:
+        holder = self.held.get(key)
+        if holder is not None:
+            return holder
+        self.held[key] = intent_id
+        return None
+
+
+class BrokenClaims:
+    """A ClaimRegistry whose backing store fails."""
+
+    def __init__(self, exc: Exception) -> None:
+        self.exc = exc
+
+    def claim(self, key: str, intent_id: str) -> str | None:
+        raise self.exc
+
+
+def staffing_row(
+    project: str,
+    *,
+    role: StaffRole = StaffRole.MEMBER,
+    valid_from: datetime = NOW - timedelta(days=30),
+    valid_until: datetime | None = None,
+    principal: Principal = AGENT,
+) -> Staffing:
+    return Staffing(
+        id=f"s-{next(_ids)}",
+        principal_id=principal.id,
+        project=project,
+        role=role,
+        valid_from=valid_from,
+        valid_until=valid_until,
+    )
+
+
+def staffed(projects: Iterable[str], role: StaffRole = StaffRole.MEMBER) -> tuple[Staffing, ...]:
+    return tuple(staffing_row(p, role=role) for p in sorted(projects))
+
+
+def snapshot(
+    *,
+    staffing: tuple[Staffing, ...],
+    barriers: tuple[Barrier, ...] = (),
+    commitments: tuple[Commitment, ...] = (),
+    records: Mapping[str, tuple[str, ...]] | None = None,
+    committed_spend: Mapping[str, int] | None = None,
+    in_flight: Mapping[str, str] | None = None,
+    run_spent_cents: int = 0,
+    principal: Principal = AGENT,
+) -> BrokerSnapshot:
+    return BrokerSnapshot(
+        now=NOW,
+        principal=principal,
+        definition=DEFINITION,
+        charter=CHARTER,
+        projects=PROJECTS,
+        staffing=staffing,
+        barriers=barriers,
+        commitments=commitments,
+        records=dict(records or {}),
+        run_spent_cents=run_spent_cents,
+        committed_spend=dict(committed_spend or {}),
+        in_flight=dict(in_flight or {}),
+    )
+
+
+def payment(
+    amount: int,
+    *,
+    projects: Iterable[str] = ("east",),
+    invoice: str | None = None,
+    intent_id: str | None = None,
+    references: Iterable[str] = (),
+    currency: str = "USD",
+    **payload_changes: Any,
+) -> Intent:
+    n = next(_ids)
+    payload: dict[str, Any] = {
+        "payee": "acme",
+        "invoice": invoice if invoice is not None else f"inv-{n}",
+        "amount_cents": amount,
+        "currency": currency,
+        "memo": "due",
+    }
+    payload.update(payload_changes)
+    return Intent(
+        id=intent_id or f"i-{n}",
+        org_id=ORG,
+        run_id="run-1",
+        principal_id=AGENT.id,
+        tool="payments.pay",
+        projects=tuple(projects),
+        payload=payload,
+        cost_cents=amount,
+        justification="it is due",
+        references=tuple(references),
+    )
+
+
+def email(
+    *, projects: Iterable[str] = ("east",), references: Iterable[str] = (), to: str | None = None
+) -> Intent:
+    n = next(_ids)
+    return Intent(
+        id=f"i-{n}",
+        org_id=ORG,
+        run_id="run-1",
+        principal_id=AGENT.id,
+        tool="email.send",
+        projects=tuple(projects),
+        payload={"to": to or f"client-{n}@example.com", "subject": "Hello", "body": "Hi"},
+        cost_cents=0,
+        justification="the client asked",
+        references=tuple(references),
+    )
+
+
+def spend_cap(
+    limit: int,
+    *,
+    state: ReviewState = ReviewState.CONFIRMED,
+    projects: tuple[str, ...] = (),
+    valid_from: datetime = NOW - timedelta(days=10),
+    valid_until: datetime | None = None,
+    cap_id: str = "c-cap",
+) -> Commitment:
+    return Commitment(
+        id=cap_id,
+        org_id=ORG,
+        title="Q2 vendor cap",
+        constraint=SpendCap(limit_cents=limit),
+        provenance=Provenance(source="msa.pdf", excerpt="not to exceed", recorded_by="p-ada"),
+        state=state,
+        projects=projects,
+        valid_from=valid_from,
+        valid_until=valid_until,
+        confirmed_by="p-ada" if state is ReviewState.CONFIRMED else None,
+        confirmed_at=NOW - timedelta(days=9) if state is ReviewState.CONFIRMED else None,
+    )
+
+
+def rejected_at(decision: Decision, stage: Stage, rule: str) -> None:
+    assert (decision.outcome, decision.stage, decision.rule) == (Outcome.REJECT, stage, rule), (
+        decision
+    )
+
+
+# --- sanity of the builders --------------------------------------------------------------
+
+
+def test_a_fully_staffed_small_payment_is_allowed() -> None:
+    decision = decide(payment(5_000), snapshot(staffing=staffed(["east"])), DictClaims())
+    assert decision.outcome is Outcome.ALLOW
+    assert decision.reach == ("east",)
+
+
+def test_a_payment_over_the_threshold_is_held() -> None:
+    decision = decide(payment(100_001), snapshot(staffing=staffed(["east"])), DictClaims())
+    assert decision.outcome is Outcome.HOLD
+    assert decision.stage is Stage.APPROVAL
+    assert decision.rule == "money_over_threshold"
+
+
+# --- a. staffing is resolved from current staffing, not from the principal ---------------
+
+projects_subsets = st.sets(st.sampled_from(sorted(PROJECTS)), min_size=1).map(sorted)
+roles = st.sampled_from(list(StaffRole))
+
+
+@st.composite
+def broken_staffing(draw: st.DrawFn, project: str, role: StaffRole) -> tuple[Staffing, ...]:
+    """Rows for ``project`` that grant nothing at NOW (possibly none at all)."""
+    mode = draw(st.sampled_from(["removed", "expired", "ends-now", "future"]))
+    if mode == "removed":
+        return ()
+    if mode == "expired":
+        ago = timedelta(seconds=draw(st.integers(1, 10**7)))
+        return (staffing_row(project, role=role, valid_from=NOW - 2 * ago, valid_until=NOW - ago),)
+    if mode == "ends-now":
+        return (staffing_row(project, role=role, valid_from=NOW - timedelta(1), valid_until=NOW),)
+    ahead = timedelta(seconds=draw(st.integers(1, 10**7)))
+    return (staffing_row(project, role=role, valid_from=NOW + ahead),)
+
+
+@PROP
+@given(declared=projects_subsets, role=roles, data=st.data(), use_email=st.booleans())
+def test_staffing_alone_decides_the_staffing_stage(
+    declared: list[str], role: StaffRole, data: st.DataObject, use_email: bool
+) -> None:
+    intent = email(projects=declared) if use_email else payment(5_000, projects=declared)
+    full = tuple(staffing_row(p, role=role) for p in declared)
+
+    current = snapshot(staffing=full)
+    decision = decide(intent, current, DictClaims())
+    assert decision.stage is not Stage.STAFFING
+    assert decision.outcome is Outcome.ALLOW
+
+    victim = data.draw(st.sampled_from(declared))
+    kept = tuple(row for row in full if row.project != victim)
+    broken = kept + data.draw(broken_staffing(victim, role))
+    stale = snapshot(staffing=broken)
+    assert stale.principal is current.principal is AGENT
+
+    decision = decide(intent, stale, DictClaims())
+    rejected_at(decision, Stage.STAFFING, "not_staffed")
+    assert victim in decision.reason
+
+
+def test_staffing_that_begins_exactly_now_is_current() -> None:
+    rows = (staffing_row("east", valid_from=NOW),)
+    assert decide(payment(10), snapshot(staffing=rows), DictClaims()).outcome is Outcome.ALLOW
+
+
+def test_staffing_of_another_project_does_not_count() -> None:
+    decision = decide(
+        payment(10, projects=["east", "west"]),
+        snapshot(staffing=staffed(["east", "north"])),
+        DictClaims(),
+    )
+    rejected_at(decision, Stage.STAFFING, "not_staffed")
+    assert "west" in decision.reason
+
+
+def test_undeclared_project_is_rejected_at_staffing() -> None:
+    decision = decide(
+        email(projects=["south"]), snapshot(staffing=staffed(["south"])), DictClaims()
+    )
+    rejected_at(decision, Stage.STAFFING, "unknown_project")
+
+
+# --- b. barriers ---------------------------------------------------------------------------
+
+UNIVERSE = ("east", "west", "north", "south", "alpha", "beta")
+
+
+@st.composite
+def barriers(draw: st.DrawFn) -> Barrier:
+    members = draw(st.lists(st.sampled_from(UNIVERSE), min_size=2, unique=True))
+    members = draw(st.permutations(members))
+    k = draw(st.integers(2, len(members)))
+    cuts = sorted(draw(st.sets(st.integers(1, len(members) - 1), min_size=k - 1, max_size=k - 1)))
+    bounds = [0, *cuts, len(members)]
+    groups = tuple(tuple(members[a:b]) for a, b in zip(bounds, bounds[1:], strict=False))
+    return Barrier(id=f"b-{next(_ids)}", org_id=ORG, name=f"wall-{len(groups)}", groups=groups)
+
+
+record_maps = st.dictionaries(
+    st.sampled_from(["atlas-kickoff", "birch-cim", "r3", "r4", "r5"]),
+    st.lists(st.sampled_from(UNIVERSE), max_size=3, unique=True).map(tuple),
+    max_size=5,
+)
+
+
+def crosses(barrier: Barrier, reach: set[str]) -> bool:
+    return sum(1 for group in barrier.groups if reach & set(group)) > 1
+
+
+@PROP
+@given(
+    walls=st.lists(barriers(), max_size=3),
+    declared=projects_subsets,
+    records=record_maps,
+    data=st.data(),
+    extra_staffing=st.sets(st.sampled_from(UNIVERSE)),
+    use_email=st.booleans(),
+)
+def test_an_intent_spanning_a_barrier_is_never_allowed(
+    walls: list[Barrier],
+    declared: list[str],
+    records: dict[str, tuple[str, ...]],
+    data: st.DataObject,
+    extra_staffing: set[str],
+    use_email: bool,
+) -> None:
+    refs = data.draw(st.lists(st.sampled_from(sorted(records)), unique=True)) if records else []
+    intent = (
+        email(projects=declared, references=refs)
+        if use_email
+        else payment(5_000, projects=declared, references=refs)
+    )
+    snap = snapshot(
+        staffing=staffed(set(declared) | extra_staffing), barriers=tuple(walls), records=records
+    )
+    decision = decide(intent, snap, DictClaims())
+
+    reach = set(declared).union(*(records[r] for r in refs))
+    assert set(decision.reach) == reach
+    if any(crosses(wall, reach) for wall in walls):
+        rejected_at(decision, Stage.SCOPE, "barrier_crossed")
+        assert decision.outcome not in (Outcome.ALLOW, Outcome.HOLD)
+    else:
+        assert decision.rule != "barrier_crossed"
+        if reach <= set(declared) | extra_staffing:
+            assert decision.outcome is Outcome.ALLOW, decision
+        else:
+            rejected_at(decision, Stage.SCOPE, "reach_outside_staffing")
+
+
+def test_reading_a_record_behind_the_wall_is_rejected() -> None:
+    wall = Barrier(id="b-1", org_id=ORG, name="wall", groups=(("east",), ("west",)))
+    snap = snapshot(
+        staffing=staffed(["east", "west"]), barriers=(wall,), records={"birch-cim": ("west",)}
+    )
+    decision = decide(email(projects=["east"], references=["birch-cim"]), snap, DictClaims())
+    rejected_at(decision, Stage.SCOPE, "barrier_crossed")
+    assert decision.reach == ("east", "west")
+
+
+def test_a_barrier_crossed_by_declared_projects_alone() -> None:
+    wall = Barrier(id="b-1", org_id=ORG, name="wall", groups=(("east", "north"), ("west",)))
+    snap = snapshot(staffing=staffed(PROJECTS), barriers=(wall,))
+    rejected_at(
+        decide(email(projects=["north", "west"]), snap, DictClaims()),
+        Stage.SCOPE,
+        "barrier_crossed",
+    )
+    assert decide(email(projects=["north", "east"]), snap, DictClaims()).outcome is Outcome.ALLOW
+
+
+def test_an_unknown_reference_is_rejected_because_reach_cannot_be_known() -> None:
+    wall = Barrier(id="b-1", org_id=ORG, name="wall", groups=(("east",), ("west",)))
+    snap = snapshot(staffing=staffed(["east"]), barriers=(wall,), records={})
+    rejected_at(
+        decide(email(references=["birch-cim"]), snap, DictClaims()),
+        Stage.SCOPE,
+        "unknown_reference",
+    )
+
+
+# --- c. a confirmed spend cap is never exceeded by allowed intents ----------------------
+
+amounts = st.one_of(
+    st.integers(1, APPROVAL_THRESHOLD),
+    st.integers(APPROVAL_THRESHOLD + 1, 3 * APPROVAL_THRESHOLD),
+    st.sampled_from([APPROVAL_THRESHOLD, APPROVAL_THRESHOLD + 1, 1]),
+)
+
+
+@PROP
+@given(
+    limit=st.integers(0, 400_000),
+    already=st.integers(0, 200_000),
+    sequence=st.lists(amounts, min_size=1, max_size=20),
+    cap_projects=st.sampled_from([(), ("east",), ("east", "west")]),
+    declared=st.sampled_from([["east"], ["east", "north"]]),
+)
+def test_a_confirmed_cap_is_never_exceeded_by_allowed_intents(
+    limit: int,
+    already: int,
+    sequence: list[int],
+    cap_projects: tuple[str, ...],
+    declared: list[str],
+) -> None:
+    cap = spend_cap(limit, projects=cap_projects, valid_until=NOW + timedelta(days=30))
+    claims = DictClaims()
+    committed = {cap.id: already}
+    run_spent = 0
+    allowed_total = already
+    for amount in sequence:
+        intent = payment(amount, projects=declared)
+        snap = snapshot(
+            staffing=staffed(PROJECTS),
+            commitments=(cap,),
+            committed_spend=committed,
+            run_spent_cents=run_spent,
+        )
+        decision = decide(intent, snap, claims)
+        fits = allowed_total + amount <= limit
+        if decision.outcome is Outcome.ALLOW:
+            spend = spend_of(intent, PAYMENTS_PAY)
+            committed[cap.id] += spend
+            run_spent += spend
+            allowed_total += spend
+        # Safety: what was allowed never takes the total past the cap (nothing is allowed
+        # once the cap was already spent).
+        assert allowed_total - already <= max(limit - already, 0)
+        # And the broker is not merely refusing everything.
+        if fits and amount <= APPROVAL_THRESHOLD:
+            assert decision.outcome is Outcome.ALLOW, decision
+        elif not fits:
+            assert decision.outcome is Outcome.HOLD, decision
+            assert decision.stage is Stage.COMMITMENTS
+            assert "spend_cap" in decision.rule.split("+")
+        else:
+            assert (decision.outcome, decision.rule) == (Outcome.HOLD, "money_over_threshold")
+
+
+def test_a_cap_in_another_currency_holds() -> None:
+    cap = spend_cap(10**9)
+    snap = snapshot(staffing=staffed(["east"]), commitments=(cap,))
+    decision = decide(payment(10, currency="EUR"), snap, DictClaims())
+    assert (decision.outcome, decision.rule) == (Outcome.HOLD, "spend_cap_currency")
+
+
+def test_a_cap_on_another_project_does_not_apply() -> None:
+    cap = spend_cap(0, projects=("west",))
+    snap = snapshot(staffing=staffed(["east"]), commitments=(cap,))
+    assert decide(payment(10), snap, DictClaims()).outcome is Outcome.ALLOW
+
+
+def test_a_cap_reached_through_a_referenced_record_applies() -> None:
+    cap = spend_cap(0, projects=("west",))
+    snap = snapshot(
+        staffing=staffed(["east", "west"]), commitments=(cap,), records={"birch-cim": ("west",)}
+    )
+    decision = decide(payment(10, references=["birch-cim"]), snap, DictClaims())
+    assert (decision.outcome, decision.rule) == (Outcome.HOLD, "spend_cap")
+
+
+def test_over_cap_and_over_threshold_gathers_both_holds() -> None:
+    cap = spend_cap(50_000)
+    snap = snapshot(staffing=staffed(["east"]), commitments=(cap,))
+    decision = decide(payment(150_000), snap, DictClaims())
+    assert decision.outcome is Outcome.HOLD
+    assert decision.stage is Stage.COMMITMENTS
+    assert decision.rule == "spend_cap+money_over_threshold"
+    # The approver line is common to both holds and is listed once.
+    assert len(decision.release) == len(set(decision.release)) == 2
+    assert any("spends at most 50000 cents" in line for line in decision.release)
+
+
+# --- d. unconfirmed or out-of-window caps never block ------------------------------------
+
+
+@st.composite
+def inert_caps(draw: st.DrawFn, limit: int) -> Commitment:
+    kind = draw(st.sampled_from(["extracted", "rejected", "expired", "ends-now", "future"]))
+    if kind == "extracted":
+        return spend_cap(limit, state=ReviewState.EXTRACTED)
+    if kind == "rejected":
+        return spend_cap(limit, state=ReviewState.REJECTED)
+    shift = timedelta(seconds=draw(st.integers(1, 10**7)))
+    if kind == "expired":
+        return spend_cap(limit, valid_from=NOW - 2 * shift, valid_until=NOW - shift)
+    if kind == "ends-now":
+        return spend_cap(limit, valid_from=NOW - shift, valid_until=NOW)
+    return spend_cap(limit, valid_from=NOW + shift, valid_until=NOW + 2 * shift)
+
+
+@PROP
+@given(amount=st.integers(1, 3 * APPROVAL_THRESHOLD), data=st.data(), already=st.integers(0, 10**6))
+def test_an_inert_cap_never_blocks(amount: int, data: st.DataObject, already: int) -> None:
+    limit = data.draw(st.integers(0, amount - 1))
+    cap = data.draw(inert_caps(limit))
+    intent = payment(amount)
+    staffing = staffed(["east"])
+
+    without = decide(intent, snapshot(staffing=staffing), DictClaims())
+    with_cap = decide(
+        intent,
+        snapshot(staffing=staffing, commitments=(cap,), committed_spend={cap.id: already}),
+        DictClaims(),
+    )
+    assert with_cap == without
+
+    # The same cap, confirmed and current, would have held this intent.
+    live = spend_cap(limit)
+    held = decide(
+        intent,
+        snapshot(staffing=staffing, commitments=(live,), committed_spend={live.id: already}),
+        DictClaims(),
+    )
+    assert held.outcome is Outcome.HOLD
+    assert held.rule.startswith("spend_cap")
+
+
+# --- e. totality and collisions ----------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "exc", [RuntimeError("database is locked"), KeyError("claims"), ValueError("bad key")]
+)
+def test_a_failing_claim_registry_is_a_recorded_rejection(exc: Exception) -> None:
+    decision = decide(payment(10), snapshot(staffing=staffed(["east"])), BrokenClaims(exc))
+    rejected_at(decision, Stage.COLLISIONS, "broker_error")
+    assert type(exc).__name__ in decision.reason
+
+
+@PROP
+@given(
+    amount=st.integers(0, 10**7),
+    declared=projects_subsets,
+    staffed_on=st.sets(st.sampled_from(sorted(PROJECTS))),
+    exc=st.sampled_from([RuntimeError, OSError, ZeroDivisionError, AssertionError]),
+)
+def test_decide_never_raises_when_claims_fail(
+    amount: int, declared: list[str], staffed_on: set[str], exc: type[Exception]
+) -> None:
+    decision = decide(
+        payment(amount, projects=declared),
+        snapshot(staffing=staffed(staffed_on)),
+        BrokenClaims(exc()),
+    )
+    assert isinstance(decision, Decision)
+    if set(declared) <= staffed_on:
+        rejected_at(decision, Stage.COLLISIONS, "broker_error")
+    else:
+        rejected_at(decision, Stage.STAFFING, "not_staffed")  # an earlier stage said no first
+
+
+def test_an_intent_that_cannot_be_digested_is_a_recorded_rejection() -> None:
+    intent = payment(10, memo=object())
+    decision = decide(intent, snapshot(staffing=staffed(["east"])), DictClaims())
+    rejected_at(decision, Stage.IDENTITY, "broker_error")
+
+
+def test_a_second_intent_on_the_same_invoice_collides() -> None:
+    claims = DictClaims()
+    snap = snapshot(staffing=staffed(["east"]))
+    first = payment(10, invoice="INV-7", intent_id="i-first")
+    second = payment(20, invoice=" inv-7 ", intent_id="i-second")
+
+    assert decide(first, snap, claims).outcome is Outcome.ALLOW
+    assert claims.held == {operation_key(PAYMENTS_PAY, first.payload): "i-first"}
+    decision = decide(second, snap, claims)
+    rejected_at(decision, Stage.COLLISIONS, "collision")
+    assert "i-first" in decision.reason
+
+    # Deciding the first intent again (a retry) is not a collision with itself.
+    assert decide(first, snap, claims).outcome is Outcome.ALLOW
+
+
+def test_a_held_intent_also_holds_its_claim() -> None:
+    claims = DictClaims()
+    snap = snapshot(staffing=staffed(["east"]))
+    assert decide(payment(500_000, invoice="inv-9"), snap, claims).outcome is Outcome.HOLD
+    rejected_at(decide(payment(10, invoice="inv-9"), snap, claims), Stage.COLLISIONS, "collision")
+
+
+def test_an_in_flight_key_in_the_snapshot_collides_without_claiming() -> None:
+    intent = payment(10, invoice="inv-3")
+    key = operation_key(PAYMENTS_PAY, intent.payload)
+    assert key == "payments.pay:inv-3"
+    claims = DictClaims()
+    snap = snapshot(staffing=staffed(["east"]), in_flight={key: "i-other"})
+    rejected_at(decide(intent, snap, claims), Stage.COLLISIONS, "collision")
+    assert claims.held == {}
+
+
+def test_different_invoices_do_not_collide() -> None:
+    claims = DictClaims()
+    snap = snapshot(staffing=staffed(["east"]))
+    assert decide(payment(10, invoice="inv-1"), snap, claims).outcome is Outcome.ALLOW
+    assert decide(payment(10, invoice="inv-2"), snap, claims).outcome is Outcome.ALLOW
+
+
+def with_invoice(invoice: Any) -> Intent:
+    base = payment(10)
+    return base.model_copy(update={"payload": {**base.payload, "invoice": invoice}})
+
+
+@pytest.mark.parametrize("invoice", ["", "   ", "\t\n"])
+def test_a_blank_resource_is_unspecified(invoice: str) -> None:
+    claims = DictClaims()
+    decision = decide(with_invoice(invoice), snapshot(staffing=staffed(["east"])), claims)
+    rejected_at(decision, Stage.COLLISIONS, "resource_unspecified")
+    assert claims.held == {}
+
+
+@pytest.mark.parametrize("invoice", [7, None, ["inv-1"], True])
+def test_a_non_text_resource_is_rejected_before_any_claim(invoice: Any) -> None:
+    claims = DictClaims()
+    decision = decide(with_invoice(invoice), snapshot(staffing=staffed(["east"])), claims)
+    rejected_at(decision, Stage.IDENTITY, "invalid_payload")
+    assert claims.held == {}
+
+
+def test_a_missing_resource_is_rejected_before_any_claim() -> None:
+    base = payment(10)
+    payload = {k: v for k, v in base.payload.items() if k != "invoice"}
+    claims = DictClaims()
+    decision = decide(
+        base.model_copy(update={"payload": payload}), snapshot(staffing=staffed(["east"])), claims
+    )
+    rejected_at(decision, Stage.IDENTITY, "invalid_payload")
+    assert "invoice" in decision.reason
+    assert claims.held == {}
+
+
+# --- f. stage order ----------------------------------------------------------------------
+
+
+@PROP
+@given(wall=barriers(), data=st.data())
+def test_staffing_is_checked_before_barriers(wall: Barrier, data: st.DataObject) -> None:
+    # Declared projects that span the wall, inside the organization's projects.
+    in_org = [tuple(p for p in group if p in PROJECTS) for group in wall.groups]
+    sides = [group for group in in_org if group]
+    assume(len(sides) >= 2)
+    two = data.draw(
+        st.lists(st.sampled_from(range(len(sides))), min_size=2, max_size=2, unique=True)
+    )
+    declared = sorted({data.draw(st.sampled_from(sides[i])) for i in two})
+    staffed_on = data.draw(st.sets(st.sampled_from(declared), max_size=len(declared) - 1))
+
+    intent = email(projects=declared)
+    decision = decide(
+        intent, snapshot(staffing=staffed(staffed_on), barriers=(wall,)), DictClaims()
+    )
+    rejected_at(decision, Stage.STAFFING, "not_staffed")
+
+    # Staffed on everything, the same intent is stopped by the barrier.
+    decision = decide(intent, snapshot(staffing=staffed(declared), barriers=(wall,)), DictClaims())
+    rejected_at(decision, Stage.SCOPE, "barrier_crossed")
+
+
+def test_identity_is_checked_before_staffing() -> None:
+    suspended = AGENT.model_copy(update={"status": PrincipalStatus.SUSPENDED})
+    snap = snapshot(staffing=(), principal=suspended)
+    rejected_at(decide(email(), snap, DictClaims()), Stage.IDENTITY, "principal_inactive")

@@ -1,0 +1,297 @@
+"""The broker's re-check of a human approve/deny on a held intent."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from itertools import count
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from domain.broker import ReviewResult, review
+from domain.intents import ApprovalRequest, ApprovalVerdict, Intent, Outcome
+from domain.model import Principal, PrincipalKind, PrincipalStatus, Staffing, StaffRole
+
+NOW = datetime(2025, 6, 2, 9, 30, tzinfo=UTC)
+ORG = "org-hv"
+REACH = ("east", "west")
+
+AGENT = Principal(
+    id="p-ledger", org_id=ORG, kind=PrincipalKind.AGENT, handle="ledger", display_name="Ledger"
+)
+ADA = Principal(id="p-ada", org_id=ORG, kind=PrincipalKind.HUMAN, handle="ada", display_name="Ada")
+
+INTENT = Intent(
+    id="i-1",
+    org_id=ORG,
+    run_id="run-1",
+    principal_id=AGENT.id,
+    tool="payments.pay",
+    projects=REACH,
+    payload={
+        "payee": "acme",
+        "invoice": "inv-7",
+        "amount_cents": 250_000,
+        "currency": "USD",
+        "memo": "retainer",
+    },
+    cost_cents=250_000,
+    justification="due this week",
+)
+
+_ids = count(1)
+
+
+def row(
+    project: str,
+    role: StaffRole = StaffRole.APPROVER,
+    *,
+    who: Principal = ADA,
+    valid_from: datetime = NOW - timedelta(days=30),
+    valid_until: datetime | None = None,
+) -> Staffing:
+    return Staffing(
+        id=f"s-{next(_ids)}",
+        principal_id=who.id,
+        project=project,
+        role=role,
+        valid_from=valid_from,
+        valid_until=valid_until,
+    )
+
+
+def approver_on(*projects: str, who: Principal = ADA) -> tuple[Staffing, ...]:
+    return tuple(row(p, who=who) for p in projects)
+
+
+def request(
+    verdict: ApprovalVerdict = ApprovalVerdict.APPROVE,
+    *,
+    intent: Intent = INTENT,
+    approver: Principal = ADA,
+    digest: str | None = None,
+    intent_id: str | None = None,
+    reason: str = "",
+) -> ApprovalRequest:
+    return ApprovalRequest(
+        intent_id=intent_id or intent.id,
+        approver_id=approver.id,
+        verdict=verdict,
+        intent_digest=digest if digest is not None else intent.digest,
+        reason=reason,
+    )
+
+
+def run(
+    req: ApprovalRequest,
+    *,
+    approver: Principal | None = ADA,
+    staffing: tuple[Staffing, ...] | None = None,
+    intent: Intent = INTENT,
+    reach: tuple[str, ...] = REACH,
+) -> ReviewResult:
+    return review(
+        req,
+        intent=intent,
+        reach=reach,
+        approver=approver,
+        approver_staffing=approver_on(*REACH) if staffing is None else staffing,
+        now=NOW,
+    )
+
+
+def refused(result: ReviewResult, rule: str) -> None:
+    assert (result.accepted, result.outcome, result.rule) == (False, None, rule), result
+
+
+# --- accepted ----------------------------------------------------------------------------
+
+
+def test_an_approver_on_every_project_of_reach_approves() -> None:
+    result = run(request(ApprovalVerdict.APPROVE))
+    assert result == ReviewResult(
+        accepted=True, outcome=Outcome.APPROVED, rule="approved_by_authority", reason=result.reason
+    )
+    assert "ada" in result.reason
+
+
+def test_an_approver_on_every_project_of_reach_denies() -> None:
+    result = run(request(ApprovalVerdict.DENY))
+    assert (result.accepted, result.outcome, result.rule) == (
+        True,
+        Outcome.DENIED,
+        "denied_by_authority",
+    )
+
+
+@pytest.mark.parametrize("verdict", list(ApprovalVerdict))
+def test_the_approvers_reason_is_kept(verdict: ApprovalVerdict) -> None:
+    result = run(request(verdict, reason="checked against the MSA"))
+    assert result.accepted
+    assert result.reason == "checked against the MSA"
+
+
+def test_extra_and_stale_rows_do_not_hurt_a_current_approver() -> None:
+    staffing = (
+        row("east", valid_until=NOW - timedelta(days=1)),
+        row("east"),
+        row("west", StaffRole.MEMBER),
+        row("west", valid_from=NOW),
+        row("north"),
+    )
+    assert run(request(), staffing=staffing).outcome is Outcome.APPROVED
+
+
+def test_an_approver_staffing_ending_later_is_current() -> None:
+    staffing = tuple(row(p, valid_until=NOW + timedelta(seconds=1)) for p in REACH)
+    assert run(request(), staffing=staffing).accepted
+
+
+# --- refused -----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("verdict", list(ApprovalVerdict))
+def test_a_digest_of_other_content_is_refused(verdict: ApprovalVerdict) -> None:
+    other = INTENT.model_copy(
+        update={"cost_cents": 1, "payload": {**INTENT.payload, "amount_cents": 1}}
+    )
+    refused(run(request(verdict, digest=other.digest)), "digest_mismatch")
+    refused(run(request(verdict, digest="")), "digest_mismatch")
+    refused(run(request(verdict, digest=INTENT.digest.upper())), "digest_mismatch")
+
+
+def test_a_request_approved_before_the_intent_changed_is_refused() -> None:
+    req = request()
+    changed = INTENT.model_copy(update={"payload": {**INTENT.payload, "payee": "mallory"}})
+    refused(run(req, intent=changed), "digest_mismatch")
+
+
+@pytest.mark.parametrize("verdict", list(ApprovalVerdict))
+def test_a_request_for_another_intent_is_refused(verdict: ApprovalVerdict) -> None:
+    refused(run(request(verdict, intent_id="i-2")), "wrong_intent")
+
+
+@pytest.mark.parametrize("verdict", list(ApprovalVerdict))
+def test_an_approver_from_another_org_is_refused(verdict: ApprovalVerdict) -> None:
+    stranger = ADA.model_copy(update={"id": "p-eve", "org_id": "org-other"})
+    result = run(
+        request(verdict, approver=stranger),
+        approver=stranger,
+        staffing=approver_on(*REACH, who=stranger),
+    )
+    refused(result, "unknown_approver")
+
+
+def test_an_unknown_approver_is_refused() -> None:
+    refused(run(request(), approver=None), "unknown_approver")
+
+
+@pytest.mark.parametrize("verdict", list(ApprovalVerdict))
+def test_an_agent_approver_is_refused(verdict: ApprovalVerdict) -> None:
+    bot = AGENT.model_copy(update={"id": "p-orion", "handle": "orion"})
+    result = run(
+        request(verdict, approver=bot), approver=bot, staffing=approver_on(*REACH, who=bot)
+    )
+    refused(result, "approver_not_human")
+
+
+@pytest.mark.parametrize("verdict", list(ApprovalVerdict))
+def test_a_suspended_human_is_refused(verdict: ApprovalVerdict) -> None:
+    suspended = ADA.model_copy(update={"status": PrincipalStatus.SUSPENDED})
+    refused(run(request(verdict), approver=suspended), "approver_inactive")
+
+
+@pytest.mark.parametrize("verdict", list(ApprovalVerdict))
+def test_self_approval_is_refused(verdict: ApprovalVerdict) -> None:
+    own = INTENT.model_copy(update={"principal_id": ADA.id})
+    refused(run(request(verdict, intent=own), intent=own), "self_approval")
+
+
+@pytest.mark.parametrize("verdict", list(ApprovalVerdict))
+def test_member_staffing_is_not_approval_authority(verdict: ApprovalVerdict) -> None:
+    staffing = tuple(row(p, StaffRole.MEMBER) for p in REACH)
+    refused(run(request(verdict), staffing=staffing), "no_approval_authority")
+
+
+@pytest.mark.parametrize(
+    "window",
+    [
+        pytest.param((NOW - timedelta(days=30), NOW - timedelta(seconds=1)), id="expired"),
+        pytest.param((NOW - timedelta(days=30), NOW), id="ends-now"),
+        pytest.param((NOW + timedelta(seconds=1), None), id="not-yet"),
+    ],
+)
+def test_approver_staffing_outside_its_window_is_refused(
+    window: tuple[datetime, datetime | None],
+) -> None:
+    valid_from, valid_until = window
+    staffing = (
+        row("east"),
+        row("west", valid_from=valid_from, valid_until=valid_until),
+    )
+    result = run(request(), staffing=staffing)
+    refused(result, "no_approval_authority")
+    assert "west" in result.reason
+
+
+@pytest.mark.parametrize("verdict", list(ApprovalVerdict))
+@pytest.mark.parametrize("only", REACH)
+def test_an_approver_on_one_of_two_projects_is_refused(verdict: ApprovalVerdict, only: str) -> None:
+    result = run(request(verdict), staffing=approver_on(only))
+    refused(result, "no_approval_authority")
+    missing = next(p for p in REACH if p != only)
+    assert missing in result.reason
+
+
+def test_no_staffing_at_all_is_refused() -> None:
+    refused(run(request(), staffing=()), "no_approval_authority")
+
+
+def test_an_empty_reach_is_refused() -> None:
+    refused(run(request(), reach=()), "no_approval_authority")
+
+
+# --- property ------------------------------------------------------------------------------
+
+PROJECTS = ("east", "west", "north")
+
+windows = st.sampled_from(
+    [
+        (NOW - timedelta(days=9), None, True),
+        (NOW - timedelta(days=9), NOW + timedelta(days=1), True),
+        (NOW, None, True),
+        (NOW - timedelta(days=9), NOW, False),
+        (NOW - timedelta(days=9), NOW - timedelta(days=1), False),
+        (NOW + timedelta(microseconds=1), None, False),
+    ]
+)
+rows = st.tuples(st.sampled_from(PROJECTS), st.sampled_from(list(StaffRole)), windows)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    reach=st.sets(st.sampled_from(PROJECTS), min_size=1).map(lambda s: tuple(sorted(s))),
+    staffing=st.lists(rows, max_size=6),
+    verdict=st.sampled_from(list(ApprovalVerdict)),
+)
+def test_accepted_iff_a_current_approver_on_every_project_of_reach(
+    reach: tuple[str, ...],
+    staffing: list[tuple[str, StaffRole, tuple[datetime, datetime | None, bool]]],
+    verdict: ApprovalVerdict,
+) -> None:
+    rows_ = tuple(
+        row(project, role, valid_from=start, valid_until=end)
+        for project, role, (start, end, _) in staffing
+    )
+    authority = {
+        project
+        for project, role, (_, _, current) in staffing
+        if current and role is StaffRole.APPROVER
+    }
+    result = run(request(verdict), staffing=rows_, reach=reach)
+    if set(reach) <= authority:
+        expected = Outcome.APPROVED if verdict is ApprovalVerdict.APPROVE else Outcome.DENIED
+        assert (result.accepted, result.outcome) == (True, expected)
+    else:
+        refused(result, "no_approval_authority")
