@@ -13,7 +13,7 @@ from temporalio.exceptions import ApplicationError
 
 from domain import broker
 from domain.intents import Decision, DispatchResult, Intent, Outcome, Stage
-from domain.ports import Connector, ConnectorWrite, GovernanceLedger
+from domain.ports import ClaimRegistry, Connector, ConnectorWrite, GovernanceLedger
 from domain.runs import BrokerRequest, DispatchRequest, ExpireRequest, ReviewOutcome, ReviewRequest
 from domain.tools import REGISTRY
 
@@ -44,7 +44,7 @@ class BrokerActivities:
         self.poisoned: str | None = None
 
     def _poisoned_policy(
-        self, intent: Intent, snap: broker.BrokerSnapshot, claims: broker.ClaimRegistry
+        self, intent: Intent, snap: broker.BrokerSnapshot, claims: ClaimRegistry
     ) -> Decision:
         return Decision(
             intent_id=intent.id,

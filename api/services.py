@@ -14,6 +14,7 @@ from typing import Any
 from pydantic import BaseModel
 from temporalio.client import Client, WorkflowExecutionStatus
 from temporalio.common import SearchAttributePair, TypedSearchAttributes
+from temporalio.exceptions import WorkflowAlreadyStartedError
 
 from adapters.store.directory import Conflict, NotFound, new_id
 from adapters.store.store import Store
@@ -344,8 +345,6 @@ class Services:
         )
         # Starting is idempotent by workflow id, so a crash between the row and the
         # start is repaired by the client simply retrying with its key.
-        from temporalio.exceptions import WorkflowAlreadyStartedError
-
         try:
             await self._client().start_workflow(
                 AgentRunWorkflow.run,

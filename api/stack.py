@@ -7,6 +7,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import cast
 
 import httpx
 
@@ -47,7 +48,8 @@ class Stack:
                 if child.poll() is not None:
                     self.stop()
                     raise RuntimeError(
-                        f"{child.args[2]} exited early; see {self.settings.data_dir}/*.log"
+                        f"{cast(list[str], child.args)[2]} exited early; "
+                        f"see {self.settings.data_dir}/*.log"
                     )
             try:
                 if httpx.get(f"{self.api_url}/healthz", timeout=1).status_code == 200:

@@ -300,7 +300,7 @@ def decide(intent: Intent, snap: BrokerSnapshot, claims: ClaimRegistry) -> Decis
                     rule=verdict.rule,
                     reason=verdict.reason,
                     reach=tuple(sorted(path.reach or intent.projects)),
-                    **common,  # type: ignore[arg-type]
+                    **common,
                 )
             if isinstance(verdict, Hold):
                 path.holds.append((stage, verdict))
@@ -310,7 +310,7 @@ def decide(intent: Intent, snap: BrokerSnapshot, claims: ClaimRegistry) -> Decis
             stage=stage,
             rule="broker_error",
             reason=f"{type(exc).__name__}: {exc}",
-            **common,  # type: ignore[arg-type]
+            **common,
         )
     reach = tuple(sorted(path.reach))
     if path.holds:
@@ -325,7 +325,7 @@ def decide(intent: Intent, snap: BrokerSnapshot, claims: ClaimRegistry) -> Decis
             reason="; ".join(h.reason for _, h in path.holds),
             release=tuple(release),
             reach=reach,
-            **common,  # type: ignore[arg-type]
+            **common,
         )
     return Decision(
         outcome=Outcome.ALLOW,
@@ -333,7 +333,7 @@ def decide(intent: Intent, snap: BrokerSnapshot, claims: ClaimRegistry) -> Decis
         rule="all_stages_passed",
         reason="every stage passed",
         reach=reach,
-        **common,  # type: ignore[arg-type]
+        **common,
     )
 
 

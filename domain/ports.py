@@ -69,8 +69,15 @@ class ConnectorWrite(Frozen):
 class Connector(Protocol):
     """An outside system reachable only through the broker's dispatch path."""
 
-    system: str
-    actions: frozenset[str]
+    @property
+    def system(self) -> str:
+        """The outside system this connector writes to."""
+        ...
+
+    @property
+    def actions(self) -> frozenset[str]:
+        """The actions of ``system`` this connector performs."""
+        ...
 
     def write(self, write: ConnectorWrite) -> DispatchResult:
         """Perform the write once per intent id; a replay returns the first result."""

@@ -20,6 +20,7 @@ with workflow.unsafe.imports_passed_through():
         Outcome,
     )
     from domain.model import Frozen
+    from domain.parser import ParseRejection
     from domain.runs import (
         BrokerRequest,
         ContextRequest,
@@ -91,7 +92,7 @@ class AgentRunWorkflow:
         self._status = RunStatus.RUNNING
         self._nodes: dict[str, NodeStatus] = dict(RunState(run_id="").nodes)
         self._summary = ""
-        self._rejection = None
+        self._rejection: ParseRejection | None = None
         self._error: str | None = None
         self._tracked: list[_Tracked] = []
         self._inbox: list[ApprovalRequest] = []
@@ -245,10 +246,10 @@ class AgentRunWorkflow:
                     lambda: bool(self._inbox), timeout=max(deadline - workflow.now(), timedelta(0))
                 )
             except TimeoutError:
-                for tracked in open_holds.values():
-                    tracked.decision = await workflow.execute_local_activity_method(
+                for expired in open_holds.values():
+                    expired.decision = await workflow.execute_local_activity_method(
                         BrokerActivities.expire,
-                        ExpireRequest(org_id=run.org_id, intent_id=tracked.intent.id),
+                        ExpireRequest(org_id=run.org_id, intent_id=expired.intent.id),
                         start_to_close_timeout=timedelta(seconds=30),
                         retry_policy=BROKER_RETRY,
                         summary="broker: hold expired",

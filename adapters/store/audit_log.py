@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 
 from sqlalchemy import insert, select, update
-from sqlmodel import Session
+from sqlmodel import Session, col
 
 from adapters.store import convert
 from adapters.store.session import Database
@@ -20,8 +20,8 @@ class AuditError(RuntimeError):
 def lock_head(session: Session, org_id: str) -> ChainHead:
     """Read the org's chain head under a row lock; serialises appends and broker decisions."""
     row = session.execute(
-        select(AuditHeadRow.seq, AuditHeadRow.entry_hash)
-        .where(AuditHeadRow.org_id == org_id)
+        select(col(AuditHeadRow.seq), col(AuditHeadRow.entry_hash))
+        .where(col(AuditHeadRow.org_id) == org_id)
         .with_for_update()
     ).first()
     if row is None:
@@ -37,7 +37,7 @@ def append(session: Session, org_id: str, draft: AuditDraft, now: datetime) -> A
     head = lock_head(session, org_id)
     existing = session.execute(
         select(AuditEntryRow).where(
-            AuditEntryRow.org_id == org_id, AuditEntryRow.event_key == draft.event_key
+            col(AuditEntryRow.org_id) == org_id, col(AuditEntryRow.event_key) == draft.event_key
         )
     ).scalar_one_or_none()
     if existing is not None:
@@ -46,7 +46,7 @@ def append(session: Session, org_id: str, draft: AuditDraft, now: datetime) -> A
     session.execute(insert(AuditEntryRow).values(**entry.model_dump()))
     session.execute(
         update(AuditHeadRow)
-        .where(AuditHeadRow.org_id == org_id)
+        .where(col(AuditHeadRow.org_id) == org_id)
         .values(seq=entry.seq, entry_hash=entry.entry_hash)
     )
     return entry
@@ -70,8 +70,8 @@ class AuditLog:
         with self._db.transaction() as s:
             query = (
                 select(AuditEntryRow)
-                .where(AuditEntryRow.org_id == org_id, AuditEntryRow.seq > after_seq)
-                .order_by(AuditEntryRow.seq)  # type: ignore[arg-type]
+                .where(col(AuditEntryRow.org_id) == org_id, col(AuditEntryRow.seq) > after_seq)
+                .order_by(col(AuditEntryRow.seq))
             )
             if limit is not None:
                 query = query.limit(limit)
@@ -88,8 +88,8 @@ class AuditLog:
         with self._db.transaction() as s:
             rows = s.execute(
                 select(AuditEntryRow)
-                .where(AuditEntryRow.org_id == org_id)
-                .order_by(AuditEntryRow.seq)  # type: ignore[arg-type]
+                .where(col(AuditEntryRow.org_id) == org_id)
+                .order_by(col(AuditEntryRow.seq))
             ).scalars()
             entries = (convert.audit_entry(r) for r in rows)
             head_row = s.get(AuditHeadRow, org_id)
@@ -103,5 +103,5 @@ class AuditLog:
     def verify_all(self) -> dict[str, ChainVerification]:
         """Verify every organization's chain; used when a worker starts its broker."""
         with self._db.transaction() as s:
-            org_ids = list(s.execute(select(OrgRow.id)).scalars())
+            org_ids = list(s.execute(select(col(OrgRow.id))).scalars())
         return {org_id: self.verify(org_id) for org_id in org_ids}

@@ -8,6 +8,7 @@ from datetime import datetime
 
 from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
+from sqlmodel import col
 
 from adapters.store import convert
 from adapters.store.session import Database
@@ -112,10 +113,10 @@ class Directory:
         with self._db.transaction() as s:
             rows = s.execute(
                 select(PrincipalRow)
-                .where(PrincipalRow.org_id == org_id)
+                .where(col(PrincipalRow.org_id) == org_id)
                 .order_by(
-                    PrincipalRow.kind,
-                    PrincipalRow.handle,  # type: ignore[arg-type]
+                    col(PrincipalRow.kind),
+                    col(PrincipalRow.handle),
                 )
             ).scalars()
             return [convert.principal(r) for r in rows]
@@ -126,8 +127,8 @@ class Directory:
             d = (
                 s.execute(
                     select(AgentDefinitionRow)
-                    .where(AgentDefinitionRow.principal_id == principal_id)
-                    .order_by(AgentDefinitionRow.version.desc())  # type: ignore[attr-defined]
+                    .where(col(AgentDefinitionRow.principal_id) == principal_id)
+                    .order_by(col(AgentDefinitionRow.version).desc())
                 )
                 .scalars()
                 .first()
@@ -135,8 +136,8 @@ class Directory:
             c = (
                 s.execute(
                     select(CharterRow)
-                    .where(CharterRow.principal_id == principal_id)
-                    .order_by(CharterRow.version.desc())  # type: ignore[attr-defined]
+                    .where(col(CharterRow.principal_id) == principal_id)
+                    .order_by(col(CharterRow.version).desc())
                 )
                 .scalars()
                 .first()
@@ -158,7 +159,9 @@ class Directory:
     def projects(self, org_id: str) -> list[Project]:
         with self._db.transaction() as s:
             rows = s.execute(
-                select(ProjectRow).where(ProjectRow.org_id == org_id).order_by(ProjectRow.slug)  # type: ignore[arg-type]
+                select(ProjectRow)
+                .where(col(ProjectRow.org_id) == org_id)
+                .order_by(col(ProjectRow.slug))
             ).scalars()
             return [convert.project(r) for r in rows]
 
@@ -187,16 +190,16 @@ class Directory:
 
     def staffing(self, org_id: str, principal_id: str | None = None) -> list[Staffing]:
         with self._db.transaction() as s:
-            query = select(StaffingRow).where(StaffingRow.org_id == org_id)
+            query = select(StaffingRow).where(col(StaffingRow.org_id) == org_id)
             if principal_id is not None:
-                query = query.where(StaffingRow.principal_id == principal_id)
+                query = query.where(col(StaffingRow.principal_id) == principal_id)
             return [convert.staffing(r) for r in s.execute(query).scalars()]
 
     def add_barrier(self, barrier: Barrier, now: datetime) -> Barrier:
         with self._db.transaction() as s:
             known = set(
                 s.execute(
-                    select(ProjectRow.slug).where(ProjectRow.org_id == barrier.org_id)
+                    select(col(ProjectRow.slug)).where(col(ProjectRow.org_id) == barrier.org_id)
                 ).scalars()
             )
             missing = {p for g in barrier.groups for p in g} - known
@@ -215,7 +218,7 @@ class Directory:
 
     def barriers(self, org_id: str) -> list[Barrier]:
         with self._db.transaction() as s:
-            rows = s.execute(select(BarrierRow).where(BarrierRow.org_id == org_id)).scalars()
+            rows = s.execute(select(BarrierRow).where(col(BarrierRow.org_id) == org_id)).scalars()
             return [convert.barrier(r) for r in rows]
 
     # commitments ----------------------------------------------------------------------------
@@ -247,7 +250,9 @@ class Directory:
 
     def commitments(self, org_id: str) -> list[Commitment]:
         with self._db.transaction() as s:
-            rows = s.execute(select(CommitmentRow).where(CommitmentRow.org_id == org_id)).scalars()
+            rows = s.execute(
+                select(CommitmentRow).where(col(CommitmentRow.org_id) == org_id)
+            ).scalars()
             return [convert.commitment(r) for r in rows]
 
     def is_human(self, org_id: str, principal_id: str) -> bool:

@@ -13,7 +13,7 @@ from datetime import datetime
 from typing import Any
 
 from sqlalchemy import delete, select
-from sqlmodel import Session
+from sqlmodel import Session, col
 
 from adapters.store import convert
 from adapters.store.audit_log import append, lock_head
@@ -75,7 +75,9 @@ class _Claims:
 
 
 def _release_claims(s: Session, org_id: str, intent_id: str) -> None:
-    s.execute(delete(ClaimRow).where(ClaimRow.org_id == org_id, ClaimRow.intent_id == intent_id))  # type: ignore[arg-type]
+    s.execute(
+        delete(ClaimRow).where(col(ClaimRow.org_id) == org_id, col(ClaimRow.intent_id) == intent_id)
+    )
 
 
 def _principal_and_staffing(
@@ -85,7 +87,7 @@ def _principal_and_staffing(
     if row is None:
         return None, ()
     staffing = s.execute(
-        select(StaffingRow).where(StaffingRow.principal_id == principal_id)
+        select(StaffingRow).where(col(StaffingRow.principal_id) == principal_id)
     ).scalars()
     return convert.principal(row), tuple(convert.staffing(r) for r in staffing)
 
@@ -98,8 +100,8 @@ def _snapshot(s: Session, intent: Intent, now: datetime) -> BrokerSnapshot:
     d = (
         s.execute(
             select(AgentDefinitionRow)
-            .where(AgentDefinitionRow.principal_id == intent.principal_id)
-            .order_by(AgentDefinitionRow.version.desc())  # type: ignore[attr-defined]
+            .where(col(AgentDefinitionRow.principal_id) == intent.principal_id)
+            .order_by(col(AgentDefinitionRow.version).desc())
         )
         .scalars()
         .first()
@@ -107,24 +109,24 @@ def _snapshot(s: Session, intent: Intent, now: datetime) -> BrokerSnapshot:
     c = (
         s.execute(
             select(CharterRow)
-            .where(CharterRow.principal_id == intent.principal_id)
-            .order_by(CharterRow.version.desc())  # type: ignore[attr-defined]
+            .where(col(CharterRow.principal_id) == intent.principal_id)
+            .order_by(col(CharterRow.version).desc())
         )
         .scalars()
         .first()
     )
     commitments = tuple(
         convert.commitment(r)
-        for r in s.execute(select(CommitmentRow).where(CommitmentRow.org_id == org)).scalars()
+        for r in s.execute(select(CommitmentRow).where(col(CommitmentRow.org_id) == org)).scalars()
     )
     # Only intents that moved money matter to budgets and caps.
     spending = [
         r
         for r in s.execute(
             select(IntentRow).where(
-                IntentRow.org_id == org,
-                IntentRow.status.in_(SPENDING),  # type: ignore[attr-defined]
-                IntentRow.spend_cents > 0,  # type: ignore[operator]
+                col(IntentRow.org_id) == org,
+                col(IntentRow.status).in_(SPENDING),
+                col(IntentRow.spend_cents) > 0,
             )
         ).scalars()
         if r.id != intent.id
@@ -143,8 +145,8 @@ def _snapshot(s: Session, intent: Intent, now: datetime) -> BrokerSnapshot:
         r.ref: tuple(r.projects)
         for r in s.execute(
             select(MemoryNodeRow).where(
-                MemoryNodeRow.org_id == org,
-                MemoryNodeRow.ref.in_(intent.references),  # type: ignore[attr-defined]
+                col(MemoryNodeRow.org_id) == org,
+                col(MemoryNodeRow.ref).in_(intent.references),
             )
         ).scalars()
     }
@@ -154,12 +156,12 @@ def _snapshot(s: Session, intent: Intent, now: datetime) -> BrokerSnapshot:
         definition=None if d is None else convert.definition(d),
         charter=None if c is None else convert.charter(c),
         projects=frozenset(
-            s.execute(select(ProjectRow.slug).where(ProjectRow.org_id == org)).scalars()
+            s.execute(select(col(ProjectRow.slug)).where(col(ProjectRow.org_id) == org)).scalars()
         ),
         staffing=staffing,
         barriers=tuple(
             convert.barrier(r)
-            for r in s.execute(select(BarrierRow).where(BarrierRow.org_id == org)).scalars()
+            for r in s.execute(select(BarrierRow).where(col(BarrierRow.org_id) == org)).scalars()
         ),
         commitments=commitments,
         records=records,
@@ -221,8 +223,8 @@ def _latest_decision(s: Session, intent_id: str) -> Decision | None:
     row = (
         s.execute(
             select(DecisionRow)
-            .where(DecisionRow.intent_id == intent_id)
-            .order_by(DecisionRow.id.desc())  # type: ignore[union-attr]
+            .where(col(DecisionRow.intent_id) == intent_id)
+            .order_by(col(DecisionRow.id).desc())
         )
         .scalars()
         .first()
@@ -299,7 +301,7 @@ class Governance:
             event_key = f"review:{request.intent_id}:{attempt}"
             done = s.execute(
                 select(AuditEntryRow).where(
-                    AuditEntryRow.org_id == org_id, AuditEntryRow.event_key == event_key
+                    col(AuditEntryRow.org_id) == org_id, col(AuditEntryRow.event_key) == event_key
                 )
             ).scalar_one_or_none()
             if row is None or row.org_id != org_id or hold is None:

@@ -12,6 +12,7 @@ import re
 from datetime import datetime
 
 from sqlalchemy import select
+from sqlmodel import col
 
 from adapters.store import convert
 from adapters.store.session import Database
@@ -63,15 +64,15 @@ class MemoryBank:
             staffing = tuple(
                 convert.staffing(r)
                 for r in s.execute(
-                    select(StaffingRow).where(StaffingRow.principal_id == asker_principal_id)
+                    select(StaffingRow).where(col(StaffingRow.principal_id) == asker_principal_id)
                 ).scalars()
             )
             allowed = current_projects(staffing, now, StaffRole.MEMBER)
             wanted = _words(query)
             nodes = s.execute(
                 select(MemoryNodeRow)
-                .where(MemoryNodeRow.org_id == org_id)
-                .order_by(MemoryNodeRow.ref)  # type: ignore[arg-type]
+                .where(col(MemoryNodeRow.org_id) == org_id)
+                .order_by(col(MemoryNodeRow.ref))
             ).scalars()
             scored = sorted(
                 ((len(wanted & _words(n.text + " " + n.ref)), n) for n in nodes),
@@ -109,7 +110,7 @@ class MemoryBank:
             return list(
                 s.execute(
                     select(MemoryReadRow)
-                    .where(MemoryReadRow.org_id == org_id)
-                    .order_by(MemoryReadRow.id)  # type: ignore[arg-type]
+                    .where(col(MemoryReadRow.org_id) == org_id)
+                    .order_by(col(MemoryReadRow.id))
                 ).scalars()
             )

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
+from sqlmodel import col
 
 from adapters.store import convert
 from adapters.store.session import Database
@@ -32,7 +33,9 @@ class Runs:
     def by_client_key(self, org_id: str, client_key: str) -> RunRow | None:
         with self._db.transaction() as s:
             return s.execute(
-                select(RunRow).where(RunRow.org_id == org_id, RunRow.client_key == client_key)
+                select(RunRow).where(
+                    col(RunRow.org_id) == org_id, col(RunRow.client_key) == client_key
+                )
             ).scalar_one_or_none()
 
     def get(self, run_id: str) -> RunRow | None:
@@ -43,14 +46,16 @@ class Runs:
         """Each intent of the run with its status and its decisions, oldest first."""
         with self._db.transaction() as s:
             rows = s.execute(
-                select(IntentRow).where(IntentRow.run_id == run_id).order_by(IntentRow.created_at)  # type: ignore[arg-type]
+                select(IntentRow)
+                .where(col(IntentRow.run_id) == run_id)
+                .order_by(col(IntentRow.created_at))
             ).scalars()
             out = []
             for row in rows:
                 decisions = s.execute(
                     select(DecisionRow)
-                    .where(DecisionRow.intent_id == row.id)
-                    .order_by(DecisionRow.id)  # type: ignore[arg-type]
+                    .where(col(DecisionRow.intent_id) == row.id)
+                    .order_by(col(DecisionRow.id))
                 ).scalars()
                 out.append(
                     (convert.intent(row), row.status, [convert.decision(d) for d in decisions])

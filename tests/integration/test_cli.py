@@ -1,0 +1,78 @@
+"""The ``verletica`` command line, over the same services as the API (no Temporal needed here)."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+from typer.testing import CliRunner
+
+from api.cli import app
+
+
+@pytest.fixture
+def cli(db_url: str, monkeypatch: pytest.MonkeyPatch) -> CliRunner:
+    monkeypatch.setenv("VERLETICA_DATABASE_URL", db_url)
+    monkeypatch.setenv("COLUMNS", "200")
+    return CliRunner()
+
+
+def _ok(result: object) -> str:
+    out = result.output  # type: ignore[attr-defined]
+    assert result.exit_code == 0, out  # type: ignore[attr-defined]
+    return str(out)
+
+
+def test_a_newcomer_configures_a_firm_from_the_command_line(
+    cli: CliRunner, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    out = _ok(cli.invoke(app, ["onboard", "--name", "Harbor", "--founder-email", "ada@hv.example"]))
+    exports = re.search(r"VERLETICA_ORG=(\S+) VERLETICA_ACTOR=(\S+)", out)
+    assert exports is not None
+    monkeypatch.setenv("VERLETICA_ORG", exports.group(1))
+    monkeypatch.setenv("VERLETICA_ACTOR", exports.group(2))
+    for handle in ("orion", "vega", "ledger", "sentinel", "scout"):
+        assert handle in out
+
+    _ok(cli.invoke(app, ["projects", "add", "east", "Atlas"]))
+    _ok(cli.invoke(app, ["projects", "add", "west", "Birch"]))
+    assert "east" in _ok(cli.invoke(app, ["projects", "list"]))
+    staffed = json.loads(_ok(cli.invoke(app, ["staff", "orion", "east"])))
+    assert staffed["project"] == "east" and staffed["role"] == "member"
+    barrier = json.loads(_ok(cli.invoke(app, ["barrier", "wall", "east", "west"])))
+    assert barrier["groups"] == [["east"], ["west"]]
+    cap = json.loads(
+        _ok(
+            cli.invoke(
+                app,
+                [
+                    "commit",
+                    "add",
+                    "cap",
+                    "--cap-cents",
+                    "500000",
+                    "--source",
+                    "letter",
+                    "--project",
+                    "east",
+                ],
+            )
+        )
+    )
+    assert cap["state"] == "extracted"
+    assert (
+        json.loads(_ok(cli.invoke(app, ["commit", "confirm", cap["id"]])))["state"] == "confirmed"
+    )
+    verified = json.loads(_ok(cli.invoke(app, ["audit", "verify"])))
+    assert verified["ok"] is True
+
+
+def test_errors_are_reported_not_raised(cli: CliRunner, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("VERLETICA_ORG", "no-such-org")
+    monkeypatch.setenv("VERLETICA_ACTOR", "nobody")
+    result = cli.invoke(app, ["projects", "add", "east", "Atlas"])
+    assert result.exit_code == 1
+    assert "error:" in result.output
+    bad = cli.invoke(app, ["barrier", "wall", "east", "east"])
+    assert bad.exit_code == 1
