@@ -55,6 +55,14 @@ class BrokerActivities:
             decided_at=snap.now,
         )
 
+    def _poisoned_review(self, *_: object, **__: object) -> broker.ReviewResult:
+        return broker.ReviewResult(
+            accepted=False,
+            outcome=None,
+            rule="broker_poisoned",
+            reason=f"the broker refused to act after a broken foundation: {self.poisoned}",
+        )
+
     @activity.defn(name="broker_decide")
     async def decide(self, request: BrokerRequest) -> Decision:
         """Run the ordered stages; the decision is in the audit chain before this returns."""
@@ -63,22 +71,30 @@ class BrokerActivities:
 
     @activity.defn(name="broker_review")
     async def review(self, request: ReviewRequest) -> ReviewOutcome:
-        """Re-check a human approve/deny: authority, identity and the intent digest."""
+        """Re-check a human approve/deny: authority, identity, the intent digest, and (for an
+        approval) every broker stage again; a poisoned broker refuses, on the record."""
         result, decision = await asyncio.to_thread(
             self._ledger.review,
             request.org_id,
+            request.run_id,
             request.request,
             request.attempt,
             self._clock(),
-            broker.review,
+            self._poisoned_review if self.poisoned else broker.review,
+            broker.decide,
         )
         return ReviewOutcome(review=result, decision=decision)
 
     @activity.defn(name="broker_expire")
     async def expire(self, request: ExpireRequest) -> Decision:
-        """Close a hold that nobody decided in time."""
+        """Close an intent that will not be dispatched, and release its operation key."""
         return await asyncio.to_thread(
-            self._ledger.expire, request.org_id, request.intent_id, self._clock()
+            self._ledger.expire,
+            request.org_id,
+            request.intent_id,
+            self._clock(),
+            request.rule,
+            request.reason,
         )
 
     def _dispatch(self, request: DispatchRequest) -> DispatchResult:

@@ -60,8 +60,7 @@ def create_app(settings: Settings | None = None, services: Services | None = Non
     app.add_exception_handler(ValueError, error(422))
 
     def member(svc: Services, org_id: str, actor: str) -> None:
-        if not svc.store.directory.is_human(org_id, actor):
-            raise Forbidden("the acting principal must be an active human of this organization")
+        svc.require_member(org_id, actor)
 
     @app.post("/v1/orgs", status_code=201)
     def onboard(body: OnboardBody, svc: Svc) -> dict[str, Any]:
@@ -140,16 +139,16 @@ def create_app(settings: Settings | None = None, services: Services | None = Non
         )  # fmt: skip
 
     @app.get("/v1/runs/{run_id}")
-    async def run(run_id: str, svc: Svc) -> RunView:
-        return await svc.run_view(run_id)
+    async def run(run_id: str, svc: Svc, actor: Actor) -> RunView:
+        return await svc.run_view(run_id, actor)
 
     @app.post("/v1/intents/{intent_id}/approve", status_code=202)
-    async def approve(intent_id: str, body: DecisionBody, svc: Svc) -> dict[str, Any]:
-        return await svc.decide_hold(intent_id, body.approver_id, True, body.reason)
+    async def approve(intent_id: str, body: DecisionBody, svc: Svc, actor: Actor) -> dict[str, Any]:
+        return await svc.decide_hold(intent_id, actor, body.approver_id, True, body.reason)
 
     @app.post("/v1/intents/{intent_id}/deny", status_code=202)
-    async def deny(intent_id: str, body: DecisionBody, svc: Svc) -> dict[str, Any]:
-        return await svc.decide_hold(intent_id, body.approver_id, False, body.reason)
+    async def deny(intent_id: str, body: DecisionBody, svc: Svc, actor: Actor) -> dict[str, Any]:
+        return await svc.decide_hold(intent_id, actor, body.approver_id, False, body.reason)
 
     @app.get("/v1/orgs/{org_id}/audit")
     def audit(org_id: str, svc: Svc, actor: Actor, verify: bool = False) -> AuditView:

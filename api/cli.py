@@ -161,6 +161,7 @@ def run(
     agent: Annotated[str, typer.Argument(help="Agent id or handle.")],
     task: str,
     org: Org,
+    actor: As,
     wait: Annotated[bool, typer.Option(help="Wait for the run to settle.")] = True,
 ) -> None:
     """Start an agent run and show its decisions."""
@@ -170,19 +171,21 @@ def run(
         console.print(f"run {started.run_id} — {started.ui_url}")
         if wait:
             for _ in range(300):
-                view = await s.run_view(started.run_id)
+                view = await s.run_view(started.run_id, actor)
                 if view.workflow_status != "running" or (
                     view.state and view.state.status == "needs_human"
                 ):
                     return view
                 await asyncio.sleep(0.2)
-        return await s.run_view(started.run_id)
+        return await s.run_view(started.run_id, actor)
 
     _show(_services(go, temporal=True))
 
 
 def _decide(intent_id: str, actor: str, reason: str, approve: bool) -> None:
-    _show(_services(lambda s: s.decide_hold(intent_id, actor, approve, reason), temporal=True))
+    _show(
+        _services(lambda s: s.decide_hold(intent_id, actor, actor, approve, reason), temporal=True)
+    )
 
 
 @app.command()

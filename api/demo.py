@@ -42,12 +42,12 @@ class DemoReport(BaseModel):
 
 
 async def _settled(
-    http: httpx.AsyncClient, run_id: str, until: str, timeout: float = 60
+    http: httpx.AsyncClient, headers: dict[str, str], run_id: str, until: str, timeout: float = 60
 ) -> dict[str, Any]:
     """Poll a run until it completes (or, with ``until='hold'``, waits on a human)."""
     deadline = time.monotonic() + timeout
     while True:
-        view = (await http.get(f"/v1/runs/{run_id}")).raise_for_status().json()
+        view = (await http.get(f"/v1/runs/{run_id}", headers=headers)).raise_for_status().json()
         state = view.get("state") or {}
         if view["workflow_status"] != "running":
             return view  # type: ignore[no-any-return]
@@ -144,19 +144,23 @@ async def play(http: httpx.AsyncClient, console: Console | None = None) -> DemoR
         )
         started[step] = run["run_id"]
     for step in ("kickoff", "cross", "unstaffed", "malformed"):
-        runs[step] = await _settled(http, started[step], "completed")
-    held = await _settled(http, started["payment"], "hold")
+        runs[step] = await _settled(http, as_founder, started[step], "completed")
+    held = await _settled(http, as_founder, started["payment"], "hold")
     intent = held["state"]["intents"][0]["intent"]["id"]
     say(f"   payment held: {held['state']['intents'][0]['decision']['reason']}")
     say("   Ben (no approval authority) approves → recorded and refused")
-    await post(f"/v1/intents/{intent}/approve", {"approver_id": ben["id"], "reason": "looks fine"})
-    await _settled(http, started["payment"], "refused:1")
+    approval = {"approver_id": ben["id"], "reason": "looks fine"}
+    as_ben = {HEADER: ben["id"]}
+    (
+        await http.post(f"/v1/intents/{intent}/approve", json=approval, headers=as_ben)
+    ).raise_for_status()
+    await _settled(http, as_founder, started["payment"], "refused:1")
     say("   Ada (approver on east) approves → dispatched once")
     await post(
         f"/v1/intents/{intent}/approve",
         {"approver_id": founder, "reason": "client consented in writing on 2026-11-27"},
     )
-    runs["payment"] = await _settled(http, started["payment"], "completed")
+    runs["payment"] = await _settled(http, as_founder, started["payment"], "completed")
 
     audit = (
         (await http.get(f"/v1/orgs/{org_id}/audit", params={"verify": "true"}, headers=as_founder))

@@ -62,7 +62,8 @@ class RunBody(Body):
     task: str = Field(min_length=1, max_length=4000)
     scripted_reply: str | None = Field(default=None, max_length=100_000)
     client_key: str | None = Field(default=None, max_length=200)
-    hold_timeout_seconds: int | None = Field(default=None, ge=1)
+    hold_timeout_seconds: int | None = Field(default=None, ge=60)
+    """How long a hold waits for a human (default 7 days; at least a minute)."""
 
 
 class DecisionBody(Body):

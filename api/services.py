@@ -13,10 +13,12 @@ from typing import Any
 
 from pydantic import BaseModel
 from temporalio.client import Client, WorkflowExecutionStatus
-from temporalio.common import SearchAttributePair, TypedSearchAttributes
+from temporalio.common import SearchAttributePair, TypedSearchAttributes, WorkflowIDReusePolicy
 from temporalio.exceptions import WorkflowAlreadyStartedError
+from temporalio.service import RPCError, RPCStatusCode
 
-from adapters.store.directory import Conflict, NotFound, new_id
+from adapters.store.directory import new_id
+from adapters.store.errors import Conflict, NotFound
 from adapters.store.store import Store
 from adapters.store.tables import RunRow
 from domain.audit import AuditEntry, ChainVerification
@@ -38,7 +40,7 @@ from domain.model import (
     StaffRole,
 )
 from domain.runs import RunInput, RunState
-from domain.starter import STARTER_FLEET
+from domain.starter import STARTER_FLEET, StarterAgent
 from worker.settings import Settings
 from workflows import search_attributes as sa
 from workflows.agent_run import AgentRunWorkflow, ApprovalSignal
@@ -102,6 +104,39 @@ def _slug(value: str) -> str:
     return "".join(c if c.isalnum() else "-" for c in value.lower()).strip("-")[:40] or "founder"
 
 
+def _starter_agent(org_id: str, spec: StarterAgent) -> tuple[Principal, AgentDefinition, Charter]:
+    agent = Principal(
+        id=new_id(),
+        org_id=org_id,
+        kind=PrincipalKind.AGENT,
+        handle=spec.handle,
+        display_name=spec.display_name,
+        agent_kind=spec.agent_kind,
+    )
+    definition = AgentDefinition(
+        principal_id=agent.id,
+        version=1,
+        instructions=spec.instructions,
+        budget_cents=spec.budget_cents,
+    )
+    charter = Charter(
+        principal_id=agent.id,
+        version=1,
+        status=CharterStatus.PUBLISHED,
+        role=spec.role,
+        purpose=spec.purpose,
+        tools=spec.tools,
+        budget_ceiling_cents=spec.ceiling_cents,
+        definition_pin=1,
+    )
+    return agent, definition, charter
+
+
+def _sides(barriers: list[Barrier], projects: set[str]) -> list[str]:
+    """Names of the barriers whose two or more groups ``projects`` touch."""
+    return [b.name for b in barriers if len(b.groups_touched(frozenset(projects))) > 1]
+
+
 class Services:
     """Use cases over the store and the Temporal client."""
 
@@ -122,48 +157,25 @@ class Services:
 
     # ------------------------------------------------------------------ organization
     def onboard(self, name: str, founder_email: str, founder_name: str | None = None) -> Onboarded:
-        """Create an organization, its founder and the starter fleet of agents."""
+        """Create an organization, its founder and the starter fleet of agents, atomically."""
         if not name.strip() or "@" not in founder_email:
             raise ValueError("an organization needs a name and a founder email")
         now = self.clock()
         org_id = new_id()
+        handle = _slug(founder_email.split("@")[0])
+        if handle in {spec.handle for spec in STARTER_FLEET}:
+            handle = f"{handle}-founder"  # the starter agents' handles are taken
         founder = Principal(
             id=new_id(),
             org_id=org_id,
             kind=PrincipalKind.HUMAN,
-            handle=_slug(founder_email.split("@")[0]),
+            handle=handle,
             display_name=founder_name or founder_email.split("@")[0],
             email=founder_email,
         )
-        org = self.store.directory.create_org(name.strip(), founder, now)
-        agents = []
-        for spec in STARTER_FLEET:
-            agent = Principal(
-                id=new_id(),
-                org_id=org_id,
-                kind=PrincipalKind.AGENT,
-                handle=spec.handle,
-                display_name=spec.display_name,
-                agent_kind=spec.agent_kind,
-            )
-            definition = AgentDefinition(
-                principal_id=agent.id,
-                version=1,
-                instructions=spec.instructions,
-                budget_cents=spec.budget_cents,
-            )
-            charter = Charter(
-                principal_id=agent.id,
-                version=1,
-                status=CharterStatus.PUBLISHED,
-                role=spec.role,
-                purpose=spec.purpose,
-                tools=spec.tools,
-                budget_ceiling_cents=spec.ceiling_cents,
-                definition_pin=1,
-            )
-            agents.append(self.store.directory.add_agent(agent, definition, charter, now))
-        return Onboarded(org=org, founder=founder, agents=agents)
+        fleet = [_starter_agent(org_id, spec) for spec in STARTER_FLEET]
+        org = self.store.directory.create_org(name.strip(), founder, fleet, now)
+        return Onboarded(org=org, founder=founder, agents=[agent for agent, _, _ in fleet])
 
     def add_human(self, org_id: str, actor_id: str, email: str, display_name: str) -> Principal:
         """Invite a human colleague; they get authority only through staffing."""
@@ -216,6 +228,20 @@ class Services:
         who = self.store.directory.principal(org_id, principal_id)
         if role is StaffRole.APPROVER and who.kind is not PrincipalKind.HUMAN:
             raise ValueError("only a human may be staffed as approver")
+        if valid_until is not None and valid_until <= self.clock():
+            raise ValueError("valid_until must lie in the future")
+        if who.kind is PrincipalKind.AGENT:
+            now = self.clock()
+            current = {
+                s.project
+                for s in self.store.directory.staffing(org_id, principal_id)
+                if s.active_at(now)
+            }
+            crossed = _sides(self.store.directory.barriers(org_id), current | {project})
+            if crossed:
+                raise Conflict(
+                    f"{who.handle} would be staffed on both sides of {', '.join(crossed)}"
+                )
         staffing = Staffing(
             id=new_id(),
             principal_id=principal_id,
@@ -236,11 +262,21 @@ class Services:
     def add_barrier(
         self, org_id: str, actor_id: str, name: str, groups: list[list[str]]
     ) -> Barrier:
+        """Wall project groups off from each other; no agent may straddle the new wall."""
         self._founder(org_id, actor_id)
         barrier = Barrier(
             id=new_id(), org_id=org_id, name=name, groups=tuple(tuple(g) for g in groups)
         )
-        return self.store.directory.add_barrier(barrier, self.clock())
+        now = self.clock()
+        agents = {p.id: p.handle for p in self.principals(org_id) if p.kind is PrincipalKind.AGENT}
+        by_agent: dict[str, set[str]] = {}
+        for staffing in self.store.directory.staffing(org_id):
+            if staffing.principal_id in agents and staffing.active_at(now):
+                by_agent.setdefault(agents[staffing.principal_id], set()).add(staffing.project)
+        split = sorted(h for h, projects in by_agent.items() if _sides([barrier], projects))
+        if split:
+            raise Conflict(f"the barrier would split the staffing of {', '.join(split)}")
+        return self.store.directory.add_barrier(barrier, now)
 
     def add_commitment(
         self,
@@ -290,6 +326,12 @@ class Services:
     ) -> None:
         """Store a record in memory (the founder, until ingestion screening lands)."""
         self._founder(org_id, actor_id)
+        unknown = set(projects) - {p.slug for p in self.store.directory.projects(org_id)}
+        if unknown:
+            raise NotFound(f"no project {', '.join(sorted(unknown))}")
+        crossed = _sides(self.store.directory.barriers(org_id), set(projects))
+        if crossed:
+            raise ValueError(f"a record may not belong to both sides of {', '.join(crossed)}")
         self.store.memory.remember(org_id, ref, projects, text, actor_id, self.clock())
 
     # ------------------------------------------------------------------ runs
@@ -335,6 +377,8 @@ class Services:
                 created_at=self.clock(),
             )
         )
+        if not created and (row.agent_id, row.task) != (agent_id, task):
+            raise Conflict("this client key already started a different run")
         run_input = RunInput(
             run_id=row.id,
             org_id=org_id,
@@ -359,6 +403,9 @@ class Services:
                     ]
                 ),
                 static_summary=f"{agent.handle}: {task[:80]}",
+                # A finished run is never executed again under its id: a retried
+                # start with the same client key must not repeat its writes.
+                id_reuse_policy=WorkflowIDReusePolicy.REJECT_DUPLICATE,
             )
         except WorkflowAlreadyStartedError:
             pass
@@ -369,11 +416,17 @@ class Services:
             ui_url=self.ui_url(row.workflow_id),
         )
 
-    async def run_view(self, run_id: str) -> RunView:
+    def require_member(self, org_id: str, actor_id: str) -> None:
+        """Refuse unless the actor is an active human of the organization."""
+        if not self.store.directory.is_human(org_id, actor_id):
+            raise Forbidden("the acting principal must be an active human of this organization")
+
+    async def run_view(self, run_id: str, actor_id: str) -> RunView:
         """Status, node states (from the workflow) and intents with decisions (from the store)."""
         row = self.store.runs.get(run_id)
         if row is None:
             raise NotFound(f"no run {run_id}")
+        self.require_member(row.org_id, actor_id)
         handle = self._client().get_workflow_handle_for(AgentRunWorkflow.run, row.workflow_id)
         description = await handle.describe()
         status = description.status or WorkflowExecutionStatus.RUNNING
@@ -409,13 +462,19 @@ class Services:
         return await handle.result()
 
     async def decide_hold(
-        self, intent_id: str, approver_id: str, approve: bool, reason: str = ""
+        self, intent_id: str, actor_id: str, approver_id: str, approve: bool, reason: str = ""
     ) -> dict[str, Any]:
-        """Send an approve/deny signal bound to the intent's digest; the broker re-checks it."""
+        """Send an approve/deny signal bound to the intent's digest; the broker re-checks it.
+
+        The acting principal speaks only for itself: ``approver_id`` must be the actor.
+        """
+        if approver_id != actor_id:
+            raise Forbidden("approver_id must be the acting principal")
         found = self.store.runs.intent(intent_id)
         if found is None:
             raise NotFound(f"no intent {intent_id}")
         intent, status, run_id = found
+        self.require_member(intent.org_id, actor_id)
         if status != Outcome.HOLD:
             raise Conflict(f"intent is {status}, not held")
         row = self.store.runs.get(run_id)
@@ -424,7 +483,14 @@ class Services:
         signal = ApprovalSignal(
             intent_id=intent_id, approver_id=approver_id, intent_digest=intent.digest, reason=reason
         )
-        await handle.signal(AgentRunWorkflow.approve if approve else AgentRunWorkflow.deny, signal)
+        try:
+            await handle.signal(
+                AgentRunWorkflow.approve if approve else AgentRunWorkflow.deny, signal
+            )
+        except RPCError as exc:
+            if exc.status is RPCStatusCode.NOT_FOUND:
+                raise Conflict("the run holding this intent has ended") from exc
+            raise
         return {
             "intent_id": intent_id,
             "run_id": run_id,

@@ -91,6 +91,7 @@ class _Path:
     tool: ToolSpec | None = None
     reach: frozenset[str] = frozenset()
     holds: list[tuple[Stage, Hold]] = field(default_factory=list)
+    digest: str = ""
 
 
 StageFn = Callable[[_Path], Reject | Hold | None]
@@ -284,56 +285,53 @@ STAGES: tuple[tuple[Stage, StageFn], ...] = (
 )
 
 
-def decide(intent: Intent, snap: BrokerSnapshot, claims: ClaimRegistry) -> Decision:
-    """Run every stage in order; always return a decision (an exception is a rejection)."""
-    path = _Path(intent=intent, snap=snap, claims=claims)
+def _verdict(path: _Path) -> tuple[Stage, Reject | None]:
+    """Run the stages in order: the rejecting stage, or (last stage, None) when none rejects."""
     stage = Stage.IDENTITY
-    common = {"intent_id": intent.id, "decided_at": snap.now}
     try:
-        common["intent_digest"] = intent.digest
+        path.digest = path.intent.digest  # an intent with no canonical form is rejected here
         for stage, run in STAGES:
             verdict = run(path)
             if isinstance(verdict, Reject):
-                return Decision(
-                    outcome=Outcome.REJECT,
-                    stage=stage,
-                    rule=verdict.rule,
-                    reason=verdict.reason,
-                    reach=tuple(sorted(path.reach or intent.projects)),
-                    **common,
-                )
+                return stage, verdict
             if isinstance(verdict, Hold):
                 path.holds.append((stage, verdict))
     except Exception as exc:  # the broker is total: an exception is a recorded rejection
-        return Decision(
-            outcome=Outcome.REJECT,
-            stage=stage,
-            rule="broker_error",
-            reason=f"{type(exc).__name__}: {exc}",
-            **common,
-        )
-    reach = tuple(sorted(path.reach))
-    if path.holds:
-        first_stage, first = path.holds[0]
-        release: list[str] = []
-        for _, hold in path.holds:
-            release.extend(r for r in hold.release if r not in release)
-        return Decision(
-            outcome=Outcome.HOLD,
-            stage=first_stage,
-            rule="+".join(h.rule for _, h in path.holds),
-            reason="; ".join(h.reason for _, h in path.holds),
-            release=tuple(release),
-            reach=reach,
-            **common,
+        return stage, Reject("broker_error", f"{type(exc).__name__}: {exc}")
+    return Stage.AUDIT, None
+
+
+def decide(intent: Intent, snap: BrokerSnapshot, claims: ClaimRegistry) -> Decision:
+    """Run every stage in order; always return a decision (an exception is a rejection)."""
+    path = _Path(intent=intent, snap=snap, claims=claims)
+    stage, rejection = _verdict(path)
+    reach = tuple(sorted(path.reach or intent.projects))
+    release: tuple[str, ...] = ()
+    if rejection is not None:
+        outcome, rule, reason = Outcome.REJECT, rejection.rule, rejection.reason
+    elif path.holds:
+        stage = path.holds[0][0]
+        outcome = Outcome.HOLD
+        rule = "+".join(h.rule for _, h in path.holds)
+        reason = "; ".join(h.reason for _, h in path.holds)
+        release = tuple(dict.fromkeys(r for _, h in path.holds for r in h.release))
+    else:
+        outcome, rule, reason, release = (
+            Outcome.ALLOW,
+            "all_stages_passed",
+            "every stage passed",
+            (),
         )
     return Decision(
-        outcome=Outcome.ALLOW,
-        stage=Stage.AUDIT,
-        rule="all_stages_passed",
-        reason="every stage passed",
+        intent_id=intent.id,
+        outcome=outcome,
+        stage=stage,
+        rule=rule,
+        reason=reason,
+        release=release,
         reach=reach,
-        **common,
+        intent_digest=path.digest,
+        decided_at=snap.now,
     )
 
 
@@ -393,3 +391,30 @@ def review(
         rule="denied_by_authority",
         reason=request.reason or f"denied by {approver.handle}",
     )
+
+
+def reconfirm(held: Decision, now: Decision) -> ReviewResult | None:
+    """Whether an approval of the hold ``held`` still stands, given ``now``, the broker's
+    decision on the same intent at approval time. None when it stands.
+
+    An approval answers the reasons the hold showed. It is refused when the intent
+    would now be rejected (the agent was unstaffed, the budget is spent…) or when it
+    now needs a human for a reason the hold did not show (another spend took the cap).
+    """
+    if now.outcome is Outcome.REJECT:
+        return ReviewResult(
+            accepted=False,
+            outcome=None,
+            rule=now.rule,
+            reason=f"re-checked at approval, the broker now rejects it: {now.reason}",
+        )
+    if now.outcome is Outcome.HOLD:
+        new = set(now.rule.split("+")) - set(held.rule.split("+"))
+        if new:
+            return ReviewResult(
+                accepted=False,
+                outcome=None,
+                rule="hold_reasons_changed",
+                reason=f"now also held for {', '.join(sorted(new))}: {now.reason}",
+            )
+    return None

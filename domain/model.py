@@ -203,6 +203,12 @@ class Commitment(Frozen):
     confirmed_by: str | None = None
     confirmed_at: datetime | None = None
 
+    @model_validator(mode="after")
+    def _window(self) -> Commitment:
+        if self.valid_until is not None and self.valid_until <= self.valid_from:
+            raise ValueError("a commitment's valid_until must come after its valid_from")
+        return self
+
     def binds(self, now: datetime) -> bool:
         """True when confirmed and ``now`` lies in its validity window."""
         return (

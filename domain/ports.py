@@ -124,13 +124,17 @@ class GovernanceLedger(Protocol):
     def review(
         self,
         org_id: str,
+        run_id: str,
         request: ApprovalRequest,
         attempt: int,
         now: datetime,
         policy: Callable[..., ReviewResult],
+        recheck: Callable[[Intent, BrokerSnapshot, ClaimRegistry], Decision],
     ) -> tuple[ReviewResult, Decision | None]: ...
 
-    def expire(self, org_id: str, intent_id: str, now: datetime) -> Decision: ...
+    def expire(
+        self, org_id: str, intent_id: str, now: datetime, rule: str = ..., reason: str = ...
+    ) -> Decision: ...
 
     def record_run_rejection(
         self,

@@ -87,23 +87,27 @@ class ReviewRequest(Frozen):
     """Re-check one human decision on a held intent."""
 
     org_id: str
+    run_id: str
     request: ApprovalRequest
     attempt: int
     """Position of this request among the run's signals; makes the audit entry idempotent."""
 
 
 class ReviewOutcome(Frozen):
-    """The broker's review; when accepted, the new audited decision."""
+    """The broker's review and the intent's newest decision (approved, denied, or a
+    hold, possibly renewed with new reasons when the approval was refused)."""
 
     review: ReviewResult
     decision: Decision | None = None
 
 
 class ExpireRequest(Frozen):
-    """Close a hold nobody decided in time."""
+    """Close an intent that will not be dispatched (undecided hold, or its run failed)."""
 
     org_id: str
     intent_id: str
+    rule: str = "hold_expired"
+    reason: str = "no human decided before the hold expired"
 
 
 class DispatchRequest(Frozen):

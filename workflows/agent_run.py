@@ -136,6 +136,7 @@ class AgentRunWorkflow:
             for name, status in self._nodes.items():
                 if status in (NodeStatus.RUNNING, NodeStatus.WAITING):
                     self._nodes[name] = NodeStatus.FAILED
+            await self._close_unfinished(run)
         workflow.upsert_search_attributes([sa.NEEDS_HUMAN.value_set(False)])
         return self.state()
 
@@ -215,6 +216,26 @@ class AgentRunWorkflow:
         if self._nodes["action"] is NodeStatus.PENDING:
             self._nodes["action"] = NodeStatus.SKIPPED
 
+    async def _close_unfinished(self, run: RunInput) -> None:
+        """A failed run leaves nothing open: holds and undispatched allows are closed on
+        the record, so their operation keys do not block later intents."""
+        for tracked in self._tracked:
+            open_hold = tracked.decision.outcome is Outcome.HOLD
+            undispatched = tracked.decision.outcome.may_dispatch and tracked.dispatch is None
+            if open_hold or undispatched:
+                tracked.decision = await workflow.execute_local_activity_method(
+                    BrokerActivities.expire,
+                    ExpireRequest(
+                        org_id=run.org_id,
+                        intent_id=tracked.intent.id,
+                        rule="run_failed",
+                        reason=f"the run failed before this intent was done: {self._error}",
+                    ),
+                    start_to_close_timeout=timedelta(seconds=30),
+                    retry_policy=BROKER_RETRY,
+                    summary="broker: close after run failure",
+                )
+
     async def _dispatch(self, run: RunInput, tracked: _Tracked) -> None:
         self._nodes["action"] = NodeStatus.RUNNING
         tracked.dispatch = await workflow.execute_activity_method(
@@ -257,9 +278,13 @@ class AgentRunWorkflow:
                 break
             request = self._inbox.pop(0)
             self._attempts += 1
+            # Every request is reviewed and recorded, even one naming another run's
+            # intent: the ledger refuses it as wrong_run.
             outcome = await workflow.execute_local_activity_method(
                 BrokerActivities.review,
-                ReviewRequest(org_id=run.org_id, request=request, attempt=self._attempts),
+                ReviewRequest(
+                    org_id=run.org_id, run_id=run.run_id, request=request, attempt=self._attempts
+                ),
                 start_to_close_timeout=timedelta(seconds=30),
                 retry_policy=BROKER_RETRY,
                 summary=f"broker: review {request.verdict} by {request.approver_id[:8]}",
@@ -267,10 +292,11 @@ class AgentRunWorkflow:
             tracked = open_holds.get(request.intent_id)
             if tracked is None:
                 continue
-            if outcome.decision is None:
+            if outcome.decision is not None:
+                tracked.decision = outcome.decision
+            if not outcome.review.accepted:
                 tracked.refused.append(f"{request.approver_id}: {outcome.review.rule}")
                 continue
-            tracked.decision = outcome.decision
             if tracked.decision.outcome.may_dispatch:
                 self._status = RunStatus.RUNNING
                 await self._dispatch(run, tracked)

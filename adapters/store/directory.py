@@ -8,9 +8,10 @@ from datetime import datetime
 
 from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
-from sqlmodel import col
+from sqlmodel import Session, col
 
 from adapters.store import convert
+from adapters.store.errors import Conflict, NotFound
 from adapters.store.session import Database
 from adapters.store.tables import (
     AgentDefinitionRow,
@@ -38,17 +39,18 @@ from domain.model import (
 )
 
 
-class Conflict(ValueError):
-    """The request contradicts what is stored (duplicate key, wrong state)."""
-
-
-class NotFound(LookupError):
-    """No such record in this organization."""
-
-
 def new_id() -> str:
     """A fresh random identifier."""
     return str(uuid.uuid4())
+
+
+def _add_agent_rows(
+    s: Session, agent: Principal, definition: AgentDefinition, charter: Charter, now: datetime
+) -> None:
+    s.add(PrincipalRow(**agent.model_dump(mode="json"), created_at=now))
+    s.flush()
+    s.add(AgentDefinitionRow(**definition.model_dump(), created_at=now))
+    s.add(CharterRow(**charter.model_dump(mode="json"), created_at=now))
 
 
 class Directory:
@@ -58,12 +60,24 @@ class Directory:
         self._db = db
 
     # organizations and principals -------------------------------------------------------
-    def create_org(self, name: str, founder: Principal, now: datetime) -> Organization:
-        """Create an organization, its founder and an empty audit chain."""
-        with self._db.transaction() as s:
-            s.add(OrgRow(id=founder.org_id, name=name, founder_id=founder.id, created_at=now))
-            s.add(PrincipalRow(**founder.model_dump(mode="json"), created_at=now))
-            s.add(AuditHeadRow(org_id=founder.org_id, seq=0, entry_hash=GENESIS_HASH))
+    def create_org(
+        self,
+        name: str,
+        founder: Principal,
+        agents: list[tuple[Principal, AgentDefinition, Charter]],
+        now: datetime,
+    ) -> Organization:
+        """Create an organization, its founder, its agents and an empty audit chain,
+        all in one transaction: a failure leaves nothing behind."""
+        try:
+            with self._db.transaction() as s:
+                s.add(OrgRow(id=founder.org_id, name=name, founder_id=founder.id, created_at=now))
+                s.add(PrincipalRow(**founder.model_dump(mode="json"), created_at=now))
+                s.add(AuditHeadRow(org_id=founder.org_id, seq=0, entry_hash=GENESIS_HASH))
+                for agent, definition, charter in agents:
+                    _add_agent_rows(s, agent, definition, charter, now)
+        except IntegrityError as exc:
+            raise Conflict(f"could not create the organization: {exc.orig}") from exc
         return Organization(id=founder.org_id, name=name, founder_id=founder.id)
 
     def org(self, org_id: str) -> Organization:
@@ -88,10 +102,7 @@ class Directory:
         """Add an agent with its definition and charter in one transaction."""
         try:
             with self._db.transaction() as s:
-                s.add(PrincipalRow(**agent.model_dump(mode="json"), created_at=now))
-                s.flush()
-                s.add(AgentDefinitionRow(**definition.model_dump(), created_at=now))
-                s.add(CharterRow(**charter.model_dump(mode="json"), created_at=now))
+                _add_agent_rows(s, agent, definition, charter, now)
         except IntegrityError as exc:
             raise Conflict(f"handle {agent.handle!r} is taken") from exc
         return agent

@@ -35,7 +35,7 @@ from adapters.store.tables import (
     StaffingRow,
 )
 from domain.audit import AuditDraft, AuditEntry, entry_hash
-from domain.broker import BrokerSnapshot, ReviewResult, operation_key, spend_of
+from domain.broker import BrokerSnapshot, ReviewResult, operation_key, reconfirm, spend_of
 from domain.intents import (
     ApprovalRequest,
     Decision,
@@ -53,6 +53,10 @@ Policy = Callable[[Intent, BrokerSnapshot, ClaimRegistry], Decision]
 ReviewPolicy = Callable[..., ReviewResult]
 
 SPENDING = (Outcome.ALLOW.value, Outcome.APPROVED.value)
+
+
+def _refusal(rule: str, reason: str) -> ReviewResult:
+    return ReviewResult(accepted=False, outcome=None, rule=rule, reason=reason)
 
 
 class FoundationBroken(RuntimeError):
@@ -288,30 +292,46 @@ class Governance:
     def review(
         self,
         org_id: str,
+        run_id: str,
         request: ApprovalRequest,
         attempt: int,
         now: datetime,
         policy: ReviewPolicy,
+        recheck: Policy,
     ) -> tuple[ReviewResult, Decision | None]:
-        """Re-check a human decision on a hold; record it whether accepted or refused."""
+        """Re-check a human decision on a hold of ``run_id``; record it, accepted or refused.
+
+        An approval also re-runs the broker's stages on the intent (``recheck``): it is
+        refused when the intent would now be rejected, and the intent is held again,
+        with its new reasons, when it needs a human for a reason the hold did not show.
+        Returns the review and the intent's newest decision.
+        """
         with self._db.transaction() as s:
             lock_head(s, org_id)
-            row = s.get(IntentRow, request.intent_id)
-            hold = s.get(HoldRow, request.intent_id)
-            event_key = f"review:{request.intent_id}:{attempt}"
+            event_key = f"review:{run_id}:{request.intent_id}:{attempt}"
             done = s.execute(
                 select(AuditEntryRow).where(
                     col(AuditEntryRow.org_id) == org_id, col(AuditEntryRow.event_key) == event_key
                 )
             ).scalar_one_or_none()
-            if row is None or row.org_id != org_id or hold is None:
-                result = ReviewResult(
-                    accepted=False, outcome=None, rule="not_held", reason="no such held intent"
-                )
+            if done is not None:  # a retried review: answer as recorded
+                latest = _latest_decision(s, request.intent_id)
+                accepted = done.decision != "review_refused"
+                return ReviewResult(
+                    accepted=accepted,
+                    outcome=Outcome(done.decision) if accepted else None,
+                    rule=done.rule,
+                    reason=str(done.payload.get("reason", "")),
+                ), latest
+            row = s.get(IntentRow, request.intent_id)
+            hold = s.get(HoldRow, request.intent_id)
+            held = _latest_decision(s, request.intent_id)
+            if row is None or row.org_id != org_id or hold is None or held is None:
+                result = _refusal("not_held", "no such held intent")
+            elif row.run_id != run_id:
+                result = _refusal("wrong_run", "the intent belongs to another run")
             elif hold.state != "open":
-                result = ReviewResult(
-                    accepted=False, outcome=None, rule="hold_closed", reason=f"hold is {hold.state}"
-                )
+                result = _refusal("hold_closed", f"hold is {hold.state}")
             else:
                 intent = convert.intent(row)
                 approver, staffing = _principal_and_staffing(s, request.approver_id)
@@ -323,8 +343,13 @@ class Governance:
                     approver_staffing=staffing,
                     now=now,
                 )
-            if done is not None:  # a retried review: answer as recorded
-                return result, _latest_decision(s, request.intent_id)
+                if result.outcome is Outcome.APPROVED:
+                    redecided = recheck(intent, _snapshot(s, intent, now), _Claims(s, org_id, now))
+                    refusal = reconfirm(held, redecided)
+                    if refusal is not None:
+                        result = refusal
+                        if redecided.outcome is Outcome.HOLD:
+                            held = self._rehold(s, intent, hold, redecided, attempt, now)
             payload = {
                 "approver_id": request.approver_id,
                 "verdict": request.verdict,
@@ -347,7 +372,7 @@ class Governance:
                     ),
                     now,
                 )
-                return result, None
+                return result, held
             assert result.outcome is not None
             intent = convert.intent(row)
             decision = Decision(
@@ -379,42 +404,77 @@ class Governance:
             )
             return result, _record_decision(s, intent, decision, draft, now)
 
-    def expire(self, org_id: str, intent_id: str, now: datetime) -> Decision:
-        """Close a hold nobody decided in time."""
+    def _rehold(
+        self,
+        s: Session,
+        intent: Intent,
+        hold: HoldRow,
+        redecided: Decision,
+        attempt: int,
+        now: datetime,
+    ) -> Decision:
+        """Hold the intent again for the reasons found at approval time."""
+        hold.release = list(redecided.release)
+        s.add(hold)
+        draft = AuditDraft(
+            event_key=f"rehold:{intent.id}:{attempt}",
+            actor="broker",
+            intent_id=intent.id,
+            decision=Outcome.HOLD,
+            stage=redecided.stage,
+            rule=redecided.rule,
+            payload=_decision_payload(intent, redecided),
+        )
+        return _record_decision(s, intent, redecided, draft, now)
+
+    def expire(
+        self,
+        org_id: str,
+        intent_id: str,
+        now: datetime,
+        rule: str = "hold_expired",
+        reason: str = "no human decided before the hold expired",
+    ) -> Decision:
+        """Close an intent that will not be dispatched: an undecided hold, or an allowed
+        intent whose run ended before its write. Its operation key is released."""
         with self._db.transaction() as s:
             lock_head(s, org_id)
             row = s.get(IntentRow, intent_id)
+            if row is None or row.org_id != org_id:
+                raise LookupError(f"no intent {intent_id}")
             hold = s.get(HoldRow, intent_id)
-            if row is None or hold is None:
-                raise LookupError(f"no held intent {intent_id}")
-            if hold.state != "open":
-                latest = _latest_decision(s, intent_id)
-                assert latest is not None
+            latest = _latest_decision(s, intent_id)
+            assert latest is not None
+            still_open = (hold is not None and hold.state == "open") or (
+                hold is None and row.status in SPENDING and not row.dispatched
+            )
+            if not still_open:
                 return latest
             intent = convert.intent(row)
             decision = Decision(
                 intent_id=intent_id,
                 outcome=Outcome.EXPIRED,
                 stage=Stage.REVIEW,
-                rule="hold_expired",
-                reason="no human decided before the hold expired",
+                rule=rule,
+                reason=reason,
                 reach=tuple(row.reach),
                 decided_at=now,
             )
             row.status = Outcome.EXPIRED
-            hold.state = "expired"
-            hold.resolved_at = now
             s.add(row)
-            s.add(hold)
+            if hold is not None:
+                hold.state = "expired"
+                hold.resolved_at = now
+                s.add(hold)
             _release_claims(s, org_id, intent_id)
             draft = AuditDraft(
                 event_key=f"expire:{intent_id}",
-                actor="system:hold-timer",
+                actor="system:run",
                 intent_id=intent_id,
                 decision=Outcome.EXPIRED,
                 stage=Stage.REVIEW,
-                rule="hold_expired",
-                payload={"intent_digest": intent.digest},
+                rule=rule,
+                payload={"intent_digest": intent.digest, "reason": reason},
             )
             return _record_decision(s, intent, decision, draft, now)
 

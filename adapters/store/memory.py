@@ -15,8 +15,9 @@ from sqlalchemy import select
 from sqlmodel import col
 
 from adapters.store import convert
+from adapters.store.errors import Conflict
 from adapters.store.session import Database
-from adapters.store.tables import MemoryNodeRow, MemoryReadRow, StaffingRow
+from adapters.store.tables import BarrierRow, MemoryNodeRow, MemoryReadRow, StaffingRow
 from domain.broker import current_projects
 from domain.model import StaffRole
 from domain.ports import RecallResult
@@ -43,8 +44,10 @@ class MemoryBank:
         author_id: str,
         now: datetime,
     ) -> None:
-        """Store a record belonging to ``projects``."""
+        """Store a record belonging to ``projects``; a reference is stored once."""
         with self._db.transaction() as s:
+            if s.get(MemoryNodeRow, (org_id, ref)) is not None:
+                raise Conflict(f"memory record {ref!r} exists")
             s.add(
                 MemoryNodeRow(
                     org_id=org_id,
@@ -67,7 +70,17 @@ class MemoryBank:
                     select(StaffingRow).where(col(StaffingRow.principal_id) == asker_principal_id)
                 ).scalars()
             )
-            allowed = current_projects(staffing, now, StaffRole.MEMBER)
+            allowed = current_projects(staffing, now, StaffRole.MEMBER, asker_principal_id)
+            # Someone staffed on two sides of a barrier (only a human can be) reads
+            # neither side's records through this path: the wall holds for reads too.
+            for barrier in (
+                convert.barrier(b)
+                for b in s.execute(
+                    select(BarrierRow).where(col(BarrierRow.org_id) == org_id)
+                ).scalars()
+            ):
+                if len(barrier.groups_touched(frozenset(allowed))) > 1:
+                    allowed -= {p for group in barrier.groups for p in group}
             wanted = _words(query)
             nodes = s.execute(
                 select(MemoryNodeRow)

@@ -119,11 +119,11 @@ def _spawn(
 
 
 async def _wait_state(
-    svc: Services, run_id: str, status: RunStatus, timeout: float = 60
+    svc: Services, actor: str, run_id: str, status: RunStatus, timeout: float = 60
 ) -> RunState:
     deadline = time.monotonic() + timeout
     while True:
-        view = await svc.run_view(run_id)
+        view = await svc.run_view(run_id, actor)
         if view.state is not None and view.state.status is status:
             return view.state
         if time.monotonic() > deadline:
@@ -168,12 +168,12 @@ async def test_worker_killed_while_a_run_waits_on_a_hold(
     first = _spawn(workers, temporal_env, sqlite_url, settings.task_queue, tmp_path)
 
     started = await svc.start_run(firm.org, firm.agents["ledger"], "pay", scripted_reply=PAYMENT)
-    held = await _wait_state(svc, started.run_id, RunStatus.NEEDS_HUMAN)
+    held = await _wait_state(svc, firm.founder, started.run_id, RunStatus.NEEDS_HUMAN)
     intent = held.intents[0].intent
     first.kill()
 
     # the approval arrives while no worker runs; a new worker picks the run up
-    await svc.decide_hold(intent.id, firm.founder, approve=True, reason="consented")
+    await svc.decide_hold(intent.id, firm.founder, firm.founder, approve=True, reason="consented")
     _spawn(workers, temporal_env, sqlite_url, settings.task_queue, tmp_path)
     handle = temporal_env.client.get_workflow_handle_for(AgentRunWorkflow.run, started.workflow_id)
     final = await asyncio.wait_for(handle.result(), timeout=90)

@@ -139,7 +139,12 @@ def test_unknown_things_are_404(api: TestClient, firm: Firm) -> None:
     assert api.get("/v1/orgs/nope/audit", headers={H: firm.founder}).status_code == 403
     assert api.post("/v1/commitments/nope/confirm", headers={H: firm.founder}).status_code == 404
     assert (
-        api.post("/v1/intents/nope/approve", json={"approver_id": firm.founder}).status_code == 404
+        api.post(
+            "/v1/intents/nope/approve",
+            json={"approver_id": firm.founder},
+            headers={H: firm.founder},
+        ).status_code
+        == 404
     )
 
 
@@ -164,3 +169,123 @@ def test_arbitrary_bodies_never_cause_a_server_error(
 ) -> None:
     r = api.post(f"/v1/orgs/{firm.org}/{path}", json=body, headers={H: firm.founder})
     assert r.status_code < 500, r.text
+
+
+def test_approvers_speak_only_for_themselves(api: TestClient, firm: Firm) -> None:
+    body = {"approver_id": firm.founder}
+    forged = api.post("/v1/intents/any/approve", json=body, headers={H: firm.associate})
+    assert forged.status_code == 403
+    assert api.post("/v1/intents/any/deny", json=body).status_code == 422
+
+
+def test_runs_are_private_to_their_organization(
+    api: TestClient, firm: Firm, services: Services
+) -> None:
+    other = services.onboard("Other", "eve@other.example")
+    assert api.get("/v1/runs/none").status_code == 422
+    assert api.get("/v1/runs/none", headers={H: other.founder.id}).status_code == 404
+
+
+def test_onboarding_is_atomic_and_avoids_the_fleets_handles(api: TestClient) -> None:
+    r = api.post("/v1/orgs", json={"name": "Firm", "founder_email": "ledger@firm.example"})
+    assert r.status_code == 201
+    handles = {a["handle"] for a in r.json()["agents"]}
+    assert "ledger" in handles
+    founder = api.get(
+        f"/v1/orgs/{r.json()['org_id']}/principals", headers={H: r.json()["founder_id"]}
+    ).json()
+    assert any(p["handle"] == "ledger-founder" for p in founder)
+
+
+def test_memory_records_are_checked(api: TestClient, firm: Firm) -> None:
+    as_founder = {H: firm.founder}
+    path = f"/v1/orgs/{firm.org}/memory"
+    assert (
+        api.post(
+            path, json={"ref": "birch-cim", "projects": ["west"], "text": "t"}, headers=as_founder
+        ).status_code
+        == 409
+    )
+    assert (
+        api.post(
+            path, json={"ref": "ghost", "projects": ["mars"], "text": "t"}, headers=as_founder
+        ).status_code
+        == 404
+    )
+    both = api.post(
+        path, json={"ref": "both", "projects": ["east", "west"], "text": "t"}, headers=as_founder
+    )
+    assert both.status_code == 422
+
+
+def test_agents_are_never_staffed_across_a_barrier(api: TestClient, firm: Firm) -> None:
+    r = api.post(
+        f"/v1/orgs/{firm.org}/staffing",
+        json={"principal_id": firm.agents["orion"], "project": "west"},
+        headers={H: firm.founder},
+    )
+    assert r.status_code == 409 and "both sides" in r.json()["detail"]
+    # a new barrier may not split an agent's existing staffing either
+    api.post(
+        f"/v1/orgs/{firm.org}/projects",
+        json={"slug": "north", "name": "N"},
+        headers={H: firm.founder},
+    )
+    api.post(
+        f"/v1/orgs/{firm.org}/staffing",
+        json={"principal_id": firm.agents["scout"], "project": "north"},
+        headers={H: firm.founder},
+    )
+    api.post(
+        f"/v1/orgs/{firm.org}/staffing",
+        json={"principal_id": firm.agents["scout"], "project": "east"},
+        headers={H: firm.founder},
+    )
+    split = api.post(
+        f"/v1/orgs/{firm.org}/barriers",
+        json={"name": "n", "groups": [["north"], ["east"]]},
+        headers={H: firm.founder},
+    )
+    assert split.status_code == 409 and "scout" in split.json()["detail"]
+
+
+def test_times_and_windows_are_validated(api: TestClient, firm: Firm) -> None:
+    as_founder = {H: firm.founder}
+    past = api.post(
+        f"/v1/orgs/{firm.org}/staffing",
+        json={
+            "principal_id": firm.agents["scout"],
+            "project": "east",
+            "valid_until": "2001-01-01T00:00:00Z",
+        },
+        headers=as_founder,
+    )
+    assert past.status_code == 422
+    naive = api.post(
+        f"/v1/orgs/{firm.org}/staffing",
+        json={
+            "principal_id": firm.agents["scout"],
+            "project": "east",
+            "valid_until": "2031-01-01T00:00:00",
+        },
+        headers=as_founder,
+    )
+    assert naive.status_code == 422
+    inverted = api.post(
+        f"/v1/orgs/{firm.org}/commitments",
+        json={
+            "title": "c",
+            "constraint": {"kind": "spend_cap", "limit_cents": 1},
+            "source": "s",
+            "valid_from": "2030-01-01T00:00:00Z",
+            "valid_until": "2029-01-01T00:00:00Z",
+        },
+        headers=as_founder,
+    )
+    assert inverted.status_code == 422
+    short = api.post(
+        f"/v1/orgs/{firm.org}/runs",
+        json={"agent_id": firm.agents["orion"], "task": "t", "hold_timeout_seconds": 1},
+        headers=as_founder,
+    )
+    assert short.status_code == 422

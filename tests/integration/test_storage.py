@@ -10,7 +10,7 @@ from alembic import command
 from pydantic import ValidationError
 
 from adapters.store.db import alembic_config
-from adapters.store.directory import Conflict, NotFound
+from adapters.store.errors import Conflict, NotFound
 from adapters.store.store import Store
 from adapters.store.tables import RunRow
 from api.services import Forbidden, Services

@@ -1,0 +1,183 @@
+"""Runs against the real dev server: signals for other runs, reused client keys, failed runs."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import AsyncIterator
+
+import pytest
+from sqlalchemy import func, select
+from temporalio import activity
+from temporalio.exceptions import ApplicationError
+from temporalio.testing import WorkflowEnvironment
+from temporalio.worker import Worker
+
+from activities.agent_run import AgentRunActivities
+from activities.broker import BrokerActivities
+from adapters.models.scripted import ScriptedProvider
+from adapters.store.store import Store
+from adapters.store.tables import AuditEntryRow, ClaimRow, EmailRow
+from api.services import Services
+from domain.intents import Outcome
+from domain.runs import DispatchRequest, RunState, RunStatus
+from tests.conftest import Firm, make_settings, utc_now
+from worker.bootstrap import build_connectors, build_worker
+from workflows.agent_run import AgentRunWorkflow, ApprovalSignal
+
+pytestmark = pytest.mark.temporal
+
+
+def _reply(*actions: dict[str, object]) -> str:
+    return json.dumps({"summary": "s", "actions": list(actions)})
+
+
+def _pay(invoice: str, amount: int) -> dict[str, object]:
+    return {
+        "tool": "payments.pay",
+        "projects": ["east"],
+        "cost_cents": amount,
+        "justification": "j",
+        "payload": {
+            "payee": "N",
+            "invoice": invoice,
+            "amount_cents": amount,
+            "currency": "USD",
+            "memo": "m",
+        },
+    }
+
+
+EMAIL = {
+    "tool": "email.send",
+    "projects": ["east"],
+    "cost_cents": 0,
+    "justification": "j",
+    "payload": {"to": "cfo@client.example", "subject": "s", "body": "b"},
+}
+
+
+class Env:
+    def __init__(
+        self, temporal: WorkflowEnvironment, store: Store, svc: Services, firm: Firm
+    ) -> None:
+        self.temporal, self.store, self.svc, self.firm = temporal, store, svc, firm
+
+
+@pytest.fixture
+async def env(temporal_env: WorkflowEnvironment, sqlite_url: str) -> AsyncIterator[Env]:
+    settings = make_settings(database_url=sqlite_url)
+    store = Store.open(sqlite_url, migrate_schema=False)
+    svc = Services(store, temporal_env.client, settings, utc_now)
+    yield Env(temporal_env, store, svc, Firm(svc))
+    store.close()
+
+
+async def _held(env: Env, workflow_id: str) -> RunState:
+    handle = env.temporal.client.get_workflow_handle_for(AgentRunWorkflow.run, workflow_id)
+    for _ in range(300):
+        state = await handle.query(AgentRunWorkflow.state)
+        if state.status is RunStatus.NEEDS_HUMAN:
+            return state
+        await asyncio.sleep(0.1)
+    raise TimeoutError(state)
+
+
+def _count(store: Store, query: object) -> int:
+    with store.db.transaction() as s:
+        return int(s.execute(query).scalar_one())  # type: ignore[call-overload]
+
+
+async def test_a_signal_naming_another_runs_intent_is_refused(env: Env) -> None:
+    svc, firm = env.svc, env.firm
+    async with build_worker(env.temporal.client, svc.settings, env.store, model=ScriptedProvider()):
+        a = await svc.start_run(firm.org, firm.agents["ledger"], "a", _reply(_pay("A-1", 200_000)))
+        b = await svc.start_run(firm.org, firm.agents["ledger"], "b", _reply(_pay("B-1", 200_000)))
+        await _held(env, a.workflow_id)
+        b_intent = (await _held(env, b.workflow_id)).intents[0].intent
+        run_a = env.temporal.client.get_workflow_handle_for(AgentRunWorkflow.run, a.workflow_id)
+        await run_a.signal(
+            AgentRunWorkflow.approve,
+            ApprovalSignal(
+                intent_id=b_intent.id, approver_id=firm.founder, intent_digest=b_intent.digest
+            ),
+        )
+        for _ in range(100):
+            refused = _count(
+                env.store,
+                select(func.count())
+                .select_from(AuditEntryRow)
+                .where(AuditEntryRow.intent_id == b_intent.id, AuditEntryRow.rule == "wrong_run"),
+            )
+            if refused:
+                break
+            await asyncio.sleep(0.1)
+        assert refused == 1
+        # run B's hold is untouched and can still be decided in its own run
+        await svc.decide_hold(b_intent.id, firm.founder, firm.founder, approve=True)
+        run_b = env.temporal.client.get_workflow_handle_for(AgentRunWorkflow.run, b.workflow_id)
+        final = await asyncio.wait_for(run_b.result(), 60)
+        assert final.intents[0].decision.outcome is Outcome.APPROVED
+        assert final.intents[0].dispatch is not None
+        await run_a.terminate()
+
+
+async def test_a_reused_client_key_never_runs_again(env: Env) -> None:
+    svc, firm = env.svc, env.firm
+    async with build_worker(env.temporal.client, svc.settings, env.store, model=ScriptedProvider()):
+        first = await svc.start_run(
+            firm.org, firm.agents["orion"], "mail", _reply(EMAIL), client_key="k1"
+        )
+        await asyncio.wait_for(svc.wait_run(first.run_id), 60)
+        again = await svc.start_run(
+            firm.org, firm.agents["orion"], "mail", _reply(EMAIL), client_key="k1"
+        )
+        assert (again.run_id, again.created) == (first.run_id, False)
+        await asyncio.sleep(1)
+    assert _count(env.store, select(func.count()).select_from(EmailRow)) == 1
+
+
+class FailingDispatch:
+    """Stands in for the connector path: the outside world refuses for good."""
+
+    @activity.defn(name="dispatch")
+    async def dispatch(self, request: DispatchRequest) -> None:
+        raise ApplicationError(
+            "the mail relay refused the message", type="DispatchRefused", non_retryable=True
+        )
+
+
+async def test_a_failed_run_closes_its_holds_and_releases_its_keys(env: Env) -> None:
+    svc, firm, store = env.svc, env.firm, env.store
+    runs = AgentRunActivities(
+        store.directory, store.memory, store.governance, ScriptedProvider(), utc_now
+    )
+    real = BrokerActivities(store.governance, build_connectors(store, utc_now), utc_now)
+    worker = Worker(
+        env.temporal.client,
+        task_queue=svc.settings.task_queue,
+        workflows=[AgentRunWorkflow],
+        activities=[
+            runs.resolve,
+            runs.context,
+            runs.reasoning,
+            real.decide,
+            real.review,
+            real.expire,
+            FailingDispatch().dispatch,
+        ],
+    )
+    async with worker:
+        started = await svc.start_run(
+            firm.org, firm.agents["ledger"], "pay and mail", _reply(_pay("F-1", 200_000), EMAIL)
+        )
+        final = await asyncio.wait_for(svc.wait_run(started.run_id), 60)
+    assert final.status is RunStatus.FAILED
+    assert "refused" in (final.error or "")
+    outcomes = {v.intent.tool: (v.decision.outcome, v.decision.rule) for v in final.intents}
+    assert outcomes == {
+        "payments.pay": (Outcome.EXPIRED, "run_failed"),
+        "email.send": (Outcome.EXPIRED, "run_failed"),
+    }
+    assert _count(store, select(func.count()).select_from(ClaimRow)) == 0
+    assert store.audit.verify(firm.org).ok
