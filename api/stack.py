@@ -21,7 +21,7 @@ class Stack:
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
         self.children: list[subprocess.Popen[bytes]] = []
-        self.started_temporal = False
+        self.temporal: subprocess.Popen[bytes] | None = None
 
     @property
     def api_url(self) -> str:
@@ -36,7 +36,7 @@ class Stack:
     def start(self) -> None:
         """Dev server (unless one answers already), a worker, the API; wait until healthy."""
         Path(self.settings.data_dir).mkdir(parents=True, exist_ok=True)
-        self.started_temporal = devserver.start(self.settings) is not None
+        self.temporal = devserver.start(self.settings)
         self._spawn("worker", "-m", "worker")
         self._spawn(
             "api", "-m", "uvicorn", "--factory", "api.app:create_app",
@@ -72,6 +72,6 @@ class Stack:
             except subprocess.TimeoutExpired:
                 child.kill()
         self.children.clear()
-        if self.started_temporal:
-            devserver.stop(self.settings)
-            self.started_temporal = False
+        if self.temporal is not None:
+            devserver.stop(self.settings, self.temporal)
+            self.temporal = None

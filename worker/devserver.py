@@ -57,8 +57,10 @@ def _port_open(host: str, port: int) -> bool:
         return s.connect_ex((host, port)) == 0
 
 
-def start(settings: Settings, ui_port: int = 8233, timeout: float = 60.0) -> int | None:
-    """Start the dev server unless one already answers; return the PID we started."""
+def start(
+    settings: Settings, ui_port: int = 8233, timeout: float = 60.0
+) -> subprocess.Popen[bytes] | None:
+    """Start the dev server unless one already answers; return the process we started."""
     host, _, port_text = settings.temporal_address.rpartition(":")
     host = host or "127.0.0.1"
     port = int(port_text)
@@ -101,12 +103,22 @@ def start(settings: Settings, ui_port: int = 8233, timeout: float = 60.0) -> int
             process.kill()
             raise TimeoutError("temporal dev server did not open its port in time")
         time.sleep(0.2)
-    return process.pid
+    return process
 
 
-def stop(settings: Settings) -> bool:
-    """Stop the dev server this project started (by its PID file)."""
+def stop(settings: Settings, process: subprocess.Popen[bytes] | None = None) -> bool:
+    """Stop the dev server this project started (its process, or by its PID file),
+    and wait until it has exited."""
     pid_file = Path(settings.data_dir) / "temporal.pid"
+    if process is not None:
+        pid_file.unlink(missing_ok=True)
+        process.terminate()
+        try:
+            process.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+        return True
     if not pid_file.exists():
         return False
     pid = int(pid_file.read_text())
@@ -115,6 +127,14 @@ def stop(settings: Settings) -> bool:
         os.kill(pid, signal.SIGTERM)
     except ProcessLookupError:
         return False
+    deadline = time.monotonic() + 15
+    while time.monotonic() < deadline:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return True
+        time.sleep(0.1)
+    os.kill(pid, signal.SIGKILL)
     return True
 
 
@@ -122,8 +142,8 @@ def main() -> None:
     settings = Settings()
     command = sys.argv[1] if len(sys.argv) > 1 else "start"
     if command == "start":
-        pid = start(settings)
-        state = f"started (pid {pid})" if pid else "already running"
+        process = start(settings)
+        state = f"started (pid {process.pid})" if process else "already running"
         sys.stdout.write(
             f"temporal dev server {state} "
             f"at {settings.temporal_address}; UI {settings.temporal_ui_url}\n"
