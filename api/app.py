@@ -9,6 +9,7 @@ from typing import Any
 
 from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse
+from temporalio.service import RPCError
 
 from adapters.store.store import Store
 from api.deps import Actor, Svc
@@ -23,7 +24,16 @@ from api.schemas import (
     RunBody,
     StaffingBody,
 )
-from api.services import AuditView, Conflict, Forbidden, NotFound, RunStarted, RunView, Services
+from api.services import (
+    AuditView,
+    Conflict,
+    Forbidden,
+    NotFound,
+    RunStarted,
+    RunView,
+    Services,
+    TemporalUnavailable,
+)
 from domain.model import Barrier, Commitment, Principal, Project, Staffing
 from worker.clock import utc_now
 from worker.settings import Settings
@@ -58,6 +68,8 @@ def create_app(settings: Settings | None = None, services: Services | None = Non
     app.add_exception_handler(Forbidden, error(403))
     app.add_exception_handler(Conflict, error(409))
     app.add_exception_handler(ValueError, error(422))
+    app.add_exception_handler(TemporalUnavailable, error(503))
+    app.add_exception_handler(RPCError, error(503))
 
     def member(svc: Services, org_id: str, actor: str) -> None:
         svc.require_member(org_id, actor)

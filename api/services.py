@@ -45,11 +45,15 @@ from worker.settings import Settings
 from workflows import search_attributes as sa
 from workflows.agent_run import AgentRunWorkflow, ApprovalSignal
 
-__all__ = ["Conflict", "Forbidden", "NotFound", "Services"]
+__all__ = ["Conflict", "Forbidden", "NotFound", "Services", "TemporalUnavailable"]
 
 
 class Forbidden(PermissionError):
     """The acting principal may not do this."""
+
+
+class TemporalUnavailable(RuntimeError):
+    """Temporal cannot be reached; the request can be retried."""
 
 
 class Onboarded(BaseModel):
@@ -337,7 +341,7 @@ class Services:
     # ------------------------------------------------------------------ runs
     def _client(self) -> Client:
         if self.client is None:
-            raise RuntimeError("no Temporal client: start the dev server (`verletica up`)")
+            raise TemporalUnavailable("no Temporal client: start the dev server (`verletica up`)")
         return self.client
 
     def ui_url(self, workflow_id: str) -> str:

@@ -181,3 +181,22 @@ async def test_a_failed_run_closes_its_holds_and_releases_its_keys(env: Env) -> 
     }
     assert _count(store, select(func.count()).select_from(ClaimRow)) == 0
     assert store.audit.verify(firm.org).ok
+
+
+async def test_an_undecided_hold_expires_on_its_timer(env: Env) -> None:
+    svc, firm, store = env.svc, env.firm, env.store
+    async with build_worker(env.temporal.client, svc.settings, store, model=ScriptedProvider()):
+        started = await svc.start_run(
+            firm.org,
+            firm.agents["ledger"],
+            "pay",
+            _reply(_pay("T-1", 200_000)),
+            hold_timeout_seconds=2,
+        )
+        final = await asyncio.wait_for(svc.wait_run(started.run_id), 60)
+    assert final.status is RunStatus.COMPLETED
+    (view,) = final.intents
+    assert (view.decision.outcome, view.decision.rule) == (Outcome.EXPIRED, "hold_expired")
+    assert view.dispatch is None
+    assert _count(store, select(func.count()).select_from(ClaimRow)) == 0
+    assert store.audit.verify(firm.org).ok

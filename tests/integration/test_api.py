@@ -289,3 +289,13 @@ def test_times_and_windows_are_validated(api: TestClient, firm: Firm) -> None:
         headers=as_founder,
     )
     assert short.status_code == 422
+
+
+def test_runs_without_temporal_are_a_clear_503(api: TestClient, firm: Firm) -> None:
+    r = api.post(
+        f"/v1/orgs/{firm.org}/runs",
+        json={"agent_id": firm.agents["orion"], "task": "t"},
+        headers={H: firm.founder},
+    )
+    assert r.status_code == 503
+    assert "Temporal" in r.json()["detail"]
