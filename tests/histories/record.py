@@ -4,6 +4,8 @@
 approved and dispatched, on a fresh dev server, and writes its history JSON next to
 this file. Re-record only on purpose: a change that fails the replay test is a
 change that would break running workflows (put it behind ``workflow.patched``).
+Older recordings (``*_initial.json``) stay: they prove today's code still replays
+runs that earlier code started.
 """
 
 from __future__ import annotations
