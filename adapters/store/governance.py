@@ -223,6 +223,22 @@ def _record_decision(
     return decision
 
 
+def _record_broker_decision(
+    s: Session, intent: Intent, decision: Decision, event_key: str, actor: str, now: datetime
+) -> Decision:
+    """Persist and audit a decision the broker's stages produced."""
+    draft = AuditDraft(
+        event_key=event_key,
+        actor=actor,
+        intent_id=intent.id,
+        decision=decision.outcome,
+        stage=decision.stage,
+        rule=decision.rule,
+        payload=_decision_payload(intent, decision),
+    )
+    return _record_decision(s, intent, decision, draft, now)
+
+
 def _latest_decision(s: Session, intent_id: str) -> Decision | None:
     row = (
         s.execute(
@@ -278,16 +294,9 @@ class Governance:
                 )
             if decision.outcome is Outcome.REJECT:
                 _release_claims(s, intent.org_id, intent.id)
-            draft = AuditDraft(
-                event_key=f"decision:{intent.id}",
-                actor=intent.principal_id,
-                intent_id=intent.id,
-                decision=decision.outcome,
-                stage=decision.stage,
-                rule=decision.rule,
-                payload=_decision_payload(intent, decision),
+            return _record_broker_decision(
+                s, intent, decision, f"decision:{intent.id}", intent.principal_id, now
             )
-            return _record_decision(s, intent, decision, draft, now)
 
     def review(
         self,
@@ -416,16 +425,9 @@ class Governance:
         """Hold the intent again for the reasons found at approval time."""
         hold.release = list(redecided.release)
         s.add(hold)
-        draft = AuditDraft(
-            event_key=f"rehold:{intent.id}:{attempt}",
-            actor="broker",
-            intent_id=intent.id,
-            decision=Outcome.HOLD,
-            stage=redecided.stage,
-            rule=redecided.rule,
-            payload=_decision_payload(intent, redecided),
+        return _record_broker_decision(
+            s, intent, redecided, f"rehold:{intent.id}:{attempt}", "broker", now
         )
-        return _record_decision(s, intent, redecided, draft, now)
 
     def expire(
         self,
