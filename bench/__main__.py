@@ -22,7 +22,7 @@ from rich.table import Table
 from sqlalchemy import select
 
 from adapters.store.audit_log import append
-from adapters.store.db import migrate, normalise_url
+from adapters.store.db import libpq_url, migrate, normalise_url
 from adapters.store.store import Store
 from adapters.store.tables import AuditEntryRow, AuditHeadRow
 from api.services import Services
@@ -130,7 +130,7 @@ def main() -> None:
         targets["SQLite"] = sqlite
         pg = os.environ.get("VERLETICA_TEST_POSTGRES_URL")
         name = f"vt_bench_{uuid.uuid4().hex[:8]}"
-        admin = normalise_url(pg).replace("+psycopg", "") if pg else None
+        admin = libpq_url(pg) if pg else None
         if admin:
             with psycopg.connect(admin, autocommit=True) as conn:
                 conn.execute(f'CREATE DATABASE "{name}"')

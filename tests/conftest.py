@@ -18,7 +18,7 @@ import pytest
 from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.testing import WorkflowEnvironment
 
-from adapters.store.db import migrate, normalise_url
+from adapters.store.db import libpq_url, migrate, normalise_url
 from adapters.store.store import Store
 from api.services import Onboarded, Services
 from domain.model import StaffRole
@@ -41,7 +41,7 @@ def _pg_url(database: str) -> str:
 
 def _pg_admin() -> psycopg.Connection:
     assert PG_URL is not None
-    return psycopg.connect(normalise_url(PG_URL).replace("+psycopg", ""), autocommit=True)
+    return psycopg.connect(libpq_url(PG_URL), autocommit=True)
 
 
 @pytest.fixture(scope="session")

@@ -21,6 +21,11 @@ def normalise_url(url: str) -> str:
     return url
 
 
+def libpq_url(url: str) -> str:
+    """The same PostgreSQL URL in the plain form psycopg's own ``connect`` takes."""
+    return normalise_url(url).replace("postgresql+psycopg://", "postgresql://", 1)
+
+
 def make_engine(url: str) -> Engine:
     """An engine with the settings this project relies on.
 

@@ -22,7 +22,7 @@ import pytest
 from sqlalchemy import select
 from temporalio.testing import WorkflowEnvironment
 
-from adapters.store.db import normalise_url, utc
+from adapters.store.db import libpq_url, utc
 from adapters.store.store import Store
 from adapters.store.tables import AuditEntryRow, EmailRow, PaymentRow
 from api.services import Services
@@ -197,15 +197,13 @@ async def test_worker_killed_while_the_action_is_in_flight(
     svc = Services(store, temporal_env.client, settings, utc_now)
     firm = Firm(svc)
     database = postgres_url.rsplit("/", 1)[1]
-    lock = psycopg.connect(normalise_url(postgres_url).replace("+psycopg", ""))
+    lock = psycopg.connect(libpq_url(postgres_url))
     try:
         # the outside world stalls: the connector's write blocks on this lock
         lock.execute("LOCK TABLE email_outbox IN ACCESS EXCLUSIVE MODE")
         first = _spawn(workers, temporal_env, postgres_url, settings.task_queue, tmp_path)
         started = await svc.start_run(firm.org, firm.agents["orion"], "mail", scripted_reply=EMAIL)
-        with psycopg.connect(
-            normalise_url(postgres_url).replace("+psycopg", ""), autocommit=True
-        ) as probe:
+        with psycopg.connect(libpq_url(postgres_url), autocommit=True) as probe:
             deadline = time.monotonic() + 60
             while (
                 probe.execute(
