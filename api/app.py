@@ -7,7 +7,9 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
 
-from fastapi import FastAPI, Request
+from fastapi import Depends, FastAPI, Request
+from fastapi.encoders import jsonable_encoder
+from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from temporalio.service import RPCError
 
@@ -35,9 +37,57 @@ from api.services import (
     TemporalUnavailable,
 )
 from domain.model import Barrier, Commitment, Principal, Project, Staffing
+from domain.text import NUL
 from worker.clock import utc_now
 from worker.settings import Settings
 from worker.temporal import make_client
+
+ECHO_LIMIT = 200
+"""The most of a refused input that a 422 repeats back, in characters."""
+
+
+def _brief(value: Any) -> Any:
+    """``value`` as the client sent it, or the start of it when it is long."""
+    text = str(jsonable_encoder(value))
+    if len(text) <= ECHO_LIMIT:
+        return value
+    return f"{text[:ECHO_LIMIT]}… ({len(text)} characters in all)"
+
+
+async def _invalid(_: Request, exc: Exception) -> JSONResponse:
+    """FastAPI's 422, but repeating at most the start of each refused input."""
+    assert isinstance(exc, RequestValidationError)
+    errors = []
+    for error in exc.errors():
+        error = dict(error)
+        if "input" in error:
+            error["input"] = _brief(error["input"])
+        error.pop("ctx", None)
+        error.pop("url", None)
+        errors.append(error)
+    return JSONResponse(status_code=422, content={"detail": jsonable_encoder(errors)})
+
+
+def refuse_nul(request: Request) -> None:
+    """No path segment, query value or header may carry a NUL character (U+0000)."""
+    for where, items in (
+        ("path", request.path_params.items()),
+        ("query", request.query_params.multi_items()),
+        ("header", request.headers.items()),
+    ):
+        for name, value in items:
+            if NUL in str(value):
+                raise RequestValidationError(
+                    [
+                        {
+                            "type": "value_error",
+                            "loc": (where, name),
+                            "msg": f"{where} {name} contains a NUL character (U+0000), "
+                            "which is not allowed",
+                            "input": _brief(value),
+                        }
+                    ]
+                )
 
 
 def create_app(settings: Settings | None = None, services: Services | None = None) -> FastAPI:
@@ -50,13 +100,18 @@ def create_app(settings: Settings | None = None, services: Services | None = Non
             yield
             return
         conf = settings or Settings()
-        store = Store.open(conf.database_url)
+        store = Store.open(conf.database_url, conf.chain_keys())
         client = await make_client(conf)
         app.state.services = Services(store, client, conf, utc_now)
         yield
         store.close()
 
-    app = FastAPI(title="Verletica", version="0.1.0", lifespan=lifespan)
+    app = FastAPI(
+        title="Verletica",
+        version="0.1.0",
+        lifespan=lifespan,
+        dependencies=[Depends(refuse_nul)],
+    )
 
     def error(status: int) -> Any:
         async def handler(_: Request, exc: Exception) -> JSONResponse:
@@ -64,15 +119,13 @@ def create_app(settings: Settings | None = None, services: Services | None = Non
 
         return handler
 
+    app.add_exception_handler(RequestValidationError, _invalid)
     app.add_exception_handler(NotFound, error(404))
     app.add_exception_handler(Forbidden, error(403))
     app.add_exception_handler(Conflict, error(409))
     app.add_exception_handler(ValueError, error(422))
     app.add_exception_handler(TemporalUnavailable, error(503))
     app.add_exception_handler(RPCError, error(503))
-
-    def member(svc: Services, org_id: str, actor: str) -> None:
-        svc.require_member(org_id, actor)
 
     @app.post("/v1/orgs", status_code=201)
     def onboard(body: OnboardBody, svc: Svc) -> dict[str, Any]:
@@ -89,8 +142,7 @@ def create_app(settings: Settings | None = None, services: Services | None = Non
 
     @app.get("/v1/orgs/{org_id}/principals")
     def principals(org_id: str, svc: Svc, actor: Actor) -> list[Principal]:
-        member(svc, org_id, actor)
-        return svc.principals(org_id)
+        return svc.principals(org_id, actor)
 
     @app.post("/v1/orgs/{org_id}/projects", status_code=201)
     def add_project(org_id: str, body: ProjectBody, svc: Svc, actor: Actor) -> Project:
@@ -98,8 +150,7 @@ def create_app(settings: Settings | None = None, services: Services | None = Non
 
     @app.get("/v1/orgs/{org_id}/projects")
     def projects(org_id: str, svc: Svc, actor: Actor) -> list[Project]:
-        member(svc, org_id, actor)
-        return svc.projects(org_id)
+        return svc.projects(org_id, actor)
 
     @app.post("/v1/orgs/{org_id}/staffing", status_code=201)
     def staff(org_id: str, body: StaffingBody, svc: Svc, actor: Actor) -> Staffing:
@@ -113,8 +164,7 @@ def create_app(settings: Settings | None = None, services: Services | None = Non
 
     @app.get("/v1/orgs/{org_id}/staffing")
     def staffing(org_id: str, svc: Svc, actor: Actor) -> list[Staffing]:
-        member(svc, org_id, actor)
-        return svc.staffing(org_id)
+        return svc.staffing(org_id, actor)
 
     @app.post("/v1/orgs/{org_id}/barriers", status_code=201)
     def add_barrier(org_id: str, body: BarrierBody, svc: Svc, actor: Actor) -> Barrier:
@@ -122,7 +172,6 @@ def create_app(settings: Settings | None = None, services: Services | None = Non
 
     @app.post("/v1/orgs/{org_id}/commitments", status_code=201)
     def add_commitment(org_id: str, body: CommitmentBody, svc: Svc, actor: Actor) -> Commitment:
-        member(svc, org_id, actor)
         return svc.add_commitment(
             org_id, actor, body.title, body.constraint, body.source, body.excerpt,
             tuple(body.projects), body.valid_from, body.valid_until,
@@ -130,8 +179,7 @@ def create_app(settings: Settings | None = None, services: Services | None = Non
 
     @app.get("/v1/orgs/{org_id}/commitments")
     def commitments(org_id: str, svc: Svc, actor: Actor) -> list[Commitment]:
-        member(svc, org_id, actor)
-        return svc.commitments(org_id)
+        return svc.commitments(org_id, actor)
 
     @app.post("/v1/commitments/{commitment_id}/confirm")
     def confirm(commitment_id: str, svc: Svc, actor: Actor) -> Commitment:
@@ -144,9 +192,8 @@ def create_app(settings: Settings | None = None, services: Services | None = Non
 
     @app.post("/v1/orgs/{org_id}/runs", status_code=201)
     async def start_run(org_id: str, body: RunBody, svc: Svc, actor: Actor) -> RunStarted:
-        member(svc, org_id, actor)
         return await svc.start_run(
-            org_id, body.agent_id, body.task, body.scripted_reply, body.client_key,
+            org_id, actor, body.agent_id, body.task, body.scripted_reply, body.client_key,
             body.hold_timeout_seconds,
         )  # fmt: skip
 
@@ -164,8 +211,7 @@ def create_app(settings: Settings | None = None, services: Services | None = Non
 
     @app.get("/v1/orgs/{org_id}/audit")
     def audit(org_id: str, svc: Svc, actor: Actor, verify: bool = False) -> AuditView:
-        member(svc, org_id, actor)
-        return svc.audit(org_id, verify)
+        return svc.audit(org_id, actor, verify)
 
     @app.get("/healthz")
     def health() -> dict[str, str]:

@@ -41,7 +41,7 @@ As = Annotated[
 def _services(fn: Callable[[Services], Awaitable[T]], temporal: bool = False) -> T:
     async def go() -> T:
         settings = Settings()
-        store = Store.open(settings.database_url)
+        store = Store.open(settings.database_url, settings.chain_keys())
         client = await make_client(settings) if temporal else None
         try:
             return await fn(Services(store, client, settings, utc_now))
@@ -67,8 +67,9 @@ def _show(value: Any) -> None:
     console.print_json(json.dumps(data, default=str))
 
 
-def _agent_id(svc: Services, org: str, agent: str) -> str:
-    for p in svc.principals(org):
+def _principal_id(svc: Services, org: str, actor: str, agent: str) -> str:
+    """A principal of ``org`` by id or handle, as ``actor`` sees the directory."""
+    for p in svc.principals(org, actor):
         if agent in (p.id, p.handle):
             return p.id
     raise LookupError(f"no principal {agent!r} in this organization")
@@ -98,9 +99,9 @@ def projects_add(slug: str, name: str, org: Org, actor: As) -> None:
 
 
 @projects_app.command("list")
-def projects_list(org: Org) -> None:
+def projects_list(org: Org, actor: As) -> None:
     """List the organization's projects."""
-    for p in _sync(lambda s: s.projects(org)):
+    for p in _sync(lambda s: s.projects(org, actor)):
         console.print(f"{p.slug:16} {p.name}")
 
 
@@ -113,7 +114,9 @@ def staff(
     role: Annotated[StaffRole, typer.Option(help="member or approver")] = StaffRole.MEMBER,
 ) -> None:
     """Staff a principal on a project, from now on."""
-    _show(_sync(lambda s: s.staff(org, actor, _agent_id(s, org, principal), project, role)))
+    _show(
+        _sync(lambda s: s.staff(org, actor, _principal_id(s, org, actor, principal), project, role))
+    )
 
 
 @app.command()
@@ -167,7 +170,7 @@ def run(
     """Start an agent run and show its decisions."""
 
     async def go(s: Services) -> Any:
-        started = await s.start_run(org, _agent_id(s, org, agent), task)
+        started = await s.start_run(org, actor, _principal_id(s, org, actor, agent), task)
         console.print(f"run {started.run_id} — {started.ui_url}")
         if wait:
             for _ in range(300):
@@ -201,9 +204,9 @@ def deny(intent_id: str, actor: As, reason: str = "") -> None:
 
 
 @audit_app.command("verify")
-def audit_verify(org: Org) -> None:
-    """Recompute every hash and link of the organization's chain."""
-    view = _sync(lambda s: s.audit(org, verify=True))
+def audit_verify(org: Org, actor: As) -> None:
+    """Recompute every hash, link and signature of the organization's chain."""
+    view = _sync(lambda s: s.audit(org, actor, verify=True))
     assert view.verification is not None
     _show(view.verification)
     if not view.verification.ok:

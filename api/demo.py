@@ -229,7 +229,9 @@ def render(report: DemoReport, console: Console) -> None:
                 )
     console.print(decisions)
 
-    trail = Table(title="Audit chain (hash-linked, RFC 8785 canonical JSON, SHA-256)")
+    trail = Table(
+        title="Audit chain (hash-linked, RFC 8785 canonical JSON, SHA-256; each entry signed)"
+    )
     for col in ("seq", "actor", "decision", "stage", "rule", "prev hash", "entry hash"):
         trail.add_column(col)
     for e in report.audit["entries"]:

@@ -1,26 +1,42 @@
-"""Request bodies of the HTTP API (responses are the services' models)."""
+"""Request bodies of the HTTP API (responses are the services' models).
+
+Every body refuses unknown fields and any NUL character (PostgreSQL text cannot hold
+one); times are instants with an offset that have a UTC form; durations are bounded.
+"""
 
 from __future__ import annotations
 
-from pydantic import AwareDatetime, BaseModel, ConfigDict, Field
+from typing import Any
 
-from domain.model import Constraint, Slug, StaffRole
+from pydantic import BaseModel, ConfigDict, EmailStr, Field, model_validator
+
+from domain.model import Constraint, Slug, StaffRole, UtcInstant
+from domain.runs import MAX_HOLD_SECONDS
+from domain.text import nul_at
 
 
 class Body(BaseModel):
-    """Unknown fields are refused, not ignored."""
+    """Unknown fields are refused, not ignored; so is a NUL character anywhere."""
 
     model_config = ConfigDict(extra="forbid")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _no_nul(cls, data: Any) -> Any:
+        where = nul_at(data)
+        if where is not None:
+            raise ValueError(f"{where} contains a NUL character (U+0000), which is not allowed")
+        return data
 
 
 class OnboardBody(Body):
     name: str = Field(min_length=1, max_length=200)
-    founder_email: str = Field(pattern=r"^[^@\s]+@[^@\s]+$", max_length=320)
+    founder_email: EmailStr = Field(max_length=320)
     founder_name: str | None = Field(default=None, max_length=200)
 
 
 class HumanBody(Body):
-    email: str = Field(pattern=r"^[^@\s]+@[^@\s]+$", max_length=320)
+    email: EmailStr = Field(max_length=320)
     display_name: str = Field(min_length=1, max_length=200)
 
 
@@ -30,15 +46,15 @@ class ProjectBody(Body):
 
 
 class StaffingBody(Body):
-    principal_id: str
+    principal_id: str = Field(max_length=100)
     project: Slug
     role: StaffRole = StaffRole.MEMBER
-    valid_until: AwareDatetime | None = None
+    valid_until: UtcInstant | None = None
 
 
 class BarrierBody(Body):
     name: str = Field(min_length=1, max_length=200)
-    groups: list[list[Slug]] = Field(min_length=2)
+    groups: list[list[Slug]] = Field(min_length=2, max_length=50)
 
 
 class CommitmentBody(Body):
@@ -46,26 +62,27 @@ class CommitmentBody(Body):
     constraint: Constraint
     source: str = Field(min_length=1, max_length=500)
     excerpt: str = Field(default="", max_length=4000)
-    projects: list[Slug] = []
-    valid_from: AwareDatetime | None = None
-    valid_until: AwareDatetime | None = None
+    projects: list[Slug] = Field(default=[], max_length=500)
+    valid_from: UtcInstant | None = None
+    valid_until: UtcInstant | None = None
 
 
 class MemoryBody(Body):
     ref: Slug
-    projects: list[Slug] = Field(min_length=1)
+    projects: list[Slug] = Field(min_length=1, max_length=500)
     text: str = Field(min_length=1, max_length=20_000)
 
 
 class RunBody(Body):
-    agent_id: str
+    agent_id: str = Field(max_length=100)
     task: str = Field(min_length=1, max_length=4000)
     scripted_reply: str | None = Field(default=None, max_length=100_000)
     client_key: str | None = Field(default=None, max_length=200)
-    hold_timeout_seconds: int | None = Field(default=None, ge=60)
-    """How long a hold waits for a human (default 7 days; at least a minute)."""
+    hold_timeout_seconds: int | None = Field(default=None, ge=60, le=MAX_HOLD_SECONDS)
+    """How long a hold waits for a human (default 7 days; at least a minute, at most a
+    year)."""
 
 
 class DecisionBody(Body):
-    approver_id: str
+    approver_id: str = Field(max_length=100)
     reason: str = Field(default="", max_length=2000)

@@ -17,10 +17,12 @@ from temporalio.common import SearchAttributePair, TypedSearchAttributes, Workfl
 from temporalio.exceptions import WorkflowAlreadyStartedError
 from temporalio.service import RPCError, RPCStatusCode
 
+from adapters.store.configuration import OrgConfiguration
 from adapters.store.directory import new_id
 from adapters.store.errors import Conflict, NotFound
 from adapters.store.store import Store
 from adapters.store.tables import RunRow
+from domain import configuration as rules
 from domain.audit import AuditEntry, ChainVerification
 from domain.intents import Decision, Intent, Outcome
 from domain.model import (
@@ -33,13 +35,14 @@ from domain.model import (
     Organization,
     Principal,
     PrincipalKind,
+    PrincipalStatus,
     Project,
     Provenance,
     ReviewState,
     Staffing,
     StaffRole,
 )
-from domain.runs import RunInput, RunState
+from domain.runs import MAX_HOLD_SECONDS, RunInput, RunState
 from domain.starter import STARTER_FLEET, StarterAgent
 from worker.settings import Settings
 from workflows import search_attributes as sa
@@ -104,10 +107,6 @@ class AuditView(BaseModel):
     verification: ChainVerification | None
 
 
-def _slug(value: str) -> str:
-    return "".join(c if c.isalnum() else "-" for c in value.lower()).strip("-")[:40] or "founder"
-
-
 def _starter_agent(org_id: str, spec: StarterAgent) -> tuple[Principal, AgentDefinition, Charter]:
     agent = Principal(
         id=new_id(),
@@ -136,11 +135,6 @@ def _starter_agent(org_id: str, spec: StarterAgent) -> tuple[Principal, AgentDef
     return agent, definition, charter
 
 
-def _sides(barriers: list[Barrier], projects: set[str]) -> list[str]:
-    """Names of the barriers whose two or more groups ``projects`` touch."""
-    return [b.name for b in barriers if len(b.groups_touched(frozenset(projects))) > 1]
-
-
 class Services:
     """Use cases over the store and the Temporal client."""
 
@@ -153,8 +147,21 @@ class Services:
         self.clock = clock
 
     # ------------------------------------------------------------------ authorisation
+    def _member(self, org_id: str, actor_id: str) -> tuple[Organization, Principal]:
+        """The organization and the acting principal, an active human of it.
+
+        Someone outside the organization learns nothing, not even that it exists: an
+        unknown organization and another organization's are both :class:`NotFound`.
+        """
+        actor = self.store.directory.find_principal(actor_id)
+        if actor is None or actor.org_id != org_id:
+            raise NotFound(f"no organization {org_id}")
+        if actor.kind is not PrincipalKind.HUMAN or actor.status is not PrincipalStatus.ACTIVE:
+            raise Forbidden("the acting principal must be an active human of this organization")
+        return self.store.directory.org(org_id), actor
+
     def _founder(self, org_id: str, actor_id: str) -> Organization:
-        org = self.store.directory.org(org_id)
+        org, _ = self._member(org_id, actor_id)
         if actor_id != org.founder_id:
             raise Forbidden("only the organization's founder may change its configuration")
         return org
@@ -166,7 +173,7 @@ class Services:
             raise ValueError("an organization needs a name and a founder email")
         now = self.clock()
         org_id = new_id()
-        handle = _slug(founder_email.split("@")[0])
+        handle = rules.handle_for(founder_email, taken=(), fallback="founder")
         if handle in {spec.handle for spec in STARTER_FLEET}:
             handle = f"{handle}-founder"  # the starter agents' handles are taken
         founder = Principal(
@@ -174,7 +181,7 @@ class Services:
             org_id=org_id,
             kind=PrincipalKind.HUMAN,
             handle=handle,
-            display_name=founder_name or founder_email.split("@")[0],
+            display_name=founder_name or founder_email.rpartition("@")[0],
             email=founder_email,
         )
         fleet = [_starter_agent(org_id, spec) for spec in STARTER_FLEET]
@@ -184,38 +191,40 @@ class Services:
     def add_human(self, org_id: str, actor_id: str, email: str, display_name: str) -> Principal:
         """Invite a human colleague; they get authority only through staffing."""
         self._founder(org_id, actor_id)
-        human = Principal(
-            id=new_id(),
-            org_id=org_id,
-            kind=PrincipalKind.HUMAN,
-            handle=_slug(email.split("@")[0]),
-            display_name=display_name,
-            email=email,
-        )
-        return self.store.directory.add_principal(human, self.clock())
+        with OrgConfiguration.open(self.store.db, org_id) as cfg:
+            human = Principal(
+                id=new_id(),
+                org_id=org_id,
+                kind=PrincipalKind.HUMAN,
+                handle=rules.handle_for(email, cfg.handles()),
+                display_name=display_name,
+                email=email,
+            )
+            return cfg.add_principal(human, self.clock())
 
-    def principals(self, org_id: str) -> list[Principal]:
+    def principals(self, org_id: str, actor_id: str) -> list[Principal]:
+        self._member(org_id, actor_id)
         return self.store.directory.principals(org_id)
 
     def add_project(self, org_id: str, actor_id: str, slug: str, name: str) -> Project:
-        """Create a project; the founder is staffed on it as approver."""
+        """Create a project; the founder is staffed on it as approver, in one step."""
         org = self._founder(org_id, actor_id)
-        project = self.store.directory.add_project(
-            Project(org_id=org_id, slug=slug, name=name), self.clock()
-        )
-        self.store.directory.staff(
-            org_id,
-            Staffing(
-                id=new_id(),
-                principal_id=org.founder_id,
-                project=slug,
-                role=StaffRole.APPROVER,
-                valid_from=self.clock(),
-            ),
-        )
-        return project
+        with OrgConfiguration.open(self.store.db, org_id) as cfg:
+            now = self.clock()
+            project = cfg.add_project(Project(org_id=org_id, slug=slug, name=name), now)
+            cfg.add_staffing(
+                Staffing(
+                    id=new_id(),
+                    principal_id=org.founder_id,
+                    project=slug,
+                    role=StaffRole.APPROVER,
+                    valid_from=now,
+                )
+            )
+            return project
 
-    def projects(self, org_id: str) -> list[Project]:
+    def projects(self, org_id: str, actor_id: str) -> list[Project]:
+        self._member(org_id, actor_id)
         return self.store.directory.projects(org_id)
 
     def staff(
@@ -227,60 +236,61 @@ class Services:
         role: StaffRole,
         valid_until: datetime | None = None,
     ) -> Staffing:
-        """Staff a principal on a project from now on; only humans may be approvers."""
+        """Staff a principal on a project from now on. Only humans may be approvers, and
+        an agent is never staffed on both sides of a barrier."""
         self._founder(org_id, actor_id)
-        who = self.store.directory.principal(org_id, principal_id)
-        if role is StaffRole.APPROVER and who.kind is not PrincipalKind.HUMAN:
-            raise ValueError("only a human may be staffed as approver")
-        if valid_until is not None and valid_until <= self.clock():
-            raise ValueError("valid_until must lie in the future")
-        if who.kind is PrincipalKind.AGENT:
+        with OrgConfiguration.open(self.store.db, org_id) as cfg:
             now = self.clock()
-            current = {
-                s.project
-                for s in self.store.directory.staffing(org_id, principal_id)
-                if s.active_at(now)
-            }
-            crossed = _sides(self.store.directory.barriers(org_id), current | {project})
-            if crossed:
-                raise Conflict(
-                    f"{who.handle} would be staffed on both sides of {', '.join(crossed)}"
+            who = cfg.principal(principal_id)
+            if project not in cfg.project_slugs():
+                raise NotFound(f"no project {project!r}")
+            if valid_until is not None and valid_until <= now:
+                raise ValueError("valid_until must lie in the future")
+            problem = rules.staffing_problem(
+                who, project, role, cfg.staffing(principal_id), cfg.barriers(), now
+            )
+            if problem is not None:
+                # an agent as approver is a malformed request; a wall in the way, a conflict
+                raise ValueError(problem) if role is StaffRole.APPROVER else Conflict(problem)
+            return cfg.add_staffing(
+                Staffing(
+                    id=new_id(),
+                    principal_id=principal_id,
+                    project=project,
+                    role=role,
+                    valid_from=now,
+                    valid_until=valid_until,
                 )
-        staffing = Staffing(
-            id=new_id(),
-            principal_id=principal_id,
-            project=project,
-            role=role,
-            valid_from=self.clock(),
-            valid_until=valid_until,
-        )
-        return self.store.directory.staff(org_id, staffing)
+            )
 
     def unstaff(self, org_id: str, actor_id: str, staffing_id: str) -> Staffing:
         self._founder(org_id, actor_id)
-        return self.store.directory.end_staffing(org_id, staffing_id, self.clock())
+        with OrgConfiguration.open(self.store.db, org_id) as cfg:
+            return cfg.end_staffing(staffing_id, self.clock())
 
-    def staffing(self, org_id: str) -> list[Staffing]:
+    def staffing(self, org_id: str, actor_id: str) -> list[Staffing]:
+        self._member(org_id, actor_id)
         return self.store.directory.staffing(org_id)
 
     def add_barrier(
         self, org_id: str, actor_id: str, name: str, groups: list[list[str]]
     ) -> Barrier:
-        """Wall project groups off from each other; no agent may straddle the new wall."""
+        """Wall project groups off from each other; the new wall may split neither an
+        agent's current staffing nor a stored memory record."""
         self._founder(org_id, actor_id)
         barrier = Barrier(
             id=new_id(), org_id=org_id, name=name, groups=tuple(tuple(g) for g in groups)
         )
-        now = self.clock()
-        agents = {p.id: p.handle for p in self.principals(org_id) if p.kind is PrincipalKind.AGENT}
-        by_agent: dict[str, set[str]] = {}
-        for staffing in self.store.directory.staffing(org_id):
-            if staffing.principal_id in agents and staffing.active_at(now):
-                by_agent.setdefault(agents[staffing.principal_id], set()).add(staffing.project)
-        split = sorted(h for h, projects in by_agent.items() if _sides([barrier], projects))
-        if split:
-            raise Conflict(f"the barrier would split the staffing of {', '.join(split)}")
-        return self.store.directory.add_barrier(barrier, now)
+        with OrgConfiguration.open(self.store.db, org_id) as cfg:
+            now = self.clock()
+            missing = {p for g in barrier.groups for p in g} - cfg.project_slugs()
+            if missing:
+                raise NotFound(f"no project {', '.join(sorted(missing))}")
+            agents = {p.id: p.handle for p in cfg.principals() if p.kind is PrincipalKind.AGENT}
+            problem = rules.barrier_problem(barrier, agents, cfg.staffing(), cfg.records(), now)
+            if problem is not None:
+                raise Conflict(problem)
+            return cfg.add_barrier(barrier, now)
 
     def add_commitment(
         self,
@@ -295,48 +305,51 @@ class Services:
         valid_until: datetime | None = None,
     ) -> Commitment:
         """Record an extracted commitment: evidence until a human confirms it."""
-        self.store.directory.principal(org_id, actor_id)
-        known = {p.slug for p in self.store.directory.projects(org_id)}
-        if set(projects) - known:
-            raise NotFound(f"no project {', '.join(sorted(set(projects) - known))}")
-        commitment = Commitment(
-            id=new_id(),
-            org_id=org_id,
-            title=title,
-            constraint=constraint,
-            provenance=Provenance(source=source, excerpt=excerpt, recorded_by=actor_id),
-            state=ReviewState.EXTRACTED,
-            projects=projects,
-            valid_from=valid_from or self.clock(),
-            valid_until=valid_until,
-        )
-        return self.store.directory.add_commitment(commitment, self.clock())
+        self._member(org_id, actor_id)
+        with OrgConfiguration.open(self.store.db, org_id) as cfg:
+            unknown = set(projects) - cfg.project_slugs()
+            if unknown:
+                raise NotFound(f"no project {', '.join(sorted(unknown))}")
+            commitment = Commitment(
+                id=new_id(),
+                org_id=org_id,
+                title=title,
+                constraint=constraint,
+                provenance=Provenance(source=source, excerpt=excerpt, recorded_by=actor_id),
+                state=ReviewState.EXTRACTED,
+                projects=projects,
+                valid_from=valid_from or self.clock(),
+                valid_until=valid_until,
+            )
+            return cfg.add_commitment(commitment, self.clock())
 
     def confirm_commitment(self, commitment_id: str, actor_id: str) -> Commitment:
         """The founder confirms an extracted commitment; from then on it binds."""
         actor = self.store.directory.find_principal(actor_id)
         if actor is None:
-            raise Forbidden("unknown acting principal")
+            raise NotFound(f"no commitment {commitment_id}")
         self._founder(actor.org_id, actor_id)
-        return self.store.directory.confirm_commitment(
-            actor.org_id, commitment_id, actor_id, self.clock()
-        )
+        with OrgConfiguration.open(self.store.db, actor.org_id) as cfg:
+            return cfg.confirm_commitment(commitment_id, actor_id, self.clock())
 
-    def commitments(self, org_id: str) -> list[Commitment]:
+    def commitments(self, org_id: str, actor_id: str) -> list[Commitment]:
+        self._member(org_id, actor_id)
         return self.store.directory.commitments(org_id)
 
     def remember(
         self, org_id: str, actor_id: str, ref: str, projects: tuple[str, ...], text: str
     ) -> None:
-        """Store a record in memory (the founder, until ingestion screening lands)."""
+        """Store a record in memory (the founder, until ingestion screening lands). A
+        record belongs to one side of every barrier."""
         self._founder(org_id, actor_id)
-        unknown = set(projects) - {p.slug for p in self.store.directory.projects(org_id)}
-        if unknown:
-            raise NotFound(f"no project {', '.join(sorted(unknown))}")
-        crossed = _sides(self.store.directory.barriers(org_id), set(projects))
-        if crossed:
-            raise ValueError(f"a record may not belong to both sides of {', '.join(crossed)}")
-        self.store.memory.remember(org_id, ref, projects, text, actor_id, self.clock())
+        with OrgConfiguration.open(self.store.db, org_id) as cfg:
+            unknown = set(projects) - cfg.project_slugs()
+            if unknown:
+                raise NotFound(f"no project {', '.join(sorted(unknown))}")
+            problem = rules.record_problem(projects, cfg.barriers())
+            if problem is not None:
+                raise ValueError(problem)
+            cfg.add_record(ref, projects, text, actor_id, self.clock())
 
     # ------------------------------------------------------------------ runs
     def _client(self) -> Client:
@@ -353,13 +366,16 @@ class Services:
     async def start_run(
         self,
         org_id: str,
+        actor_id: str,
         agent_id: str,
         task: str,
         scripted_reply: str | None = None,
         client_key: str | None = None,
         hold_timeout_seconds: int | None = None,
     ) -> RunStarted:
-        """Start an agent run; the same client key returns the run it started before."""
+        """Start an agent run on behalf of ``actor_id``, an active human of the
+        organization; the same client key returns the run it started before."""
+        self._member(org_id, actor_id)
         if scripted_reply is not None and self.settings.resolved_provider != "scripted":
             raise Forbidden(
                 "scripted_reply is honoured only when the server runs the scripted provider"
@@ -369,6 +385,8 @@ class Services:
             raise ValueError(f"{agent.handle} is not an agent")
         if not task.strip():
             raise ValueError("a run needs a task")
+        if hold_timeout_seconds is not None and not 1 <= hold_timeout_seconds <= MAX_HOLD_SECONDS:
+            raise ValueError(f"a hold waits between 1 and {MAX_HOLD_SECONDS} seconds")
         run_id = new_id()
         row, created = self.store.runs.create(
             RunRow(
@@ -420,17 +438,15 @@ class Services:
             ui_url=self.ui_url(row.workflow_id),
         )
 
-    def require_member(self, org_id: str, actor_id: str) -> None:
-        """Refuse unless the actor is an active human of the organization."""
-        if not self.store.directory.is_human(org_id, actor_id):
-            raise Forbidden("the acting principal must be an active human of this organization")
-
     async def run_view(self, run_id: str, actor_id: str) -> RunView:
         """Status, node states (from the workflow) and intents with decisions (from the store)."""
         row = self.store.runs.get(run_id)
-        if row is None:
-            raise NotFound(f"no run {run_id}")
-        self.require_member(row.org_id, actor_id)
+        try:
+            if row is None:
+                raise NotFound(f"no run {run_id}")
+            self._member(row.org_id, actor_id)
+        except NotFound:
+            raise NotFound(f"no run {run_id}") from None
         handle = self._client().get_workflow_handle_for(AgentRunWorkflow.run, row.workflow_id)
         description = await handle.describe()
         status = description.status or WorkflowExecutionStatus.RUNNING
@@ -475,10 +491,13 @@ class Services:
         if approver_id != actor_id:
             raise Forbidden("approver_id must be the acting principal")
         found = self.store.runs.intent(intent_id)
-        if found is None:
-            raise NotFound(f"no intent {intent_id}")
+        try:
+            if found is None:
+                raise NotFound(f"no intent {intent_id}")
+            self._member(found[0].org_id, actor_id)
+        except NotFound:
+            raise NotFound(f"no intent {intent_id}") from None
         intent, status, run_id = found
-        self.require_member(intent.org_id, actor_id)
         if status != Outcome.HOLD:
             raise Conflict(f"intent is {status}, not held")
         row = self.store.runs.get(run_id)
@@ -504,9 +523,9 @@ class Services:
         }
 
     # ------------------------------------------------------------------ audit
-    def audit(self, org_id: str, verify: bool) -> AuditView:
-        """The org's chain; with ``verify``, recompute every hash and link."""
-        self.store.directory.org(org_id)
+    def audit(self, org_id: str, actor_id: str, verify: bool) -> AuditView:
+        """The org's chain; with ``verify``, recompute every hash, link and signature."""
+        self._member(org_id, actor_id)
         head = self.store.audit.head(org_id)
         return AuditView(
             entries=self.store.audit.entries(org_id),

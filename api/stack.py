@@ -36,6 +36,7 @@ class Stack:
     def start(self) -> None:
         """Dev server (unless one answers already), a worker, the API; wait until healthy."""
         Path(self.settings.data_dir).mkdir(parents=True, exist_ok=True)
+        self.settings.chain_keys()  # the worker and the API must find one audit key, not race
         self.temporal = devserver.start(self.settings)
         self._spawn("worker", "-m", "worker")
         self._spawn(

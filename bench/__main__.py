@@ -9,6 +9,7 @@ include PostgreSQL.
 from __future__ import annotations
 
 import os
+import secrets
 import statistics
 import tempfile
 import time
@@ -27,7 +28,7 @@ from adapters.store.store import Store
 from adapters.store.tables import AuditEntryRow, AuditHeadRow
 from api.services import Services
 from domain import broker
-from domain.audit import AuditDraft, ChainHead, link
+from domain.audit import AuditDraft, ChainHead, ChainKey, ChainKeys, link
 from domain.intents import Intent
 from domain.model import StaffRole
 from worker.settings import Settings
@@ -51,7 +52,8 @@ def timed(fn: Callable[[int], None]) -> float:
 
 
 def bench(url: str) -> list[tuple[str, float]]:
-    store = Store.open(url, migrate_schema=False)
+    keys = ChainKeys(current=ChainKey(secrets.token_bytes(32)))
+    store = Store.open(url, keys, migrate_schema=False)
     svc = Services(store, None, Settings(database_url=url), now)
     done = svc.onboard("Bench", "b@bench.example")
     org, founder = done.org.id, done.founder.id
@@ -81,21 +83,23 @@ def bench(url: str) -> list[tuple[str, float]]:
                 )
             ).scalar_one_or_none()
             assert found is None
-            entry = link(
+            entry, head = link(
                 org,
                 ChainHead(seq=head_row.seq, entry_hash=head_row.entry_hash),
                 draft(i, "orm"),
                 now().isoformat(),
+                keys,
             )
             s.add(AuditEntryRow(**entry.model_dump()))
             head_row.seq, head_row.entry_hash = entry.seq, entry.entry_hash
+            head_row.signature = head.signature
             s.add(head_row)
             s.flush()
             s.refresh(head_row)
 
     def sql_append(i: int) -> None:
         with store.db.transaction() as s:
-            append(s, org, draft(i, "sql"), now())
+            append(s, org, draft(i, "sql"), now(), keys)
 
     def decide(i: int) -> None:
         intent = Intent(

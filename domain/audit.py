@@ -3,11 +3,19 @@
 Each entry's hash is SHA-256(previous hash ‖ RFC 8785 canonical entry). The chain
 head (last sequence and hash) is kept apart from the entries so that deleting the
 newest entry is detected too.
+
+A hash chain alone only shows accidental or partial damage: someone who can write the
+database can edit an entry and recompute every later hash with the published formula.
+So each entry hash, and the head, is also signed (HMAC-SHA256) with a key that is not
+stored in the database. Whoever lacks the key cannot produce a chain that verifies.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import hashlib
+import hmac
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
 from pydantic import Field
@@ -16,6 +24,66 @@ from domain.canonical import canonical_json, sha256_hex
 from domain.model import Frozen
 
 GENESIS_HASH = "0" * 64
+MIN_KEY_BYTES = 32
+
+
+@dataclass(frozen=True)
+class ChainKey:
+    """A secret that signs audit entries. Kept outside the database (settings, key file)."""
+
+    secret: bytes = field(repr=False)
+
+    def __post_init__(self) -> None:
+        if len(self.secret) < MIN_KEY_BYTES:
+            raise ValueError(f"an audit key needs at least {MIN_KEY_BYTES} bytes")
+
+    @property
+    def key_id(self) -> str:
+        """A public name for the key: the first 8 hex digits of SHA-256(key)."""
+        return hashlib.sha256(b"verletica-audit-key:" + self.secret).hexdigest()[:8]
+
+    def mac(self, message: bytes) -> str:
+        """Hex HMAC-SHA256 of ``message``."""
+        return hmac.new(self.secret, message, hashlib.sha256).hexdigest()
+
+
+@dataclass(frozen=True)
+class ChainKeys:
+    """The key that signs new entries and the retired keys that still verify old ones."""
+
+    current: ChainKey
+    retired: tuple[ChainKey, ...] = ()
+
+    def _by_id(self, key_id: str) -> ChainKey | None:
+        return next((k for k in (self.current, *self.retired) if k.key_id == key_id), None)
+
+    def _sign(self, message: bytes) -> str:
+        return f"{self.current.key_id}:{self.current.mac(message)}"
+
+    def _check(self, message: bytes, signature: str) -> bool:
+        key_id, _, mac = signature.partition(":")
+        key = self._by_id(key_id)
+        return key is not None and hmac.compare_digest(key.mac(message), mac)
+
+    def sign_entry(self, entry_hash: str) -> str:
+        """``key id:HMAC`` over an entry hash (which covers the org, sequence and link)."""
+        return self._sign(b"entry:" + entry_hash.encode("ascii"))
+
+    def entry_signed(self, entry_hash: str, signature: str) -> bool:
+        """True when ``signature`` is a known key's signature of ``entry_hash``."""
+        return self._check(b"entry:" + entry_hash.encode("ascii"), signature)
+
+    def sign_head(self, org_id: str, seq: int, entry_hash: str) -> str:
+        """``key id:HMAC`` over an organization's chain head."""
+        return self._sign(_head_message(org_id, seq, entry_hash))
+
+    def head_signed(self, org_id: str, seq: int, entry_hash: str, signature: str) -> bool:
+        """True when ``signature`` is a known key's signature of this head."""
+        return self._check(_head_message(org_id, seq, entry_hash), signature)
+
+
+def _head_message(org_id: str, seq: int, entry_hash: str) -> bytes:
+    return f"head:{org_id}:{seq}:{entry_hash}".encode()
 
 
 class AuditDraft(Frozen):
@@ -47,10 +115,12 @@ class AuditEntry(Frozen):
     payload: dict[str, Any]
     prev_hash: str
     entry_hash: str
+    signature: str = ""
+    """``key id:HMAC-SHA256`` of the entry hash, by a key kept outside the database."""
 
     def body(self) -> dict[str, Any]:
         """Everything the entry hash covers."""
-        return self.model_dump(mode="json", exclude={"entry_hash"})
+        return self.model_dump(mode="json", exclude={"entry_hash", "signature"})
 
 
 class ChainHead(Frozen):
@@ -58,6 +128,7 @@ class ChainHead(Frozen):
 
     seq: int = Field(ge=0)
     entry_hash: str = GENESIS_HASH
+    signature: str = ""
 
 
 def entry_hash(prev_hash: str, body: dict[str, Any]) -> str:
@@ -65,8 +136,16 @@ def entry_hash(prev_hash: str, body: dict[str, Any]) -> str:
     return sha256_hex(prev_hash.encode("ascii") + canonical_json(body))
 
 
-def link(org_id: str, head: ChainHead, draft: AuditDraft, at: str) -> AuditEntry:
-    """The entry that ``draft`` becomes when appended after ``head``."""
+def genesis(org_id: str, keys: ChainKeys) -> ChainHead:
+    """The signed head of a new, empty chain."""
+    return ChainHead(seq=0, signature=keys.sign_head(org_id, 0, GENESIS_HASH))
+
+
+def link(
+    org_id: str, head: ChainHead, draft: AuditDraft, at: str, keys: ChainKeys
+) -> tuple[AuditEntry, ChainHead]:
+    """The signed entry that ``draft`` becomes when appended after ``head``, and the
+    signed head that follows it."""
     fields: dict[str, Any] = {
         "org_id": org_id,
         "seq": head.seq + 1,
@@ -74,7 +153,21 @@ def link(org_id: str, head: ChainHead, draft: AuditDraft, at: str) -> AuditEntry
         **draft.model_dump(mode="json"),
         "prev_hash": head.entry_hash,
     }
-    return AuditEntry(**fields, entry_hash=entry_hash(head.entry_hash, fields))
+    hashed = entry_hash(head.entry_hash, fields)
+    entry = AuditEntry(**fields, entry_hash=hashed, signature=keys.sign_entry(hashed))
+    new_head = ChainHead(
+        seq=entry.seq, entry_hash=hashed, signature=keys.sign_head(org_id, entry.seq, hashed)
+    )
+    return entry, new_head
+
+
+def entry_problem(entry: AuditEntry, keys: ChainKeys) -> str | None:
+    """Why ``entry`` on its own cannot be trusted (content or signature), or None."""
+    if entry_hash(entry.prev_hash, entry.body()) != entry.entry_hash:
+        return "entry hash does not match its content"
+    if not keys.entry_signed(entry.entry_hash, entry.signature):
+        return "entry signature is missing or not made by a known audit key"
+    return None
 
 
 class ChainVerification(Frozen):
@@ -87,7 +180,23 @@ class ChainVerification(Frozen):
     problem: str | None = None
 
 
-def _first_break(entries: Iterable[AuditEntry]) -> tuple[int, str, int, str | None]:
+class EntryReference(Frozen):
+    """A row outside the chain that names an audit entry (a decision, a connector write)."""
+
+    kind: str
+    """Where the row lives, e.g. ``decision`` or ``payments`` (for the report)."""
+    row: str
+    """The row's key, e.g. the intent id."""
+    intent_id: str
+    audit_seq: int
+    entry_hash: str
+    decisions: frozenset[str]
+    """Entry decisions the row may point at (a payment: allow or approved)."""
+
+
+def _first_break(
+    org_id: str, entries: Iterable[AuditEntry], keys: ChainKeys, seen: dict[int, AuditEntry]
+) -> tuple[int, str, int, str | None]:
     """Walk the chain: (entries seen, last good hash, position of the break, problem)."""
     prev = GENESIS_HASH
     count = 0
@@ -97,20 +206,50 @@ def _first_break(entries: Iterable[AuditEntry]) -> tuple[int, str, int, str | No
             return count, prev, expected_seq, f"expected sequence {expected_seq}, found {entry.seq}"
         if entry.prev_hash != prev:
             return count, prev, expected_seq, "previous-hash link does not match the entry before"
-        if entry_hash(prev, entry.body()) != entry.entry_hash:
-            return count, prev, expected_seq, "entry hash does not match its content"
+        problem = entry_problem(entry, keys)
+        if problem is not None:
+            return count, prev, expected_seq, problem
+        if entry.org_id != org_id:
+            return count, prev, expected_seq, f"entry belongs to organization {entry.org_id}"
+        seen[entry.seq] = entry
         prev = entry.entry_hash
     return count, prev, count + 1, None
 
 
-def verify_chain(entries: Iterable[AuditEntry], head: ChainHead | None) -> ChainVerification:
-    """Check sequence, links and hashes of ``entries`` (in storage order) against ``head``."""
-    count, prev, at, problem = _first_break(entries)
+def reference_problem(ref: EntryReference, entries: Mapping[int, AuditEntry]) -> str | None:
+    """Why ``ref`` does not name a matching entry of the chain, or None."""
+    entry = entries.get(ref.audit_seq)
+    where = f"{ref.kind} row {ref.row}"
+    if entry is None:
+        return f"{where} names audit entry {ref.audit_seq}, which is not in the chain"
+    if entry.entry_hash != ref.entry_hash:
+        return f"{where} names entry {ref.audit_seq} with a hash the chain does not have"
+    if entry.intent_id != ref.intent_id:
+        return f"{where} names entry {ref.audit_seq}, which is about another intent"
+    if entry.decision not in ref.decisions:
+        return f"{where} names entry {ref.audit_seq}, whose decision is {entry.decision}"
+    return None
+
+
+def verify_chain(
+    org_id: str,
+    entries: Iterable[AuditEntry],
+    head: ChainHead | None,
+    keys: ChainKeys,
+    references: Iterable[EntryReference] = (),
+) -> ChainVerification:
+    """Check sequence, links, hashes and signatures of ``entries`` (in storage order), the
+    signed ``head``, and that every row in ``references`` names a matching entry."""
+    seen: dict[int, AuditEntry] = {}
+    count, prev, at, problem = _first_break(org_id, entries, keys, seen)
     if problem is not None:
         return ChainVerification(
             ok=False, entries=count, head_hash=prev, broken_at=at, problem=problem
         )
-    head = head or ChainHead(seq=0)
+    if head is None:
+        return ChainVerification(
+            ok=False, entries=count, head_hash=prev, broken_at=1, problem="the chain has no head"
+        )
     if head.seq != count or head.entry_hash != prev:
         return ChainVerification(
             ok=False,
@@ -119,4 +258,18 @@ def verify_chain(entries: Iterable[AuditEntry], head: ChainHead | None) -> Chain
             broken_at=min(head.seq, count) + 1,
             problem=f"chain head says {head.seq} entries, the chain has {count}",
         )
+    if not keys.head_signed(org_id, count, prev, head.signature):
+        return ChainVerification(
+            ok=False,
+            entries=count,
+            head_hash=prev,
+            broken_at=count,
+            problem="chain head signature is missing or not made by a known audit key",
+        )
+    for ref in references:
+        problem = reference_problem(ref, seen)
+        if problem is not None:
+            return ChainVerification(
+                ok=False, entries=count, head_hash=prev, broken_at=ref.audit_seq, problem=problem
+            )
     return ChainVerification(ok=True, entries=count, head_hash=prev)

@@ -63,6 +63,9 @@ class BrokerSnapshot(Frozen):
     """Spend already counted against each binding commitment, by commitment id."""
     in_flight: Mapping[str, str] = {}
     """Operation keys held by other in-flight intents, and the intent holding each."""
+    completed: Mapping[str, str] = {}
+    """Operation keys of non-repeatable writes already done (a paid invoice), and the
+    intent that did each."""
     tools: Mapping[str, ToolSpec] = REGISTRY
 
 
@@ -203,6 +206,14 @@ def _scope(p: _Path) -> Reject | None:
                 "barrier_crossed", f"reach {sorted(p.reach)} spans barrier {barrier.name}: {sides}"
             )
     staffed = current_projects(p.snap.staffing, p.snap.now, StaffRole.MEMBER, p.intent.principal_id)
+    # Configuration never staffs an agent across a wall; should the store say otherwise,
+    # the agent acts on neither side rather than carry one side's work to the other.
+    for barrier in p.snap.barriers:
+        if len(barrier.groups_touched(frozenset(staffed))) > 1:
+            return Reject(
+                "staffing_straddles_barrier",
+                f"the agent is staffed on both sides of {barrier.name}; it may act on neither",
+            )
     outside = p.reach - staffed
     if outside:
         return Reject(
@@ -243,13 +254,23 @@ def _commitments(p: _Path) -> Hold | None:
     return None
 
 
-def _collisions(p: _Path) -> Reject | None:
+def _collisions(p: _Path) -> Reject | Hold | None:
     assert p.tool is not None
     key = operation_key(p.tool, p.intent.payload)
     if key is None:
         return Reject(
             "resource_unspecified",
             f"{p.tool.name} must name its resource in '{p.tool.resource_param}'",
+        )
+    done = p.snap.completed.get(key)
+    if done is not None and done != p.intent.id:
+        return Hold(
+            "already_done",
+            f"{key} was already done by intent {done}; {p.tool.name} is not repeated silently",
+            (
+                f"a human staffed as approver on {', '.join(sorted(p.reach))} approves doing "
+                f"it again with this exact intent (digest {p.intent.digest[:12]}…)",
+            ),
         )
     holder = p.snap.in_flight.get(key)
     if holder is None or holder == p.intent.id:

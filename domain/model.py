@@ -8,16 +8,39 @@ when a question is asked (see :mod:`domain.broker`).
 from __future__ import annotations
 
 import re
-from datetime import datetime
+from datetime import UTC, datetime
 from enum import StrEnum
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import (
+    AfterValidator,
+    AwareDatetime,
+    BaseModel,
+    ConfigDict,
+    Field,
+    field_validator,
+    model_validator,
+)
 
 SLUG_PATTERN = r"^[a-z0-9][a-z0-9-]{0,62}$"
 _SLUG = re.compile(r"[a-z0-9][a-z0-9-]{0,62}")  # fullmatch: "$" would admit a final newline
 
 Slug = Annotated[str, Field(pattern=SLUG_PATTERN)]
+
+
+def as_utc(value: datetime) -> datetime:
+    """The same instant in UTC; refuses a time that has no UTC form (it would overflow
+    the years 1 to 9999 once converted, e.g. ``9999-12-31T23:59:59-01:00``)."""
+    try:
+        return value.astimezone(UTC)
+    except (OverflowError, ValueError) as exc:
+        raise ValueError(
+            f"{value.isoformat()} lies outside the years 1 to 9999 once converted to UTC"
+        ) from exc
+
+
+UtcInstant = Annotated[AwareDatetime, AfterValidator(as_utc)]
+"""An instant with an offset, normalised to UTC; out-of-range instants are refused."""
 
 
 def is_slug(value: object) -> bool:
@@ -117,8 +140,8 @@ class Staffing(Frozen):
     principal_id: str
     project: Slug
     role: StaffRole
-    valid_from: datetime
-    valid_until: datetime | None = None
+    valid_from: UtcInstant
+    valid_until: UtcInstant | None = None
 
     def active_at(self, now: datetime) -> bool:
         """True while ``now`` lies in [valid_from, valid_until)."""
@@ -198,10 +221,10 @@ class Commitment(Frozen):
     state: ReviewState = ReviewState.EXTRACTED
     projects: tuple[Slug, ...] = ()
     """Projects it binds; empty binds the whole organization."""
-    valid_from: datetime
-    valid_until: datetime | None = None
+    valid_from: UtcInstant
+    valid_until: UtcInstant | None = None
     confirmed_by: str | None = None
-    confirmed_at: datetime | None = None
+    confirmed_at: UtcInstant | None = None
 
     @model_validator(mode="after")
     def _window(self) -> Commitment:
@@ -244,6 +267,9 @@ class ToolSpec(Frozen):
     """The parameter holding an amount in cents; the action's spend."""
     approval_over_cents: int | None = None
     """Spending more than this needs a human decision."""
+    repeatable: bool = True
+    """False when doing it twice to one resource is a mistake (an invoice is paid once):
+    a completed write keeps its resource's key, and a later intent on it is held."""
 
     @model_validator(mode="after")
     def _params_exist(self) -> ToolSpec:

@@ -13,6 +13,7 @@ from typing import Any
 
 from domain.intents import ProposedAction
 from domain.model import Frozen, ToolSpec, is_slug, payload_problem
+from domain.text import nul_at
 from domain.tools import REGISTRY
 
 MAX_ACTIONS = 10
@@ -146,6 +147,9 @@ def parse_reply(text: str, snapshot: Mapping[str, ToolSpec]) -> ParsedReply | Pa
             json.dumps(data, ensure_ascii=False).encode("utf-8")
         except UnicodeEncodeError as exc:
             raise _Refused("malformed_json", "text is not valid Unicode") from exc
+        nul = nul_at(data)
+        if nul is not None:
+            raise _Refused("forbidden_character", f"{nul} contains a NUL character (U+0000)")
         if not isinstance(data, dict):
             raise _Refused("malformed_json", "the reply must be one JSON object")
         _exact_keys(data, _REPLY_KEYS, set(), "reply")

@@ -11,6 +11,10 @@ from domain.intents import ApprovalRequest, Decision, DispatchResult, Intent, Pr
 from domain.model import Frozen
 from domain.parser import ParseRejection
 
+DEFAULT_HOLD_SECONDS = 7 * 24 * 3600
+MAX_HOLD_SECONDS = 365 * 24 * 3600
+"""The longest a hold may wait for a human: a year. Bounded so that no deadline overflows."""
+
 
 class RunInput(Frozen):
     """Start an agent run."""
@@ -20,7 +24,7 @@ class RunInput(Frozen):
     agent_id: str
     task: str
     scripted_reply: str | None = None
-    hold_timeout_seconds: int = Field(default=7 * 24 * 3600, ge=1)
+    hold_timeout_seconds: int = Field(default=DEFAULT_HOLD_SECONDS, ge=1, le=MAX_HOLD_SECONDS)
     """How long a hold waits for a human before it expires."""
 
 

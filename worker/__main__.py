@@ -16,7 +16,7 @@ log = logging.getLogger("verletica.worker")
 
 async def serve(settings: Settings) -> None:
     """Connect, verify the audit chains, and poll the task queue until SIGINT/SIGTERM."""
-    store = Store.open(settings.database_url)
+    store = Store.open(settings.database_url, settings.chain_keys())
     client = await make_client(settings)
     worker = build_worker(client, settings, store)
     stop = asyncio.Event()

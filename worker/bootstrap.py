@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from datetime import datetime
 from pathlib import Path
+from typing import Any
 
 from temporalio.client import Client
 from temporalio.worker import Worker
@@ -47,7 +48,10 @@ def build_connectors(
     store: Store, clock: Callable[[], datetime]
 ) -> dict[tuple[str, str], Connector]:
     """Connectors registered by (system, action)."""
-    connectors: list[Connector] = [PaymentsLedger(store.db, clock), EmailOutbox(store.db, clock)]
+    connectors: list[Connector] = [
+        PaymentsLedger(store.db, clock, store.keys),
+        EmailOutbox(store.db, clock, store.keys),
+    ]
     return {(c.system, action): c for c in connectors for action in c.actions}
 
 
@@ -55,9 +59,15 @@ def verify_chains(store: Store) -> None:
     """Verify every organization's chain; raise :class:`BrokenChain` on the first break."""
     for org_id, result in store.audit.verify_all().items():
         if not result.ok:
+            hint = (
+                " (if the audit key changed, give the key that signed it as "
+                "VERLETICA_AUDIT_KEY or in VERLETICA_AUDIT_RETIRED_KEYS)"
+                if "signature" in (result.problem or "")
+                else ""
+            )
             raise BrokenChain(
                 f"audit chain of org {org_id} is broken at entry {result.broken_at}: "
-                f"{result.problem}"
+                f"{result.problem}{hint}"
             )
 
 
@@ -68,8 +78,13 @@ def build_worker(
     *,
     model: ModelProvider | None = None,
     clock: Callable[[], datetime] = utc_now,
+    replace: Mapping[str, Callable[..., Any]] | None = None,
 ) -> Worker:
-    """A worker for the agent-run workflow; refuses to start on a broken audit chain."""
+    """A worker for the agent-run workflow; refuses to start on a broken audit chain.
+
+    ``replace`` swaps activities by activity name (tests stand in for the outside world,
+    e.g. ``{"dispatch": failing_dispatch}``); every other activity is the real one.
+    """
     verify_chains(store)
     runs = AgentRunActivities(
         directory=store.directory,
@@ -84,17 +99,22 @@ def build_worker(
         clock=clock,
         enforced=settings.enforced,
     )
+    activities: dict[str, Callable[..., Any]] = {
+        "resolve": runs.resolve,
+        "context": runs.context,
+        "reasoning": runs.reasoning,
+        "broker_decide": broker.decide,
+        "broker_review": broker.review,
+        "broker_expire": broker.expire,
+        "dispatch": broker.dispatch,
+    }
+    unknown = set(replace or {}) - activities.keys()
+    if unknown:
+        raise ValueError(f"no activity named {', '.join(sorted(unknown))}")
+    activities.update(replace or {})
     return Worker(
         client,
         task_queue=settings.task_queue,
         workflows=[AgentRunWorkflow],
-        activities=[
-            runs.resolve,
-            runs.context,
-            runs.reasoning,
-            broker.decide,
-            broker.review,
-            broker.expire,
-            broker.dispatch,
-        ],
+        activities=list(activities.values()),
     )

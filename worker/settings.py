@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+import os
+import secrets
+from pathlib import Path
 from typing import Literal
 
 from pydantic import AliasChoices, Field, SecretStr, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from domain.audit import MIN_KEY_BYTES, ChainKey, ChainKeys
 
 ModelProviderName = Literal["replay", "scripted", "gemini", "capture"]
 
@@ -43,6 +48,12 @@ class Settings(BaseSettings):
     enforced: bool = True
     """Check dispatch invariants and poison the broker on a broken foundation."""
 
+    audit_key: SecretStr | None = None
+    """Hex key (at least 32 bytes) that signs the audit chains; never stored in the
+    database. Unset in development: ``<data_dir>/audit.key``, created on first use."""
+    audit_retired_keys: SecretStr | None = None
+    """Comma-separated hex keys that signed older entries and still verify them."""
+
     @model_validator(mode="after")
     def _check(self) -> Settings:
         if not self.database_url:
@@ -55,9 +66,37 @@ class Settings(BaseSettings):
                 "changethis",
             ):
                 raise ValueError("VERLETICA_TEMPORAL_API_KEY is a placeholder")
+            if self.audit_key is None:
+                raise ValueError(
+                    "production needs VERLETICA_AUDIT_KEY: a secret kept outside the database"
+                )
+        for name, value in (
+            ("audit_key", self.audit_key),
+            ("audit_retired_keys", self.audit_retired_keys),
+        ):
+            if value is not None:
+                for part in value.get_secret_value().split(","):
+                    _parse_key(part, f"VERLETICA_{name.upper()}")
         if self.resolved_provider in ("gemini", "capture") and self.gemini_api_key is None:
             raise ValueError("the gemini provider needs GEMINI_API_KEY")
         return self
+
+    def chain_keys(self) -> ChainKeys:
+        """The audit keys: from the settings, or (development) the data folder's key file."""
+        if self.audit_key is not None:
+            current = _parse_key(self.audit_key.get_secret_value(), "VERLETICA_AUDIT_KEY")
+        else:
+            current = _key_file(Path(self.data_dir) / "audit.key")
+        retired = (
+            ()
+            if self.audit_retired_keys is None
+            else tuple(
+                _parse_key(part, "VERLETICA_AUDIT_RETIRED_KEYS")
+                for part in self.audit_retired_keys.get_secret_value().split(",")
+                if part.strip()
+            )
+        )
+        return ChainKeys(current=ChainKey(current), retired=tuple(ChainKey(k) for k in retired))
 
     @property
     def resolved_provider(self) -> ModelProviderName:
@@ -65,3 +104,36 @@ class Settings(BaseSettings):
         if self.model_provider is not None:
             return self.model_provider
         return "gemini" if self.gemini_api_key is not None else "replay"
+
+
+def _parse_key(text: str, name: str) -> bytes:
+    try:
+        key = bytes.fromhex(text.strip())
+    except ValueError as exc:
+        raise ValueError(f"{name} must be hex") from exc
+    if len(key) < MIN_KEY_BYTES:
+        raise ValueError(f"{name} needs at least {MIN_KEY_BYTES} bytes ({2 * MIN_KEY_BYTES} hex)")
+    if len(set(key)) < 8:
+        raise ValueError(f"{name} looks like a placeholder, not a random key")
+    return key
+
+
+def _key_file(path: Path) -> bytes:
+    """Read the development key file, creating it (mode 0600) on first use.
+
+    Two processes starting together must end up with one key: each writes a candidate
+    and links it into place, which fails for all but the first.
+    """
+    if not path.exists():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        candidate = path.with_name(f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}")
+        fd = os.open(candidate, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(fd, "w") as out:
+            out.write(secrets.token_hex(MIN_KEY_BYTES) + "\n")
+        try:
+            os.link(candidate, path)
+        except FileExistsError:
+            pass
+        finally:
+            candidate.unlink()
+    return _parse_key(path.read_text(encoding="utf-8"), str(path))

@@ -9,6 +9,8 @@ from temporalio.common import RetryPolicy
 from temporalio.exceptions import ActivityError, ApplicationError
 
 with workflow.unsafe.imports_passed_through():
+    from pydantic import ValidationError
+
     from activities.agent_run import AgentRunActivities
     from activities.broker import BrokerActivities
     from domain.intents import (
@@ -51,9 +53,12 @@ BROKER_RETRY = RetryPolicy(
 DISPATCH_RETRY = RetryPolicy(
     initial_interval=timedelta(seconds=1),
     backoff_coefficient=2.0,
-    maximum_interval=timedelta(seconds=30),
+    maximum_interval=timedelta(seconds=60),
+    maximum_attempts=10,
     non_retryable_error_types=["BrokerPoisoned", "DispatchRefused"],
 )
+"""About four minutes of retries. Bounded: a write that never succeeds is recorded as
+failed and its operation key released, instead of holding the key for ever."""
 
 
 class ApprovalSignal(Frozen):
@@ -83,7 +88,18 @@ class _Tracked:
         )
 
 
-@workflow.defn
+def _describe(err: BaseException) -> str:
+    """The message an operator needs: an activity's own failure, not its wrapper."""
+    if isinstance(err, ActivityError) and isinstance(err.cause, ApplicationError):
+        return err.cause.message
+    if isinstance(err, ActivityError) and err.cause is not None:
+        return str(err.cause)
+    return f"{type(err).__name__}: {err}"
+
+
+# An input that does not decode (a start sent straight to Temporal with a value out of
+# range) fails the run at once instead of failing its workflow task for ever.
+@workflow.defn(failure_exception_types=[ValidationError])
 class AgentRunWorkflow:
     """One governed agent run. Its state answers the ``state`` query and is its result."""
 
@@ -129,9 +145,12 @@ class AgentRunWorkflow:
         try:
             await self._run(run)
             self._status = RunStatus.COMPLETED
-        except ActivityError as err:
-            cause = err.cause
-            self._error = cause.message if isinstance(cause, ApplicationError) else str(err)
+        except workflow.NondeterminismError:
+            raise  # a code change broke replay: the task fails until the code is fixed
+        except Exception as err:
+            # Anything else (a failed step, or data no step expected) ends the run cleanly
+            # and on the record; a workflow task must never fail for ever on its input.
+            self._error = _describe(err)
             self._status = RunStatus.FAILED
             for name, status in self._nodes.items():
                 if status in (NodeStatus.RUNNING, NodeStatus.WAITING):
@@ -216,6 +235,18 @@ class AgentRunWorkflow:
         if self._nodes["action"] is NodeStatus.PENDING:
             self._nodes["action"] = NodeStatus.SKIPPED
 
+    async def _close(
+        self, run: RunInput, tracked: _Tracked, rule: str, reason: str, summary: str
+    ) -> None:
+        """Record that ``tracked`` will not be dispatched; its operation key is released."""
+        tracked.decision = await workflow.execute_local_activity_method(
+            BrokerActivities.expire,
+            ExpireRequest(org_id=run.org_id, intent_id=tracked.intent.id, rule=rule, reason=reason),
+            start_to_close_timeout=timedelta(seconds=30),
+            retry_policy=BROKER_RETRY,
+            summary=summary,
+        )
+
     async def _close_unfinished(self, run: RunInput) -> None:
         """A failed run leaves nothing open: holds and undispatched allows are closed on
         the record, so their operation keys do not block later intents."""
@@ -223,30 +254,37 @@ class AgentRunWorkflow:
             open_hold = tracked.decision.outcome is Outcome.HOLD
             undispatched = tracked.decision.outcome.may_dispatch and tracked.dispatch is None
             if open_hold or undispatched:
-                tracked.decision = await workflow.execute_local_activity_method(
-                    BrokerActivities.expire,
-                    ExpireRequest(
-                        org_id=run.org_id,
-                        intent_id=tracked.intent.id,
-                        rule="run_failed",
-                        reason=f"the run failed before this intent was done: {self._error}",
-                    ),
-                    start_to_close_timeout=timedelta(seconds=30),
-                    retry_policy=BROKER_RETRY,
-                    summary="broker: close after run failure",
+                await self._close(
+                    run,
+                    tracked,
+                    "run_failed",
+                    f"the run failed before this intent was done: {self._error}",
+                    "broker: close after run failure",
                 )
 
     async def _dispatch(self, run: RunInput, tracked: _Tracked) -> None:
         self._nodes["action"] = NodeStatus.RUNNING
-        tracked.dispatch = await workflow.execute_activity_method(
-            BrokerActivities.dispatch,
-            DispatchRequest(
-                org_id=run.org_id, intent_id=tracked.intent.id, decision=tracked.decision
-            ),
-            start_to_close_timeout=timedelta(seconds=15),
-            retry_policy=DISPATCH_RETRY,
-            summary=f"action: {tracked.intent.tool} (intent {tracked.intent.id[:8]})",
-        )
+        try:
+            tracked.dispatch = await workflow.execute_activity_method(
+                BrokerActivities.dispatch,
+                DispatchRequest(
+                    org_id=run.org_id, intent_id=tracked.intent.id, decision=tracked.decision
+                ),
+                start_to_close_timeout=timedelta(seconds=15),
+                retry_policy=DISPATCH_RETRY,
+                summary=f"action: {tracked.intent.tool} (intent {tracked.intent.id[:8]})",
+            )
+        except ActivityError as err:
+            # The write was refused or never succeeded: close the intent on the record and
+            # release its key, then fail the run (which closes whatever else is open).
+            await self._close(
+                run,
+                tracked,
+                "dispatch_failed",
+                f"the write did not happen: {_describe(err)}",
+                "broker: close after a failed write",
+            )
+            raise
         self._nodes["action"] = NodeStatus.DONE
 
     def _open_holds(self) -> dict[str, _Tracked]:
@@ -268,12 +306,12 @@ class AgentRunWorkflow:
                 )
             except TimeoutError:
                 for expired in open_holds.values():
-                    expired.decision = await workflow.execute_local_activity_method(
-                        BrokerActivities.expire,
-                        ExpireRequest(org_id=run.org_id, intent_id=expired.intent.id),
-                        start_to_close_timeout=timedelta(seconds=30),
-                        retry_policy=BROKER_RETRY,
-                        summary="broker: hold expired",
+                    await self._close(
+                        run,
+                        expired,
+                        "hold_expired",
+                        "no human decided before the hold expired",
+                        "broker: hold expired",
                     )
                 break
             request = self._inbox.pop(0)

@@ -11,7 +11,7 @@ from sqlmodel import Session, SQLModel
 from adapters.store.convert import audit_entry
 from adapters.store.session import Database
 from adapters.store.tables import AuditEntryRow
-from domain.audit import entry_hash
+from domain.audit import ChainKeys, entry_problem
 from domain.intents import DispatchResult, Outcome
 from domain.ports import ConnectorWrite
 
@@ -20,7 +20,7 @@ class TokenRefused(PermissionError):
     """The dispatch token does not name an audited allow decision for this intent."""
 
 
-def check_token(session: Session, write: ConnectorWrite) -> None:
+def check_token(session: Session, write: ConnectorWrite, keys: ChainKeys) -> None:
     """Refuse a write unless its token names an audited allow/approve of this exact intent."""
     token, intent = write.token, write.intent
     if token.intent_id != intent.id or token.org_id != intent.org_id:
@@ -33,8 +33,9 @@ def check_token(session: Session, write: ConnectorWrite) -> None:
     if row is None or row.entry_hash != token.entry_hash:
         raise TokenRefused(f"no audit entry {token.audit_seq} with that hash")
     entry = audit_entry(row)
-    if entry_hash(entry.prev_hash, entry.body()) != entry.entry_hash:
-        raise TokenRefused(f"audit entry {token.audit_seq} does not match its hash")
+    problem = entry_problem(entry, keys)
+    if problem is not None:
+        raise TokenRefused(f"audit entry {token.audit_seq}: {problem}")
     if entry.intent_id != intent.id or entry.payload.get("intent_digest") != intent.digest:
         raise TokenRefused("the audit entry is about another intent")
     if entry.decision not in (Outcome.ALLOW.value, Outcome.APPROVED.value):
@@ -51,9 +52,10 @@ class TableConnector(ABC):
     action: str
     row_type: type[SQLModel]
 
-    def __init__(self, db: Database, clock: Callable[[], datetime]) -> None:
+    def __init__(self, db: Database, clock: Callable[[], datetime], keys: ChainKeys) -> None:
         self._db = db
         self._clock = clock
+        self._keys = keys
 
     @property
     def actions(self) -> frozenset[str]:
@@ -68,7 +70,7 @@ class TableConnector(ABC):
         if (write.tool.system, write.tool.action) != (self.system, self.action):
             raise TokenRefused(f"{write.tool.name} is not {self.system}.{self.action}")
         with self._db.transaction() as s:
-            check_token(s, write)
+            check_token(s, write, self._keys)
             duplicate = s.get(self.row_type, write.intent.id) is not None
             if not duplicate:
                 s.add(self.build_row(write, self._clock()))

@@ -3,6 +3,10 @@
 A fixture is keyed by the agent's handle and the task text (the rest of the prompt
 carries run-specific identifiers). ``CapturingProvider`` wraps a live provider and
 writes what it answered, so a fixture set can be refreshed from the real model.
+
+Each fixture says where it comes from: ``"origin": "captured"`` (written by the
+capture mode, with the model that answered) or ``"authored"`` (written by hand for a
+scenario; its model is ``"authored"``). Only the capture mode writes ``captured``.
 """
 
 from __future__ import annotations
@@ -69,6 +73,7 @@ class CapturingProvider:
                 "task": request.task,
                 "reply": reply.text,
                 "model": reply.model,
+                "origin": "captured",
             }
         )
         self._path.write_text(json.dumps(items, indent=2) + "\n", encoding="utf-8")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from datetime import datetime
 
 from sqlalchemy import insert, select, update
@@ -9,8 +10,26 @@ from sqlmodel import Session, col
 
 from adapters.store import convert
 from adapters.store.session import Database
-from adapters.store.tables import AuditEntryRow, AuditHeadRow, OrgRow
-from domain.audit import AuditDraft, AuditEntry, ChainHead, ChainVerification, link, verify_chain
+from adapters.store.tables import (
+    CONNECTOR_TABLES,
+    AuditEntryRow,
+    AuditHeadRow,
+    DecisionRow,
+    OrgRow,
+)
+from domain.audit import (
+    AuditDraft,
+    AuditEntry,
+    ChainHead,
+    ChainKeys,
+    ChainVerification,
+    EntryReference,
+    link,
+    verify_chain,
+)
+from domain.intents import Outcome
+
+_MAY_DISPATCH = frozenset({Outcome.ALLOW.value, Outcome.APPROVED.value})
 
 
 class AuditError(RuntimeError):
@@ -18,22 +37,24 @@ class AuditError(RuntimeError):
 
 
 def lock_head(session: Session, org_id: str) -> ChainHead:
-    """Read the org's chain head under a row lock; serialises appends and broker decisions."""
+    """Read the org's chain head under a row lock; serialises appends, broker decisions
+    and configuration changes of one organization."""
     row = session.execute(
-        select(col(AuditHeadRow.seq), col(AuditHeadRow.entry_hash))
+        select(col(AuditHeadRow.seq), col(AuditHeadRow.entry_hash), col(AuditHeadRow.signature))
         .where(col(AuditHeadRow.org_id) == org_id)
         .with_for_update()
     ).first()
     if row is None:
         raise AuditError(f"organization {org_id} has no audit chain")
-    return ChainHead(seq=row.seq, entry_hash=row.entry_hash)
+    return ChainHead(seq=row.seq, entry_hash=row.entry_hash, signature=row.signature)
 
 
-def append(session: Session, org_id: str, draft: AuditDraft, now: datetime) -> AuditEntry:
-    """Append ``draft`` (idempotent by event key) inside the caller's transaction.
-
-    A plain SQL insert, not an ORM round trip: this is the hot path of every decision.
-    """
+def append(
+    session: Session, org_id: str, draft: AuditDraft, now: datetime, keys: ChainKeys
+) -> AuditEntry:
+    """Append ``draft`` (idempotent by event key) inside the caller's transaction, signed
+    with ``keys``. A plain SQL insert, not an ORM round trip: this is the hot path of
+    every decision."""
     head = lock_head(session, org_id)
     existing = session.execute(
         select(AuditEntryRow).where(
@@ -42,26 +63,64 @@ def append(session: Session, org_id: str, draft: AuditDraft, now: datetime) -> A
     ).scalar_one_or_none()
     if existing is not None:
         return convert.audit_entry(existing)
-    entry = link(org_id, head, draft, now.isoformat(timespec="microseconds"))
+    entry, new_head = link(org_id, head, draft, now.isoformat(timespec="microseconds"), keys)
     session.execute(insert(AuditEntryRow).values(**entry.model_dump()))
     session.execute(
         update(AuditHeadRow)
         .where(col(AuditHeadRow.org_id) == org_id)
-        .values(seq=entry.seq, entry_hash=entry.entry_hash)
+        .values(**new_head.model_dump())
     )
     return entry
 
 
-class AuditLog:
-    """Reads and verifies organizations' chains."""
+def _references(s: Session, org_id: str) -> Iterator[EntryReference]:
+    """Rows outside the chain that name one of its entries: decisions and connector writes."""
+    decisions = s.execute(
+        select(
+            col(DecisionRow.id),
+            col(DecisionRow.intent_id),
+            col(DecisionRow.outcome),
+            col(DecisionRow.audit_seq),
+            col(DecisionRow.entry_hash),
+        ).where(col(DecisionRow.org_id) == org_id)
+    )
+    for row in decisions:
+        yield EntryReference(
+            kind="decision",
+            row=f"{row.id} (intent {row.intent_id})",
+            intent_id=row.intent_id,
+            audit_seq=row.audit_seq,
+            entry_hash=row.entry_hash,
+            decisions=frozenset({row.outcome}),
+        )
+    for kind, table in CONNECTOR_TABLES:
+        rows = s.execute(
+            select(col(table.intent_id), col(table.audit_seq), col(table.entry_hash)).where(
+                col(table.org_id) == org_id
+            )
+        )
+        for row in rows:
+            yield EntryReference(
+                kind=kind,
+                row=row.intent_id,
+                intent_id=row.intent_id,
+                audit_seq=row.audit_seq,
+                entry_hash=row.entry_hash,
+                decisions=_MAY_DISPATCH,
+            )
 
-    def __init__(self, db: Database) -> None:
+
+class AuditLog:
+    """Appends to, reads and verifies organizations' chains."""
+
+    def __init__(self, db: Database, keys: ChainKeys) -> None:
         self._db = db
+        self._keys = keys
 
     def append(self, org_id: str, draft: AuditDraft, now: datetime) -> AuditEntry:
         """Append one entry in its own transaction."""
         with self._db.transaction() as s:
-            return append(s, org_id, draft, now)
+            return append(s, org_id, draft, now, self._keys)
 
     def entries(
         self, org_id: str, after_seq: int = 0, limit: int | None = None
@@ -81,10 +140,15 @@ class AuditLog:
         """The org's chain head, or None for an unknown org."""
         with self._db.transaction() as s:
             row = s.get(AuditHeadRow, org_id)
-            return None if row is None else ChainHead(seq=row.seq, entry_hash=row.entry_hash)
+            return (
+                None
+                if row is None
+                else ChainHead(seq=row.seq, entry_hash=row.entry_hash, signature=row.signature)
+            )
 
     def verify(self, org_id: str) -> ChainVerification:
-        """Recompute every hash and link of the org's chain, and compare with its head."""
+        """Recompute every hash, link and signature of the org's chain, compare it with its
+        signed head, and check that every decision and connector row names its entry."""
         with self._db.transaction() as s:
             rows = s.execute(
                 select(AuditEntryRow)
@@ -96,9 +160,11 @@ class AuditLog:
             head = (
                 None
                 if head_row is None
-                else ChainHead(seq=head_row.seq, entry_hash=head_row.entry_hash)
+                else ChainHead(
+                    seq=head_row.seq, entry_hash=head_row.entry_hash, signature=head_row.signature
+                )
             )
-            return verify_chain(entries, head)
+            return verify_chain(org_id, entries, head, self._keys, list(_references(s, org_id)))
 
     def verify_all(self) -> dict[str, ChainVerification]:
         """Verify every organization's chain; used when a worker starts its broker."""

@@ -148,4 +148,5 @@ def audit_entry(row: AuditEntryRow) -> AuditEntry:
         payload=row.payload,
         prev_hash=row.prev_hash,
         entry_hash=row.entry_hash,
+        signature=row.signature,
     )

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import delete, select
+from sqlalchemy import delete, select, update
 from sqlmodel import Session, col
 
 from adapters.store import convert
@@ -34,7 +34,7 @@ from adapters.store.tables import (
     ProjectRow,
     StaffingRow,
 )
-from domain.audit import AuditDraft, AuditEntry, entry_hash
+from domain.audit import AuditDraft, AuditEntry, ChainKeys, entry_problem
 from domain.broker import BrokerSnapshot, ReviewResult, operation_key, reconfirm, spend_of
 from domain.intents import (
     ApprovalRequest,
@@ -78,9 +78,17 @@ class _Claims:
         return None
 
 
+IN_FLIGHT, DONE = "in_flight", "done"
+
+
 def _release_claims(s: Session, org_id: str, intent_id: str) -> None:
+    """Release the in-flight keys of an intent that will not (or did not) write."""
     s.execute(
-        delete(ClaimRow).where(col(ClaimRow.org_id) == org_id, col(ClaimRow.intent_id) == intent_id)
+        delete(ClaimRow).where(
+            col(ClaimRow.org_id) == org_id,
+            col(ClaimRow.intent_id) == intent_id,
+            col(ClaimRow.state) == IN_FLIGHT,
+        )
     )
 
 
@@ -171,16 +179,17 @@ def _snapshot(s: Session, intent: Intent, now: datetime) -> BrokerSnapshot:
         records=records,
         run_spent_cents=sum(r.spend_cents for r in spending if r.run_id == intent.run_id),
         committed_spend=committed,
-        in_flight=_claim_on(s, org, intent),
+        in_flight=_claim_on(s, org, intent, IN_FLIGHT),
+        completed=_claim_on(s, org, intent, DONE),
     )
 
 
-def _claim_on(s: Session, org_id: str, intent: Intent) -> dict[str, str]:
-    """The claim on this intent's operation key, if another intent holds it."""
+def _claim_on(s: Session, org_id: str, intent: Intent, state: str) -> dict[str, str]:
+    """The claim in ``state`` on this intent's operation key, and the intent holding it."""
     tool = REGISTRY.get(intent.tool)
     key = None if tool is None else operation_key(tool, intent.payload)
     row = None if key is None else s.get(ClaimRow, (org_id, key))
-    return {} if row is None else {row.key: row.intent_id}
+    return {} if row is None or row.state != state else {row.key: row.intent_id}
 
 
 def _decision_payload(intent: Intent, decision: Decision) -> dict[str, Any]:
@@ -194,9 +203,14 @@ def _decision_payload(intent: Intent, decision: Decision) -> dict[str, Any]:
 
 
 def _record_decision(
-    s: Session, intent: Intent, decision: Decision, draft: AuditDraft, now: datetime
+    s: Session,
+    intent: Intent,
+    decision: Decision,
+    draft: AuditDraft,
+    now: datetime,
+    keys: ChainKeys,
 ) -> Decision:
-    entry = append(s, intent.org_id, draft, now)
+    entry = append(s, intent.org_id, draft, now, keys)
     decision = decision.model_copy(
         update={
             "audit_seq": entry.seq,
@@ -224,7 +238,13 @@ def _record_decision(
 
 
 def _record_broker_decision(
-    s: Session, intent: Intent, decision: Decision, event_key: str, actor: str, now: datetime
+    s: Session,
+    intent: Intent,
+    decision: Decision,
+    event_key: str,
+    actor: str,
+    now: datetime,
+    keys: ChainKeys,
 ) -> Decision:
     """Persist and audit a decision the broker's stages produced."""
     draft = AuditDraft(
@@ -236,7 +256,7 @@ def _record_broker_decision(
         rule=decision.rule,
         payload=_decision_payload(intent, decision),
     )
-    return _record_decision(s, intent, decision, draft, now)
+    return _record_decision(s, intent, decision, draft, now, keys)
 
 
 def _latest_decision(s: Session, intent_id: str) -> Decision | None:
@@ -255,8 +275,9 @@ def _latest_decision(s: Session, intent_id: str) -> Decision | None:
 class Governance:
     """The broker's side of the database."""
 
-    def __init__(self, db: Database) -> None:
+    def __init__(self, db: Database, keys: ChainKeys) -> None:
         self._db = db
+        self._keys = keys
 
     def decide(self, intent: Intent, now: datetime, policy: Policy) -> Decision:
         """Decide ``intent`` once; a retry after a crash returns the recorded decision."""
@@ -295,7 +316,7 @@ class Governance:
             if decision.outcome is Outcome.REJECT:
                 _release_claims(s, intent.org_id, intent.id)
             return _record_broker_decision(
-                s, intent, decision, f"decision:{intent.id}", intent.principal_id, now
+                s, intent, decision, f"decision:{intent.id}", intent.principal_id, now, self._keys
             )
 
     def review(
@@ -380,6 +401,7 @@ class Governance:
                         payload=payload,
                     ),
                     now,
+                    self._keys,
                 )
                 return result, held
             assert result.outcome is not None
@@ -411,7 +433,7 @@ class Governance:
                 rule=result.rule,
                 payload={**payload, "intent_digest": intent.digest},
             )
-            return result, _record_decision(s, intent, decision, draft, now)
+            return result, _record_decision(s, intent, decision, draft, now, self._keys)
 
     def _rehold(
         self,
@@ -426,7 +448,7 @@ class Governance:
         hold.release = list(redecided.release)
         s.add(hold)
         return _record_broker_decision(
-            s, intent, redecided, f"rehold:{intent.id}:{attempt}", "broker", now
+            s, intent, redecided, f"rehold:{intent.id}:{attempt}", "broker", now, self._keys
         )
 
     def expire(
@@ -447,9 +469,9 @@ class Governance:
             hold = s.get(HoldRow, intent_id)
             latest = _latest_decision(s, intent_id)
             assert latest is not None
-            still_open = (hold is not None and hold.state == "open") or (
-                hold is None and row.status in SPENDING and not row.dispatched
-            )
+            hold_open = hold is not None and hold.state == "open"
+            # An allowed or approved intent whose write did not happen is open too.
+            still_open = hold_open or (row.status in SPENDING and not row.dispatched)
             if not still_open:
                 return latest
             intent = convert.intent(row)
@@ -464,7 +486,7 @@ class Governance:
             )
             row.status = Outcome.EXPIRED
             s.add(row)
-            if hold is not None:
+            if hold is not None and hold_open:
                 hold.state = "expired"
                 hold.resolved_at = now
                 s.add(hold)
@@ -478,7 +500,7 @@ class Governance:
                 rule=rule,
                 payload={"intent_digest": intent.digest, "reason": reason},
             )
-            return _record_decision(s, intent, decision, draft, now)
+            return _record_decision(s, intent, decision, draft, now, self._keys)
 
     def record_run_rejection(
         self,
@@ -504,6 +526,7 @@ class Governance:
                     payload={"run_id": run_id, **payload},
                 ),
                 now,
+                self._keys,
             )
 
     def dispatch_token(self, org_id: str, decision: Decision) -> tuple[Intent, DispatchToken]:
@@ -523,11 +546,11 @@ class Governance:
             if entry_row is None:
                 raise FoundationBroken(f"audit entry {decision.audit_seq} is missing")
             entry = convert.audit_entry(entry_row)
-            if (
-                entry.entry_hash != decision.entry_hash
-                or entry_hash(entry.prev_hash, entry.body()) != entry.entry_hash
-            ):
-                raise FoundationBroken(f"audit entry {entry.seq} does not match its hash")
+            if entry.entry_hash != decision.entry_hash:
+                raise FoundationBroken(f"audit entry {entry.seq} is not the decision's entry")
+            problem = entry_problem(entry, self._keys)
+            if problem is not None:
+                raise FoundationBroken(f"audit entry {entry.seq}: {problem}")
             if entry.seq > 1:
                 prev = s.get(AuditEntryRow, (org_id, entry.seq - 1))
                 if prev is None or prev.entry_hash != entry.prev_hash:
@@ -550,13 +573,25 @@ class Governance:
             return intent, token
 
     def record_dispatch(self, org_id: str, result: DispatchResult, now: datetime) -> AuditEntry:
-        """Record a connector's outcome and release the intent's operation key."""
+        """Record a connector's outcome. The intent's operation key is released, unless the
+        write may not be repeated (an invoice is paid once): then the key stays, done."""
         with self._db.transaction() as s:
             row = s.get(IntentRow, result.intent_id)
+            tool = None if row is None else REGISTRY.get(row.tool)
             if row is not None:
                 row.dispatched = True
                 s.add(row)
-            _release_claims(s, org_id, result.intent_id)
+            if tool is not None and not tool.repeatable:
+                s.execute(
+                    update(ClaimRow)
+                    .where(
+                        col(ClaimRow.org_id) == org_id,
+                        col(ClaimRow.intent_id) == result.intent_id,
+                    )
+                    .values(state=DONE)
+                )
+            else:
+                _release_claims(s, org_id, result.intent_id)
             return append(
                 s,
                 org_id,
@@ -570,6 +605,7 @@ class Governance:
                     payload=result.model_dump(mode="json"),
                 ),
                 now,
+                self._keys,
             )
 
     def record_dispatch_failure(
@@ -590,4 +626,5 @@ class Governance:
                     payload={"problem": problem},
                 ),
                 now,
+                self._keys,
             )

@@ -11,6 +11,7 @@ from adapters.store.governance import Governance
 from adapters.store.memory import MemoryBank
 from adapters.store.runs import Runs
 from adapters.store.session import Database
+from domain.audit import ChainKeys
 
 
 @dataclass(frozen=True)
@@ -18,6 +19,8 @@ class Store:
     """Every repository over one database."""
 
     db: Database
+    keys: ChainKeys
+    """Sign and verify the audit chains; never stored in the database."""
     directory: Directory
     audit: AuditLog
     governance: Governance
@@ -25,16 +28,17 @@ class Store:
     runs: Runs
 
     @classmethod
-    def open(cls, url: str, *, migrate_schema: bool = True) -> Store:
+    def open(cls, url: str, keys: ChainKeys, *, migrate_schema: bool = True) -> Store:
         """Connect to ``url`` (SQLite file or PostgreSQL) and bring its schema up to date."""
         if migrate_schema:
             migrate(url)
         db = Database(make_engine(url))
         return cls(
             db=db,
-            directory=Directory(db),
-            audit=AuditLog(db),
-            governance=Governance(db),
+            keys=keys,
+            directory=Directory(db, keys),
+            audit=AuditLog(db, keys),
+            governance=Governance(db, keys),
             memory=MemoryBank(db),
             runs=Runs(db),
         )

@@ -216,12 +216,15 @@ class HoldRow(SQLModel, table=True):
 
 
 class ClaimRow(SQLModel, table=True):
-    """An in-flight operation key; the primary key makes registration atomic."""
+    """An operation key and the intent holding it; the primary key makes registration
+    atomic. ``in_flight`` until the intent is done; a non-repeatable write keeps its
+    key as ``done`` for good, so the same invoice is not paid twice."""
 
     __tablename__ = "claims"
     org_id: str = Field(primary_key=True)
     key: str = Field(primary_key=True)
     intent_id: str
+    state: str = Field(default="in_flight", sa_column_kwargs={"server_default": "in_flight"})
     claimed_at: datetime = _ts()
 
 
@@ -230,6 +233,7 @@ class AuditHeadRow(SQLModel, table=True):
     org_id: str = Field(primary_key=True)
     seq: int
     entry_hash: str
+    signature: str = Field(default="", sa_column_kwargs={"server_default": ""})
 
 
 class AuditEntryRow(SQLModel, table=True):
@@ -247,6 +251,7 @@ class AuditEntryRow(SQLModel, table=True):
     payload: dict[str, Any] = _json()
     prev_hash: str
     entry_hash: str
+    signature: str = Field(default="", sa_column_kwargs={"server_default": ""})
 
 
 class PaymentRow(SQLModel, table=True):
@@ -277,3 +282,10 @@ class EmailRow(SQLModel, table=True):
     audit_seq: int
     entry_hash: str
     created_at: datetime = _ts()
+
+
+CONNECTOR_TABLES: tuple[tuple[str, type[PaymentRow] | type[EmailRow]], ...] = (
+    ("payments", PaymentRow),
+    ("email", EmailRow),
+)
+"""Tables written by connectors; each row names the audited decision that allowed it."""

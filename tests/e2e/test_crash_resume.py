@@ -29,7 +29,7 @@ from api.services import Services
 from domain import broker
 from domain.intents import Intent
 from domain.runs import RunState, RunStatus
-from tests.conftest import Firm, make_settings, utc_now
+from tests.conftest import TEST_KEYS, Firm, make_settings, utc_now
 from workflows.agent_run import AgentRunWorkflow
 
 pytestmark = pytest.mark.temporal
@@ -77,6 +77,8 @@ class WorkerProcess:
             "VERLETICA_TEMPORAL_ADDRESS": env.client.service_client.config.target_host,
             "VERLETICA_TASK_QUEUE": task_queue,
             "VERLETICA_MODEL_PROVIDER": "scripted",
+            "VERLETICA_AUDIT_KEY": TEST_KEYS.current.secret.hex(),
+            "VERLETICA_DATA_DIR": str(log.parent),
         }
         self.log = log
         self.proc: subprocess.Popen[bytes] | None = None
@@ -162,12 +164,14 @@ async def test_worker_killed_while_a_run_waits_on_a_hold(
     tmp_path: Path,
 ) -> None:
     settings = make_settings(database_url=sqlite_url)
-    store = Store.open(sqlite_url, migrate_schema=False)
+    store = Store.open(sqlite_url, TEST_KEYS, migrate_schema=False)
     svc = Services(store, temporal_env.client, settings, utc_now)
     firm = Firm(svc)
     first = _spawn(workers, temporal_env, sqlite_url, settings.task_queue, tmp_path)
 
-    started = await svc.start_run(firm.org, firm.agents["ledger"], "pay", scripted_reply=PAYMENT)
+    started = await svc.start_run(
+        firm.org, firm.founder, firm.agents["ledger"], "pay", scripted_reply=PAYMENT
+    )
     held = await _wait_state(svc, firm.founder, started.run_id, RunStatus.NEEDS_HUMAN)
     intent = held.intents[0].intent
     first.kill()
@@ -193,7 +197,7 @@ async def test_worker_killed_while_the_action_is_in_flight(
     tmp_path: Path,
 ) -> None:
     settings = make_settings(database_url=postgres_url)
-    store = Store.open(postgres_url, migrate_schema=False)
+    store = Store.open(postgres_url, TEST_KEYS, migrate_schema=False)
     svc = Services(store, temporal_env.client, settings, utc_now)
     firm = Firm(svc)
     database = postgres_url.rsplit("/", 1)[1]
@@ -202,7 +206,9 @@ async def test_worker_killed_while_the_action_is_in_flight(
         # the outside world stalls: the connector's write blocks on this lock
         lock.execute("LOCK TABLE email_outbox IN ACCESS EXCLUSIVE MODE")
         first = _spawn(workers, temporal_env, postgres_url, settings.task_queue, tmp_path)
-        started = await svc.start_run(firm.org, firm.agents["orion"], "mail", scripted_reply=EMAIL)
+        started = await svc.start_run(
+            firm.org, firm.founder, firm.agents["orion"], "mail", scripted_reply=EMAIL
+        )
         with psycopg.connect(libpq_url(postgres_url), autocommit=True) as probe:
             deadline = time.monotonic() + 60
             while (
@@ -237,7 +243,7 @@ async def test_a_worker_refuses_to_start_on_a_broken_chain(
     sqlite_url: str,
     tmp_path: Path,
 ) -> None:
-    store = Store.open(sqlite_url, migrate_schema=False)
+    store = Store.open(sqlite_url, TEST_KEYS, migrate_schema=False)
     firm = Firm(Services(store, None, make_settings(), utc_now))
     store.governance.decide(
         Intent(

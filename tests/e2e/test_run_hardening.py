@@ -11,18 +11,15 @@ from sqlalchemy import func, select
 from temporalio import activity
 from temporalio.exceptions import ApplicationError
 from temporalio.testing import WorkflowEnvironment
-from temporalio.worker import Worker
 
-from activities.agent_run import AgentRunActivities
-from activities.broker import BrokerActivities
 from adapters.models.scripted import ScriptedProvider
 from adapters.store.store import Store
 from adapters.store.tables import AuditEntryRow, ClaimRow, EmailRow
 from api.services import Services
 from domain.intents import Outcome
 from domain.runs import DispatchRequest, RunState, RunStatus
-from tests.conftest import Firm, make_settings, utc_now
-from worker.bootstrap import build_connectors, build_worker
+from tests.conftest import TEST_KEYS, Firm, make_settings, utc_now
+from worker.bootstrap import build_worker
 from workflows.agent_run import AgentRunWorkflow, ApprovalSignal
 
 pytestmark = pytest.mark.temporal
@@ -67,7 +64,7 @@ class Env:
 @pytest.fixture
 async def env(temporal_env: WorkflowEnvironment, sqlite_url: str) -> AsyncIterator[Env]:
     settings = make_settings(database_url=sqlite_url)
-    store = Store.open(sqlite_url, migrate_schema=False)
+    store = Store.open(sqlite_url, TEST_KEYS, migrate_schema=False)
     svc = Services(store, temporal_env.client, settings, utc_now)
     yield Env(temporal_env, store, svc, Firm(svc))
     store.close()
@@ -91,8 +88,12 @@ def _count(store: Store, query: object) -> int:
 async def test_a_signal_naming_another_runs_intent_is_refused(env: Env) -> None:
     svc, firm = env.svc, env.firm
     async with build_worker(env.temporal.client, svc.settings, env.store, model=ScriptedProvider()):
-        a = await svc.start_run(firm.org, firm.agents["ledger"], "a", _reply(_pay("A-1", 200_000)))
-        b = await svc.start_run(firm.org, firm.agents["ledger"], "b", _reply(_pay("B-1", 200_000)))
+        a = await svc.start_run(
+            firm.org, firm.founder, firm.agents["ledger"], "a", _reply(_pay("A-1", 200_000))
+        )
+        b = await svc.start_run(
+            firm.org, firm.founder, firm.agents["ledger"], "b", _reply(_pay("B-1", 200_000))
+        )
         await _held(env, a.workflow_id)
         b_intent = (await _held(env, b.workflow_id)).intents[0].intent
         run_a = env.temporal.client.get_workflow_handle_for(AgentRunWorkflow.run, a.workflow_id)
@@ -126,11 +127,11 @@ async def test_a_reused_client_key_never_runs_again(env: Env) -> None:
     svc, firm = env.svc, env.firm
     async with build_worker(env.temporal.client, svc.settings, env.store, model=ScriptedProvider()):
         first = await svc.start_run(
-            firm.org, firm.agents["orion"], "mail", _reply(EMAIL), client_key="k1"
+            firm.org, firm.founder, firm.agents["orion"], "mail", _reply(EMAIL), client_key="k1"
         )
         await asyncio.wait_for(svc.wait_run(first.run_id), 60)
         again = await svc.start_run(
-            firm.org, firm.agents["orion"], "mail", _reply(EMAIL), client_key="k1"
+            firm.org, firm.founder, firm.agents["orion"], "mail", _reply(EMAIL), client_key="k1"
         )
         assert (again.run_id, again.created) == (first.run_id, False)
         await asyncio.sleep(1)
@@ -149,27 +150,20 @@ class FailingDispatch:
 
 async def test_a_failed_run_closes_its_holds_and_releases_its_keys(env: Env) -> None:
     svc, firm, store = env.svc, env.firm, env.store
-    runs = AgentRunActivities(
-        store.directory, store.memory, store.governance, ScriptedProvider(), utc_now
-    )
-    real = BrokerActivities(store.governance, build_connectors(store, utc_now), utc_now)
-    worker = Worker(
+    worker = build_worker(
         env.temporal.client,
-        task_queue=svc.settings.task_queue,
-        workflows=[AgentRunWorkflow],
-        activities=[
-            runs.resolve,
-            runs.context,
-            runs.reasoning,
-            real.decide,
-            real.review,
-            real.expire,
-            FailingDispatch().dispatch,
-        ],
+        svc.settings,
+        store,
+        model=ScriptedProvider(),
+        replace={"dispatch": FailingDispatch().dispatch},
     )
     async with worker:
         started = await svc.start_run(
-            firm.org, firm.agents["ledger"], "pay and mail", _reply(_pay("F-1", 200_000), EMAIL)
+            firm.org,
+            firm.founder,
+            firm.agents["ledger"],
+            "pay and mail",
+            _reply(_pay("F-1", 200_000), EMAIL),
         )
         final = await asyncio.wait_for(svc.wait_run(started.run_id), 60)
     assert final.status is RunStatus.FAILED
@@ -177,7 +171,7 @@ async def test_a_failed_run_closes_its_holds_and_releases_its_keys(env: Env) -> 
     outcomes = {v.intent.tool: (v.decision.outcome, v.decision.rule) for v in final.intents}
     assert outcomes == {
         "payments.pay": (Outcome.EXPIRED, "run_failed"),
-        "email.send": (Outcome.EXPIRED, "run_failed"),
+        "email.send": (Outcome.EXPIRED, "dispatch_failed"),
     }
     assert _count(store, select(func.count()).select_from(ClaimRow)) == 0
     assert store.audit.verify(firm.org).ok
@@ -188,6 +182,7 @@ async def test_an_undecided_hold_expires_on_its_timer(env: Env) -> None:
     async with build_worker(env.temporal.client, svc.settings, store, model=ScriptedProvider()):
         started = await svc.start_run(
             firm.org,
+            firm.founder,
             firm.agents["ledger"],
             "pay",
             _reply(_pay("T-1", 200_000)),

@@ -17,7 +17,7 @@ from api.app import create_app
 from api.demo import TASKS, play
 from api.services import Services
 from domain.runs import RunStatus
-from tests.conftest import make_settings, utc_now
+from tests.conftest import TEST_KEYS, make_settings, utc_now
 from worker.bootstrap import build_worker
 from workflows.agent_run import AgentRunWorkflow, ApprovalSignal
 
@@ -33,7 +33,7 @@ class Stack:
 async def stack(temporal_env: WorkflowEnvironment, db_url: str) -> AsyncIterator[Stack]:
     """API in process (ASGI), a worker on the replay provider, the real dev server."""
     settings = make_settings(model_provider="replay", database_url=db_url)
-    store = Store.open(db_url, migrate_schema=False)
+    store = Store.open(db_url, TEST_KEYS, migrate_schema=False)
     services = Services(store, temporal_env.client, settings, utc_now)
     app = create_app(settings, services)
     async with app.router.lifespan_context(app):
@@ -126,7 +126,7 @@ async def test_a_signal_sent_straight_to_temporal_is_rechecked(
     org, founder = report.org_id, report.founder_id
     agents = {h: i for i, h in report.handles.items()}
     started = await stack.services.start_run(
-        org, agents["ledger"], TASKS["payment"][1], client_key="again"
+        org, founder, agents["ledger"], TASKS["payment"][1], client_key="again"
     )
     handle = temporal_env.client.get_workflow_handle_for(AgentRunWorkflow.run, started.workflow_id)
     for _ in range(200):

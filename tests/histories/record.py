@@ -23,7 +23,7 @@ from temporalio.testing import WorkflowEnvironment
 from adapters.store.store import Store
 from api.services import Services
 from domain.runs import RunStatus
-from tests.conftest import Firm, make_settings, utc_now
+from tests.conftest import TEST_KEYS, Firm, make_settings, utc_now
 from worker.bootstrap import build_worker
 from workflows import search_attributes as sa
 from workflows.agent_run import AgentRunWorkflow, ApprovalSignal
@@ -61,12 +61,17 @@ async def record() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         url = f"sqlite:///{tmp}/record.db"
         settings = make_settings(database_url=url)
-        store = Store.open(url)
+        store = Store.open(url, TEST_KEYS)
         svc = Services(store, env.client, settings, utc_now)
         firm = Firm(svc)
         async with build_worker(env.client, settings, store):
             started = await svc.start_run(
-                firm.org, firm.agents["ledger"], "pay", PAYMENT, client_key=str(uuid.uuid4())
+                firm.org,
+                firm.founder,
+                firm.agents["ledger"],
+                "pay",
+                PAYMENT,
+                client_key=str(uuid.uuid4()),
             )
             handle = env.client.get_workflow_handle_for(AgentRunWorkflow.run, started.workflow_id)
             while (

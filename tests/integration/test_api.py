@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -15,14 +14,6 @@ from api.services import Services
 from tests.conftest import Firm
 
 H = "X-Verletica-Principal"
-
-
-@pytest.fixture
-def api(services: Services) -> Iterator[TestClient]:
-    with TestClient(
-        create_app(services.settings, services), raise_server_exceptions=False
-    ) as client:
-        yield client
 
 
 def test_onboarding_returns_founder_and_fleet(api: TestClient) -> None:
@@ -136,7 +127,7 @@ def test_scripted_reply_is_refused_unless_the_server_runs_the_scripted_provider(
 
 
 def test_unknown_things_are_404(api: TestClient, firm: Firm) -> None:
-    assert api.get("/v1/orgs/nope/audit", headers={H: firm.founder}).status_code == 403
+    assert api.get("/v1/orgs/nope/audit", headers={H: firm.founder}).status_code == 404
     assert api.post("/v1/commitments/nope/confirm", headers={H: firm.founder}).status_code == 404
     assert (
         api.post(

@@ -12,12 +12,15 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from sqlalchemy import delete, insert, select, update
 
+from adapters.connectors.payments import PaymentsLedger
 from adapters.store.store import Store
-from adapters.store.tables import AuditEntryRow
+from adapters.store.tables import AuditEntryRow, AuditHeadRow, DecisionRow, PaymentRow
 from domain import broker
-from domain.audit import AuditDraft
+from domain.audit import GENESIS_HASH, AuditDraft, AuditEntry, ChainKey, ChainKeys, entry_hash
 from domain.intents import Intent, Outcome
 from domain.model import SpendCap
+from domain.ports import ConnectorWrite
+from domain.tools import REGISTRY
 from tests.conftest import Firm, utc_now
 from worker.bootstrap import BrokenChain, verify_chains
 
@@ -243,3 +246,131 @@ def test_a_retried_decision_returns_the_recorded_one(store: Store, firm: Firm) -
     again = store.governance.decide(intent, utc_now(), broker.decide)
     assert again == first
     assert store.audit.verify(firm.org).entries == 1
+
+
+# ------------------------------------------------------------------ an attacker who can write the database
+
+
+def _rewrite_from(store: Store, org: str, seq: int, change: dict[str, Any], head: bool) -> None:
+    """Edit entry ``seq`` and recompute, with the published formula, its hash and every
+    later hash and link; with ``head``, update the head row to match."""
+    rows = _rows(store, org)
+    prev = rows[seq - 2]["entry_hash"] if seq > 1 else GENESIS_HASH
+    with store.db.transaction() as s:
+        for row in rows[seq - 1 :]:
+            if row["seq"] == seq:
+                row.update(change)
+            row["prev_hash"] = prev
+            body = AuditEntry(**{k: v for k, v in row.items() if k != "signature"}).body()
+            row["entry_hash"] = entry_hash(prev, body)
+            prev = row["entry_hash"]
+            s.execute(
+                update(AuditEntryRow)
+                .where(AuditEntryRow.org_id == org, AuditEntryRow.seq == row["seq"])
+                .values(**{k: row[k] for k in ("payload", "decision", "prev_hash", "entry_hash")})
+            )
+        if head:
+            s.execute(
+                update(AuditHeadRow)
+                .where(AuditHeadRow.org_id == org)
+                .values(seq=rows[-1]["seq"], entry_hash=prev)
+            )
+
+
+@pytest.mark.parametrize("where", ["tail", "middle", "first"])
+@pytest.mark.parametrize("head", [True, False])
+def test_recomputing_the_hashes_after_an_edit_is_detected(
+    store: Store, firm: Firm, where: str, head: bool
+) -> None:
+    _fill(store, firm.org)
+    assert store.audit.verify(firm.org).ok
+    seq = {"tail": CHAIN, "middle": CHAIN // 2, "first": 1}[where]
+    _rewrite_from(store, firm.org, seq, {"payload": {"i": -1, "note": "rewritten"}}, head)
+    result = store.audit.verify(firm.org)
+    assert not result.ok
+    assert result.broken_at == seq, result
+    with pytest.raises(BrokenChain):
+        verify_chains(store)
+
+
+def test_re_signing_with_a_key_of_ones_own_is_detected(store: Store, firm: Firm) -> None:
+    _fill(store, firm.org)
+    _rewrite_from(store, firm.org, CHAIN, {"decision": "reject"}, head=True)
+    forged = ChainKeys(current=ChainKey(b"m" * 32))
+    last = _rows(store, firm.org)[-1]
+    with store.db.transaction() as s:
+        s.execute(
+            update(AuditEntryRow)
+            .where(AuditEntryRow.org_id == firm.org, AuditEntryRow.seq == CHAIN)
+            .values(signature=forged.sign_entry(last["entry_hash"]))
+        )
+        s.execute(
+            update(AuditHeadRow)
+            .where(AuditHeadRow.org_id == firm.org)
+            .values(signature=forged.sign_head(firm.org, CHAIN, last["entry_hash"]))
+        )
+    assert not store.audit.verify(firm.org).ok
+
+
+def test_a_head_row_rolled_back_to_an_earlier_entry_is_detected(store: Store, firm: Firm) -> None:
+    _fill(store, firm.org)
+    rows = _rows(store, firm.org)
+    with store.db.transaction() as s:
+        s.execute(delete(AuditEntryRow).where(AuditEntryRow.seq == CHAIN))
+        s.execute(
+            update(AuditHeadRow)
+            .where(AuditHeadRow.org_id == firm.org)
+            .values(seq=CHAIN - 1, entry_hash=rows[-2]["entry_hash"])
+        )
+    result = store.audit.verify(firm.org)
+    assert not result.ok and "head" in (result.problem or "")
+
+
+def test_decision_rows_are_cross_checked_against_the_chain(store: Store, firm: Firm) -> None:
+    intent = _payment(firm, "X-1", 10_000)
+    decision = store.governance.decide(intent, utc_now(), broker.decide)
+    _fill(store, firm.org, 3)
+    assert store.audit.verify(firm.org).ok
+    with store.db.transaction() as s:
+        s.execute(
+            update(DecisionRow)
+            .where(DecisionRow.intent_id == intent.id)
+            .values(audit_seq=(decision.audit_seq or 0) + 1)
+        )
+    result = store.audit.verify(firm.org)
+    assert not result.ok and "decision" in (result.problem or ""), result
+
+
+def test_connector_rows_are_cross_checked_against_the_chain(store: Store, firm: Firm) -> None:
+    intent = _payment(firm, "X-2", 10_000)
+    decision = store.governance.decide(intent, utc_now(), broker.decide)
+    payments = PaymentsLedger(store.db, utc_now, store.keys)
+    _, token = store.governance.dispatch_token(firm.org, decision)
+    payments.write(ConnectorWrite(intent=intent, tool=REGISTRY[intent.tool], token=token))
+    assert store.audit.verify(firm.org).ok
+    with store.db.transaction() as s:
+        s.execute(update(PaymentRow).values(entry_hash="0" * 64))
+    result = store.audit.verify(firm.org)
+    assert not result.ok and "payments" in (result.problem or ""), result
+
+
+def test_a_paid_invoice_keeps_blocking_while_an_expired_payment_releases_it(
+    store: Store, firm: Firm
+) -> None:
+    payments = PaymentsLedger(store.db, utc_now, store.keys)
+    paid = _payment(firm, "INV-P", 10_000)
+    decision = store.governance.decide(paid, utc_now(), broker.decide)
+    _, token = store.governance.dispatch_token(firm.org, decision)
+    result = payments.write(ConnectorWrite(intent=paid, tool=REGISTRY[paid.tool], token=token))
+    store.governance.record_dispatch(firm.org, result, utc_now())
+
+    twice = store.governance.decide(_payment(firm, " inv-p", 10_000), utc_now(), broker.decide)
+    assert (twice.outcome, twice.rule) == (Outcome.HOLD, "already_done")
+    assert paid.id in twice.reason
+
+    dropped = _payment(firm, "INV-Q", 10_000)
+    assert store.governance.decide(dropped, utc_now(), broker.decide).outcome is Outcome.ALLOW
+    store.governance.expire(firm.org, dropped.id, utc_now(), "run_failed", "the run failed")
+    retried = store.governance.decide(_payment(firm, "INV-Q", 10_000), utc_now(), broker.decide)
+    assert retried.outcome is Outcome.ALLOW
+    assert store.audit.verify(firm.org).ok

@@ -76,3 +76,24 @@ def test_errors_are_reported_not_raised(cli: CliRunner, monkeypatch: pytest.Monk
     assert "error:" in result.output
     bad = cli.invoke(app, ["barrier", "wall", "east", "east"])
     assert bad.exit_code == 1
+
+
+def _onboard(cli: CliRunner, name: str, email: str) -> tuple[str, str, str]:
+    """Onboard from the command line: (org id, founder id, the output)."""
+    out = _ok(cli.invoke(app, ["onboard", "--name", name, "--founder-email", email]))
+    exports = re.search(r"VERLETICA_ORG=(\S+) VERLETICA_ACTOR=(\S+)", out)
+    assert exports is not None
+    return exports.group(1), exports.group(2), out
+
+
+def test_an_agent_cannot_record_a_commitment(cli: CliRunner) -> None:
+    org, _, out = _onboard(cli, "Harbor", "ada@hv.example")
+    ledger = re.search(r"([0-9a-f-]{36})\W+ledger\b", out)
+    assert ledger is not None
+    result = cli.invoke(
+        app,
+        ["commit", "add", "cap", "--cap-cents", "5", "--source", "s"],
+        env={"VERLETICA_ORG": org, "VERLETICA_ACTOR": ledger.group(1)},
+    )
+    assert result.exit_code == 1, result.output
+    assert "error:" in result.output

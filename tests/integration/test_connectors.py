@@ -145,7 +145,7 @@ def test_an_allowed_email_is_audited_and_dispatchable(store: Store, firm: Firm) 
 def test_email_outbox_writes_one_row_once(store: Store, firm: Firm) -> None:
     intent, decision = allowed_email(store, firm)
     got, token = store.governance.dispatch_token(firm.org, decision)
-    outbox = EmailOutbox(store.db, utc_now)
+    outbox = EmailOutbox(store.db, utc_now, store.keys)
     assert outbox.system == "email" and outbox.actions == frozenset({"send"})
 
     first = outbox.write(ConnectorWrite(intent=got, tool=EMAIL_SEND, token=token))
@@ -177,8 +177,8 @@ def test_a_second_outbox_instance_also_sees_the_duplicate(store: Store, firm: Fi
     intent, token = store.governance.dispatch_token(firm.org, decision)
     write = ConnectorWrite(intent=intent, tool=EMAIL_SEND, token=token)
 
-    EmailOutbox(store.db, utc_now).write(write)
-    replay = EmailOutbox(store.db, utc_now).write(write)
+    EmailOutbox(store.db, utc_now, store.keys).write(write)
+    replay = EmailOutbox(store.db, utc_now, store.keys).write(write)
 
     assert replay.duplicate is True
     assert count(store, EmailRow) == 1
@@ -189,7 +189,7 @@ def test_a_second_outbox_instance_also_sees_the_duplicate(store: Store, firm: Fi
 
 def _refused(store: Store, intent: Intent, token: DispatchToken) -> TokenRefused:
     with pytest.raises(TokenRefused) as raised:
-        EmailOutbox(store.db, utc_now).write(
+        EmailOutbox(store.db, utc_now, store.keys).write(
             ConnectorWrite(intent=intent, tool=EMAIL_SEND, token=token)
         )
     assert isinstance(raised.value, PermissionError)
@@ -310,7 +310,7 @@ def test_dispatch_token_refuses_a_held_payment(store: Store, firm: Firm) -> None
         intent_digest=intent.digest,
     )
     with pytest.raises(TokenRefused):
-        PaymentsLedger(store.db, utc_now).write(
+        PaymentsLedger(store.db, utc_now, store.keys).write(
             ConnectorWrite(intent=intent, tool=PAYMENTS_PAY, token=token)
         )
     assert count(store, PaymentRow) == 0
@@ -438,7 +438,7 @@ def test_payments_ledger_writes_an_allowed_payment_once(store: Store, firm: Firm
     decision = decide(store, intent)
     assert decision.outcome is Outcome.ALLOW, decision
     got, token = store.governance.dispatch_token(firm.org, decision)
-    ledger = PaymentsLedger(store.db, utc_now)
+    ledger = PaymentsLedger(store.db, utc_now, store.keys)
     assert ledger.system == "payments" and ledger.actions == frozenset({"pay"})
 
     first = ledger.write(ConnectorWrite(intent=got, tool=PAYMENTS_PAY, token=token))
@@ -492,7 +492,7 @@ def test_payments_ledger_refuses_forged_tokens(
     got, token = store.governance.dispatch_token(firm.org, decision)
 
     with pytest.raises(TokenRefused):
-        PaymentsLedger(store.db, utc_now).write(
+        PaymentsLedger(store.db, utc_now, store.keys).write(
             ConnectorWrite(intent=got, tool=PAYMENTS_PAY, token=forged(token, **change))
         )
 
@@ -510,7 +510,7 @@ def test_payments_ledger_refuses_a_rejected_payment(store: Store, firm: Firm) ->
     with pytest.raises(FoundationBroken):
         store.governance.dispatch_token(firm.org, decision)
     with pytest.raises(TokenRefused):
-        PaymentsLedger(store.db, utc_now).write(
+        PaymentsLedger(store.db, utc_now, store.keys).write(
             ConnectorWrite(
                 intent=intent,
                 tool=PAYMENTS_PAY,
@@ -560,7 +560,7 @@ def test_a_payment_whose_amount_is_not_an_integer_is_not_paid_unreviewed(
 
     if decision.outcome is Outcome.ALLOW:
         got, token = store.governance.dispatch_token(firm.org, decision)
-        PaymentsLedger(store.db, utc_now).write(
+        PaymentsLedger(store.db, utc_now, store.keys).write(
             ConnectorWrite(intent=got, tool=PAYMENTS_PAY, token=token)
         )
         with store.db.transaction() as s:
@@ -575,6 +575,6 @@ def test_a_payment_whose_amount_is_not_an_integer_is_not_paid_unreviewed(
 
 
 def test_connectors_are_table_connectors(store: Store) -> None:
-    assert isinstance(EmailOutbox(store.db, utc_now), TableConnector)
-    assert isinstance(PaymentsLedger(store.db, utc_now), TableConnector)
+    assert isinstance(EmailOutbox(store.db, utc_now, store.keys), TableConnector)
+    assert isinstance(PaymentsLedger(store.db, utc_now, store.keys), TableConnector)
     assert EmailOutbox.row_type is EmailRow and PaymentsLedger.row_type is PaymentRow

@@ -76,6 +76,15 @@ def test_the_committed_fixture_file_is_well_formed() -> None:
     assert len(set(keys)) == len(keys), "two fixtures share a key: one would shadow the other"
 
 
+def test_committed_fixtures_say_honestly_where_they_come_from() -> None:
+    """A fixture written by hand says so; only the capture mode may label one captured."""
+    for item in committed_fixtures():
+        assert item.get("origin") in ("authored", "captured"), item["task"]
+        if item["origin"] == "authored":
+            assert item.get("model", "authored") == "authored", item["task"]
+        assert "captured" not in item.get("model", ""), item["task"]
+
+
 @pytest.mark.parametrize(
     "item", committed_fixtures(), ids=lambda i: f"{i['agent']}:{i['task'][:30]}"
 )
@@ -201,8 +210,20 @@ async def test_capture_writes_the_fixture_and_replay_plays_it_back(tmp_path: Pat
     assert second.model == "echo-2"
     written = json.loads(path.read_text(encoding="utf-8"))
     assert written == [
-        {"agent": "orion", "task": "Send the agenda.", "reply": first.text, "model": "echo-1"},
-        {"agent": "vega", "task": "Send the index.", "reply": second.text, "model": "echo-2"},
+        {
+            "agent": "orion",
+            "task": "Send the agenda.",
+            "reply": first.text,
+            "model": "echo-1",
+            "origin": "captured",
+        },
+        {
+            "agent": "vega",
+            "task": "Send the index.",
+            "reply": second.text,
+            "model": "echo-2",
+            "origin": "captured",
+        },
     ]
 
     replay = ReplayProvider(tmp_path)

@@ -9,6 +9,7 @@ import pytest
 from alembic import command
 from pydantic import ValidationError
 
+from adapters.store.configuration import OrgConfiguration
 from adapters.store.db import alembic_config
 from adapters.store.errors import Conflict, NotFound
 from adapters.store.store import Store
@@ -152,15 +153,17 @@ def test_two_organizations_are_separate_tenants(services: Services, store: Store
 # ---------------------------------------------------------------------------- handles
 
 
-def test_a_duplicate_handle_is_a_conflict(firm: Firm, services: Services, store: Store) -> None:
-    before = store.directory.principals(firm.org)
-
-    with pytest.raises(Conflict):
-        services.add_human(firm.org, firm.founder, "ada@elsewhere.example", "Another Ada")
-    with pytest.raises(Conflict):
-        services.add_human(firm.org, firm.founder, "orion@hv.example", "Orion the human")
-
-    assert store.directory.principals(firm.org) == before
+def test_a_taken_handle_gets_the_first_free_suffix(
+    firm: Firm, services: Services, store: Store
+) -> None:
+    """A colleague whose address starts like someone else's is still invited, under a
+    handle of their own; no one's handle (a starter agent's included) is reused."""
+    ada = services.add_human(firm.org, firm.founder, "ada@elsewhere.example", "Another Ada")
+    orion = services.add_human(firm.org, firm.founder, "orion@hv.example", "Orion the human")
+    again = services.add_human(firm.org, firm.founder, "orion@other.example", "Orion again")
+    assert (ada.handle, orion.handle, again.handle) == ("ada-2", "orion-2", "orion-3")
+    handles = [p.handle for p in store.directory.principals(firm.org)]
+    assert len(handles) == len(set(handles))
 
 
 def test_a_duplicate_agent_handle_is_a_conflict_and_leaves_nothing_behind(
@@ -186,8 +189,8 @@ def test_a_duplicate_agent_handle_is_a_conflict_and_leaves_nothing_behind(
         definition_pin=1,
     )
 
-    with pytest.raises(Conflict):
-        store.directory.add_agent(agent, definition, charter, utc_now())
+    with pytest.raises(Conflict), OrgConfiguration.open(store.db, firm.org) as cfg:
+        cfg.add_agent(agent, definition, charter, utc_now())
 
     assert store.directory.find_principal(agent.id) is None
     assert store.directory.agent_profile(agent.id) == (None, None)
@@ -407,7 +410,7 @@ def test_a_commitment_is_recorded_as_extracted_and_confirmed_once(store: Store) 
 
     assert made.state is ReviewState.EXTRACTED
     assert not made.binds(clock.at)
-    (stored,) = svc.commitments(f.org)
+    (stored,) = svc.commitments(f.org, f.founder)
     assert stored == made
     assert stored.constraint == SpendCap(limit_cents=1_000_000, currency="USD")
     assert stored.provenance.source == "engagement-letter.pdf"
@@ -427,12 +430,12 @@ def test_a_commitment_is_recorded_as_extracted_and_confirmed_once(store: Store) 
     assert confirmed.confirmed_at == confirmed_at
     assert_utc(confirmed.confirmed_at)
     assert confirmed.binds(confirmed_at)
-    assert svc.commitments(f.org) == [confirmed]
+    assert svc.commitments(f.org, f.founder) == [confirmed]
 
     clock.advance(minutes=10)
     with pytest.raises(Conflict):
         svc.confirm_commitment(made.id, f.founder)
-    assert svc.commitments(f.org) == [confirmed]  # the first confirmation stands
+    assert svc.commitments(f.org, f.founder) == [confirmed]  # the first confirmation stands
 
 
 def test_an_obligation_round_trips(firm: Firm, services: Services) -> None:
@@ -444,7 +447,7 @@ def test_an_obligation_round_trips(firm: Firm, services: Services) -> None:
         source="call notes",
     )
 
-    (stored,) = services.commitments(firm.org)
+    (stored,) = services.commitments(firm.org, firm.founder)
     assert stored == made
     assert stored.constraint == Obligation(text="CIM to the buyer list by 1 December")
     assert stored.projects == ()
@@ -461,7 +464,7 @@ def test_a_commitment_on_an_unknown_project_is_not_found(firm: Firm, services: S
             source="x",
             projects=("east", "north"),
         )
-    assert services.commitments(firm.org) == []
+    assert services.commitments(firm.org, firm.founder) == []
 
 
 def test_a_commitment_by_a_stranger_is_not_found(firm: Firm, services: Services) -> None:
@@ -483,14 +486,14 @@ def test_only_the_founder_confirms_and_only_in_their_organization(
         services.confirm_commitment(made.id, firm.associate)
     with pytest.raises(Forbidden):
         services.confirm_commitment(made.id, firm.agents["orion"])
-    with pytest.raises(Forbidden):
+    with pytest.raises(NotFound):  # a stranger learns nothing, not even that it exists
         services.confirm_commitment(made.id, str(uuid.uuid4()))
     with pytest.raises(NotFound):
         services.confirm_commitment(made.id, other.founder.id)
     with pytest.raises(NotFound):
         services.confirm_commitment(str(uuid.uuid4()), firm.founder)
 
-    (stored,) = services.commitments(firm.org)
+    (stored,) = services.commitments(firm.org, firm.founder)
     assert stored.state is ReviewState.EXTRACTED and stored.confirmed_by is None
 
 
@@ -503,20 +506,26 @@ def test_only_the_founder_may_configure(firm: Firm, services: Services, store: S
     (orion,) = store.directory.staffing(firm.org, firm.agents["orion"])
     other = services.onboard("Other Firm", "zed@other.example")
 
-    for actor in (firm.associate, firm.agents["orion"], other.founder.id, str(uuid.uuid4())):
-        with pytest.raises(Forbidden):
+    # Members without the right are refused; strangers are told nothing exists.
+    for actor, refused in (
+        (firm.associate, Forbidden),
+        (firm.agents["orion"], Forbidden),
+        (other.founder.id, NotFound),
+        (str(uuid.uuid4()), NotFound),
+    ):
+        with pytest.raises(refused):
             services.add_project(firm.org, actor, "north", "North")
-        with pytest.raises(Forbidden):
+        with pytest.raises(refused):
             services.add_human(firm.org, actor, "eve@hv.example", "Eve")
-        with pytest.raises(Forbidden):
+        with pytest.raises(refused):
             services.staff(firm.org, actor, actor, "west", StaffRole.MEMBER)
-        with pytest.raises(Forbidden):
+        with pytest.raises(refused):
             services.staff(firm.org, actor, firm.associate, "east", StaffRole.APPROVER)
-        with pytest.raises(Forbidden):
+        with pytest.raises(refused):
             services.unstaff(firm.org, actor, orion.id)
-        with pytest.raises(Forbidden):
+        with pytest.raises(refused):
             services.add_barrier(firm.org, actor, "wall-2", [["east"], ["west"]])
-        with pytest.raises(Forbidden):
+        with pytest.raises(refused):
             services.remember(firm.org, actor, "leak", ("east",), "planted")
 
     assert store.directory.projects(firm.org) == projects

@@ -1,10 +1,12 @@
-"""The tamper-evident audit chain: any edit, deletion or reordering is detected."""
+"""The tamper-evident audit chain: any edit, deletion or reordering is detected, and so
+is a rewrite that recomputes every hash, unless it is signed with the audit key."""
 
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -13,13 +15,18 @@ from domain.audit import (
     AuditDraft,
     AuditEntry,
     ChainHead,
+    ChainKey,
+    ChainKeys,
     entry_hash,
+    genesis,
     link,
     verify_chain,
 )
 from domain.canonical import canonical_json
 
 ORG = "org-hv"
+KEYS = ChainKeys(current=ChainKey(b"k" * 16 + bytes(range(16))))
+MALLORY = ChainKeys(current=ChainKey(b"m" * 16 + bytes(range(16))))
 T0 = datetime(2025, 6, 2, 9, 30, tzinfo=UTC)
 
 PROP = settings(max_examples=200, deadline=None)
@@ -43,13 +50,16 @@ def draft(i: int, payload: dict[str, Any] | None = None) -> AuditDraft:
 
 def build(n: int, org: str = ORG) -> tuple[list[AuditEntry], ChainHead]:
     """A chain of ``n`` entries and its head, appended as the store does."""
-    head = ChainHead(seq=0)
+    head = genesis(org, KEYS)
     entries: list[AuditEntry] = []
     for i in range(n):
-        entry = link(org, head, draft(i), stamp(i))
+        entry, head = link(org, head, draft(i), stamp(i), KEYS)
         entries.append(entry)
-        head = ChainHead(seq=entry.seq, entry_hash=entry.entry_hash)
     return entries, head
+
+
+def verify(entries: list[AuditEntry], head: ChainHead | None, org: str = ORG) -> Any:
+    return verify_chain(org, entries, head, KEYS)
 
 
 # --- intact chains -----------------------------------------------------------------------
@@ -61,7 +71,8 @@ def test_link_numbers_and_chains_entries() -> None:
     assert entries[0].prev_hash == GENESIS_HASH
     assert entries[1].prev_hash == entries[0].entry_hash
     assert entries[2].prev_hash == entries[1].entry_hash
-    assert head == ChainHead(seq=3, entry_hash=entries[2].entry_hash)
+    assert (head.seq, head.entry_hash) == (3, entries[2].entry_hash)
+    assert KEYS.head_signed(ORG, 3, head.entry_hash, head.signature)
     assert len({e.entry_hash for e in entries}) == 3
 
 
@@ -70,6 +81,7 @@ def test_entry_hash_covers_the_body_after_the_previous_hash() -> None:
     second = entries[1]
     assert second.entry_hash == entry_hash(entries[0].entry_hash, second.body())
     assert "entry_hash" not in second.body()
+    assert "signature" not in second.body()
     assert second.body()["prev_hash"] == entries[0].entry_hash
 
 
@@ -77,31 +89,32 @@ def test_entry_hash_covers_the_body_after_the_previous_hash() -> None:
 @given(n=st.integers(0, 30))
 def test_an_intact_chain_verifies(n: int) -> None:
     entries, head = build(n)
-    result = verify_chain(entries, head)
+    result = verify(entries, head)
     assert result.ok, result
     assert result.entries == n
     assert result.head_hash == head.entry_hash
     assert result.broken_at is None and result.problem is None
 
 
-def test_an_empty_chain_without_a_head_verifies() -> None:
-    result = verify_chain([], None)
+def test_an_empty_chain_verifies_against_its_signed_genesis_head() -> None:
+    result = verify([], genesis(ORG, KEYS))
     assert result.ok
     assert result.head_hash == GENESIS_HASH
+    assert not verify([], ChainHead(seq=0)).ok  # an unsigned head is not to be trusted
+    assert not verify([], None).ok
 
 
 def test_a_chain_without_its_head_does_not_verify() -> None:
     entries, _ = build(2)
-    assert not verify_chain(entries, None).ok
+    assert not verify(entries, None).ok
 
 
 def test_the_same_drafts_in_another_org_hash_differently() -> None:
     ours, _ = build(2)
     theirs, _ = build(2, org="org-other")
     assert ours[0].entry_hash != theirs[0].entry_hash
-    assert not verify_chain(
-        theirs[:1] + ours[1:], ChainHead(seq=2, entry_hash=ours[1].entry_hash)
-    ).ok
+    _, head = build(2)
+    assert not verify(theirs[:1] + ours[1:], head).ok
 
 
 # --- tampering ---------------------------------------------------------------------------
@@ -119,6 +132,7 @@ FIELDS = [
     "org_id",
     "prev_hash",
     "entry_hash",
+    "signature",
 ]
 
 
@@ -143,7 +157,7 @@ def tampered_value(entry: AuditEntry, field: str, variant: int) -> Any:
         )[variant % 3]
     if field == "intent_id":
         return "i-forged" if value is None else (None, value + "x")[variant % 2]
-    if field in ("prev_hash", "entry_hash"):
+    if field in ("prev_hash", "entry_hash", "signature"):
         return ("f" if value[0] != "f" else "e") + value[1:]
     return (value + "x", value.upper() if value != value.upper() else value + "!", "")[variant % 3]
 
@@ -161,7 +175,7 @@ def test_changing_any_field_of_any_entry_is_detected(
     assert new != getattr(entries[i], field)
     entries[i] = entries[i].model_copy(update={field: new})
 
-    result = verify_chain(entries, head)
+    result = verify(entries, head)
     assert not result.ok
     assert result.broken_at == i + 1, result
 
@@ -173,14 +187,14 @@ def test_deleting_any_entry_is_detected(data: st.DataObject, n: int) -> None:
     i = data.draw(st.integers(0, n - 1))
     del entries[i]
 
-    result = verify_chain(entries, head)
+    result = verify(entries, head)
     assert not result.ok
     assert result.broken_at == i + 1, result
 
 
 def test_deleting_the_newest_entry_is_caught_by_the_head() -> None:
     entries, head = build(5)
-    result = verify_chain(entries[:-1], head)
+    result = verify(entries[:-1], head)
     assert not result.ok
     assert result.broken_at == 5
     assert "head" in (result.problem or "")
@@ -191,7 +205,7 @@ def test_deleting_the_newest_entry_is_caught_by_the_head() -> None:
 def test_truncating_the_chain_is_detected(n: int, keep: int) -> None:
     entries, head = build(n)
     keep = keep % n
-    assert not verify_chain(entries[:keep], head).ok
+    assert not verify(entries[:keep], head).ok
 
 
 @PROP
@@ -201,7 +215,7 @@ def test_swapping_any_two_entries_is_detected(data: st.DataObject, n: int) -> No
     i, j = sorted(data.draw(st.lists(st.integers(0, n - 1), min_size=2, max_size=2, unique=True)))
     entries[i], entries[j] = entries[j], entries[i]
 
-    result = verify_chain(entries, head)
+    result = verify(entries, head)
     assert not result.ok
     assert result.broken_at == i + 1, result
 
@@ -215,24 +229,78 @@ def test_renumbered_reordering_is_detected(data: st.DataObject, n: int) -> None:
     a, b = entries[i], entries[j]
     entries[i] = b.model_copy(update={"seq": a.seq})
     entries[j] = a.model_copy(update={"seq": b.seq})
-    assert not verify_chain(entries, head).ok
+    assert not verify(entries, head).ok
 
 
-def test_a_rewritten_entry_with_a_recomputed_hash_breaks_the_next_link() -> None:
-    entries, head = build(4)
-    forged = entries[1].model_copy(update={"payload": {"i": 1, "amount": {"cents": 1}}})
-    forged = forged.model_copy(update={"entry_hash": entry_hash(forged.prev_hash, forged.body())})
-    entries[1] = forged
-    result = verify_chain(entries, head)
+def rewrite_from(
+    entries: list[AuditEntry], i: int, keys: ChainKeys | None
+) -> tuple[list[AuditEntry], ChainHead]:
+    """What an attacker with write access can do: edit entry ``i``, recompute its hash and
+    every later hash and link with the published formula, and update the head. With
+    ``keys`` they also re-sign (only the real key makes that verify)."""
+    out = entries[:i]
+    prev = entries[i - 1].entry_hash if i else GENESIS_HASH
+    for j, entry in enumerate(entries[i:], start=i):
+        changed = entry.model_copy(
+            update={"prev_hash": prev, **({"payload": {"forged": True}} if j == i else {})}
+        )
+        hashed = entry_hash(prev, changed.body())
+        signature = keys.sign_entry(hashed) if keys else entry.signature
+        out.append(changed.model_copy(update={"entry_hash": hashed, "signature": signature}))
+        prev = hashed
+    seq = len(out)
+    head_sig = keys.sign_head(ORG, seq, prev) if keys else ""
+    return out, ChainHead(seq=seq, entry_hash=prev, signature=head_sig)
+
+
+@PROP
+@given(data=st.data(), n=st.integers(1, 20), resign=st.sampled_from([None, MALLORY]))
+def test_recomputing_every_later_hash_is_detected_at_the_edited_entry(
+    data: st.DataObject, n: int, resign: ChainKeys | None
+) -> None:
+    entries, _ = build(n)
+    i = data.draw(st.integers(0, n - 1))
+    forged, head = rewrite_from(entries, i, resign)
+    result = verify(forged, head)
     assert not result.ok
-    assert result.broken_at == 3
+    assert result.broken_at == i + 1, result
+    assert "signature" in (result.problem or "")
+
+
+def test_the_real_key_is_what_makes_a_chain_verify() -> None:
+    """The control: the same rewrite signed with the real key verifies, so the key, not
+    the hash formula, is what an attacker lacks."""
+    entries, _ = build(5)
+    forged, head = rewrite_from(entries, 2, KEYS)
+    assert verify(forged, head).ok
 
 
 def test_a_forged_head_for_an_intact_chain_is_detected() -> None:
     entries, head = build(3)
-    assert not verify_chain(entries, ChainHead(seq=3, entry_hash=GENESIS_HASH)).ok
-    assert not verify_chain(entries, ChainHead(seq=4, entry_hash=head.entry_hash)).ok
-    assert not verify_chain([], head).ok
+    assert not verify(entries, ChainHead(seq=3, entry_hash=GENESIS_HASH)).ok
+    assert not verify(entries, ChainHead(seq=4, entry_hash=head.entry_hash)).ok
+    assert not verify(entries, head.model_copy(update={"signature": ""})).ok
+    assert not verify(
+        entries, head.model_copy(update={"signature": MALLORY.sign_head(ORG, 3, head.entry_hash)})
+    ).ok
+    assert not verify([], head).ok
+
+
+def test_a_retired_key_still_verifies_what_it_signed() -> None:
+    entries, head = build(3)
+    rotated = ChainKeys(current=MALLORY.current, retired=(KEYS.current,))
+    assert verify_chain(ORG, entries, head, rotated).ok
+    assert not verify_chain(ORG, entries, head, MALLORY).ok
+
+
+@pytest.mark.parametrize("secret", [b"", b"short", b"x" * 31])
+def test_a_short_key_is_refused(secret: bytes) -> None:
+    with pytest.raises(ValueError, match="32 bytes"):
+        ChainKey(secret)
+
+
+def test_a_key_never_shows_in_its_repr() -> None:
+    assert "kkkk" not in repr(KEYS) and "kkkk" not in str(KEYS.current)
 
 
 # --- canonical JSON: key order does not matter -------------------------------------------
@@ -250,9 +318,9 @@ def test_payload_key_order_does_not_change_the_hash() -> None:
         "amount": {"currency": "USD", "cents": 5},
     }
     assert list(one) != list(two)
-    head = ChainHead(seq=0)
-    first = link(ORG, head, draft(1, one), stamp(1))
-    second = link(ORG, head, draft(1, two), stamp(1))
+    head = genesis(ORG, KEYS)
+    first, _ = link(ORG, head, draft(1, one), stamp(1), KEYS)
+    second, _ = link(ORG, head, draft(1, two), stamp(1), KEYS)
     assert first.entry_hash == second.entry_hash
 
 
@@ -281,10 +349,10 @@ def test_hash_is_independent_of_key_insertion_order(payload: dict[str, Any]) -> 
     flipped = reversed_order(payload)
     assert flipped == payload
     assert canonical_json(flipped) == canonical_json(payload)
-    head = ChainHead(seq=0)
+    head = genesis(ORG, KEYS)
     assert (
-        link(ORG, head, draft(0, payload), stamp(0)).entry_hash
-        == link(ORG, head, draft(0, flipped), stamp(0)).entry_hash
+        link(ORG, head, draft(0, payload), stamp(0), KEYS)[0].entry_hash
+        == link(ORG, head, draft(0, flipped), stamp(0), KEYS)[0].entry_hash
     )
 
 
@@ -292,7 +360,6 @@ def test_hash_is_independent_of_key_insertion_order(payload: dict[str, Any]) -> 
 @given(payload=st.dictionaries(st.text(max_size=6), json_trees, min_size=1, max_size=6))
 def test_a_reordered_payload_still_verifies(payload: dict[str, Any]) -> None:
     """Storage may hand back objects in any key order; verification must not care."""
-    head = ChainHead(seq=0)
-    entry = link(ORG, head, draft(0, payload), stamp(0))
+    entry, head = link(ORG, genesis(ORG, KEYS), draft(0, payload), stamp(0), KEYS)
     reordered = entry.model_copy(update={"payload": reversed_order(entry.payload)})
-    assert verify_chain([reordered], ChainHead(seq=1, entry_hash=entry.entry_hash)).ok
+    assert verify([reordered], head).ok

@@ -365,7 +365,11 @@ def test_an_intent_spanning_a_barrier_is_never_allowed(
         assert decision.outcome not in (Outcome.ALLOW, Outcome.HOLD)
     else:
         assert decision.rule != "barrier_crossed"
-        if reach <= set(declared) | extra_staffing:
+        staffing = set(declared) | extra_staffing
+        if any(crosses(wall, staffing) for wall in walls):
+            # an agent staffed across a wall (configuration forbids it) acts on neither side
+            rejected_at(decision, Stage.SCOPE, "staffing_straddles_barrier")
+        elif reach <= staffing:
             assert decision.outcome is Outcome.ALLOW, decision
         else:
             rejected_at(decision, Stage.SCOPE, "reach_outside_staffing")
@@ -389,7 +393,16 @@ def test_a_barrier_crossed_by_declared_projects_alone() -> None:
         Stage.SCOPE,
         "barrier_crossed",
     )
-    assert decide(email(projects=["north", "east"]), snap, DictClaims()).outcome is Outcome.ALLOW
+    one_side = snapshot(staffing=staffed(["east", "north"]), barriers=(wall,))
+    assert (
+        decide(email(projects=["north", "east"]), one_side, DictClaims()).outcome is Outcome.ALLOW
+    )
+    # staffed on both sides (configuration forbids it), the agent may act on neither
+    rejected_at(
+        decide(email(projects=["north", "east"]), snap, DictClaims()),
+        Stage.SCOPE,
+        "staffing_straddles_barrier",
+    )
 
 
 def test_an_unknown_reference_is_rejected_because_reach_cannot_be_known() -> None:

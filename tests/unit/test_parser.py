@@ -619,3 +619,21 @@ def test_any_honest_payment_is_accepted_iff_the_tool_is_in_the_snapshot(
         assert result.actions[0].cost_cents == amount
     else:
         assert isinstance(result, ParseRejection) and result.rule == "tool_not_in_snapshot"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        reply(with_payload(mail(), body="Dear CFO,\u0000 the agenda.")),
+        reply(mail(justification="due\u0000")),
+        reply(mail(), summary="plan\u0000"),
+        reply(with_payload(pay(), memo="\u0000")),
+        '{"summary": "s", "actions": [], "\\u0000": 1}',
+    ],
+)
+def test_a_nul_character_anywhere_is_a_rejection(text: str) -> None:
+    """PostgreSQL text cannot hold NUL: such a reply would be allowed and then fail at the
+    connector on every attempt. It is refused here, with the reason."""
+    refused = rejected(text)
+    assert refused.rule == "forbidden_character"
+    assert "NUL" in refused.reason

@@ -1,0 +1,97 @@
+"""Configuration rules: who may be staffed where, which barriers may be raised, which
+memory records may exist. Pure functions; the use cases call them inside one
+transaction under the organization's lock, so that a check and the write it allows
+cannot be separated by a concurrent change."""
+
+from __future__ import annotations
+
+import unicodedata
+from collections.abc import Iterable, Mapping
+from datetime import datetime
+
+from domain.model import Barrier, Principal, PrincipalKind, Staffing, StaffRole
+
+
+def straddled(barriers: Iterable[Barrier], projects: Iterable[str]) -> list[str]:
+    """Names of the barriers whose two or more groups ``projects`` touch."""
+    reach = frozenset(projects)
+    return [b.name for b in barriers if len(b.groups_touched(reach)) > 1]
+
+
+def active_projects(staffing: Iterable[Staffing], principal_id: str, now: datetime) -> set[str]:
+    """Projects ``principal_id`` is staffed on at ``now``, in any role."""
+    return {s.project for s in staffing if s.principal_id == principal_id and s.active_at(now)}
+
+
+def staffing_problem(
+    who: Principal,
+    project: str,
+    role: StaffRole,
+    staffing: Iterable[Staffing],
+    barriers: Iterable[Barrier],
+    now: datetime,
+) -> str | None:
+    """Why ``who`` may not be staffed on ``project`` as ``role`` now, or None.
+
+    Only a human may approve. An agent is never active on two sides of a barrier;
+    a human may be (and then reads neither side through the memory gate).
+    """
+    if role is StaffRole.APPROVER and who.kind is not PrincipalKind.HUMAN:
+        return "only a human may be staffed as approver"
+    if who.kind is PrincipalKind.AGENT:
+        crossed = straddled(barriers, active_projects(staffing, who.id, now) | {project})
+        if crossed:
+            return f"{who.handle} would be staffed on both sides of {', '.join(crossed)}"
+    return None
+
+
+def barrier_problem(
+    barrier: Barrier,
+    agents: Mapping[str, str],
+    staffing: Iterable[Staffing],
+    records: Mapping[str, tuple[str, ...]],
+    now: datetime,
+) -> str | None:
+    """Why ``barrier`` may not be raised now, or None.
+
+    ``agents`` maps agent ids to handles; ``records`` maps memory references to their
+    projects. A new wall may not split an agent's current staffing nor a stored record.
+    """
+    by_agent: dict[str, set[str]] = {}
+    for s in staffing:
+        if s.principal_id in agents and s.active_at(now):
+            by_agent.setdefault(agents[s.principal_id], set()).add(s.project)
+    split = sorted(h for h, projects in by_agent.items() if straddled([barrier], projects))
+    if split:
+        return f"the barrier would split the staffing of {', '.join(split)}"
+    spanned = sorted(ref for ref, projects in records.items() if straddled([barrier], projects))
+    if spanned:
+        return f"the barrier would split the memory record(s) {', '.join(spanned)}"
+    return None
+
+
+def record_problem(projects: Iterable[str], barriers: Iterable[Barrier]) -> str | None:
+    """Why a memory record may not belong to ``projects``, or None."""
+    crossed = straddled(barriers, projects)
+    if crossed:
+        return f"a record may not belong to both sides of {', '.join(crossed)}"
+    return None
+
+
+def handle_for(email: str, taken: Iterable[str], fallback: str = "member") -> str:
+    """A free handle derived from an email's local part: ASCII, lower case, dashes.
+
+    ``josé@…`` becomes ``jose``; a local part with nothing ASCII in it falls back to
+    ``fallback``; a taken handle gets the first free numeric suffix (``sam-2``).
+    """
+    local = unicodedata.normalize("NFKD", email.rpartition("@")[0] or email)
+    ascii_only = local.encode("ascii", "ignore").decode("ascii").lower()
+    base = "-".join("".join(c if c.isalnum() else " " for c in ascii_only).split())[:40]
+    base = base.strip("-") or fallback
+    used = set(taken)
+    if base not in used:
+        return base
+    n = 2
+    while f"{base}-{n}" in used:
+        n += 1
+    return f"{base}-{n}"

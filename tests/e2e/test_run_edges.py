@@ -1,0 +1,177 @@
+"""Runs at their edges: inputs no client should be able to send, a connector that never
+recovers, a command line acting for the wrong organization, and an invoice paid twice."""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from collections.abc import AsyncIterator
+from datetime import timedelta
+
+import pytest
+from sqlalchemy import func, select
+from temporalio import activity
+from temporalio.client import WorkflowExecutionStatus, WorkflowFailureError
+from temporalio.testing import WorkflowEnvironment
+from typer.testing import CliRunner
+
+from adapters.models.scripted import ScriptedProvider
+from adapters.store.store import Store
+from adapters.store.tables import AuditEntryRow, ClaimRow, PaymentRow, RunRow
+from api.cli import app as cli_app
+from api.services import Services
+from domain.intents import Outcome
+from domain.runs import DispatchRequest, RunInput, RunStatus
+from tests.conftest import TEST_KEYS, Firm, make_settings, start_time_skipping, utc_now
+from tests.e2e.test_run_hardening import _held, _pay, _reply
+from worker.bootstrap import build_worker
+from workflows.agent_run import AgentRunWorkflow
+
+pytestmark = pytest.mark.temporal
+
+
+class Env:
+    def __init__(self, temporal: WorkflowEnvironment, store: Store, svc: Services) -> None:
+        self.temporal, self.store, self.svc = temporal, store, svc
+        self.firm = Firm(svc)
+
+
+@pytest.fixture
+async def env(temporal_env: WorkflowEnvironment, db_url: str) -> AsyncIterator[Env]:
+    settings = make_settings(database_url=db_url)
+    store = Store.open(db_url, TEST_KEYS, migrate_schema=False)
+    yield Env(temporal_env, store, Services(store, temporal_env.client, settings, utc_now))
+    store.close()
+
+
+def _count(store: Store, query: object) -> int:
+    with store.db.transaction() as s:
+        return int(s.execute(query).scalar_one())  # type: ignore[call-overload]
+
+
+async def test_an_out_of_range_input_fails_the_run_not_its_task(env: Env) -> None:
+    """A start sent straight to Temporal (bypassing the API's bounds) must not leave a
+    workflow task failing forever: the run fails at once, with the reason."""
+    firm = env.firm
+    bad = RunInput.model_construct(
+        run_id=str(uuid.uuid4()),
+        org_id=firm.org,
+        agent_id=firm.agents["ledger"],
+        task="pay",
+        scripted_reply=_reply(_pay("OVF-1", 200_000)),
+        hold_timeout_seconds=1_000_000_000_000,
+    )
+    async with build_worker(
+        env.temporal.client, env.svc.settings, env.store, model=ScriptedProvider()
+    ):
+        handle = await env.temporal.client.start_workflow(
+            AgentRunWorkflow.run,
+            bad,
+            id=f"agent-run-{bad.run_id}",
+            task_queue=env.svc.settings.task_queue,
+        )
+        with pytest.raises(WorkflowFailureError) as failed:
+            await asyncio.wait_for(handle.result(), 30)
+    assert "hold_timeout_seconds" in str(failed.value.cause)
+    assert _count(env.store, select(func.count()).select_from(ClaimRow)) == 0
+
+
+class BrokenRelay:
+    """The outside system fails on every attempt with an error worth retrying."""
+
+    def __init__(self) -> None:
+        self.attempts = 0
+
+    @activity.defn(name="dispatch")
+    async def dispatch(self, request: DispatchRequest) -> None:
+        self.attempts += 1
+        raise ConnectionError("the payments gateway is unreachable")
+
+
+async def test_a_dispatch_that_never_succeeds_is_bounded_and_recorded(sqlite_url: str) -> None:
+    """On the time-skipping server the retry back-offs take no real time."""
+    skipping = await start_time_skipping()
+    store = Store.open(sqlite_url, TEST_KEYS, migrate_schema=False)
+    try:
+        settings = make_settings(database_url=sqlite_url)
+        svc = Services(store, skipping.client, settings, utc_now)
+        firm = Firm(svc)
+        relay = BrokenRelay()
+        worker = build_worker(
+            skipping.client,
+            settings,
+            store,
+            model=ScriptedProvider(),
+            replace={"dispatch": relay.dispatch},
+        )
+        async with worker:
+            started = await svc.start_run(
+                firm.org, firm.founder, firm.agents["ledger"], "pay", _reply(_pay("GW-1", 50_000))
+            )
+            handle = skipping.client.get_workflow_handle_for(
+                AgentRunWorkflow.run, started.workflow_id
+            )
+            for _ in range(100):  # skip ahead through the retry back-offs, in no real time
+                description = await handle.describe()
+                if description.status is not WorkflowExecutionStatus.RUNNING:
+                    break
+                await skipping.sleep(timedelta(seconds=30))
+            final = await handle.result()
+        assert 1 < relay.attempts < 20
+        assert final.status is RunStatus.FAILED
+        (view,) = final.intents
+        assert (view.decision.outcome, view.decision.rule) == (Outcome.EXPIRED, "dispatch_failed")
+        assert "unreachable" in view.decision.reason
+        assert _count(store, select(func.count()).select_from(ClaimRow)) == 0
+        recorded = _count(
+            store,
+            select(func.count())
+            .select_from(AuditEntryRow)
+            .where(AuditEntryRow.rule == "dispatch_failed"),
+        )
+        assert recorded == 1
+        assert store.audit.verify(firm.org).ok
+    finally:
+        store.close()
+        await skipping.shutdown()
+
+
+async def test_the_command_line_refuses_a_run_for_an_actor_outside_the_org(
+    env: Env, monkeypatch: pytest.MonkeyPatch, db_url: str
+) -> None:
+    firm = env.firm
+    outsider = env.svc.onboard("Other Firm", "zed@other.example").founder.id
+    monkeypatch.setenv("VERLETICA_DATABASE_URL", db_url)
+    monkeypatch.setenv(
+        "VERLETICA_TEMPORAL_ADDRESS", env.temporal.client.service_client.config.target_host
+    )
+    monkeypatch.setenv("VERLETICA_TASK_QUEUE", env.svc.settings.task_queue)
+    monkeypatch.setenv("VERLETICA_AUDIT_KEY", TEST_KEYS.current.secret.hex())
+    result = await asyncio.to_thread(
+        CliRunner().invoke,
+        cli_app,
+        ["run", "orion", "Send the agenda.", "--org", firm.org, "--as", outsider, "--no-wait"],
+    )
+    assert result.exit_code == 1, result.output
+    assert _count(env.store, select(func.count()).select_from(RunRow)) == 0
+
+
+async def test_an_invoice_paid_once_is_not_paid_again_by_another_run(env: Env) -> None:
+    svc, firm, store = env.svc, env.firm, env.store
+    async with build_worker(env.temporal.client, svc.settings, store, model=ScriptedProvider()):
+        first = await svc.start_run(
+            firm.org, firm.founder, firm.agents["ledger"], "pay", _reply(_pay("INV-7", 50_000))
+        )
+        done = await asyncio.wait_for(svc.wait_run(first.run_id), 60)
+        assert done.intents[0].dispatch is not None
+        again = await svc.start_run(
+            firm.org, firm.founder, firm.agents["ledger"], "pay", _reply(_pay("inv-7 ", 50_000))
+        )
+        held = (await _held(env, again.workflow_id)).intents[0]  # type: ignore[arg-type]
+        assert held.decision.outcome is Outcome.HOLD
+        assert held.decision.rule == "already_done"
+        assert done.intents[0].intent.id in held.decision.reason
+        await svc.decide_hold(held.intent.id, firm.founder, firm.founder, approve=False)
+        await asyncio.wait_for(svc.wait_run(again.run_id), 60)
+    assert _count(store, select(func.count()).select_from(PaymentRow)) == 1
+    assert store.audit.verify(firm.org).ok

@@ -1,0 +1,228 @@
+"""Input at the edge of the HTTP API, on SQLite and PostgreSQL: out-of-range times, NUL
+characters, huge bodies, internationalized addresses and ids of other organizations.
+Each answer is a clear 4xx, never a 500."""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+from sqlalchemy import func, select
+
+from adapters.store.tables import RunRow
+from api.services import Services
+from domain import broker
+from domain.intents import Intent
+from tests.conftest import Firm, utc_now
+
+H = "X-Verletica-Principal"
+
+
+def _as(firm: Firm) -> dict[str, str]:
+    return {H: firm.founder}
+
+
+# ------------------------------------------------------------------ times
+
+
+@pytest.mark.parametrize(
+    ("path", "body"),
+    [
+        ("staffing", {"project": "east", "valid_until": "9999-12-31T23:59:59-01:00"}),
+        (
+            "commitments",
+            {
+                "title": "c",
+                "constraint": {"kind": "spend_cap", "limit_cents": 1},
+                "source": "s",
+                "valid_from": "0001-01-01T00:00:00+01:00",
+            },
+        ),
+        (
+            "commitments",
+            {
+                "title": "c",
+                "constraint": {"kind": "spend_cap", "limit_cents": 1},
+                "source": "s",
+                "valid_until": "9999-12-31T23:59:59-01:00",
+            },
+        ),
+    ],
+)
+def test_times_outside_the_utc_range_are_a_422(
+    api: TestClient, firm: Firm, path: str, body: dict[str, Any]
+) -> None:
+    if path == "staffing":
+        body = {**body, "principal_id": firm.agents["scout"]}
+    r = api.post(f"/v1/orgs/{firm.org}/{path}", json=body, headers=_as(firm))
+    assert r.status_code == 422, r.text
+    assert "UTC" in r.text
+
+
+def test_run_durations_are_bounded(api: TestClient, firm: Firm) -> None:
+    r = api.post(
+        f"/v1/orgs/{firm.org}/runs",
+        json={
+            "agent_id": firm.agents["ledger"],
+            "task": "pay",
+            "hold_timeout_seconds": 1_000_000_000_000,
+        },
+        headers=_as(firm),
+    )
+    assert r.status_code == 422
+    assert "hold_timeout_seconds" in r.text
+
+
+def test_the_use_case_bounds_run_durations_too(services: Services, firm: Firm) -> None:
+    with pytest.raises(ValueError, match="hold"):
+        asyncio.run(
+            services.start_run(
+                firm.org,
+                firm.founder,
+                firm.agents["ledger"],
+                "pay",
+                hold_timeout_seconds=1_000_000_000_000,
+            )
+        )
+    with services.store.db.transaction() as s:
+        assert s.execute(select(func.count()).select_from(RunRow)).scalar_one() == 0
+
+
+# ------------------------------------------------------------------ NUL characters
+
+
+def _nul_requests(firm: Firm) -> list[tuple[str, str, dict[str, Any] | None]]:
+    org = f"/v1/orgs/{firm.org}"
+    return [
+        ("POST", "/v1/orgs", {"name": "Fir\u0000m", "founder_email": "f@firm.example"}),
+        ("POST", f"{org}/humans", {"email": "eve@hv.example", "display_name": "E\u0000ve"}),
+        ("POST", f"{org}/memory", {"ref": "nul", "projects": ["east"], "text": "a\u0000b"}),
+        (
+            "POST",
+            f"{org}/commitments",
+            {
+                "title": "c\u0000",
+                "constraint": {"kind": "spend_cap", "limit_cents": 1},
+                "source": "s",
+            },
+        ),
+        ("POST", f"{org}/runs", {"agent_id": firm.agents["orion"], "task": "mail\u0000"}),
+        ("POST", "/v1/intents/%00/approve", {"approver_id": firm.founder}),
+        ("GET", "/v1/runs/%00", None),
+        ("GET", f"{org}/audit?verify=%00", None),
+    ]
+
+
+def test_nul_characters_are_refused_with_a_clear_reason(api: TestClient, firm: Firm) -> None:
+    for method, path, body in _nul_requests(firm):
+        r = api.request(method, path, json=body, headers=_as(firm))
+        assert r.status_code == 422, (path, r.status_code, r.text)
+        assert "NUL" in r.text, (path, r.text)
+
+
+# ------------------------------------------------------------------ smaller things
+
+
+def test_a_422_does_not_echo_a_huge_input(api: TestClient, firm: Firm) -> None:
+    task = "x" * 1_000_000
+    r = api.post(
+        f"/v1/orgs/{firm.org}/runs",
+        json={"agent_id": firm.agents["orion"], "task": task},
+        headers=_as(firm),
+    )
+    assert r.status_code == 422
+    assert len(r.content) < 4_000, len(r.content)
+    assert "task" in r.text
+
+
+@pytest.mark.parametrize(
+    "email", ["josé@hv.example", "ünal@bücher.example", "李@例え.example", "o'neil@hv.example"]
+)
+def test_internationalized_addresses_are_accepted(api: TestClient, firm: Firm, email: str) -> None:
+    r = api.post(
+        f"/v1/orgs/{firm.org}/humans",
+        json={"email": email, "display_name": "Colleague"},
+        headers=_as(firm),
+    )
+    assert r.status_code == 201, r.text
+    assert r.json()["handle"]
+    founded = api.post("/v1/orgs", json={"name": "Intl", "founder_email": email})
+    assert founded.status_code == 201, founded.text
+
+
+@pytest.mark.parametrize("email", ["not-an-email", "a@b@c.example", "@hv.example", "a@"])
+def test_bad_addresses_are_refused_clearly(api: TestClient, firm: Firm, email: str) -> None:
+    r = api.post(
+        f"/v1/orgs/{firm.org}/humans",
+        json={"email": email, "display_name": "Colleague"},
+        headers=_as(firm),
+    )
+    assert r.status_code == 422
+    assert "email" in r.text.lower()
+    assert "pydantic" not in r.text.lower()
+
+
+def test_two_colleagues_with_one_local_part_get_distinct_handles(
+    api: TestClient, firm: Firm
+) -> None:
+    handles = {
+        api.post(
+            f"/v1/orgs/{firm.org}/humans",
+            json={"email": email, "display_name": "Sam"},
+            headers=_as(firm),
+        ).json()["handle"]
+        for email in ("sam@a.example", "sam@b.example", "Sam@c.example")
+    }
+    assert len(handles) == 3
+
+
+def test_another_organizations_ids_look_unknown(
+    api: TestClient, firm: Firm, services: Services
+) -> None:
+    other = services.onboard("Other", "eve@other.example")
+    eve = {H: other.founder.id}
+    run = RunRow(
+        id=str(uuid.uuid4()),
+        org_id=firm.org,
+        agent_id=firm.agents["orion"],
+        task="t",
+        workflow_id="agent-run-x",
+        created_at=utc_now(),
+    )
+    services.store.runs.create(run)
+    intent = Intent(
+        id=str(uuid.uuid4()),
+        org_id=firm.org,
+        run_id=run.id,
+        principal_id=firm.agents["orion"],
+        tool="email.send",
+        projects=("east",),
+        payload={"to": "a@b.example", "subject": "s", "body": "b"},
+        cost_cents=0,
+        justification="j",
+    )
+    services.store.governance.decide(intent, utc_now(), broker.decide)
+    unknown = str(uuid.uuid4())
+    for path in (f"/v1/runs/{run.id}", f"/v1/runs/{unknown}"):
+        r = api.get(path, headers=eve)
+        assert r.status_code == 404, (path, r.text)
+    for intent_id in (intent.id, unknown):
+        r = api.post(
+            f"/v1/intents/{intent_id}/approve", json={"approver_id": other.founder.id}, headers=eve
+        )
+        assert r.status_code == 404, r.text
+    for org in (firm.org, unknown):
+        assert api.get(f"/v1/orgs/{org}/audit", headers=eve).status_code == 404
+        assert api.get(f"/v1/orgs/{org}/projects", headers=eve).status_code == 404
+        r = api.post(f"/v1/orgs/{org}/projects", json={"slug": "x", "name": "x"}, headers=eve)
+        assert r.status_code == 404
+    # a member without the right still learns nothing new from a 403
+    r = api.post(
+        f"/v1/orgs/{firm.org}/projects",
+        json={"slug": "x", "name": "x"},
+        headers={H: firm.associate},
+    )
+    assert r.status_code == 403
