@@ -125,7 +125,6 @@ class BrokerActivities:
                 request.org_id, request.intent_id, str(exc), self._clock()
             )
             raise ApplicationError(str(exc), type=DISPATCH_REFUSED, non_retryable=True) from exc
-        self._ledger.record_dispatch(request.org_id, result, self._clock())
         return result
 
     @activity.defn(name="dispatch")

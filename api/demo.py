@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections import Counter
 from typing import Any
 
 import httpx
@@ -178,6 +179,18 @@ async def play(http: httpx.AsyncClient, console: Console | None = None) -> DemoR
     )
 
 
+def _runs_of_configuration(entries: list[dict[str, Any]]) -> list[list[dict[str, Any]]]:
+    """Entries grouped so that consecutive configuration changes fold into one row."""
+    groups: list[list[dict[str, Any]]] = []
+    for entry in entries:
+        folds = entry["stage"] == "configuration"
+        if folds and groups and groups[-1][0]["stage"] == "configuration":
+            groups[-1].append(entry)
+        else:
+            groups.append([entry])
+    return groups
+
+
 def render(report: DemoReport, console: Console) -> None:
     """Print the decisions, the audit trail, its verification and the Temporal UI links."""
     handle = report.handles.get
@@ -234,15 +247,28 @@ def render(report: DemoReport, console: Console) -> None:
     )
     for col in ("seq", "actor", "decision", "stage", "rule", "prev hash", "entry hash"):
         trail.add_column(col)
-    for e in report.audit["entries"]:
+    for group in _runs_of_configuration(report.audit["entries"]):
+        first, last = group[0], group[-1]
+        if first["stage"] == "configuration":
+            rules = Counter(e["rule"] for e in group)
+            trail.add_row(
+                f"{first['seq']}–{last['seq']}" if len(group) > 1 else str(first["seq"]),
+                ", ".join(sorted({handle(e["actor"], e["actor"]) for e in group})),
+                "configured",
+                "configuration",
+                ", ".join(f"{rule} ×{n}" for rule, n in rules.items()),
+                first["prev_hash"][:12],
+                last["entry_hash"][:12],
+            )
+            continue
         trail.add_row(
-            str(e["seq"]),
-            handle(e["actor"], e["actor"]),
-            e["decision"],
-            e["stage"],
-            e["rule"],
-            e["prev_hash"][:12],
-            e["entry_hash"][:12],
+            str(first["seq"]),
+            handle(first["actor"], first["actor"]),
+            first["decision"],
+            first["stage"],
+            first["rule"],
+            first["prev_hash"][:12],
+            first["entry_hash"][:12],
         )
     console.print(trail)
     v = report.audit["verification"]

@@ -11,21 +11,22 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, EmailStr, Field, model_validator
 
 from domain.model import Constraint, Slug, StaffRole, UtcInstant
-from domain.runs import MAX_HOLD_SECONDS
-from domain.text import nul_at
+from domain.runs import MAX_HOLD_SECONDS, MIN_HOLD_SECONDS
+from domain.text import unstorable_at
 
 
 class Body(BaseModel):
-    """Unknown fields are refused, not ignored; so is a NUL character anywhere."""
+    """Unknown fields are refused, not ignored; so is text that cannot be stored (a NUL
+    character, a lone surrogate) anywhere."""
 
     model_config = ConfigDict(extra="forbid")
 
     @model_validator(mode="before")
     @classmethod
-    def _no_nul(cls, data: Any) -> Any:
-        where = nul_at(data)
-        if where is not None:
-            raise ValueError(f"{where} contains a NUL character (U+0000), which is not allowed")
+    def _storable(cls, data: Any) -> Any:
+        problem = unstorable_at(data)
+        if problem is not None:
+            raise ValueError(f"{problem}, which is not allowed")
         return data
 
 
@@ -55,6 +56,7 @@ class StaffingBody(Body):
 class BarrierBody(Body):
     name: str = Field(min_length=1, max_length=200)
     groups: list[list[Slug]] = Field(min_length=2, max_length=50)
+    """Each group at most 500 projects, none twice (checked by the domain's Barrier)."""
 
 
 class CommitmentBody(Body):
@@ -78,7 +80,7 @@ class RunBody(Body):
     task: str = Field(min_length=1, max_length=4000)
     scripted_reply: str | None = Field(default=None, max_length=100_000)
     client_key: str | None = Field(default=None, max_length=200)
-    hold_timeout_seconds: int | None = Field(default=None, ge=60, le=MAX_HOLD_SECONDS)
+    hold_timeout_seconds: int | None = Field(default=None, ge=MIN_HOLD_SECONDS, le=MAX_HOLD_SECONDS)
     """How long a hold waits for a human (default 7 days; at least a minute, at most a
     year)."""
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Callable
+from contextlib import AbstractContextManager
 from datetime import datetime
 from typing import Any
 
@@ -42,8 +43,9 @@ from domain.model import (
     Staffing,
     StaffRole,
 )
-from domain.runs import MAX_HOLD_SECONDS, RunInput, RunState
+from domain.runs import MAX_HOLD_SECONDS, MIN_HOLD_SECONDS, RunInput, RunState
 from domain.starter import STARTER_FLEET, StarterAgent
+from domain.visibility import may_read, readable_projects
 from worker.settings import Settings
 from workflows import search_attributes as sa
 from workflows.agent_run import AgentRunWorkflow, ApprovalSignal
@@ -166,6 +168,30 @@ class Services:
             raise Forbidden("only the organization's founder may change its configuration")
         return org
 
+    def _readable(self, org: Organization, actor: Principal) -> frozenset[str] | None:
+        staffing = self.store.directory.staffing(org.id, actor.id)
+        return readable_projects(actor, org, staffing, self.clock())
+
+    def _run_for(self, run_id: str, actor_id: str) -> RunRow:
+        """The run, if ``actor_id`` may read it; to anyone else it does not exist."""
+        row = self.store.runs.get(run_id)
+        try:
+            if row is None:
+                raise NotFound(f"no run {run_id}")
+            org, actor = self._member(row.org_id, actor_id)
+        except NotFound:
+            raise NotFound(f"no run {run_id}") from None
+        if row.started_by != actor_id and not may_read(
+            self._readable(org, actor), self.store.runs.reach(run_id)
+        ):
+            raise NotFound(f"no run {run_id}")
+        return row
+
+    def _configure(self, org_id: str, actor_id: str) -> AbstractContextManager[OrgConfiguration]:
+        """One configuration change by ``actor_id``: the organization locked, the change
+        written with its audit entry, all in one commit."""
+        return OrgConfiguration.open(self.store.db, self.store.keys, org_id, actor_id, self.clock)
+
     # ------------------------------------------------------------------ organization
     def onboard(self, name: str, founder_email: str, founder_name: str | None = None) -> Onboarded:
         """Create an organization, its founder and the starter fleet of agents, atomically."""
@@ -191,7 +217,7 @@ class Services:
     def add_human(self, org_id: str, actor_id: str, email: str, display_name: str) -> Principal:
         """Invite a human colleague; they get authority only through staffing."""
         self._founder(org_id, actor_id)
-        with OrgConfiguration.open(self.store.db, org_id) as cfg:
+        with self._configure(org_id, actor_id) as cfg:
             human = Principal(
                 id=new_id(),
                 org_id=org_id,
@@ -200,7 +226,7 @@ class Services:
                 display_name=display_name,
                 email=email,
             )
-            return cfg.add_principal(human, self.clock())
+            return cfg.add_principal(human)
 
     def principals(self, org_id: str, actor_id: str) -> list[Principal]:
         self._member(org_id, actor_id)
@@ -209,9 +235,9 @@ class Services:
     def add_project(self, org_id: str, actor_id: str, slug: str, name: str) -> Project:
         """Create a project; the founder is staffed on it as approver, in one step."""
         org = self._founder(org_id, actor_id)
-        with OrgConfiguration.open(self.store.db, org_id) as cfg:
-            now = self.clock()
-            project = cfg.add_project(Project(org_id=org_id, slug=slug, name=name), now)
+        with self._configure(org_id, actor_id) as cfg:
+            now = cfg.now
+            project = cfg.add_project(Project(org_id=org_id, slug=slug, name=name))
             cfg.add_staffing(
                 Staffing(
                     id=new_id(),
@@ -239,8 +265,8 @@ class Services:
         """Staff a principal on a project from now on. Only humans may be approvers, and
         an agent is never staffed on both sides of a barrier."""
         self._founder(org_id, actor_id)
-        with OrgConfiguration.open(self.store.db, org_id) as cfg:
-            now = self.clock()
+        with self._configure(org_id, actor_id) as cfg:
+            now = cfg.now
             who = cfg.principal(principal_id)
             if project not in cfg.project_slugs():
                 raise NotFound(f"no project {project!r}")
@@ -265,8 +291,8 @@ class Services:
 
     def unstaff(self, org_id: str, actor_id: str, staffing_id: str) -> Staffing:
         self._founder(org_id, actor_id)
-        with OrgConfiguration.open(self.store.db, org_id) as cfg:
-            return cfg.end_staffing(staffing_id, self.clock())
+        with self._configure(org_id, actor_id) as cfg:
+            return cfg.end_staffing(staffing_id)
 
     def staffing(self, org_id: str, actor_id: str) -> list[Staffing]:
         self._member(org_id, actor_id)
@@ -281,8 +307,8 @@ class Services:
         barrier = Barrier(
             id=new_id(), org_id=org_id, name=name, groups=tuple(tuple(g) for g in groups)
         )
-        with OrgConfiguration.open(self.store.db, org_id) as cfg:
-            now = self.clock()
+        with self._configure(org_id, actor_id) as cfg:
+            now = cfg.now
             missing = {p for g in barrier.groups for p in g} - cfg.project_slugs()
             if missing:
                 raise NotFound(f"no project {', '.join(sorted(missing))}")
@@ -290,7 +316,7 @@ class Services:
             problem = rules.barrier_problem(barrier, agents, cfg.staffing(), cfg.records(), now)
             if problem is not None:
                 raise Conflict(problem)
-            return cfg.add_barrier(barrier, now)
+            return cfg.add_barrier(barrier)
 
     def add_commitment(
         self,
@@ -306,7 +332,7 @@ class Services:
     ) -> Commitment:
         """Record an extracted commitment: evidence until a human confirms it."""
         self._member(org_id, actor_id)
-        with OrgConfiguration.open(self.store.db, org_id) as cfg:
+        with self._configure(org_id, actor_id) as cfg:
             unknown = set(projects) - cfg.project_slugs()
             if unknown:
                 raise NotFound(f"no project {', '.join(sorted(unknown))}")
@@ -318,10 +344,10 @@ class Services:
                 provenance=Provenance(source=source, excerpt=excerpt, recorded_by=actor_id),
                 state=ReviewState.EXTRACTED,
                 projects=projects,
-                valid_from=valid_from or self.clock(),
+                valid_from=valid_from or cfg.now,
                 valid_until=valid_until,
             )
-            return cfg.add_commitment(commitment, self.clock())
+            return cfg.add_commitment(commitment)
 
     def confirm_commitment(self, commitment_id: str, actor_id: str) -> Commitment:
         """The founder confirms an extracted commitment; from then on it binds."""
@@ -329,8 +355,8 @@ class Services:
         if actor is None:
             raise NotFound(f"no commitment {commitment_id}")
         self._founder(actor.org_id, actor_id)
-        with OrgConfiguration.open(self.store.db, actor.org_id) as cfg:
-            return cfg.confirm_commitment(commitment_id, actor_id, self.clock())
+        with self._configure(actor.org_id, actor_id) as cfg:
+            return cfg.confirm_commitment(commitment_id)
 
     def commitments(self, org_id: str, actor_id: str) -> list[Commitment]:
         self._member(org_id, actor_id)
@@ -342,14 +368,14 @@ class Services:
         """Store a record in memory (the founder, until ingestion screening lands). A
         record belongs to one side of every barrier."""
         self._founder(org_id, actor_id)
-        with OrgConfiguration.open(self.store.db, org_id) as cfg:
+        with self._configure(org_id, actor_id) as cfg:
             unknown = set(projects) - cfg.project_slugs()
             if unknown:
                 raise NotFound(f"no project {', '.join(sorted(unknown))}")
             problem = rules.record_problem(projects, cfg.barriers())
             if problem is not None:
                 raise ValueError(problem)
-            cfg.add_record(ref, projects, text, actor_id, self.clock())
+            cfg.add_record(ref, projects, text)
 
     # ------------------------------------------------------------------ runs
     def _client(self) -> Client:
@@ -385,9 +411,17 @@ class Services:
             raise ValueError(f"{agent.handle} is not an agent")
         if not task.strip():
             raise ValueError("a run needs a task")
-        if hold_timeout_seconds is not None and not 1 <= hold_timeout_seconds <= MAX_HOLD_SECONDS:
-            raise ValueError(f"a hold waits between 1 and {MAX_HOLD_SECONDS} seconds")
+        if hold_timeout_seconds is not None and not (
+            MIN_HOLD_SECONDS <= hold_timeout_seconds <= MAX_HOLD_SECONDS
+        ):
+            raise ValueError(
+                f"hold_timeout_seconds must lie between {MIN_HOLD_SECONDS} and {MAX_HOLD_SECONDS}"
+            )
         run_id = new_id()
+        now = self.clock()
+        projects = sorted(
+            s.project for s in self.store.directory.staffing(org_id, agent_id) if s.active_at(now)
+        )
         row, created = self.store.runs.create(
             RunRow(
                 id=run_id,
@@ -396,7 +430,9 @@ class Services:
                 task=task,
                 workflow_id=f"agent-run-{run_id}",
                 client_key=client_key,
-                created_at=self.clock(),
+                started_by=actor_id,
+                projects=projects,
+                created_at=now,
             )
         )
         if not created and (row.agent_id, row.task) != (agent_id, task):
@@ -439,14 +475,11 @@ class Services:
         )
 
     async def run_view(self, run_id: str, actor_id: str) -> RunView:
-        """Status, node states (from the workflow) and intents with decisions (from the store)."""
-        row = self.store.runs.get(run_id)
-        try:
-            if row is None:
-                raise NotFound(f"no run {run_id}")
-            self._member(row.org_id, actor_id)
-        except NotFound:
-            raise NotFound(f"no run {run_id}") from None
+        """Status, node states (from the workflow) and intents with decisions (from the store).
+
+        A human reads a run only within their own projects (the founder and whoever
+        started it read it anyway); to anyone else it does not exist."""
+        row = self._run_for(run_id, actor_id)
         handle = self._client().get_workflow_handle_for(AgentRunWorkflow.run, row.workflow_id)
         description = await handle.describe()
         status = description.status or WorkflowExecutionStatus.RUNNING
@@ -473,11 +506,9 @@ class Services:
             ui_url=self.ui_url(row.workflow_id),
         )
 
-    async def wait_run(self, run_id: str) -> RunState:
+    async def wait_run(self, run_id: str, actor_id: str) -> RunState:
         """Wait for a run's workflow to finish; its result is its final state."""
-        row = self.store.runs.get(run_id)
-        if row is None:
-            raise NotFound(f"no run {run_id}")
+        row = self._run_for(run_id, actor_id)
         handle = self._client().get_workflow_handle_for(AgentRunWorkflow.run, row.workflow_id)
         return await handle.result()
 
@@ -494,7 +525,7 @@ class Services:
         try:
             if found is None:
                 raise NotFound(f"no intent {intent_id}")
-            self._member(found[0].org_id, actor_id)
+            self._run_for(found[2], actor_id)
         except NotFound:
             raise NotFound(f"no intent {intent_id}") from None
         intent, status, run_id = found
@@ -524,15 +555,40 @@ class Services:
 
     # ------------------------------------------------------------------ audit
     def audit(self, org_id: str, actor_id: str, verify: bool) -> AuditView:
-        """The org's chain; with ``verify``, recompute every hash, link and signature."""
-        self._member(org_id, actor_id)
+        """The org's chain; with ``verify``, recompute every hash, link and signature. The
+        payload of an entry about a run outside the reader's projects is withheld."""
+        org, actor = self._member(org_id, actor_id)
+        readable = self._readable(org, actor)
+        entries = self.store.audit.entries(org_id)
+        if readable is not None:
+            by_run, by_intent = self.store.runs.reaches(org_id)
+            entries = [_for_reader(e, readable, by_run, by_intent) for e in entries]
         head = self.store.audit.head(org_id)
         return AuditView(
-            entries=self.store.audit.entries(org_id),
+            entries=entries,
             head_hash=head.entry_hash if head else "",
             head_seq=head.seq if head else 0,
             verification=self.store.audit.verify(org_id) if verify else None,
         )
+
+
+def _for_reader(
+    entry: AuditEntry,
+    readable: frozenset[str],
+    by_run: dict[str, set[str]],
+    by_intent: dict[str, set[str]],
+) -> AuditEntry:
+    """``entry`` as a reader of ``readable`` projects sees it."""
+    run_id = entry.payload.get("run_id")
+    if entry.intent_id is not None:
+        reach = by_intent.get(entry.intent_id, set())
+    elif isinstance(run_id, str):
+        reach = by_run.get(run_id, set())
+    else:
+        return entry  # configuration: the directory is every member's to read
+    if may_read(readable, reach):
+        return entry
+    return entry.model_copy(update={"payload": {"withheld": "it concerns projects outside yours"}})
 
 
 def new_key() -> str:

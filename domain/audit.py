@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -49,13 +49,28 @@ class ChainKey:
 
 @dataclass(frozen=True)
 class ChainKeys:
-    """The key that signs new entries and the retired keys that still verify old ones."""
+    """The key that signs new entries and the retired keys that still verify old ones.
+
+    ``retired`` lists older keys oldest first. A chain may move only forward through the
+    keys: once an entry is signed by a newer key, no later entry (nor the head) may be
+    signed by an older one, so a retired key that leaks cannot extend or rewrite what a
+    newer key has sealed.
+    """
 
     current: ChainKey
     retired: tuple[ChainKey, ...] = ()
 
     def _by_id(self, key_id: str) -> ChainKey | None:
         return next((k for k in (self.current, *self.retired) if k.key_id == key_id), None)
+
+    def rank(self, signature: str) -> int:
+        """How new the key that made ``signature`` is: 0 for the oldest retired key, the
+        number of retired keys for the current one, -1 for an unknown key."""
+        key_id = signature.partition(":")[0]
+        for rank, key in enumerate((*self.retired, self.current)):
+            if key.key_id == key_id:
+                return rank
+        return -1
 
     def _sign(self, message: bytes) -> str:
         return f"{self.current.key_id}:{self.current.mac(message)}"
@@ -180,55 +195,45 @@ class ChainVerification(Frozen):
     problem: str | None = None
 
 
-class EntryReference(Frozen):
-    """A row outside the chain that names an audit entry (a decision, a connector write)."""
-
-    kind: str
-    """Where the row lives, e.g. ``decision`` or ``payments`` (for the report)."""
-    row: str
-    """The row's key, e.g. the intent id."""
-    intent_id: str
-    audit_seq: int
-    entry_hash: str
-    decisions: frozenset[str]
-    """Entry decisions the row may point at (a payment: allow or approved)."""
+def _entry_break(
+    org_id: str, entry: AuditEntry, expected_seq: int, prev: str, keys: ChainKeys, newest: int
+) -> str | None:
+    """Why ``entry`` cannot stand at ``expected_seq`` after ``prev``, or None."""
+    if entry.seq != expected_seq:
+        return f"expected sequence {expected_seq}, found {entry.seq}"
+    if entry.prev_hash != prev:
+        return "previous-hash link does not match the entry before"
+    problem = entry_problem(entry, keys)
+    if problem is not None:
+        return problem
+    if keys.rank(entry.signature) < newest:
+        return "entry is signed by a key retired before it"
+    if entry.org_id != org_id:
+        return f"entry belongs to organization {entry.org_id}"
+    return None
 
 
 def _first_break(
-    org_id: str, entries: Iterable[AuditEntry], keys: ChainKeys, seen: dict[int, AuditEntry]
-) -> tuple[int, str, int, str | None]:
-    """Walk the chain: (entries seen, last good hash, position of the break, problem)."""
+    org_id: str,
+    entries: Iterable[AuditEntry],
+    keys: ChainKeys,
+    observe: Callable[[AuditEntry], None] | None,
+) -> tuple[int, str, int, str | None, int]:
+    """Walk the chain: (entries seen, last good hash, position of the break, problem, rank
+    of the newest key seen)."""
     prev = GENESIS_HASH
     count = 0
+    newest = 0
     for expected_seq, entry in enumerate(entries, start=1):
         count = expected_seq
-        if entry.seq != expected_seq:
-            return count, prev, expected_seq, f"expected sequence {expected_seq}, found {entry.seq}"
-        if entry.prev_hash != prev:
-            return count, prev, expected_seq, "previous-hash link does not match the entry before"
-        problem = entry_problem(entry, keys)
+        problem = _entry_break(org_id, entry, expected_seq, prev, keys, newest)
         if problem is not None:
-            return count, prev, expected_seq, problem
-        if entry.org_id != org_id:
-            return count, prev, expected_seq, f"entry belongs to organization {entry.org_id}"
-        seen[entry.seq] = entry
+            return count, prev, expected_seq, problem, newest
+        newest = keys.rank(entry.signature)
+        if observe is not None:
+            observe(entry)
         prev = entry.entry_hash
-    return count, prev, count + 1, None
-
-
-def reference_problem(ref: EntryReference, entries: Mapping[int, AuditEntry]) -> str | None:
-    """Why ``ref`` does not name a matching entry of the chain, or None."""
-    entry = entries.get(ref.audit_seq)
-    where = f"{ref.kind} row {ref.row}"
-    if entry is None:
-        return f"{where} names audit entry {ref.audit_seq}, which is not in the chain"
-    if entry.entry_hash != ref.entry_hash:
-        return f"{where} names entry {ref.audit_seq} with a hash the chain does not have"
-    if entry.intent_id != ref.intent_id:
-        return f"{where} names entry {ref.audit_seq}, which is about another intent"
-    if entry.decision not in ref.decisions:
-        return f"{where} names entry {ref.audit_seq}, whose decision is {entry.decision}"
-    return None
+    return count, prev, count + 1, None, newest
 
 
 def verify_chain(
@@ -236,12 +241,12 @@ def verify_chain(
     entries: Iterable[AuditEntry],
     head: ChainHead | None,
     keys: ChainKeys,
-    references: Iterable[EntryReference] = (),
+    observe: Callable[[AuditEntry], None] | None = None,
 ) -> ChainVerification:
-    """Check sequence, links, hashes and signatures of ``entries`` (in storage order), the
-    signed ``head``, and that every row in ``references`` names a matching entry."""
-    seen: dict[int, AuditEntry] = {}
-    count, prev, at, problem = _first_break(org_id, entries, keys, seen)
+    """Check sequence, links, hashes and signatures of ``entries`` (in storage order) and
+    the signed ``head``. ``observe`` sees every entry that verified, in order (the
+    cross-checks of :mod:`domain.crosscheck` collect what they need this way)."""
+    count, prev, at, problem, newest = _first_break(org_id, entries, keys, observe)
     if problem is not None:
         return ChainVerification(
             ok=False, entries=count, head_hash=prev, broken_at=at, problem=problem
@@ -258,7 +263,9 @@ def verify_chain(
             broken_at=min(head.seq, count) + 1,
             problem=f"chain head says {head.seq} entries, the chain has {count}",
         )
-    if not keys.head_signed(org_id, count, prev, head.signature):
+    if not keys.head_signed(org_id, count, prev, head.signature) or (
+        keys.rank(head.signature) < newest
+    ):
         return ChainVerification(
             ok=False,
             entries=count,
@@ -266,10 +273,4 @@ def verify_chain(
             broken_at=count,
             problem="chain head signature is missing or not made by a known audit key",
         )
-    for ref in references:
-        problem = reference_problem(ref, seen)
-        if problem is not None:
-            return ChainVerification(
-                ok=False, entries=count, head_hash=prev, broken_at=ref.audit_seq, problem=problem
-            )
     return ChainVerification(ok=True, entries=count, head_hash=prev)

@@ -63,9 +63,9 @@ class BrokerSnapshot(Frozen):
     """Spend already counted against each binding commitment, by commitment id."""
     in_flight: Mapping[str, str] = {}
     """Operation keys held by other in-flight intents, and the intent holding each."""
-    completed: Mapping[str, str] = {}
+    completed: Mapping[str, tuple[str, ...]] = {}
     """Operation keys of non-repeatable writes already done (a paid invoice), and the
-    intent that did each."""
+    intents that did them."""
     tools: Mapping[str, ToolSpec] = REGISTRY
 
 
@@ -95,6 +95,7 @@ class _Path:
     reach: frozenset[str] = frozenset()
     holds: list[tuple[Stage, Hold]] = field(default_factory=list)
     digest: str = ""
+    evidence: tuple[str, ...] = ()
 
 
 StageFn = Callable[[_Path], Reject | Hold | None]
@@ -262,11 +263,13 @@ def _collisions(p: _Path) -> Reject | Hold | None:
             "resource_unspecified",
             f"{p.tool.name} must name its resource in '{p.tool.resource_param}'",
         )
-    done = p.snap.completed.get(key)
-    if done is not None and done != p.intent.id:
+    done = tuple(i for i in p.snap.completed.get(key, ()) if i != p.intent.id)
+    if done:
+        p.evidence = done
         return Hold(
             "already_done",
-            f"{key} was already done by intent {done}; {p.tool.name} is not repeated silently",
+            f"{key} was already done by intent(s) {', '.join(done)}; "
+            f"{p.tool.name} is not repeated silently",
             (
                 f"a human staffed as approver on {', '.join(sorted(p.reach))} approves doing "
                 f"it again with this exact intent (digest {p.intent.digest[:12]}…)",
@@ -351,6 +354,7 @@ def decide(intent: Intent, snap: BrokerSnapshot, claims: ClaimRegistry) -> Decis
         reason=reason,
         release=release,
         reach=reach,
+        evidence=path.evidence if outcome is Outcome.HOLD else (),
         intent_digest=path.digest,
         decided_at=snap.now,
     )
@@ -437,5 +441,14 @@ def reconfirm(held: Decision, now: Decision) -> ReviewResult | None:
                 outcome=None,
                 rule="hold_reasons_changed",
                 reason=f"now also held for {', '.join(sorted(new))}: {now.reason}",
+            )
+        unseen = set(now.evidence) - set(held.evidence)
+        if unseen:
+            return ReviewResult(
+                accepted=False,
+                outcome=None,
+                rule="hold_reasons_changed",
+                reason=f"since the hold, it also rests on {', '.join(sorted(unseen))}: "
+                f"{now.reason}",
             )
     return None

@@ -18,9 +18,15 @@ def straddled(barriers: Iterable[Barrier], projects: Iterable[str]) -> list[str]
     return [b.name for b in barriers if len(b.groups_touched(reach)) > 1]
 
 
+def _not_ended(staffing: Staffing, now: datetime) -> bool:
+    """Active now or later: the rules look past ``now`` so that neither a staffing that
+    starts later nor clocks that differ between processes can slip past them."""
+    return staffing.valid_until is None or staffing.valid_until > now
+
+
 def active_projects(staffing: Iterable[Staffing], principal_id: str, now: datetime) -> set[str]:
-    """Projects ``principal_id`` is staffed on at ``now``, in any role."""
-    return {s.project for s in staffing if s.principal_id == principal_id and s.active_at(now)}
+    """Projects ``principal_id`` is staffed on at ``now`` or later, in any role."""
+    return {s.project for s in staffing if s.principal_id == principal_id and _not_ended(s, now)}
 
 
 def staffing_problem(
@@ -59,7 +65,7 @@ def barrier_problem(
     """
     by_agent: dict[str, set[str]] = {}
     for s in staffing:
-        if s.principal_id in agents and s.active_at(now):
+        if s.principal_id in agents and _not_ended(s, now):
             by_agent.setdefault(agents[s.principal_id], set()).add(s.project)
     split = sorted(h for h, projects in by_agent.items() if straddled([barrier], projects))
     if split:

@@ -116,6 +116,8 @@ class Decision(Frozen):
     """For a hold: what would need to be true to release it."""
     reach: tuple[str, ...] = ()
     """The intent's real reach: declared projects and projects of referenced records."""
+    evidence: tuple[str, ...] = ()
+    """Intents this decision rests on (e.g. the earlier payments of the same invoice)."""
     intent_digest: str = ""
     audit_seq: int | None = None
     entry_hash: str | None = None

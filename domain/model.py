@@ -28,15 +28,24 @@ _SLUG = re.compile(r"[a-z0-9][a-z0-9-]{0,62}")  # fullmatch: "$" would admit a f
 Slug = Annotated[str, Field(pattern=SLUG_PATTERN)]
 
 
+EARLIEST = datetime(1900, 1, 1, tzinfo=UTC)
+LATEST = datetime(9000, 1, 1, tzinfo=UTC)
+"""Instants are accepted in [EARLIEST, LATEST): wide enough for any business date, far
+enough from the ends of the calendar that no conversion or date arithmetic overflows."""
+
+
 def as_utc(value: datetime) -> datetime:
-    """The same instant in UTC; refuses a time that has no UTC form (it would overflow
-    the years 1 to 9999 once converted, e.g. ``9999-12-31T23:59:59-01:00``)."""
+    """The same instant in UTC; refuses one outside [1900, 9000) in UTC (e.g.
+    ``9999-12-31T23:59:59-01:00``, which has no UTC form at all)."""
     try:
-        return value.astimezone(UTC)
-    except (OverflowError, ValueError) as exc:
+        instant = value.astimezone(UTC)
+    except (OverflowError, ValueError):
+        instant = None
+    if instant is None or not EARLIEST <= instant < LATEST:
         raise ValueError(
-            f"{value.isoformat()} lies outside the years 1 to 9999 once converted to UTC"
-        ) from exc
+            f"{value.isoformat()} lies outside the years 1900 to 8999 once converted to UTC"
+        )
+    return instant
 
 
 UtcInstant = Annotated[AwareDatetime, AfterValidator(as_utc)]
@@ -148,6 +157,9 @@ class Staffing(Frozen):
         return self.valid_from <= now and (self.valid_until is None or now < self.valid_until)
 
 
+MAX_GROUP = 500
+
+
 class Barrier(Frozen):
     """An information barrier: disjoint project groups that no action may span."""
 
@@ -165,6 +177,10 @@ class Barrier(Frozen):
         for group in groups:
             if not group:
                 raise ValueError("a barrier group names at least one project")
+            if len(group) > MAX_GROUP:
+                raise ValueError(f"a barrier group names at most {MAX_GROUP} projects")
+            if len(set(group)) != len(group):
+                raise ValueError(f"a barrier group names a project twice: {sorted(group)}")
             overlap = seen.intersection(group)
             if overlap:
                 raise ValueError(f"barrier groups must be disjoint; repeated: {sorted(overlap)}")
@@ -188,15 +204,16 @@ class SpendCap(Frozen):
     """The most that allowed intents may spend, in total, while the commitment is valid."""
 
     kind: Literal["spend_cap"] = "spend_cap"
-    limit_cents: int = Field(ge=0)
-    currency: str = "USD"
+    limit_cents: int = Field(ge=0, le=10**15)
+    currency: str = Field(default="USD", pattern=r"^[A-Z]{3}$")
+    """An ISO 4217 code."""
 
 
 class Obligation(Frozen):
     """A promise that binds no action by itself (e.g. a delivery date)."""
 
     kind: Literal["obligation"] = "obligation"
-    text: str
+    text: str = Field(min_length=1, max_length=4000)
 
 
 Constraint = Annotated[SpendCap | Obligation, Field(discriminator="kind")]

@@ -149,7 +149,7 @@ def parse_reply(text: str, snapshot: Mapping[str, ToolSpec]) -> ParsedReply | Pa
             raise _Refused("malformed_json", "text is not valid Unicode") from exc
         nul = nul_at(data)
         if nul is not None:
-            raise _Refused("forbidden_character", f"{nul} contains a NUL character (U+0000)")
+            raise _Refused("forbidden_character", nul)
         if not isinstance(data, dict):
             raise _Refused("malformed_json", "the reply must be one JSON object")
         _exact_keys(data, _REPLY_KEYS, set(), "reply")

@@ -80,7 +80,8 @@ class Connector(Protocol):
         ...
 
     def write(self, write: ConnectorWrite) -> DispatchResult:
-        """Perform the write once per intent id; a replay returns the first result."""
+        """Perform the write once per intent id, and record it (the ``dispatched`` audit
+        entry) in the same commit; a replay returns the first result."""
         ...
 
 
@@ -148,8 +149,6 @@ class GovernanceLedger(Protocol):
     ) -> AuditEntry: ...
 
     def dispatch_token(self, org_id: str, decision: Decision) -> tuple[Intent, DispatchToken]: ...
-
-    def record_dispatch(self, org_id: str, result: DispatchResult, now: datetime) -> AuditEntry: ...
 
     def record_dispatch_failure(
         self, org_id: str, intent_id: str, problem: str, now: datetime

@@ -4,14 +4,16 @@ from __future__ import annotations
 
 from enum import StrEnum
 
-from pydantic import Field
+from pydantic import Field, model_validator
 
 from domain.broker import ReviewResult
 from domain.intents import ApprovalRequest, Decision, DispatchResult, Intent, ProposedAction
 from domain.model import Frozen
 from domain.parser import ParseRejection
+from domain.text import nul_at
 
 DEFAULT_HOLD_SECONDS = 7 * 24 * 3600
+MIN_HOLD_SECONDS = 60
 MAX_HOLD_SECONDS = 365 * 24 * 3600
 """The longest a hold may wait for a human: a year. Bounded so that no deadline overflows."""
 
@@ -24,8 +26,17 @@ class RunInput(Frozen):
     agent_id: str
     task: str
     scripted_reply: str | None = None
-    hold_timeout_seconds: int = Field(default=DEFAULT_HOLD_SECONDS, ge=1, le=MAX_HOLD_SECONDS)
+    hold_timeout_seconds: int = Field(
+        default=DEFAULT_HOLD_SECONDS, ge=MIN_HOLD_SECONDS, le=MAX_HOLD_SECONDS
+    )
     """How long a hold waits for a human before it expires."""
+
+    @model_validator(mode="after")
+    def _storable(self) -> RunInput:
+        problem = nul_at(self.model_dump())
+        if problem is not None:
+            raise ValueError(problem)
+        return self
 
 
 class ResolvedAgent(Frozen):

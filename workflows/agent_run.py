@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import asyncio
 from datetime import timedelta
+from typing import Any
 
 from temporalio import workflow
 from temporalio.common import RetryPolicy
@@ -50,6 +52,14 @@ BROKER_RETRY = RetryPolicy(
     maximum_interval=timedelta(seconds=5),
     maximum_attempts=10,
 )
+CLEANUP_RETRY = RetryPolicy(
+    initial_interval=timedelta(seconds=1),
+    backoff_coefficient=2.0,
+    maximum_interval=timedelta(seconds=60),
+    maximum_attempts=0,
+)
+"""Closing what a run leaves open is retried until the database answers: a run that gave
+up here would strand its holds and operation keys."""
 DISPATCH_RETRY = RetryPolicy(
     initial_interval=timedelta(seconds=1),
     backoff_coefficient=2.0,
@@ -97,9 +107,13 @@ def _describe(err: BaseException) -> str:
     return f"{type(err).__name__}: {err}"
 
 
-# An input that does not decode (a start sent straight to Temporal with a value out of
-# range) fails the run at once instead of failing its workflow task for ever.
-@workflow.defn(failure_exception_types=[ValidationError])
+# Errors that come from data rather than from code: they end a run cleanly, on the
+# record. Anything else (a bug: TypeError, AttributeError…) fails the workflow task, so
+# that a fixed deployment picks the run up where it stopped.
+DATA_ERRORS = (ActivityError, ApplicationError, ValueError, ArithmeticError)
+
+
+@workflow.defn
 class AgentRunWorkflow:
     """One governed agent run. Its state answers the ``state`` query and is its result."""
 
@@ -140,24 +154,39 @@ class AgentRunWorkflow:
 
     # ------------------------------------------------------------------------------ run
     @workflow.run
-    async def run(self, run: RunInput) -> RunState:
+    async def run(self, start: RunInput | dict[str, Any]) -> RunState:
+        # The input is typed loosely so that decoding never fails: an input that is not a
+        # valid RunInput (a start sent straight to Temporal, say with a duration out of
+        # range) fails the run at once, with the reason, instead of failing its workflow
+        # task for ever.
+        try:
+            run = start if isinstance(start, RunInput) else RunInput.model_validate(start)
+        except ValidationError as err:
+            raise ApplicationError(
+                f"invalid run input: {err}", type="InvalidInput", non_retryable=True
+            ) from None
         self._run_id = run.run_id
         try:
             await self._run(run)
             self._status = RunStatus.COMPLETED
-        except workflow.NondeterminismError:
-            raise  # a code change broke replay: the task fails until the code is fixed
-        except Exception as err:
-            # Anything else (a failed step, or data no step expected) ends the run cleanly
-            # and on the record; a workflow task must never fail for ever on its input.
-            self._error = _describe(err)
-            self._status = RunStatus.FAILED
-            for name, status in self._nodes.items():
-                if status in (NodeStatus.RUNNING, NodeStatus.WAITING):
-                    self._nodes[name] = NodeStatus.FAILED
-            await self._close_unfinished(run)
+        except DATA_ERRORS as err:
+            self._fail(_describe(err))
+            await self._close_unfinished(run, "run_failed")
+        except asyncio.CancelledError:
+            # Cancelled (from the UI or CLI): close what is open, on the record, then end
+            # as cancelled. (A terminated run runs no code; the heartbeat sweeps it.)
+            self._fail("the run was cancelled")
+            await self._close_unfinished(run, "run_cancelled")
+            raise
         workflow.upsert_search_attributes([sa.NEEDS_HUMAN.value_set(False)])
         return self.state()
+
+    def _fail(self, error: str) -> None:
+        self._error = error
+        self._status = RunStatus.FAILED
+        for name, status in self._nodes.items():
+            if status in (NodeStatus.RUNNING, NodeStatus.WAITING):
+                self._nodes[name] = NodeStatus.FAILED
 
     async def _run(self, run: RunInput) -> None:
         self._nodes["resolve"] = NodeStatus.RUNNING
@@ -243,13 +272,13 @@ class AgentRunWorkflow:
             BrokerActivities.expire,
             ExpireRequest(org_id=run.org_id, intent_id=tracked.intent.id, rule=rule, reason=reason),
             start_to_close_timeout=timedelta(seconds=30),
-            retry_policy=BROKER_RETRY,
+            retry_policy=CLEANUP_RETRY,
             summary=summary,
         )
 
-    async def _close_unfinished(self, run: RunInput) -> None:
-        """A failed run leaves nothing open: holds and undispatched allows are closed on
-        the record, so their operation keys do not block later intents."""
+    async def _close_unfinished(self, run: RunInput, rule: str) -> None:
+        """A failed or cancelled run leaves nothing open: holds and undispatched allows are
+        closed on the record, so their operation keys do not block later intents."""
         for tracked in self._tracked:
             open_hold = tracked.decision.outcome is Outcome.HOLD
             undispatched = tracked.decision.outcome.may_dispatch and tracked.dispatch is None
@@ -257,9 +286,9 @@ class AgentRunWorkflow:
                 await self._close(
                     run,
                     tracked,
-                    "run_failed",
-                    f"the run failed before this intent was done: {self._error}",
-                    "broker: close after run failure",
+                    rule,
+                    f"the run ended before this intent was done: {self._error}",
+                    f"broker: close ({rule})",
                 )
 
     async def _dispatch(self, run: RunInput, tracked: _Tracked) -> None:

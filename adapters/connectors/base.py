@@ -8,9 +8,11 @@ from datetime import datetime
 
 from sqlmodel import Session, SQLModel
 
+from adapters.store.audit_log import lock_head
 from adapters.store.convert import audit_entry
+from adapters.store.governance import record_dispatch
 from adapters.store.session import Database
-from adapters.store.tables import AuditEntryRow
+from adapters.store.tables import AuditEntryRow, IntentRow
 from domain.audit import ChainKeys, entry_problem
 from domain.intents import DispatchResult, Outcome
 from domain.ports import ConnectorWrite
@@ -21,7 +23,8 @@ class TokenRefused(PermissionError):
 
 
 def check_token(session: Session, write: ConnectorWrite, keys: ChainKeys) -> None:
-    """Refuse a write unless its token names an audited allow/approve of this exact intent."""
+    """Refuse a write unless its token names an audited allow/approve of this exact intent,
+    and the intent may still be dispatched (it was not closed in the meantime)."""
     token, intent = write.token, write.intent
     if token.intent_id != intent.id or token.org_id != intent.org_id:
         raise TokenRefused("the token names another intent")
@@ -40,10 +43,21 @@ def check_token(session: Session, write: ConnectorWrite, keys: ChainKeys) -> Non
         raise TokenRefused("the audit entry is about another intent")
     if entry.decision not in (Outcome.ALLOW.value, Outcome.APPROVED.value):
         raise TokenRefused(f"the audited decision is {entry.decision}, not an allow")
+    recorded = session.get(IntentRow, intent.id)
+    if recorded is None or recorded.org_id != intent.org_id:
+        raise TokenRefused("the intent is not recorded")
+    if not Outcome(recorded.status).may_dispatch and not recorded.dispatched:
+        raise TokenRefused(f"the intent is now {recorded.status}")
 
 
 class TableConnector(ABC):
     """A connector whose outside world is a table: one row per intent, written once.
+
+    The table is a transactional outbox: the row, the intent's dispatched mark, its
+    operation key and the ``dispatched`` audit entry commit in one transaction, under
+    the organization's lock. A crash leaves either all of them or none; a retried write
+    finds its row and records nothing twice. (A relay that delivers the rows to the
+    real system reads them idempotently by intent id.)
 
     Subclasses name their system, action and row type and build the row.
     """
@@ -70,14 +84,19 @@ class TableConnector(ABC):
         if (write.tool.system, write.tool.action) != (self.system, self.action):
             raise TokenRefused(f"{write.tool.name} is not {self.system}.{self.action}")
         with self._db.transaction() as s:
+            lock_head(s, write.intent.org_id)
             check_token(s, write, self._keys)
             duplicate = s.get(self.row_type, write.intent.id) is not None
+            result = DispatchResult(
+                intent_id=write.intent.id,
+                system=self.system,
+                action=self.action,
+                external_id=f"{self.system}:{write.intent.id}",
+                duplicate=duplicate,
+            )
+            now = self._clock()
             if not duplicate:
-                s.add(self.build_row(write, self._clock()))
-        return DispatchResult(
-            intent_id=write.intent.id,
-            system=self.system,
-            action=self.action,
-            external_id=f"{self.system}:{write.intent.id}",
-            duplicate=duplicate,
-        )
+                s.add(self.build_row(write, now))
+                s.flush()
+            record_dispatch(s, write.intent.org_id, result, now, self._keys)
+        return result

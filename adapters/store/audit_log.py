@@ -9,12 +9,14 @@ from sqlalchemy import insert, select, update
 from sqlmodel import Session, col
 
 from adapters.store import convert
+from adapters.store.config_state import stored_configuration
 from adapters.store.session import Database
 from adapters.store.tables import (
     CONNECTOR_TABLES,
     AuditEntryRow,
     AuditHeadRow,
     DecisionRow,
+    IntentRow,
     OrgRow,
 )
 from domain.audit import (
@@ -23,13 +25,11 @@ from domain.audit import (
     ChainHead,
     ChainKeys,
     ChainVerification,
-    EntryReference,
     link,
     verify_chain,
 )
-from domain.intents import Outcome
-
-_MAY_DISPATCH = frozenset({Outcome.ALLOW.value, Outcome.APPROVED.value})
+from domain.crosscheck import ChainFacts, DecisionRecord, WriteRecord
+from domain.tools import REGISTRY
 
 
 class AuditError(RuntimeError):
@@ -73,41 +73,54 @@ def append(
     return entry
 
 
-def _references(s: Session, org_id: str) -> Iterator[EntryReference]:
-    """Rows outside the chain that name one of its entries: decisions and connector writes."""
-    decisions = s.execute(
+def _decisions(s: Session, org_id: str) -> Iterator[DecisionRecord]:
+    rows = s.execute(
         select(
             col(DecisionRow.id),
             col(DecisionRow.intent_id),
             col(DecisionRow.outcome),
+            col(DecisionRow.stage),
+            col(DecisionRow.rule),
+            col(DecisionRow.reason),
             col(DecisionRow.audit_seq),
             col(DecisionRow.entry_hash),
         ).where(col(DecisionRow.org_id) == org_id)
     )
-    for row in decisions:
-        yield EntryReference(
-            kind="decision",
+    for row in rows:
+        yield DecisionRecord(
             row=f"{row.id} (intent {row.intent_id})",
             intent_id=row.intent_id,
             audit_seq=row.audit_seq,
             entry_hash=row.entry_hash,
-            decisions=frozenset({row.outcome}),
+            outcome=row.outcome,
+            stage=row.stage,
+            rule=row.rule,
+            reason=row.reason,
         )
-    for kind, table in CONNECTOR_TABLES:
-        rows = s.execute(
-            select(col(table.intent_id), col(table.audit_seq), col(table.entry_hash)).where(
-                col(table.org_id) == org_id
-            )
-        )
+
+
+def _writes(s: Session, org_id: str) -> Iterator[WriteRecord]:
+    for system, table in CONNECTOR_TABLES:
+        params = sorted({p for t in REGISTRY.values() if t.system == system for p in t.params})
+        rows = s.execute(select(table).where(col(table.org_id) == org_id)).scalars()
         for row in rows:
-            yield EntryReference(
-                kind=kind,
-                row=row.intent_id,
+            yield WriteRecord(
+                system=system,
                 intent_id=row.intent_id,
                 audit_seq=row.audit_seq,
                 entry_hash=row.entry_hash,
-                decisions=_MAY_DISPATCH,
+                payload={p: getattr(row, p) for p in params},
             )
+
+
+def _written(s: Session, org_id: str) -> dict[str, str | None]:
+    """Intents stored as dispatched, and their operation keys."""
+    rows = s.execute(
+        select(col(IntentRow.id), col(IntentRow.op_key)).where(
+            col(IntentRow.org_id) == org_id, col(IntentRow.dispatched)
+        )
+    )
+    return {r.id: r.op_key for r in rows}
 
 
 class AuditLog:
@@ -126,7 +139,7 @@ class AuditLog:
         self, org_id: str, after_seq: int = 0, limit: int | None = None
     ) -> list[AuditEntry]:
         """Entries in sequence order."""
-        with self._db.transaction() as s:
+        with self._db.read() as s:
             query = (
                 select(AuditEntryRow)
                 .where(col(AuditEntryRow.org_id) == org_id, col(AuditEntryRow.seq) > after_seq)
@@ -138,7 +151,7 @@ class AuditLog:
 
     def head(self, org_id: str) -> ChainHead | None:
         """The org's chain head, or None for an unknown org."""
-        with self._db.transaction() as s:
+        with self._db.read() as s:
             row = s.get(AuditHeadRow, org_id)
             return (
                 None
@@ -149,7 +162,7 @@ class AuditLog:
     def verify(self, org_id: str) -> ChainVerification:
         """Recompute every hash, link and signature of the org's chain, compare it with its
         signed head, and check that every decision and connector row names its entry."""
-        with self._db.transaction() as s:
+        with self._db.read() as s:
             rows = s.execute(
                 select(AuditEntryRow)
                 .where(col(AuditEntryRow.org_id) == org_id)
@@ -164,10 +177,24 @@ class AuditLog:
                     seq=head_row.seq, entry_hash=head_row.entry_hash, signature=head_row.signature
                 )
             )
-            return verify_chain(org_id, entries, head, self._keys, list(_references(s, org_id)))
+            facts = ChainFacts(_decisions(s, org_id), _writes(s, org_id))
+            result = verify_chain(org_id, entries, head, self._keys, facts.observe)
+            if not result.ok:
+                return result
+            disagreement = facts.problem(_written(s, org_id), stored_configuration(s, org_id))
+            if disagreement is None:
+                return result
+            at, problem = disagreement
+            return result.model_copy(update={"ok": False, "broken_at": at, "problem": problem})
 
     def verify_all(self) -> dict[str, ChainVerification]:
-        """Verify every organization's chain; used when a worker starts its broker."""
-        with self._db.transaction() as s:
-            org_ids = list(s.execute(select(col(OrgRow.id))).scalars())
-        return {org_id: self.verify(org_id) for org_id in org_ids}
+        """Verify every organization's chain; used when a worker starts its broker. An
+        organization is known by its row, its head or any of its entries, so removing
+        one of these does not hide the others."""
+        with self._db.read() as s:
+            org_ids = (
+                set(s.execute(select(col(OrgRow.id))).scalars())
+                | set(s.execute(select(col(AuditHeadRow.org_id))).scalars())
+                | set(s.execute(select(col(AuditEntryRow.org_id)).distinct()).scalars())
+            )
+        return {org_id: self.verify(org_id) for org_id in sorted(org_ids)}

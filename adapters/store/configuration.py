@@ -7,11 +7,15 @@ together break the rule. So every configuration use case runs inside
 :meth:`OrgConfiguration.open`: it takes the organization's lock (the same lock that
 serialises its broker decisions and audit appends), reads, lets the domain decide, and
 writes, all before it commits.
+
+Every write also appends a ``configuration`` entry to the organization's audit chain
+with the record's new state, so that verification can tell when a row was changed
+behind the chain's back (:mod:`domain.crosscheck`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import datetime
 
@@ -20,13 +24,11 @@ from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, SQLModel, col
 
 from adapters.store import convert
-from adapters.store.audit_log import AuditError, lock_head
+from adapters.store.audit_log import AuditError, append, lock_head
 from adapters.store.errors import Conflict, NotFound
 from adapters.store.session import Database
 from adapters.store.tables import (
-    AgentDefinitionRow,
     BarrierRow,
-    CharterRow,
     CommitmentRow,
     MemoryNodeRow,
     OrgRow,
@@ -34,10 +36,15 @@ from adapters.store.tables import (
     ProjectRow,
     StaffingRow,
 )
+from domain.audit import ChainKeys
+from domain.crosscheck import (
+    ConfigRecord,
+    config_draft,
+    config_record,
+    memory_config_record,
+)
 from domain.model import (
-    AgentDefinition,
     Barrier,
-    Charter,
     Commitment,
     Organization,
     Principal,
@@ -50,14 +57,29 @@ from domain.model import (
 class OrgConfiguration:
     """One organization's standing records inside one locked transaction."""
 
-    def __init__(self, session: Session, org: Organization) -> None:
+    def __init__(
+        self, session: Session, org: Organization, keys: ChainKeys, actor_id: str, now: datetime
+    ) -> None:
         self._s = session
         self.org = org
+        self._keys = keys
+        self._actor = actor_id
+        self.now = now
+        """The moment of this change: every record and audit entry of it carries it."""
 
     @classmethod
     @contextmanager
-    def open(cls, db: Database, org_id: str) -> Iterator[OrgConfiguration]:
-        """Lock ``org_id`` and yield its configuration; commit on success.
+    def open(
+        cls,
+        db: Database,
+        keys: ChainKeys,
+        org_id: str,
+        actor_id: str,
+        clock: Callable[[], datetime],
+    ) -> Iterator[OrgConfiguration]:
+        """Lock ``org_id`` and yield its configuration, changed by ``actor_id``; commit on
+        success (every change with its audit entry). The change's moment is read from
+        ``clock`` once the lock is held, so changes are ordered as their moments are.
 
         An unknown organization is :class:`NotFound`; a duplicate key is :class:`Conflict`.
         """
@@ -70,9 +92,12 @@ class OrgConfiguration:
                 row = s.get(OrgRow, org_id)
                 if row is None:
                     raise NotFound(f"no organization {org_id}")
-                yield cls(s, convert.org(row))
+                yield cls(s, convert.org(row), keys, actor_id, clock())
         except IntegrityError as exc:
             raise Conflict(f"the change conflicts with what is stored: {exc.orig}") from exc
+
+    def _audit(self, change: ConfigRecord, rule: str) -> None:
+        append(self._s, self.org.id, config_draft(change, self._actor, rule), self.now, self._keys)
 
     def _add(self, row: SQLModel, conflict: str) -> None:
         """Insert ``row`` now, so that a duplicate is reported as ``conflict``."""
@@ -111,22 +136,14 @@ class OrgConfiguration:
             ).scalars()
         )
 
-    def add_principal(self, principal: Principal, now: datetime) -> Principal:
+    def add_principal(self, principal: Principal) -> Principal:
         """Add a human or agent principal; handles are unique in an organization."""
         self._add(
-            PrincipalRow(**principal.model_dump(mode="json"), created_at=now),
+            PrincipalRow(**principal.model_dump(mode="json"), created_at=self.now),
             f"handle {principal.handle!r} is taken",
         )
+        self._audit(config_record(principal), "principal_added")
         return principal
-
-    def add_agent(
-        self, agent: Principal, definition: AgentDefinition, charter: Charter, now: datetime
-    ) -> Principal:
-        """Add an agent with its definition and charter."""
-        self.add_principal(agent, now)
-        self._s.add(AgentDefinitionRow(**definition.model_dump(), created_at=now))
-        self._s.add(CharterRow(**charter.model_dump(mode="json"), created_at=now))
-        return agent
 
     # projects, staffing, barriers, memory records ---------------------------------------
     def project_slugs(self) -> set[str]:
@@ -136,10 +153,12 @@ class OrgConfiguration:
             ).scalars()
         )
 
-    def add_project(self, project: Project, now: datetime) -> Project:
+    def add_project(self, project: Project) -> Project:
         self._add(
-            ProjectRow(**project.model_dump(), created_at=now), f"project {project.slug!r} exists"
+            ProjectRow(**project.model_dump(), created_at=self.now),
+            f"project {project.slug!r} exists",
         )
+        self._audit(config_record(project), "project_added")
         return project
 
     def staffing(self, principal_id: str | None = None) -> list[Staffing]:
@@ -150,33 +169,38 @@ class OrgConfiguration:
 
     def add_staffing(self, staffing: Staffing) -> Staffing:
         self._s.add(StaffingRow(org_id=self.org.id, **staffing.model_dump()))
+        self._audit(config_record(staffing), "staffing_added")
         return staffing
 
-    def end_staffing(self, staffing_id: str, at: datetime) -> Staffing:
-        """End a staffing at ``at`` (history is kept; authority ends)."""
+    def end_staffing(self, staffing_id: str) -> Staffing:
+        """End a staffing now (history is kept; authority ends)."""
         row = self._s.get(StaffingRow, staffing_id)
         if row is None or row.org_id != self.org.id:
             raise NotFound(f"no staffing {staffing_id}")
         current = convert.staffing(row)
-        if current.valid_until is None or current.valid_until > at:
-            row.valid_until = at
+        if current.valid_until is None or current.valid_until > self.now:
+            row.valid_until = self.now
             self._s.add(row)
-        return convert.staffing(row)
+            ended = convert.staffing(row)
+            self._audit(config_record(ended), "staffing_ended")
+            return ended
+        return current
 
     def barriers(self) -> list[Barrier]:
         rows = self._s.execute(select(BarrierRow).where(col(BarrierRow.org_id) == self.org.id))
         return [convert.barrier(r) for r in rows.scalars()]
 
-    def add_barrier(self, barrier: Barrier, now: datetime) -> Barrier:
+    def add_barrier(self, barrier: Barrier) -> Barrier:
         self._s.add(
             BarrierRow(
                 id=barrier.id,
                 org_id=self.org.id,
                 name=barrier.name,
                 groups=[list(g) for g in barrier.groups],
-                created_at=now,
+                created_at=self.now,
             )
         )
+        self._audit(config_record(barrier), "barrier_added")
         return barrier
 
     def records(self) -> dict[str, tuple[str, ...]]:
@@ -188,9 +212,7 @@ class OrgConfiguration:
         )
         return {r.ref: tuple(r.projects) for r in rows}
 
-    def add_record(
-        self, ref: str, projects: tuple[str, ...], text: str, author_id: str, now: datetime
-    ) -> None:
+    def add_record(self, ref: str, projects: tuple[str, ...], text: str) -> None:
         """Store a memory record; a reference is stored once."""
         self._add(
             MemoryNodeRow(
@@ -198,31 +220,36 @@ class OrgConfiguration:
                 ref=ref,
                 projects=list(projects),
                 text=text,
-                author_id=author_id,
-                created_at=now,
+                author_id=self._actor,
+                created_at=self.now,
             ),
             f"memory record {ref!r} exists",
         )
+        self._audit(memory_config_record(ref, projects, text), "memory_record_added")
 
     # commitments ----------------------------------------------------------------------------
-    def add_commitment(self, commitment: Commitment, now: datetime) -> Commitment:
+    def add_commitment(self, commitment: Commitment) -> Commitment:
         data = commitment.model_dump(mode="python")
         data["constraint"] = commitment.constraint.model_dump(mode="json")
         data["provenance"] = commitment.provenance.model_dump(mode="json")
         data["projects"] = list(commitment.projects)
-        self._s.add(CommitmentRow(**data, created_at=now))
+        self._s.add(CommitmentRow(**data, created_at=self.now))
+        self._audit(config_record(commitment), "commitment_recorded")
         return commitment
 
-    def confirm_commitment(self, commitment_id: str, by: str, at: datetime) -> Commitment:
-        """A human confirms an extracted commitment; only then does it bind."""
+    def confirm_commitment(self, commitment_id: str) -> Commitment:
+        """A human (the acting principal) confirms an extracted commitment; only then
+        does it bind."""
         row = self._s.get(CommitmentRow, commitment_id)
         if row is None or row.org_id != self.org.id:
             raise NotFound(f"no commitment {commitment_id}")
         if row.state != ReviewState.EXTRACTED:
             raise Conflict(f"commitment is {row.state}, not extracted")
         row.state = ReviewState.CONFIRMED
-        row.confirmed_by = by
-        row.confirmed_at = at
+        row.confirmed_by = self._actor
+        row.confirmed_at = self.now
         self._s.add(row)
         self._s.flush()
-        return convert.commitment(row)
+        confirmed = convert.commitment(row)
+        self._audit(config_record(confirmed), "commitment_confirmed")
+        return confirmed

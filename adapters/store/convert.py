@@ -127,6 +127,7 @@ def decision(row: DecisionRow) -> Decision:
         reason=row.reason,
         release=tuple(row.release),
         reach=tuple(row.reach),
+        evidence=tuple(row.evidence),
         intent_digest=row.intent_digest,
         audit_seq=row.audit_seq,
         entry_hash=row.entry_hash,

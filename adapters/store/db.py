@@ -11,6 +11,8 @@ from alembic.config import Config
 from sqlalchemy import Engine, create_engine, event
 
 MIGRATIONS = Path(__file__).parent / "migrations"
+READ_ONLY = "verletica_read_only"
+"""Execution option marking a read-only transaction (SQLite: BEGIN DEFERRED)."""
 
 
 def normalise_url(url: str) -> str:
@@ -52,10 +54,23 @@ def make_engine(url: str) -> Engine:
 
         @event.listens_for(engine, "begin")
         def _on_begin(conn: Any) -> None:
-            conn.exec_driver_sql("BEGIN IMMEDIATE")
+            # A write takes the write lock up front; a read (Database.read) does not, so
+            # that a long read (a verification) never stalls the writers.
+            read_only = conn.get_execution_options().get(READ_ONLY, False)
+            conn.exec_driver_sql("BEGIN DEFERRED" if read_only else "BEGIN IMMEDIATE")
 
         return engine
-    return create_engine(url, pool_pre_ping=True, pool_size=5, max_overflow=5)
+    engine = create_engine(url, pool_pre_ping=True, pool_size=5, max_overflow=5)
+
+    @event.listens_for(engine, "connect")
+    def _utc_session(dbapi_conn: Any, _record: Any) -> None:
+        # Instants are read back in the session's time zone; a server configured for,
+        # say, Europe/Berlin would turn 9999-12-31T23:59:59Z into year 10000 and fail.
+        with dbapi_conn.cursor() as cur:
+            cur.execute("SET TIME ZONE 'UTC'")
+        dbapi_conn.commit()
+
+    return engine
 
 
 def alembic_config(url: str) -> Config:

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import delete, select, update
+from sqlalchemy import delete, select
 from sqlmodel import Session, col
 
 from adapters.store import convert
@@ -47,6 +47,7 @@ from domain.intents import (
 )
 from domain.model import Principal, SpendCap, Staffing
 from domain.ports import ClaimRegistry
+from domain.text import nul_at
 from domain.tools import REGISTRY
 
 Policy = Callable[[Intent, BrokerSnapshot, ClaimRegistry], Decision]
@@ -78,17 +79,10 @@ class _Claims:
         return None
 
 
-IN_FLIGHT, DONE = "in_flight", "done"
-
-
 def _release_claims(s: Session, org_id: str, intent_id: str) -> None:
-    """Release the in-flight keys of an intent that will not (or did not) write."""
+    """Release the in-flight keys of an intent that is done, or will not write."""
     s.execute(
-        delete(ClaimRow).where(
-            col(ClaimRow.org_id) == org_id,
-            col(ClaimRow.intent_id) == intent_id,
-            col(ClaimRow.state) == IN_FLIGHT,
-        )
+        delete(ClaimRow).where(col(ClaimRow.org_id) == org_id, col(ClaimRow.intent_id) == intent_id)
     )
 
 
@@ -179,17 +173,40 @@ def _snapshot(s: Session, intent: Intent, now: datetime) -> BrokerSnapshot:
         records=records,
         run_spent_cents=sum(r.spend_cents for r in spending if r.run_id == intent.run_id),
         committed_spend=committed,
-        in_flight=_claim_on(s, org, intent, IN_FLIGHT),
-        completed=_claim_on(s, org, intent, DONE),
+        in_flight=_claim_on(s, org, intent),
+        completed=_done_on(s, org, intent),
     )
 
 
-def _claim_on(s: Session, org_id: str, intent: Intent, state: str) -> dict[str, str]:
-    """The claim in ``state`` on this intent's operation key, and the intent holding it."""
+def _op_key(intent: Intent) -> str | None:
     tool = REGISTRY.get(intent.tool)
-    key = None if tool is None else operation_key(tool, intent.payload)
+    return None if tool is None else operation_key(tool, intent.payload)
+
+
+def _claim_on(s: Session, org_id: str, intent: Intent) -> dict[str, str]:
+    """The claim on this intent's operation key, and the intent holding it."""
+    key = _op_key(intent)
     row = None if key is None else s.get(ClaimRow, (org_id, key))
-    return {} if row is None or row.state != state else {row.key: row.intent_id}
+    return {} if row is None else {row.key: row.intent_id}
+
+
+def _done_on(s: Session, org_id: str, intent: Intent) -> dict[str, tuple[str, ...]]:
+    """For a write that may not be repeated: the intents that already did it."""
+    tool = REGISTRY.get(intent.tool)
+    key = _op_key(intent)
+    if tool is None or tool.repeatable or key is None:
+        return {}
+    done = s.execute(
+        select(col(IntentRow.id))
+        .where(
+            col(IntentRow.org_id) == org_id,
+            col(IntentRow.op_key) == key,
+            col(IntentRow.dispatched),
+        )
+        .order_by(col(IntentRow.created_at))
+    ).scalars()
+    ids = tuple(done)
+    return {key: ids} if ids else {}
 
 
 def _decision_payload(intent: Intent, decision: Decision) -> dict[str, Any]:
@@ -199,6 +216,7 @@ def _decision_payload(intent: Intent, decision: Decision) -> dict[str, Any]:
         "reason": decision.reason,
         "release": list(decision.release),
         "reach": list(decision.reach),
+        "evidence": list(decision.evidence),
     }
 
 
@@ -228,6 +246,7 @@ def _record_decision(
             reason=decision.reason,
             release=list(decision.release),
             reach=list(decision.reach),
+            evidence=list(decision.evidence),
             intent_digest=intent.digest,
             audit_seq=entry.seq,
             entry_hash=entry.entry_hash,
@@ -257,6 +276,35 @@ def _record_broker_decision(
         payload=_decision_payload(intent, decision),
     )
     return _record_decision(s, intent, decision, draft, now, keys)
+
+
+def record_dispatch(
+    s: Session, org_id: str, result: DispatchResult, now: datetime, keys: ChainKeys
+) -> AuditEntry:
+    """Record a connector's write inside the connector's own transaction, so that the
+    write and its record commit together or not at all. The intent's operation key is
+    released; a write that may not be repeated (an invoice is paid once) is found again by
+    its intent's ``op_key``. The caller holds the organization's lock."""
+    row = s.get(IntentRow, result.intent_id)
+    if row is not None:
+        row.dispatched = True
+        s.add(row)
+    _release_claims(s, org_id, result.intent_id)
+    return append(
+        s,
+        org_id,
+        AuditDraft(
+            event_key=f"dispatch:{result.intent_id}",
+            actor=f"connector:{result.system}",
+            intent_id=result.intent_id,
+            decision="dispatched",
+            stage=Stage.DISPATCH,
+            rule=f"{result.system}.{result.action}",
+            payload=result.model_dump(mode="json"),
+        ),
+        now,
+        keys,
+    )
 
 
 def _latest_decision(s: Session, intent_id: str) -> Decision | None:
@@ -300,6 +348,7 @@ class Governance:
                     status=decision.outcome,
                     reach=list(decision.reach or intent.projects),
                     spend_cents=0 if tool is None else spend_of(intent, tool),
+                    op_key=_op_key(intent),
                     created_at=now,
                 )
             )
@@ -336,6 +385,16 @@ class Governance:
         with its new reasons, when it needs a human for a reason the hold did not show.
         Returns the review and the intent's newest decision.
         """
+        # A request sent straight to Temporal may carry a NUL, which no text column can
+        # hold: it is refused, on the record, with the NULs shown escaped.
+        malformed = nul_at(request.model_dump(mode="json"))
+        if malformed is not None:
+            request = ApprovalRequest.model_validate(
+                {
+                    k: v.replace("\x00", "\\u0000") if isinstance(v, str) else v
+                    for k, v in request.model_dump(mode="json").items()
+                }
+            )
         with self._db.transaction() as s:
             lock_head(s, org_id)
             event_key = f"review:{run_id}:{request.intent_id}:{attempt}"
@@ -356,7 +415,9 @@ class Governance:
             row = s.get(IntentRow, request.intent_id)
             hold = s.get(HoldRow, request.intent_id)
             held = _latest_decision(s, request.intent_id)
-            if row is None or row.org_id != org_id or hold is None or held is None:
+            if malformed is not None:
+                result = _refusal("malformed_request", malformed)
+            elif row is None or row.org_id != org_id or hold is None or held is None:
                 result = _refusal("not_held", "no such held intent")
             elif row.run_id != run_id:
                 result = _refusal("wrong_run", "the intent belongs to another run")
@@ -535,7 +596,7 @@ class Governance:
         The decision must be in the chain, intact and linked to the entry before it,
         name this intent and its digest, and be the intent's latest decision.
         """
-        with self._db.transaction() as s:
+        with self._db.read() as s:
             row = s.get(IntentRow, decision.intent_id)
             if row is None or row.org_id != org_id:
                 raise FoundationBroken(f"intent {decision.intent_id} is not recorded")
@@ -572,47 +633,12 @@ class Governance:
             )
             return intent, token
 
-    def record_dispatch(self, org_id: str, result: DispatchResult, now: datetime) -> AuditEntry:
-        """Record a connector's outcome. The intent's operation key is released, unless the
-        write may not be repeated (an invoice is paid once): then the key stays, done."""
-        with self._db.transaction() as s:
-            row = s.get(IntentRow, result.intent_id)
-            tool = None if row is None else REGISTRY.get(row.tool)
-            if row is not None:
-                row.dispatched = True
-                s.add(row)
-            if tool is not None and not tool.repeatable:
-                s.execute(
-                    update(ClaimRow)
-                    .where(
-                        col(ClaimRow.org_id) == org_id,
-                        col(ClaimRow.intent_id) == result.intent_id,
-                    )
-                    .values(state=DONE)
-                )
-            else:
-                _release_claims(s, org_id, result.intent_id)
-            return append(
-                s,
-                org_id,
-                AuditDraft(
-                    event_key=f"dispatch:{result.intent_id}",
-                    actor=f"connector:{result.system}",
-                    intent_id=result.intent_id,
-                    decision="dispatched",
-                    stage=Stage.DISPATCH,
-                    rule=f"{result.system}.{result.action}",
-                    payload=result.model_dump(mode="json"),
-                ),
-                now,
-                self._keys,
-            )
-
     def record_dispatch_failure(
         self, org_id: str, intent_id: str, problem: str, now: datetime
     ) -> AuditEntry:
         """Record that a dispatch was refused (broken foundation or refused token)."""
         with self._db.transaction() as s:
+            lock_head(s, org_id)
             return append(
                 s,
                 org_id,

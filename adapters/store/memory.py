@@ -15,7 +15,6 @@ from sqlalchemy import select
 from sqlmodel import col
 
 from adapters.store import convert
-from adapters.store.errors import Conflict
 from adapters.store.session import Database
 from adapters.store.tables import BarrierRow, MemoryNodeRow, MemoryReadRow, StaffingRow
 from domain.broker import current_projects
@@ -34,30 +33,6 @@ class MemoryBank:
 
     def __init__(self, db: Database) -> None:
         self._db = db
-
-    def remember(
-        self,
-        org_id: str,
-        ref: str,
-        projects: tuple[str, ...],
-        text: str,
-        author_id: str,
-        now: datetime,
-    ) -> None:
-        """Store a record belonging to ``projects``; a reference is stored once."""
-        with self._db.transaction() as s:
-            if s.get(MemoryNodeRow, (org_id, ref)) is not None:
-                raise Conflict(f"memory record {ref!r} exists")
-            s.add(
-                MemoryNodeRow(
-                    org_id=org_id,
-                    ref=ref,
-                    projects=list(projects),
-                    text=text,
-                    author_id=author_id,
-                    created_at=now,
-                )
-            )
 
     def recall(
         self, *, asker_principal_id: str, org_id: str, query: str, now: datetime, limit: int = 5
@@ -119,7 +94,7 @@ class MemoryBank:
 
     def reads(self, org_id: str) -> list[MemoryReadRow]:
         """The read log of an organization, oldest first."""
-        with self._db.transaction() as s:
+        with self._db.read() as s:
             return list(
                 s.execute(
                     select(MemoryReadRow)

@@ -31,7 +31,7 @@ class Runs:
             return existing, False
 
     def by_client_key(self, org_id: str, client_key: str) -> RunRow | None:
-        with self._db.transaction() as s:
+        with self._db.read() as s:
             return s.execute(
                 select(RunRow).where(
                     col(RunRow.org_id) == org_id, col(RunRow.client_key) == client_key
@@ -39,12 +39,12 @@ class Runs:
             ).scalar_one_or_none()
 
     def get(self, run_id: str) -> RunRow | None:
-        with self._db.transaction() as s:
+        with self._db.read() as s:
             return s.get(RunRow, run_id)
 
     def intents(self, run_id: str) -> list[tuple[Intent, str, list[Decision]]]:
         """Each intent of the run with its status and its decisions, oldest first."""
-        with self._db.transaction() as s:
+        with self._db.read() as s:
             rows = s.execute(
                 select(IntentRow)
                 .where(col(IntentRow.run_id) == run_id)
@@ -62,8 +62,39 @@ class Runs:
                 )
             return out
 
+    def reach(self, run_id: str) -> set[str]:
+        """Every project the run reaches: the agent's projects when it started and the
+        reach of each of its intents."""
+        with self._db.read() as s:
+            run = s.get(RunRow, run_id)
+            reach = set(run.projects) if run is not None else set()
+            for row in s.execute(
+                select(col(IntentRow.reach)).where(col(IntentRow.run_id) == run_id)
+            ):
+                reach.update(row.reach)
+            return reach
+
+    def reaches(self, org_id: str) -> tuple[dict[str, set[str]], dict[str, set[str]]]:
+        """The reach of every run and every intent of an organization: (by run id, by
+        intent id)."""
+        with self._db.read() as s:
+            runs = {
+                r.id: set(r.projects)
+                for r in s.execute(select(RunRow).where(col(RunRow.org_id) == org_id)).scalars()
+            }
+            intents: dict[str, set[str]] = {}
+            rows = s.execute(
+                select(col(IntentRow.id), col(IntentRow.run_id), col(IntentRow.reach)).where(
+                    col(IntentRow.org_id) == org_id
+                )
+            )
+            for row in rows:
+                intents[row.id] = set(row.reach)
+                runs.setdefault(row.run_id, set()).update(row.reach)
+            return runs, intents
+
     def intent(self, intent_id: str) -> tuple[Intent, str, str] | None:
         """An intent, its status and its run id."""
-        with self._db.transaction() as s:
+        with self._db.read() as s:
             row = s.get(IntentRow, intent_id)
             return None if row is None else (convert.intent(row), row.status, row.run_id)

@@ -166,6 +166,12 @@ class RunRow(SQLModel, table=True):
     task: str
     workflow_id: str
     client_key: str | None = None
+    started_by: str | None = None
+    """The human who started the run."""
+    projects: list[str] = Field(
+        default_factory=list, sa_column=Column(JSON, nullable=False, server_default="[]")
+    )
+    """The agent's projects when the run started (part of what the run reaches)."""
     created_at: datetime = _ts()
 
 
@@ -183,6 +189,8 @@ class IntentRow(SQLModel, table=True):
     reach: list[str] = _json()
     spend_cents: int = _cents()
     dispatched: bool = False
+    op_key: str | None = Field(default=None, index=True)
+    """``system.action:resource``: finds earlier writes to the same resource."""
     created_at: datetime = _ts()
 
 
@@ -197,6 +205,9 @@ class DecisionRow(SQLModel, table=True):
     reason: str
     release: list[str] = _json()
     reach: list[str] = _json()
+    evidence: list[str] = Field(
+        default_factory=list, sa_column=Column(JSON, nullable=False, server_default="[]")
+    )
     intent_digest: str
     audit_seq: int
     entry_hash: str
@@ -216,15 +227,13 @@ class HoldRow(SQLModel, table=True):
 
 
 class ClaimRow(SQLModel, table=True):
-    """An operation key and the intent holding it; the primary key makes registration
-    atomic. ``in_flight`` until the intent is done; a non-repeatable write keeps its
-    key as ``done`` for good, so the same invoice is not paid twice."""
+    """An operation key in flight and the intent holding it; the primary key makes
+    registration atomic. Released when the intent is done, rejected or closed."""
 
     __tablename__ = "claims"
     org_id: str = Field(primary_key=True)
     key: str = Field(primary_key=True)
     intent_id: str
-    state: str = Field(default="in_flight", sa_column_kwargs={"server_default": "in_flight"})
     claimed_at: datetime = _ts()
 
 

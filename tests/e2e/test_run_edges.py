@@ -6,12 +6,11 @@ from __future__ import annotations
 import asyncio
 import uuid
 from collections.abc import AsyncIterator
-from datetime import timedelta
 
 import pytest
 from sqlalchemy import func, select
 from temporalio import activity
-from temporalio.client import WorkflowExecutionStatus, WorkflowFailureError
+from temporalio.client import WorkflowFailureError
 from temporalio.testing import WorkflowEnvironment
 from typer.testing import CliRunner
 
@@ -24,6 +23,7 @@ from domain.intents import Outcome
 from domain.runs import DispatchRequest, RunInput, RunStatus
 from tests.conftest import TEST_KEYS, Firm, make_settings, start_time_skipping, utc_now
 from tests.e2e.test_run_hardening import _held, _pay, _reply
+from tests.support import skip_to_the_end
 from worker.bootstrap import build_worker
 from workflows.agent_run import AgentRunWorkflow
 
@@ -76,6 +76,24 @@ async def test_an_out_of_range_input_fails_the_run_not_its_task(env: Env) -> Non
     assert _count(env.store, select(func.count()).select_from(ClaimRow)) == 0
 
 
+class Skipping:
+    """A firm on the time-skipping test server."""
+
+    def __init__(self, temporal: WorkflowEnvironment, store: Store, svc: Services) -> None:
+        self.temporal, self.store, self.svc = temporal, store, svc
+        self.firm = Firm(svc)
+
+
+@pytest.fixture
+async def skipping(sqlite_url: str) -> AsyncIterator[Skipping]:
+    temporal = await start_time_skipping()
+    store = Store.open(sqlite_url, TEST_KEYS, migrate_schema=False)
+    settings = make_settings(database_url=sqlite_url)
+    yield Skipping(temporal, store, Services(store, temporal.client, settings, utc_now))
+    store.close()
+    await temporal.shutdown()
+
+
 class BrokenRelay:
     """The outside system fails on every attempt with an error worth retrying."""
 
@@ -88,52 +106,36 @@ class BrokenRelay:
         raise ConnectionError("the payments gateway is unreachable")
 
 
-async def test_a_dispatch_that_never_succeeds_is_bounded_and_recorded(sqlite_url: str) -> None:
+async def test_a_dispatch_that_never_succeeds_is_bounded_and_recorded(skipping: Skipping) -> None:
     """On the time-skipping server the retry back-offs take no real time."""
-    skipping = await start_time_skipping()
-    store = Store.open(sqlite_url, TEST_KEYS, migrate_schema=False)
-    try:
-        settings = make_settings(database_url=sqlite_url)
-        svc = Services(store, skipping.client, settings, utc_now)
-        firm = Firm(svc)
-        relay = BrokenRelay()
-        worker = build_worker(
-            skipping.client,
-            settings,
-            store,
-            model=ScriptedProvider(),
-            replace={"dispatch": relay.dispatch},
+    svc, firm, store = skipping.svc, skipping.firm, skipping.store
+    relay = BrokenRelay()
+    worker = build_worker(
+        skipping.temporal.client,
+        svc.settings,
+        store,
+        model=ScriptedProvider(),
+        replace={"dispatch": relay.dispatch},
+    )
+    async with worker:
+        started = await svc.start_run(
+            firm.org, firm.founder, firm.agents["ledger"], "pay", _reply(_pay("GW-1", 50_000))
         )
-        async with worker:
-            started = await svc.start_run(
-                firm.org, firm.founder, firm.agents["ledger"], "pay", _reply(_pay("GW-1", 50_000))
-            )
-            handle = skipping.client.get_workflow_handle_for(
-                AgentRunWorkflow.run, started.workflow_id
-            )
-            for _ in range(100):  # skip ahead through the retry back-offs, in no real time
-                description = await handle.describe()
-                if description.status is not WorkflowExecutionStatus.RUNNING:
-                    break
-                await skipping.sleep(timedelta(seconds=30))
-            final = await handle.result()
-        assert 1 < relay.attempts < 20
-        assert final.status is RunStatus.FAILED
-        (view,) = final.intents
-        assert (view.decision.outcome, view.decision.rule) == (Outcome.EXPIRED, "dispatch_failed")
-        assert "unreachable" in view.decision.reason
-        assert _count(store, select(func.count()).select_from(ClaimRow)) == 0
-        recorded = _count(
-            store,
-            select(func.count())
-            .select_from(AuditEntryRow)
-            .where(AuditEntryRow.rule == "dispatch_failed"),
-        )
-        assert recorded == 1
-        assert store.audit.verify(firm.org).ok
-    finally:
-        store.close()
-        await skipping.shutdown()
+        final = await skip_to_the_end(skipping.temporal, started.workflow_id)
+    assert 1 < relay.attempts < 20
+    assert final.status is RunStatus.FAILED
+    (view,) = final.intents
+    assert (view.decision.outcome, view.decision.rule) == (Outcome.EXPIRED, "dispatch_failed")
+    assert "unreachable" in view.decision.reason
+    assert _count(store, select(func.count()).select_from(ClaimRow)) == 0
+    recorded = _count(
+        store,
+        select(func.count())
+        .select_from(AuditEntryRow)
+        .where(AuditEntryRow.rule == "dispatch_failed"),
+    )
+    assert recorded == 1
+    assert store.audit.verify(firm.org).ok
 
 
 async def test_the_command_line_refuses_a_run_for_an_actor_outside_the_org(
@@ -162,7 +164,7 @@ async def test_an_invoice_paid_once_is_not_paid_again_by_another_run(env: Env) -
         first = await svc.start_run(
             firm.org, firm.founder, firm.agents["ledger"], "pay", _reply(_pay("INV-7", 50_000))
         )
-        done = await asyncio.wait_for(svc.wait_run(first.run_id), 60)
+        done = await asyncio.wait_for(svc.wait_run(first.run_id, firm.founder), 60)
         assert done.intents[0].dispatch is not None
         again = await svc.start_run(
             firm.org, firm.founder, firm.agents["ledger"], "pay", _reply(_pay("inv-7 ", 50_000))
@@ -172,6 +174,51 @@ async def test_an_invoice_paid_once_is_not_paid_again_by_another_run(env: Env) -
         assert held.decision.rule == "already_done"
         assert done.intents[0].intent.id in held.decision.reason
         await svc.decide_hold(held.intent.id, firm.founder, firm.founder, approve=False)
-        await asyncio.wait_for(svc.wait_run(again.run_id), 60)
+        await asyncio.wait_for(svc.wait_run(again.run_id, firm.founder), 60)
     assert _count(store, select(func.count()).select_from(PaymentRow)) == 1
+    assert store.audit.verify(firm.org).ok
+
+
+async def test_an_undecided_hold_expires_on_its_timer(skipping: Skipping) -> None:
+    """A hold no human decides expires when its time is up (a minute here, skipped)."""
+    svc, firm, store = skipping.svc, skipping.firm, skipping.store
+    async with build_worker(
+        skipping.temporal.client, svc.settings, store, model=ScriptedProvider()
+    ):
+        started = await svc.start_run(
+            firm.org,
+            firm.founder,
+            firm.agents["ledger"],
+            "pay",
+            _reply(_pay("T-1", 200_000)),
+            hold_timeout_seconds=60,
+        )
+        final = await skip_to_the_end(skipping.temporal, started.workflow_id)
+    assert final.status is RunStatus.COMPLETED
+    (view,) = final.intents
+    assert (view.decision.outcome, view.decision.rule) == (Outcome.EXPIRED, "hold_expired")
+    assert view.dispatch is None
+    assert _count(store, select(func.count()).select_from(ClaimRow)) == 0
+    assert store.audit.verify(firm.org).ok
+
+
+async def test_a_cancelled_run_closes_what_it_leaves_open(env: Env) -> None:
+    """Cancelled from the UI or CLI while it waits on a hold: the hold is closed on the
+    record and its key released before the run ends as cancelled."""
+    svc, firm, store = env.svc, env.firm, env.store
+    async with build_worker(env.temporal.client, svc.settings, store, model=ScriptedProvider()):
+        started = await svc.start_run(
+            firm.org, firm.founder, firm.agents["ledger"], "pay", _reply(_pay("C-1", 200_000))
+        )
+        await _held(env, started.workflow_id)  # type: ignore[arg-type]
+        handle = env.temporal.client.get_workflow_handle_for(
+            AgentRunWorkflow.run, started.workflow_id
+        )
+        await handle.cancel()
+        with pytest.raises(WorkflowFailureError):
+            await asyncio.wait_for(handle.result(), 30)
+    (_, status, decisions) = store.runs.intents(started.run_id)[0]
+    assert status == Outcome.EXPIRED
+    assert decisions[-1].rule == "run_cancelled"
+    assert _count(store, select(func.count()).select_from(ClaimRow)) == 0
     assert store.audit.verify(firm.org).ok

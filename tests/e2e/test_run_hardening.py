@@ -129,7 +129,7 @@ async def test_a_reused_client_key_never_runs_again(env: Env) -> None:
         first = await svc.start_run(
             firm.org, firm.founder, firm.agents["orion"], "mail", _reply(EMAIL), client_key="k1"
         )
-        await asyncio.wait_for(svc.wait_run(first.run_id), 60)
+        await asyncio.wait_for(svc.wait_run(first.run_id, firm.founder), 60)
         again = await svc.start_run(
             firm.org, firm.founder, firm.agents["orion"], "mail", _reply(EMAIL), client_key="k1"
         )
@@ -165,7 +165,7 @@ async def test_a_failed_run_closes_its_holds_and_releases_its_keys(env: Env) -> 
             "pay and mail",
             _reply(_pay("F-1", 200_000), EMAIL),
         )
-        final = await asyncio.wait_for(svc.wait_run(started.run_id), 60)
+        final = await asyncio.wait_for(svc.wait_run(started.run_id, firm.founder), 60)
     assert final.status is RunStatus.FAILED
     assert "refused" in (final.error or "")
     outcomes = {v.intent.tool: (v.decision.outcome, v.decision.rule) for v in final.intents}
@@ -173,25 +173,5 @@ async def test_a_failed_run_closes_its_holds_and_releases_its_keys(env: Env) -> 
         "payments.pay": (Outcome.EXPIRED, "run_failed"),
         "email.send": (Outcome.EXPIRED, "dispatch_failed"),
     }
-    assert _count(store, select(func.count()).select_from(ClaimRow)) == 0
-    assert store.audit.verify(firm.org).ok
-
-
-async def test_an_undecided_hold_expires_on_its_timer(env: Env) -> None:
-    svc, firm, store = env.svc, env.firm, env.store
-    async with build_worker(env.temporal.client, svc.settings, store, model=ScriptedProvider()):
-        started = await svc.start_run(
-            firm.org,
-            firm.founder,
-            firm.agents["ledger"],
-            "pay",
-            _reply(_pay("T-1", 200_000)),
-            hold_timeout_seconds=2,
-        )
-        final = await asyncio.wait_for(svc.wait_run(started.run_id), 60)
-    assert final.status is RunStatus.COMPLETED
-    (view,) = final.intents
-    assert (view.decision.outcome, view.decision.rule) == (Outcome.EXPIRED, "hold_expired")
-    assert view.dispatch is None
     assert _count(store, select(func.count()).select_from(ClaimRow)) == 0
     assert store.audit.verify(firm.org).ok

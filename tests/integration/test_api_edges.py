@@ -7,12 +7,14 @@ from __future__ import annotations
 import asyncio
 import uuid
 from typing import Any
+from urllib.parse import quote
 
 import pytest
 from fastapi.testclient import TestClient
 from sqlalchemy import func, select
 
 from adapters.store.tables import RunRow
+from api.app import create_app
 from api.services import Services
 from domain import broker
 from domain.intents import Intent
@@ -226,3 +228,141 @@ def test_another_organizations_ids_look_unknown(
         headers={H: firm.associate},
     )
     assert r.status_code == 403
+
+
+@pytest.mark.parametrize(
+    ("path", "body", "says"),
+    [
+        ("barriers", {"name": "w", "groups": [["east"] * 3, ["west"]]}, "twice"),
+        (
+            "commitments",
+            {
+                "title": "x",
+                "constraint": {"kind": "obligation", "text": "a" * 10**5},
+                "source": "s",
+            },
+            "text",
+        ),
+        (
+            "commitments",
+            {
+                "title": "x",
+                "constraint": {"kind": "spend_cap", "limit_cents": 1, "currency": "x" * 1000},
+                "source": "s",
+            },
+            "currency",
+        ),
+    ],
+)
+def test_sizes_and_shapes_are_bounded(
+    api: TestClient, firm: Firm, path: str, body: dict[str, Any], says: str
+) -> None:
+    r = api.post(f"/v1/orgs/{firm.org}/{path}", json=body, headers=_as(firm))
+    assert r.status_code == 422, r.text
+    assert says in r.text
+    assert len(r.content) < 4_000
+
+
+def test_a_lone_surrogate_is_a_clear_422(api: TestClient, firm: Firm) -> None:
+    r = api.post(
+        "/v1/orgs",
+        content=b'{"name": "A\\ud800", "founder_email": "a@b.example"}',
+        headers={"content-type": "application/json"},
+    )
+    assert r.status_code == 422, r.text
+    assert "surrogate" in r.text
+
+
+def test_an_associate_reads_only_runs_within_their_projects(
+    api: TestClient, firm: Firm, services: Services
+) -> None:
+    """Ben is staffed on east only: a west run does not exist for him, and the payloads of
+    west's entries in the audit trail are withheld; the founder reads everything."""
+    runs = {}
+    for side, agent in (("east", "orion"), ("west", "vega")):
+        run = RunRow(
+            id=str(uuid.uuid4()),
+            org_id=firm.org,
+            agent_id=firm.agents[agent],
+            task=f"a {side} task",
+            workflow_id=f"agent-run-{side}",
+            started_by=firm.founder,
+            projects=[side],
+            created_at=utc_now(),
+        )
+        services.store.runs.create(run)
+        intent = Intent(
+            id=str(uuid.uuid4()),
+            org_id=firm.org,
+            run_id=run.id,
+            principal_id=firm.agents[agent],
+            tool="email.send",
+            projects=(side,),
+            payload={"to": f"cfo@{side}.example", "subject": "s", "body": f"{side} secret"},
+            cost_cents=0,
+            justification="j",
+        )
+        services.store.governance.decide(intent, utc_now(), broker.decide)
+        runs[side] = (run, intent)
+    ben = {H: firm.associate}
+    west_run, west_intent = runs["west"]
+    east_run, east_intent = runs["east"]
+    # the run view needs Temporal; without it, a readable run answers 503, an unreadable 404
+    assert api.get(f"/v1/runs/{west_run.id}", headers=ben).status_code == 404
+    assert api.get(f"/v1/runs/{east_run.id}", headers=ben).status_code == 503
+    assert api.get(f"/v1/runs/{west_run.id}", headers=_as(firm)).status_code == 503
+    r = api.post(
+        f"/v1/intents/{west_intent.id}/approve", json={"approver_id": firm.associate}, headers=ben
+    )
+    assert r.status_code == 404
+    trail = api.get(f"/v1/orgs/{firm.org}/audit?verify=true", headers=ben).json()
+    assert trail["verification"]["ok"] is True
+    text = str(trail["entries"])
+    assert "east secret" in text and "west secret" not in text
+    assert "west secret" in str(api.get(f"/v1/orgs/{firm.org}/audit", headers=_as(firm)).json())
+
+
+def test_instants_read_back_whatever_the_servers_time_zone(postgres_url: str) -> None:
+    """A PostgreSQL server set to a far time zone must not turn an instant near the
+    bounds into one it cannot read back."""
+    from adapters.store.store import Store
+    from tests.conftest import TEST_KEYS, make_settings
+
+    for zone in ("Pacific/Kiritimati", "Etc/GMT+12"):
+        url = f"{postgres_url}?options={quote(f'-c timezone={zone}', safe='')}"
+        store = Store.open(url, TEST_KEYS, migrate_schema=False)
+        try:
+            svc = Services(store, None, make_settings(), utc_now)
+            firm = Firm(svc)
+            with TestClient(create_app(svc.settings, svc)) as client:
+                for field, value in (
+                    ("valid_until", "8999-12-31T23:59:59Z"),
+                    ("valid_from", "1900-01-01T00:00:00Z"),
+                ):
+                    body = {
+                        "title": "c",
+                        "constraint": {"kind": "spend_cap", "limit_cents": 1},
+                        "source": "s",
+                        field: value,
+                    }
+                    r = client.post(
+                        f"/v1/orgs/{firm.org}/commitments", json=body, headers=_as(firm)
+                    )
+                    assert r.status_code == 201, r.text
+                listed = client.get(f"/v1/orgs/{firm.org}/commitments", headers=_as(firm))
+                assert listed.status_code == 200, listed.text
+            intent = Intent(
+                id=str(uuid.uuid4()),
+                org_id=firm.org,
+                run_id="r",
+                principal_id=firm.agents["orion"],
+                tool="email.send",
+                projects=("east",),
+                payload={"to": "a@b.example", "subject": "s", "body": "b"},
+                cost_cents=0,
+                justification="j",
+            )
+            assert store.governance.decide(intent, utc_now(), broker.decide).outcome == "allow"
+            assert store.audit.verify(firm.org).ok
+        finally:
+            store.close()

@@ -5,13 +5,15 @@ from __future__ import annotations
 
 import threading
 import uuid
+from functools import partial
 from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from sqlalchemy import delete, insert, select, update
+from sqlalchemy import delete, insert, select, text, update
 
+from adapters.connectors.base import TokenRefused
 from adapters.connectors.payments import PaymentsLedger
 from adapters.store.store import Store
 from adapters.store.tables import AuditEntryRow, AuditHeadRow, DecisionRow, PaymentRow
@@ -22,12 +24,14 @@ from domain.model import SpendCap
 from domain.ports import ConnectorWrite
 from domain.tools import REGISTRY
 from tests.conftest import Firm, utc_now
+from tests.support import race
 from worker.bootstrap import BrokenChain, verify_chains
 
 CHAIN = 12
 
 
-def _fill(store: Store, org: str, n: int = CHAIN) -> None:
+def _fill(store: Store, org: str, n: int = CHAIN) -> int:
+    """Append ``n`` entries; the sequence number of the last one."""
     for i in range(n):
         store.audit.append(
             org,
@@ -41,6 +45,7 @@ def _fill(store: Store, org: str, n: int = CHAIN) -> None:
             ),
             utc_now(),
         )
+    return store.audit.verify(org).entries
 
 
 def _rows(store: Store, org: str) -> list[dict[str, Any]]:
@@ -129,6 +134,7 @@ def test_any_single_tampering_is_detected(store: Store, firm: Firm) -> None:
 
 def test_concurrent_appenders_never_fork_the_chain(store: Store, firm: Firm) -> None:
     threads, per_thread = 6, 15
+    base = store.audit.verify(firm.org).entries
     errors: list[BaseException] = []
 
     def work(t: int) -> None:
@@ -157,17 +163,18 @@ def test_concurrent_appenders_never_fork_the_chain(store: Store, firm: Firm) -> 
     assert errors == []
     result = store.audit.verify(firm.org)
     assert result.ok, result
-    assert result.entries == threads * per_thread
+    assert result.entries == base + threads * per_thread
     seqs = [r["seq"] for r in _rows(store, firm.org)]
-    assert seqs == list(range(1, threads * per_thread + 1))
+    assert seqs == list(range(1, base + threads * per_thread + 1))
 
 
 def test_appending_the_same_event_twice_is_idempotent(store: Store, firm: Firm) -> None:
+    base = store.audit.verify(firm.org).entries
     draft = AuditDraft(event_key="once", actor="a", decision="allow", stage="s", rule="r")
     first = store.audit.append(firm.org, draft, utc_now())
     again = store.audit.append(firm.org, draft, utc_now())
     assert again == first
-    assert store.audit.verify(firm.org).entries == 1
+    assert store.audit.verify(firm.org).entries == base + 1
 
 
 def _payment(firm: Firm, invoice: str, amount: int) -> Intent:
@@ -190,21 +197,8 @@ def _payment(firm: Firm, invoice: str, amount: int) -> Intent:
     )
 
 
-def _decide_concurrently(store: Store, intents: list[Intent]) -> list[Outcome | BaseException]:
-    results: list[Any] = [None] * len(intents)
-
-    def work(i: int) -> None:
-        try:
-            results[i] = store.governance.decide(intents[i], utc_now(), broker.decide)
-        except BaseException as exc:  # noqa: BLE001
-            results[i] = exc
-
-    pool = [threading.Thread(target=work, args=(i,)) for i in range(len(intents))]
-    for th in pool:
-        th.start()
-    for th in pool:
-        th.join()
-    return results
+def _decide_concurrently(store: Store, intents: list[Intent]) -> list[Any]:
+    return race([partial(store.governance.decide, i, utc_now(), broker.decide) for i in intents])
 
 
 def test_concurrent_intents_on_one_resource_are_booked_once(store: Store, firm: Firm) -> None:
@@ -241,11 +235,12 @@ def test_concurrent_payments_never_overrun_a_confirmed_cap(store: Store, firm: F
 
 
 def test_a_retried_decision_returns_the_recorded_one(store: Store, firm: Firm) -> None:
+    base = store.audit.verify(firm.org).entries
     intent = _payment(firm, "INV-9", 10_000)
     first = store.governance.decide(intent, utc_now(), broker.decide)
     again = store.governance.decide(intent, utc_now(), broker.decide)
     assert again == first
-    assert store.audit.verify(firm.org).entries == 1
+    assert store.audit.verify(firm.org).entries == base + 1
 
 
 # ------------------------------------------------------------------ an attacker who can write the database
@@ -282,9 +277,9 @@ def _rewrite_from(store: Store, org: str, seq: int, change: dict[str, Any], head
 def test_recomputing_the_hashes_after_an_edit_is_detected(
     store: Store, firm: Firm, where: str, head: bool
 ) -> None:
-    _fill(store, firm.org)
+    last = _fill(store, firm.org)
     assert store.audit.verify(firm.org).ok
-    seq = {"tail": CHAIN, "middle": CHAIN // 2, "first": 1}[where]
+    seq = {"tail": last, "middle": last - CHAIN // 2, "first": 1}[where]
     _rewrite_from(store, firm.org, seq, {"payload": {"i": -1, "note": "rewritten"}}, head)
     result = store.audit.verify(firm.org)
     assert not result.ok
@@ -294,33 +289,33 @@ def test_recomputing_the_hashes_after_an_edit_is_detected(
 
 
 def test_re_signing_with_a_key_of_ones_own_is_detected(store: Store, firm: Firm) -> None:
-    _fill(store, firm.org)
-    _rewrite_from(store, firm.org, CHAIN, {"decision": "reject"}, head=True)
+    last = _fill(store, firm.org)
+    _rewrite_from(store, firm.org, last, {"decision": "reject"}, head=True)
     forged = ChainKeys(current=ChainKey(b"m" * 32))
-    last = _rows(store, firm.org)[-1]
+    newest = _rows(store, firm.org)[-1]
     with store.db.transaction() as s:
         s.execute(
             update(AuditEntryRow)
-            .where(AuditEntryRow.org_id == firm.org, AuditEntryRow.seq == CHAIN)
-            .values(signature=forged.sign_entry(last["entry_hash"]))
+            .where(AuditEntryRow.org_id == firm.org, AuditEntryRow.seq == last)
+            .values(signature=forged.sign_entry(newest["entry_hash"]))
         )
         s.execute(
             update(AuditHeadRow)
             .where(AuditHeadRow.org_id == firm.org)
-            .values(signature=forged.sign_head(firm.org, CHAIN, last["entry_hash"]))
+            .values(signature=forged.sign_head(firm.org, last, newest["entry_hash"]))
         )
     assert not store.audit.verify(firm.org).ok
 
 
 def test_a_head_row_rolled_back_to_an_earlier_entry_is_detected(store: Store, firm: Firm) -> None:
-    _fill(store, firm.org)
+    last = _fill(store, firm.org)
     rows = _rows(store, firm.org)
     with store.db.transaction() as s:
-        s.execute(delete(AuditEntryRow).where(AuditEntryRow.seq == CHAIN))
+        s.execute(delete(AuditEntryRow).where(AuditEntryRow.seq == last))
         s.execute(
             update(AuditHeadRow)
             .where(AuditHeadRow.org_id == firm.org)
-            .values(seq=CHAIN - 1, entry_hash=rows[-2]["entry_hash"])
+            .values(seq=last - 1, entry_hash=rows[-2]["entry_hash"])
         )
     result = store.audit.verify(firm.org)
     assert not result.ok and "head" in (result.problem or "")
@@ -361,8 +356,7 @@ def test_a_paid_invoice_keeps_blocking_while_an_expired_payment_releases_it(
     paid = _payment(firm, "INV-P", 10_000)
     decision = store.governance.decide(paid, utc_now(), broker.decide)
     _, token = store.governance.dispatch_token(firm.org, decision)
-    result = payments.write(ConnectorWrite(intent=paid, tool=REGISTRY[paid.tool], token=token))
-    store.governance.record_dispatch(firm.org, result, utc_now())
+    payments.write(ConnectorWrite(intent=paid, tool=REGISTRY[paid.tool], token=token))
 
     twice = store.governance.decide(_payment(firm, " inv-p", 10_000), utc_now(), broker.decide)
     assert (twice.outcome, twice.rule) == (Outcome.HOLD, "already_done")
@@ -374,3 +368,103 @@ def test_a_paid_invoice_keeps_blocking_while_an_expired_payment_releases_it(
     retried = store.governance.decide(_payment(firm, "INV-Q", 10_000), utc_now(), broker.decide)
     assert retried.outcome is Outcome.ALLOW
     assert store.audit.verify(firm.org).ok
+
+
+def test_a_write_that_happened_is_never_closed_as_failed(store: Store, firm: Firm) -> None:
+    """The connector's row and its record commit together: when the run then gives up on
+    the dispatch (say its worker died after the commit), closing the intent changes
+    nothing, the invoice's key stays done, and paying it again is held."""
+    payments = PaymentsLedger(store.db, utc_now, store.keys)
+    paid = _payment(firm, "INV-R", 10_000)
+    decision = store.governance.decide(paid, utc_now(), broker.decide)
+    _, token = store.governance.dispatch_token(firm.org, decision)
+    payments.write(ConnectorWrite(intent=paid, tool=REGISTRY[paid.tool], token=token))
+    closed = store.governance.expire(firm.org, paid.id, utc_now(), "dispatch_failed", "gave up")
+    assert closed.outcome is Outcome.ALLOW  # it was dispatched: nothing to close
+    again = store.governance.decide(_payment(firm, "INV-R", 10_000), utc_now(), broker.decide)
+    assert (again.outcome, again.rule) == (Outcome.HOLD, "already_done")
+    assert store.audit.verify(firm.org).ok
+
+
+def test_a_closed_intent_can_no_longer_be_written(store: Store, firm: Firm) -> None:
+    """A stale dispatch attempt that arrives after its intent was closed is refused."""
+    payments = PaymentsLedger(store.db, utc_now, store.keys)
+    late = _payment(firm, "INV-L", 10_000)
+    decision = store.governance.decide(late, utc_now(), broker.decide)
+    _, token = store.governance.dispatch_token(firm.org, decision)
+    store.governance.expire(firm.org, late.id, utc_now(), "dispatch_failed", "gave up")
+    with pytest.raises(TokenRefused, match="expired"):
+        payments.write(ConnectorWrite(intent=late, tool=REGISTRY[late.tool], token=token))
+    with store.db.transaction() as s:
+        assert s.get(PaymentRow, late.id) is None
+
+
+def _paid(store: Store, firm: Firm, invoice: str) -> tuple[Intent, int, str]:
+    """A payment decided, written and recorded: (intent, its allow entry, its hash)."""
+    payments = PaymentsLedger(store.db, utc_now, store.keys)
+    intent = _payment(firm, invoice, 10_000)
+    decision = store.governance.decide(intent, utc_now(), broker.decide)
+    _, token = store.governance.dispatch_token(firm.org, decision)
+    payments.write(ConnectorWrite(intent=intent, tool=REGISTRY[intent.tool], token=token))
+    return intent, token.audit_seq, token.entry_hash
+
+
+TAMPERS: dict[str, str] = {
+    "payment amount and payee rewritten": (
+        "update payments_ledger set amount_cents = 99999999, payee = 'Mallory' where intent_id = :i"
+    ),
+    "an email row pointing at the payment's allow": (
+        'insert into email_outbox (intent_id, org_id, "to", subject, body, audit_seq, '
+        "entry_hash, created_at) values (:i, :o, 'x@evil.example', 's', 'b', :q, :h, "
+        "'2026-01-01 00:00:00+00')"
+    ),
+    "decision reason and rule rewritten": (
+        "update decisions set reason = 'approved by the board', rule = 'x' where intent_id = :i"
+    ),
+    "the paid invoice unmarked as dispatched": (
+        "update intents set dispatched = false where id = :i"
+    ),
+    "the paid invoice filed under another key": (
+        "update intents set op_key = 'payments.pay:other' where id = :i"
+    ),
+    "a payment row for an intent that was never dispatched": (
+        "insert into payments_ledger (intent_id, org_id, payee, invoice, amount_cents, "
+        "currency, memo, audit_seq, entry_hash, created_at) values (:other, :o, 'N', 'INV-Z', "
+        "10000, 'USD', 'm', :oq, :oh, '2026-01-01 00:00:00+00')"
+    ),
+}
+
+
+@pytest.mark.parametrize("tamper", list(TAMPERS))
+def test_rows_outside_the_chain_must_agree_with_it(store: Store, firm: Firm, tamper: str) -> None:
+    paid, seq, hashed = _paid(store, firm, "INV-T")
+    other = _payment(firm, "INV-Z", 10_000)
+    other_decision = store.governance.decide(other, utc_now(), broker.decide)
+    store.governance.expire(firm.org, other.id, utc_now(), "run_failed", "the run failed")
+    assert store.audit.verify(firm.org).ok
+    with store.db.transaction() as s:
+        s.execute(
+            text(TAMPERS[tamper]),
+            {
+                "i": paid.id,
+                "o": firm.org,
+                "q": seq,
+                "h": hashed,
+                "other": other.id,
+                "oq": other_decision.audit_seq,
+                "oh": other_decision.entry_hash,
+            },
+        )
+    result = store.audit.verify(firm.org)
+    assert not result.ok, tamper
+    with pytest.raises(BrokenChain):
+        verify_chains(store)
+
+
+def test_an_organization_whose_row_was_deleted_is_still_verified(store: Store, firm: Firm) -> None:
+    _fill(store, firm.org, 3)
+    _rewrite_from(store, firm.org, 2, {"payload": {"i": -1}}, head=True)
+    with store.db.transaction() as s:
+        s.execute(text("delete from orgs where id = :o"), {"o": firm.org})
+    with pytest.raises(BrokenChain):
+        verify_chains(store)

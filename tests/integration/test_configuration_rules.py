@@ -7,7 +7,6 @@ runs on SQLite and on PostgreSQL, repeated.
 
 from __future__ import annotations
 
-import threading
 import uuid
 from collections.abc import Callable
 from functools import partial
@@ -23,28 +22,9 @@ from adapters.store.tables import MemoryNodeRow
 from api.services import Services
 from domain.model import PrincipalKind, StaffRole
 from tests.conftest import Firm, utc_now
+from tests.support import race
 
 ROUNDS = 4
-
-
-def race(calls: list[Callable[[], Any]]) -> list[Any]:
-    """Run ``calls`` on their own threads, released together; results or exceptions."""
-    results: list[Any] = [None] * len(calls)
-    start = threading.Barrier(len(calls))
-
-    def work(i: int) -> None:
-        start.wait()
-        try:
-            results[i] = calls[i]()
-        except Exception as exc:  # noqa: BLE001 - a refusal is a result here
-            results[i] = exc
-
-    threads = [threading.Thread(target=work, args=(i,)) for i in range(len(calls))]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    return results
 
 
 def violations(store: Store, org: str) -> list[str]:

@@ -5,10 +5,13 @@ from __future__ import annotations
 
 import uuid
 
+from adapters.connectors.payments import PaymentsLedger
 from adapters.store.store import Store
 from domain import broker
 from domain.intents import ApprovalRequest, ApprovalVerdict, Intent, Outcome
 from domain.model import SpendCap
+from domain.ports import ConnectorWrite
+from domain.tools import REGISTRY
 from tests.conftest import Firm, utc_now
 
 RUN = "run-1"
@@ -108,6 +111,7 @@ def test_a_review_names_its_run(store: Store, firm: Firm) -> None:
 
 
 def test_a_retried_refusal_is_answered_as_recorded(store: Store, firm: Firm) -> None:
+    base = store.audit.verify(firm.org).entries
     intent = _pay(firm, 200_000)
     store.governance.decide(intent, utc_now(), broker.decide)
     first, _ = _approve(store, firm, intent, 1, who=firm.associate)
@@ -115,7 +119,7 @@ def test_a_retried_refusal_is_answered_as_recorded(store: Store, firm: Firm) -> 
     assert not first.accepted and not retried.accepted
     assert retried.rule == first.rule == "no_approval_authority"
     assert latest is not None and latest.outcome is Outcome.HOLD
-    assert store.audit.verify(firm.org).entries == 2
+    assert store.audit.verify(firm.org).entries == base + 2
 
 
 def test_a_closed_run_releases_its_keys(store: Store, firm: Firm) -> None:
@@ -125,3 +129,64 @@ def test_a_closed_run_releases_its_keys(store: Store, firm: Firm) -> None:
     assert closed.outcome is Outcome.EXPIRED and closed.rule == "run_failed"
     same_invoice = intent.model_copy(update={"id": str(uuid.uuid4())})
     assert store.governance.decide(same_invoice, utc_now(), broker.decide).outcome is Outcome.ALLOW
+
+
+def _pay_invoice(store: Store, firm: Firm, invoice: str) -> tuple[Intent, object]:
+    intent = _pay(firm, 10_000, run_id=f"run-{uuid.uuid4().hex[:6]}")
+    intent = intent.model_copy(update={"payload": {**intent.payload, "invoice": invoice}})
+    return intent, store.governance.decide(intent, utc_now(), broker.decide)
+
+
+def _write(store: Store, firm: Firm, intent: Intent, decision: object) -> None:
+    _, token = store.governance.dispatch_token(firm.org, decision)  # type: ignore[arg-type]
+    PaymentsLedger(store.db, utc_now, store.keys).write(
+        ConnectorWrite(intent=intent, tool=REGISTRY[intent.tool], token=token)
+    )
+
+
+def test_an_approver_is_never_shown_stale_evidence_of_a_repeat_payment(
+    store: Store, firm: Firm
+) -> None:
+    """A was paid; B and C, two more payments of the same invoice, are held naming A.
+    Once B is approved and paid, approving C on the evidence it was shown (only A) is
+    refused, and C is held again naming A and B."""
+    a, decided = _pay_invoice(store, firm, "INV-7")
+    _write(store, firm, a, decided)
+    b, held_b = _pay_invoice(store, firm, "INV-7")
+    c, held_c = _pay_invoice(store, firm, "INV-7")
+    for held in (held_b, held_c):
+        assert held.outcome is Outcome.HOLD and held.evidence == (a.id,)  # type: ignore[attr-defined]
+
+    approved_b, decision_b = _approve(store, firm, b, 1, run_id=b.run_id)
+    assert approved_b.accepted
+    _write(store, firm, b, decision_b)
+
+    refused, renewed = _approve(store, firm, c, 1, run_id=c.run_id)
+    assert not refused.accepted and refused.rule == "hold_reasons_changed"
+    assert b.id in refused.reason
+    assert renewed is not None and renewed.outcome is Outcome.HOLD
+    assert set(renewed.evidence) == {a.id, b.id}
+    approved_c, _ = _approve(store, firm, c, 2, run_id=c.run_id)
+    assert approved_c.accepted  # on the evidence it now shows
+    assert store.audit.verify(firm.org).ok
+
+
+def test_a_request_with_a_nul_is_refused_on_the_record(store: Store, firm: Firm) -> None:
+    """An approval sent straight to Temporal may hold a NUL, which PostgreSQL text cannot:
+    it is refused as malformed and recorded with the NUL shown escaped."""
+    intent = _pay(firm, 200_000)
+    store.governance.decide(intent, utc_now(), broker.decide)
+    request = ApprovalRequest(
+        intent_id=intent.id,
+        approver_id=firm.founder + "\x00",
+        verdict=ApprovalVerdict.APPROVE,
+        intent_digest=intent.digest,
+    )
+    result, latest = store.governance.review(
+        firm.org, RUN, request, 1, utc_now(), broker.review, broker.decide
+    )
+    assert not result.accepted and result.rule == "malformed_request"
+    assert latest is not None and latest.outcome is Outcome.HOLD
+    (entry,) = [e for e in store.audit.entries(firm.org) if e.rule == "malformed_request"]
+    assert entry.actor.endswith("\\u0000")
+    assert store.audit.verify(firm.org).ok

@@ -363,3 +363,22 @@ def test_a_reordered_payload_still_verifies(payload: dict[str, Any]) -> None:
     entry, head = link(ORG, genesis(ORG, KEYS), draft(0, payload), stamp(0), KEYS)
     reordered = entry.model_copy(update={"payload": reversed_order(entry.payload)})
     assert verify([reordered], head).ok
+
+
+def test_a_leaked_retired_key_cannot_extend_a_chain_a_newer_key_has_sealed() -> None:
+    """After rotation the chain moves forward through the keys: an entry (or head) signed
+    by the retired key after one signed by its successor is refused."""
+    old, new = KEYS.current, MALLORY.current
+    rotated = ChainKeys(current=new, retired=(old,))
+    entries, head = build(2)  # signed by the old key
+    entry, head = link(ORG, head, draft(2), stamp(2), rotated)  # the first under the new key
+    entries.append(entry)
+    assert verify_chain(ORG, entries, head, rotated).ok
+    # someone holding the leaked old key appends after the new key's entry
+    forged, forged_head = link(ORG, head, draft(3), stamp(3), KEYS)
+    result = verify_chain(ORG, [*entries, forged], forged_head, rotated)
+    assert not result.ok and result.broken_at == 4
+    assert "retired" in (result.problem or "")
+    # nor may they re-sign the head with it
+    old_head = head.model_copy(update={"signature": KEYS.sign_head(ORG, 3, head.entry_hash)})
+    assert not verify_chain(ORG, entries, old_head, rotated).ok

@@ -1,0 +1,59 @@
+"""An organization's configuration as the database holds it, in the canonical form that
+its ``configuration`` audit entries record (see :mod:`domain.crosscheck`)."""
+
+from __future__ import annotations
+
+from sqlalchemy import select
+from sqlmodel import Session, col
+
+from adapters.store import convert
+from adapters.store.tables import (
+    AgentDefinitionRow,
+    BarrierRow,
+    CharterRow,
+    CommitmentRow,
+    MemoryNodeRow,
+    OrgRow,
+    PrincipalRow,
+    ProjectRow,
+    StaffingRow,
+)
+from domain.crosscheck import ConfigRecord, Configured, config_record, memory_config_record
+
+
+def stored_configuration(s: Session, org_id: str) -> list[ConfigRecord]:
+    """The organization's configuration as the database holds it, in the canonical form
+    its ``configuration`` audit entries record."""
+    items: list[Configured] = []
+    org = s.get(OrgRow, org_id)
+    if org is not None:
+        items.append(convert.org(org))
+    principals = list(
+        s.execute(select(PrincipalRow).where(col(PrincipalRow.org_id) == org_id)).scalars()
+    )
+    items += [convert.principal(p) for p in principals]
+    ids = [p.id for p in principals]
+    items += [
+        convert.definition(r)
+        for r in s.execute(
+            select(AgentDefinitionRow).where(col(AgentDefinitionRow.principal_id).in_(ids))
+        ).scalars()
+    ]
+    items += [
+        convert.charter(r)
+        for r in s.execute(
+            select(CharterRow).where(col(CharterRow.principal_id).in_(ids))
+        ).scalars()
+    ]
+    for table, to_domain in (
+        (ProjectRow, convert.project),
+        (StaffingRow, convert.staffing),
+        (BarrierRow, convert.barrier),
+        (CommitmentRow, convert.commitment),
+    ):
+        rows = s.execute(select(table).where(col(table.org_id) == org_id)).scalars()
+        items += [to_domain(r) for r in rows]
+    records = [config_record(item) for item in items]
+    memory = s.execute(select(MemoryNodeRow).where(col(MemoryNodeRow.org_id) == org_id)).scalars()
+    records += [memory_config_record(m.ref, m.projects, m.text) for m in memory]
+    return records
