@@ -29,7 +29,7 @@ test: $(STAMP)
 lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
-	$(BIN)/mypy domain adapters activities workflows worker api
+	$(BIN)/mypy domain usecases adapters activities workflows worker api
 	$(BIN)/lint-imports
 
 bench: $(STAMP)

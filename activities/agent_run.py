@@ -2,19 +2,19 @@
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Callable
 from datetime import datetime
 
 from temporalio import activity
 from temporalio.exceptions import ApplicationError
 
+from activities.heartbeat import beating, in_thread
 from domain.canonical import sha256_hex
 from domain.intents import Stage
 from domain.parser import ParseRejection, parse_reply
 from domain.ports import (
     AgentDirectory,
-    GovernanceLedger,
+    GovernanceStore,
     MemoryRecall,
     ModelProvider,
     ModelRequest,
@@ -30,6 +30,7 @@ from domain.runs import (
     RunInput,
 )
 from domain.tools import REGISTRY
+from usecases.governance import record_run_rejection
 
 POLICY_VIOLATION = "PolicyViolation"
 MODEL_UNAVAILABLE = "ModelUnavailable"
@@ -42,13 +43,13 @@ class AgentRunActivities:
         self,
         directory: AgentDirectory,
         memory: MemoryRecall,
-        ledger: GovernanceLedger,
+        governance: GovernanceStore,
         model: ModelProvider,
         clock: Callable[[], datetime],
     ) -> None:
         self._directory = directory
         self._memory = memory
-        self._ledger = ledger
+        self._governance = governance
         self._model = model
         self._clock = clock
 
@@ -59,7 +60,8 @@ class AgentRunActivities:
         staffing = self._directory.staffing(run.org_id, run.agent_id) if principal else []
         result = resolve_agent(run.org_id, principal, definition, charter, staffing, now)
         if isinstance(result, ResolveRefusal):
-            self._ledger.record_run_rejection(
+            record_run_rejection(
+                self._governance,
                 run.org_id,
                 run.run_id,
                 run.agent_id,
@@ -76,12 +78,12 @@ class AgentRunActivities:
     @activity.defn(name="resolve")
     async def resolve(self, run: RunInput) -> ResolvedAgent:
         """The principal exists, is an active agent, its charter is published and pinned."""
-        return await asyncio.to_thread(self._resolve, run)
+        return await in_thread(self._resolve, run)
 
     @activity.defn(name="context")
     async def context(self, request: ContextRequest) -> ContextPack:
         """Recall context through the memory gate, as the agent itself."""
-        result = await asyncio.to_thread(
+        result = await in_thread(
             lambda: self._memory.recall(
                 asker_principal_id=request.agent_id,
                 org_id=request.org_id,
@@ -112,9 +114,9 @@ class AgentRunActivities:
     @activity.defn(name="reasoning")
     async def reasoning(self, request: ReasoningRequest) -> ReasoningResult:
         """One model call; the strict parser turns its reply into proposals or a rejection."""
-        model_request = await asyncio.to_thread(self._prompts, request)
+        model_request = await in_thread(self._prompts, request)
         try:
-            reply = await self._model.generate(model_request)
+            reply = await beating(self._model.generate(model_request))
         except LookupError as exc:  # replay miss: retrying cannot help
             raise ApplicationError(str(exc), type=MODEL_UNAVAILABLE, non_retryable=True) from exc
         except ValueError as exc:  # missing script
@@ -123,8 +125,9 @@ class AgentRunActivities:
         snapshot = {name: REGISTRY[name] for name in request.tools}
         parsed = parse_reply(reply.text, snapshot)
         if isinstance(parsed, ParseRejection):
-            await asyncio.to_thread(
-                self._ledger.record_run_rejection,
+            await in_thread(
+                record_run_rejection,
+                self._governance,
                 request.org_id,
                 request.run_id,
                 request.agent_id,

@@ -25,9 +25,11 @@ app = typer.Typer(help="Verletica: a governed AI-agent fleet.", no_args_is_help=
 projects_app = typer.Typer(help="Projects (departments, engagements).", no_args_is_help=True)
 commit_app = typer.Typer(help="Commitments: record (extracted) and confirm.", no_args_is_help=True)
 audit_app = typer.Typer(help="The audit chain.", no_args_is_help=True)
+broker_app = typer.Typer(help="The broker's state: poisoned or not.", no_args_is_help=True)
 app.add_typer(projects_app, name="projects")
 app.add_typer(commit_app, name="commit")
 app.add_typer(audit_app, name="audit")
+app.add_typer(broker_app, name="broker")
 # Off a terminal (make demo piped, CI logs) rich would wrap tables at 80 columns.
 console = Console(width=None if sys.stdout.isatty() else 160)
 T = TypeVar("T")
@@ -211,6 +213,24 @@ def audit_verify(org: Org, actor: As) -> None:
     _show(view.verification)
     if not view.verification.ok:
         raise typer.Exit(2)
+
+
+@broker_app.command("status")
+def broker_status(org: Org, actor: As) -> None:
+    """Say whether the organization's broker is poisoned, and why."""
+    reason = _sync(lambda s: s.broker_status(org, actor))
+    console.print("poisoned: " + reason if reason else "not poisoned")
+
+
+@broker_app.command("unpoison")
+def broker_unpoison(
+    org: Org,
+    actor: As,
+    reason: Annotated[str, typer.Option(help="Why it is safe to act again (recorded).")],
+) -> None:
+    """Clear a poisoned broker, on the record, once the chain verifies (the founder)."""
+    _sync(lambda s: s.unpoison(org, actor, reason))
+    console.print("the broker acts again; the clearing is in the audit chain")
 
 
 @app.command()

@@ -20,11 +20,11 @@ from temporalio.service import RPCError, RPCStatusCode
 
 from adapters.store.configuration import OrgConfiguration
 from adapters.store.directory import new_id
-from adapters.store.errors import Conflict, NotFound
 from adapters.store.store import Store
 from adapters.store.tables import RunRow
 from domain import configuration as rules
 from domain.audit import AuditEntry, ChainVerification
+from domain.errors import Conflict, NotFound
 from domain.intents import Decision, Intent, Outcome
 from domain.model import (
     AgentDefinition,
@@ -46,6 +46,7 @@ from domain.model import (
 from domain.runs import MAX_HOLD_SECONDS, MIN_HOLD_SECONDS, RunInput, RunState
 from domain.starter import STARTER_FLEET, StarterAgent
 from domain.visibility import may_read, readable_projects
+from usecases import governance
 from worker.settings import Settings
 from workflows import search_attributes as sa
 from workflows.agent_run import AgentRunWorkflow, ApprovalSignal
@@ -552,6 +553,25 @@ class Services:
             "signal": "approve" if approve else "deny",
             "intent_digest": intent.digest,
         }
+
+    # ------------------------------------------------------------------ broker
+    def broker_status(self, org_id: str, actor_id: str) -> str | None:
+        """Why the organization's broker is poisoned, or None when it is not."""
+        self._member(org_id, actor_id)
+        with self.store.governance.unit(org_id, self.clock()) as unit:
+            return unit.poisoned()
+
+    def unpoison(self, org_id: str, actor_id: str, reason: str) -> None:
+        """The founder clears a poisoned broker, on the record, once the chain verifies."""
+        self._founder(org_id, actor_id)
+        governance.unpoison(
+            self.store.governance,
+            org_id,
+            actor_id,
+            reason,
+            self.store.audit.verify(org_id),
+            self.clock(),
+        )
 
     # ------------------------------------------------------------------ audit
     def audit(self, org_id: str, actor_id: str, verify: bool) -> AuditView:

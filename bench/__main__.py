@@ -27,8 +27,8 @@ from adapters.store.db import libpq_url, migrate, normalise_url
 from adapters.store.store import Store
 from adapters.store.tables import AuditEntryRow, AuditHeadRow
 from api.services import Services
-from domain import broker
 from domain.audit import AuditDraft, ChainHead, ChainKey, ChainKeys, link
+from domain.governance import broker
 from domain.intents import Intent
 from domain.model import StaffRole
 from worker.settings import Settings

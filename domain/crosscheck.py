@@ -18,8 +18,8 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from domain.audit import AuditDraft, AuditEntry
-from domain.broker import operation_key
 from domain.canonical import sha256_hex
+from domain.governance.broker import operation_key
 from domain.intents import Outcome
 from domain.model import (
     AgentDefinition,

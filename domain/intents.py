@@ -104,6 +104,16 @@ BROKER_STAGES: tuple[Stage, ...] = (
 )
 
 
+class BrokerMode(StrEnum):
+    """How the broker acts on its decisions."""
+
+    ENFORCE = "enforce"
+    """Decide, record and act: a rejection stops, a hold waits for a human."""
+    OBSERVE = "observe"
+    """Decide and record, never block (for a rollout): every decision says what
+    enforcement would have done, and lets the intent through."""
+
+
 class Decision(Frozen):
     """The broker's answer for one intent: always present, never an exception."""
 
@@ -117,7 +127,11 @@ class Decision(Frozen):
     reach: tuple[str, ...] = ()
     """The intent's real reach: declared projects and projects of referenced records."""
     evidence: tuple[str, ...] = ()
-    """Intents this decision rests on (e.g. the earlier payments of the same invoice)."""
+    """Intents this decision rests on (the earlier payments of the same invoice, the
+    in-flight intents it collides with)."""
+    mode: BrokerMode = BrokerMode.ENFORCE
+    enforced: Outcome | None = None
+    """In observe mode: what enforcement would have decided, where it differs."""
     intent_digest: str = ""
     audit_seq: int | None = None
     entry_hash: str | None = None

@@ -2,7 +2,7 @@
 barriers, commitments and the tool registry.
 
 Authority is never a field on a principal: it is resolved from current staffing
-when a question is asked (see :mod:`domain.broker`).
+when a question is asked (see :mod:`domain.governance.broker`).
 """
 
 from __future__ import annotations

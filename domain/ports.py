@@ -5,26 +5,16 @@ Adapters implement these Protocols; the domain and the activities only see them.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from contextlib import AbstractContextManager
 from datetime import datetime
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Protocol
 
 from pydantic import Field
 
-from domain.audit import AuditEntry
-from domain.intents import ApprovalRequest, Decision, DispatchResult, DispatchToken, Intent
+from domain.audit import AuditDraft, AuditEntry
+from domain.governance.values import BrokerSnapshot, Effects, StoredIntent
+from domain.intents import Decision, DispatchResult, DispatchToken, Intent
 from domain.model import AgentDefinition, Charter, Frozen, Principal, Staffing, ToolSpec
-
-if TYPE_CHECKING:  # the broker module imports this one
-    from domain.broker import BrokerSnapshot, ReviewResult
-
-
-class ClaimRegistry(Protocol):
-    """Atomic check-and-register of in-flight operation keys."""
-
-    def claim(self, key: str, intent_id: str) -> str | None:
-        """Register ``key`` for ``intent_id``; return the other holder if already held."""
-        ...
 
 
 class ModelRequest(Frozen):
@@ -112,44 +102,66 @@ class MemoryRecall(Protocol):
     ) -> RecallResult: ...
 
 
-class GovernanceLedger(Protocol):
-    """The broker's transactions: each decision is persisted and audited atomically."""
+class GovernanceUnit(Protocol):
+    """One organization's governance state inside one transaction under its lock.
 
-    def decide(
-        self,
-        intent: Intent,
-        now: datetime,
-        policy: Callable[[Intent, BrokerSnapshot, ClaimRegistry], Decision],
-    ) -> Decision: ...
+    Everything read here is as of the lock; everything written commits together when the
+    unit ends without an error. Storage failures raise
+    :class:`~domain.errors.StoreFailure`.
+    """
 
-    def review(
-        self,
-        org_id: str,
-        run_id: str,
-        request: ApprovalRequest,
-        attempt: int,
-        now: datetime,
-        policy: Callable[..., ReviewResult],
-        recheck: Callable[[Intent, BrokerSnapshot, ClaimRegistry], Decision],
-    ) -> tuple[ReviewResult, Decision | None]: ...
+    def poisoned(self) -> str | None:
+        """Why the organization's broker is poisoned, or None."""
+        ...
 
-    def expire(
-        self, org_id: str, intent_id: str, now: datetime, rule: str = ..., reason: str = ...
-    ) -> Decision: ...
+    def stored(self, intent_id: str) -> StoredIntent | None:
+        """The intent as recorded, if it is this organization's."""
+        ...
 
-    def record_run_rejection(
-        self,
-        org_id: str,
-        run_id: str,
-        agent_id: str,
-        stage: str,
-        rule: str,
-        payload: dict[str, Any],
-        now: datetime,
-    ) -> AuditEntry: ...
+    def latest(self, intent_id: str) -> Decision | None:
+        """The intent's newest decision, if it has one."""
+        ...
 
-    def dispatch_token(self, org_id: str, decision: Decision) -> tuple[Intent, DispatchToken]: ...
+    def snapshot(self, intent: Intent) -> BrokerSnapshot:
+        """What the broker reads to decide ``intent`` now."""
+        ...
 
-    def record_dispatch_failure(
-        self, org_id: str, intent_id: str, problem: str, now: datetime
-    ) -> AuditEntry: ...
+    def principal(self, principal_id: str) -> tuple[Principal | None, tuple[Staffing, ...]]:
+        """A principal of any organization and its staffing rows."""
+        ...
+
+    def recorded(self, event_key: str) -> AuditEntry | None:
+        """The entry appended under ``event_key`` before, if any."""
+        ...
+
+    def record(
+        self, intent: Intent, decision: Decision, effects: Effects, draft: AuditDraft
+    ) -> Decision:
+        """Store ``decision`` (and the intent, the first time), apply ``effects``, append
+        ``draft``; the decision with its audit sequence and hash."""
+        ...
+
+    def append(self, draft: AuditDraft) -> AuditEntry:
+        """Append ``draft`` to the chain (idempotent by its event key)."""
+        ...
+
+    def poison(self, draft: AuditDraft, reason: str) -> None:
+        """Mark the organization's broker poisoned, on the record."""
+        ...
+
+    def unpoison(self, draft: AuditDraft) -> None:
+        """Clear the poison, on the record."""
+        ...
+
+
+class GovernanceStore(Protocol):
+    """Hands out governance units and dispatch tokens."""
+
+    def unit(self, org_id: str, now: datetime) -> AbstractContextManager[GovernanceUnit]:
+        """Lock ``org_id`` and open a unit whose appends carry ``now``."""
+        ...
+
+    def dispatch_token(self, org_id: str, decision: Decision) -> tuple[Intent, DispatchToken]:
+        """Check the invariants a write needs and name the decision that allows it;
+        raises :class:`~domain.errors.FoundationBroken` when one fails."""
+        ...

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from domain.broker import current_projects, effective_budget
+from domain.governance.broker import current_projects, effective_budget
 from domain.model import (
     AgentDefinition,
     Charter,

@@ -6,7 +6,7 @@ from enum import StrEnum
 
 from pydantic import Field, model_validator
 
-from domain.broker import ReviewResult
+from domain.governance.values import ReviewResult
 from domain.intents import ApprovalRequest, Decision, DispatchResult, Intent, ProposedAction
 from domain.model import Frozen
 from domain.parser import ParseRejection
@@ -114,6 +114,13 @@ class ReviewOutcome(Frozen):
 
     review: ReviewResult
     decision: Decision | None = None
+
+
+class RecheckRequest(Frozen):
+    """Decide again an intent held for a collision."""
+
+    org_id: str
+    intent_id: str
 
 
 class ExpireRequest(Frozen):

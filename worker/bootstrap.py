@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Mapping
 from datetime import datetime
 from pathlib import Path
@@ -18,14 +19,14 @@ from adapters.models.gemini import GeminiProvider
 from adapters.models.replay import CapturingProvider, ReplayProvider
 from adapters.models.scripted import ScriptedProvider
 from adapters.store.store import Store
+from domain.errors import NotFound
 from domain.ports import Connector, ModelProvider
+from usecases import governance
 from worker.clock import utc_now
 from worker.settings import Settings
 from workflows.agent_run import AgentRunWorkflow
 
-
-class BrokenChain(RuntimeError):
-    """A worker refuses to start its broker on a broken audit chain."""
+log = logging.getLogger("verletica.worker")
 
 
 def build_model(settings: Settings) -> ModelProvider:
@@ -55,20 +56,29 @@ def build_connectors(
     return {(c.system, action): c for c in connectors for action in c.actions}
 
 
-def verify_chains(store: Store) -> None:
-    """Verify every organization's chain; raise :class:`BrokenChain` on the first break."""
+def verify_chains(store: Store, clock: Callable[[], datetime] = utc_now) -> dict[str, str]:
+    """Verify every organization's chain; poison the broker of each that is broken (on the
+    record, in the database, so that every worker refuses to act for it). Returns the
+    problem of each organization poisoned now."""
+    poisoned: dict[str, str] = {}
     for org_id, result in store.audit.verify_all().items():
-        if not result.ok:
-            hint = (
-                " (if the audit key changed, give the key that signed it as "
-                "VERLETICA_AUDIT_KEY or in VERLETICA_AUDIT_RETIRED_KEYS)"
-                if "signature" in (result.problem or "")
-                else ""
-            )
-            raise BrokenChain(
-                f"audit chain of org {org_id} is broken at entry {result.broken_at}: "
-                f"{result.problem}{hint}"
-            )
+        if result.ok:
+            continue
+        hint = (
+            " (if the audit key changed, give the key that signed it as VERLETICA_AUDIT_KEY "
+            "or in VERLETICA_AUDIT_RETIRED_KEYS, then `verletica broker unpoison`)"
+            if "signature" in (result.problem or "")
+            else ""
+        )
+        problem = f"audit chain broken at entry {result.broken_at}: {result.problem}{hint}"
+        try:
+            newly = governance.poison(store.governance, org_id, problem, clock())
+        except NotFound:  # no head row at all: nothing can be decided for it anyway
+            newly = False
+        if newly:
+            poisoned[org_id] = problem
+        log.critical("broker of organization %s is poisoned: %s", org_id, problem)
+    return poisoned
 
 
 def build_worker(
@@ -80,24 +90,25 @@ def build_worker(
     clock: Callable[[], datetime] = utc_now,
     replace: Mapping[str, Callable[..., Any]] | None = None,
 ) -> Worker:
-    """A worker for the agent-run workflow; refuses to start on a broken audit chain.
+    """A worker for the agent-run workflow. It verifies every chain first and poisons the
+    broker of any organization whose chain is broken.
 
     ``replace`` swaps activities by activity name (tests stand in for the outside world,
     e.g. ``{"dispatch": failing_dispatch}``); every other activity is the real one.
     """
-    verify_chains(store)
+    verify_chains(store, clock)
     runs = AgentRunActivities(
         directory=store.directory,
         memory=store.memory,
-        ledger=store.governance,
+        governance=store.governance,
         model=model or build_model(settings),
         clock=clock,
     )
     broker = BrokerActivities(
-        ledger=store.governance,
+        store=store.governance,
         connectors=build_connectors(store, clock),
         clock=clock,
-        enforced=settings.enforced,
+        mode=settings.broker_mode,
     )
     activities: dict[str, Callable[..., Any]] = {
         "resolve": runs.resolve,
@@ -105,6 +116,7 @@ def build_worker(
         "reasoning": runs.reasoning,
         "broker_decide": broker.decide,
         "broker_review": broker.review,
+        "broker_recheck": broker.recheck,
         "broker_expire": broker.expire,
         "dispatch": broker.dispatch,
     }

@@ -11,6 +11,7 @@ from pydantic import AliasChoices, Field, SecretStr, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from domain.audit import MIN_KEY_BYTES, ChainKey, ChainKeys
+from domain.intents import BrokerMode
 
 ModelProviderName = Literal["replay", "scripted", "gemini", "capture"]
 
@@ -45,8 +46,8 @@ class Settings(BaseSettings):
 
     api_host: str = "127.0.0.1"
     api_port: int = 8000
-    enforced: bool = True
-    """Check dispatch invariants and poison the broker on a broken foundation."""
+    broker_mode: BrokerMode = BrokerMode.ENFORCE
+    """``enforce``, or ``observe`` for a rollout: decide and record, never block."""
 
     audit_key: SecretStr | None = None
     """Hex key (at least 32 bytes) that signs the audit chains; never stored in the

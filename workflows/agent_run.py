@@ -33,6 +33,7 @@ with workflow.unsafe.imports_passed_through():
         IntentView,
         NodeStatus,
         ReasoningRequest,
+        RecheckRequest,
         ReviewRequest,
         RunInput,
         RunState,
@@ -105,6 +106,15 @@ def _describe(err: BaseException) -> str:
     if isinstance(err, ActivityError) and err.cause is not None:
         return str(err.cause)
     return f"{type(err).__name__}: {err}"
+
+
+RECHECK_FIRST = timedelta(seconds=1)
+RECHECK_MOST = timedelta(seconds=30)
+"""How often an intent held for a collision is decided again: after 1 s, doubling to 30 s."""
+
+
+def _waits_for_collision(decision: Decision) -> bool:
+    return decision.outcome is Outcome.HOLD and "collision" in decision.rule.split("+")
 
 
 # Errors that come from data rather than from code: they end a run cleanly, on the
@@ -316,6 +326,19 @@ class AgentRunWorkflow:
             raise
         self._nodes["action"] = NodeStatus.DONE
 
+    async def _recheck(self, run: RunInput, colliding: list[_Tracked]) -> None:
+        for tracked in colliding:
+            tracked.decision = await workflow.execute_local_activity_method(
+                BrokerActivities.recheck,
+                RecheckRequest(org_id=run.org_id, intent_id=tracked.intent.id),
+                start_to_close_timeout=timedelta(seconds=30),
+                retry_policy=BROKER_RETRY,
+                summary=f"broker: re-check collision of {tracked.intent.id[:8]}",
+            )
+            if tracked.decision.outcome.may_dispatch:
+                self._status = RunStatus.RUNNING
+                await self._dispatch(run, tracked)
+
     def _open_holds(self) -> dict[str, _Tracked]:
         return {t.intent.id: t for t in self._tracked if t.decision.outcome is Outcome.HOLD}
 
@@ -327,13 +350,23 @@ class AgentRunWorkflow:
         self._status = RunStatus.NEEDS_HUMAN
         workflow.upsert_search_attributes([sa.NEEDS_HUMAN.value_set(True)])
         deadline = workflow.now() + timedelta(seconds=run.hold_timeout_seconds)
+        recheck_after = RECHECK_FIRST
         while open_holds := self._open_holds():
             self._status = RunStatus.NEEDS_HUMAN
+            left = max(deadline - workflow.now(), timedelta(0))
+            # An intent held for a collision waits for the other intents, not for a
+            # human: the broker decides it again, sooner at first, then less often.
+            colliding = [t for t in open_holds.values() if _waits_for_collision(t.decision)]
             try:
                 await workflow.wait_condition(
-                    lambda: bool(self._inbox), timeout=max(deadline - workflow.now(), timedelta(0))
+                    lambda: bool(self._inbox),
+                    timeout=min(left, recheck_after) if colliding else left,
                 )
             except TimeoutError:
+                if workflow.now() < deadline and colliding:
+                    recheck_after = min(recheck_after * 2, RECHECK_MOST)
+                    await self._recheck(run, colliding)
+                    continue
                 for expired in open_holds.values():
                     await self._close(
                         run,

@@ -13,41 +13,33 @@ from adapters.store.convert import audit_entry
 from adapters.store.governance import record_dispatch
 from adapters.store.session import Database
 from adapters.store.tables import AuditEntryRow, IntentRow
-from domain.audit import ChainKeys, entry_problem
+from domain.audit import ChainKeys
+from domain.errors import TokenRefused
+from domain.governance.tokens import token_problem
 from domain.intents import DispatchResult, Outcome
 from domain.ports import ConnectorWrite
-
-
-class TokenRefused(PermissionError):
-    """The dispatch token does not name an audited allow decision for this intent."""
 
 
 def check_token(session: Session, write: ConnectorWrite, keys: ChainKeys) -> None:
     """Refuse a write unless its token names an audited allow/approve of this exact intent,
     and the intent may still be dispatched (it was not closed in the meantime)."""
     token, intent = write.token, write.intent
-    if token.intent_id != intent.id or token.org_id != intent.org_id:
-        raise TokenRefused("the token names another intent")
-    if token.intent_digest != intent.digest:
-        raise TokenRefused("the intent changed after it was decided")
     if write.intent.tool != write.tool.name:
         raise TokenRefused(f"the intent is for {write.intent.tool}, not {write.tool.name}")
     row = session.get(AuditEntryRow, (token.org_id, token.audit_seq))
-    if row is None or row.entry_hash != token.entry_hash:
-        raise TokenRefused(f"no audit entry {token.audit_seq} with that hash")
-    entry = audit_entry(row)
-    problem = entry_problem(entry, keys)
-    if problem is not None:
-        raise TokenRefused(f"audit entry {token.audit_seq}: {problem}")
-    if entry.intent_id != intent.id or entry.payload.get("intent_digest") != intent.digest:
-        raise TokenRefused("the audit entry is about another intent")
-    if entry.decision not in (Outcome.ALLOW.value, Outcome.APPROVED.value):
-        raise TokenRefused(f"the audited decision is {entry.decision}, not an allow")
     recorded = session.get(IntentRow, intent.id)
-    if recorded is None or recorded.org_id != intent.org_id:
-        raise TokenRefused("the intent is not recorded")
-    if not Outcome(recorded.status).may_dispatch and not recorded.dispatched:
-        raise TokenRefused(f"the intent is now {recorded.status}")
+    if recorded is not None and recorded.org_id != intent.org_id:
+        recorded = None
+    problem = token_problem(
+        token,
+        intent,
+        None if row is None else audit_entry(row),
+        keys,
+        None if recorded is None else Outcome(recorded.status),
+        recorded is not None and recorded.dispatched,
+    )
+    if problem is not None:
+        raise TokenRefused(problem)
 
 
 class TableConnector(ABC):

@@ -25,7 +25,6 @@ from sqlmodel import Session, SQLModel, col
 
 from adapters.store import convert
 from adapters.store.audit_log import AuditError, append, lock_head
-from adapters.store.errors import Conflict, NotFound
 from adapters.store.session import Database
 from adapters.store.tables import (
     BarrierRow,
@@ -43,6 +42,7 @@ from domain.crosscheck import (
     config_record,
     memory_config_record,
 )
+from domain.errors import Conflict, NotFound
 from domain.model import (
     Barrier,
     Commitment,

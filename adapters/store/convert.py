@@ -17,7 +17,7 @@ from adapters.store.tables import (
     StaffingRow,
 )
 from domain.audit import AuditEntry
-from domain.intents import Decision, Intent, Outcome, Stage
+from domain.intents import BrokerMode, Decision, Intent, Outcome, Stage
 from domain.model import (
     AgentDefinition,
     Barrier,
@@ -128,6 +128,8 @@ def decision(row: DecisionRow) -> Decision:
         release=tuple(row.release),
         reach=tuple(row.reach),
         evidence=tuple(row.evidence),
+        mode=BrokerMode(row.mode),
+        enforced=None if row.enforced is None else Outcome(row.enforced),
         intent_digest=row.intent_digest,
         audit_seq=row.audit_seq,
         entry_hash=row.entry_hash,

@@ -12,7 +12,6 @@ from sqlmodel import Session, col
 
 from adapters.store import convert
 from adapters.store.audit_log import append
-from adapters.store.errors import Conflict, NotFound
 from adapters.store.session import Database
 from adapters.store.tables import (
     AgentDefinitionRow,
@@ -27,6 +26,7 @@ from adapters.store.tables import (
 )
 from domain.audit import ChainKeys, genesis
 from domain.crosscheck import Configured, config_draft, config_record
+from domain.errors import Conflict, NotFound
 from domain.model import (
     AgentDefinition,
     Barrier,

@@ -17,7 +17,7 @@ from sqlmodel import col
 from adapters.store import convert
 from adapters.store.session import Database
 from adapters.store.tables import BarrierRow, MemoryNodeRow, MemoryReadRow, StaffingRow
-from domain.broker import current_projects
+from domain.governance.broker import current_projects
 from domain.model import StaffRole
 from domain.ports import RecallResult
 

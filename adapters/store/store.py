@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from adapters.store.audit_log import AuditLog
 from adapters.store.db import make_engine, migrate
 from adapters.store.directory import Directory
-from adapters.store.governance import Governance
+from adapters.store.governance import SqlGovernance
 from adapters.store.memory import MemoryBank
 from adapters.store.runs import Runs
 from adapters.store.session import Database
@@ -23,7 +23,7 @@ class Store:
     """Sign and verify the audit chains; never stored in the database."""
     directory: Directory
     audit: AuditLog
-    governance: Governance
+    governance: SqlGovernance
     memory: MemoryBank
     runs: Runs
 
@@ -38,7 +38,7 @@ class Store:
             keys=keys,
             directory=Directory(db, keys),
             audit=AuditLog(db, keys),
-            governance=Governance(db, keys),
+            governance=SqlGovernance(db, keys),
             memory=MemoryBank(db),
             runs=Runs(db),
         )

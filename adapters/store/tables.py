@@ -208,6 +208,9 @@ class DecisionRow(SQLModel, table=True):
     evidence: list[str] = Field(
         default_factory=list, sa_column=Column(JSON, nullable=False, server_default="[]")
     )
+    mode: str = Field(default="enforce", sa_column_kwargs={"server_default": "enforce"})
+    enforced: str | None = None
+    """In observe mode: what enforcement would have decided."""
     intent_digest: str
     audit_seq: int
     entry_hash: str
@@ -243,6 +246,8 @@ class AuditHeadRow(SQLModel, table=True):
     seq: int
     entry_hash: str
     signature: str = Field(default="", sa_column_kwargs={"server_default": ""})
+    poisoned: str | None = None
+    """Why the organization's broker is poisoned (it then decides and dispatches nothing)."""
 
 
 class AuditEntryRow(SQLModel, table=True):

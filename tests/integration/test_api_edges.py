@@ -16,9 +16,9 @@ from sqlalchemy import func, select
 from adapters.store.tables import RunRow
 from api.app import create_app
 from api.services import Services
-from domain import broker
 from domain.intents import Intent
 from tests.conftest import Firm, utc_now
+from usecases import governance
 
 H = "X-Verletica-Principal"
 
@@ -206,7 +206,7 @@ def test_another_organizations_ids_look_unknown(
         cost_cents=0,
         justification="j",
     )
-    services.store.governance.decide(intent, utc_now(), broker.decide)
+    governance.decide(services.store.governance, intent, utc_now())
     unknown = str(uuid.uuid4())
     for path in (f"/v1/runs/{run.id}", f"/v1/runs/{unknown}"):
         r = api.get(path, headers=eve)
@@ -302,7 +302,7 @@ def test_an_associate_reads_only_runs_within_their_projects(
             cost_cents=0,
             justification="j",
         )
-        services.store.governance.decide(intent, utc_now(), broker.decide)
+        governance.decide(services.store.governance, intent, utc_now())
         runs[side] = (run, intent)
     ben = {H: firm.associate}
     west_run, west_intent = runs["west"]
@@ -362,7 +362,7 @@ def test_instants_read_back_whatever_the_servers_time_zone(postgres_url: str) ->
                 cost_cents=0,
                 justification="j",
             )
-            assert store.governance.decide(intent, utc_now(), broker.decide).outcome == "allow"
+            assert governance.decide(store.governance, intent, utc_now()).outcome == "allow"
             assert store.audit.verify(firm.org).ok
         finally:
             store.close()

@@ -17,15 +17,16 @@ from adapters.connectors.base import TokenRefused
 from adapters.connectors.payments import PaymentsLedger
 from adapters.store.store import Store
 from adapters.store.tables import AuditEntryRow, AuditHeadRow, DecisionRow, PaymentRow
-from domain import broker
 from domain.audit import GENESIS_HASH, AuditDraft, AuditEntry, ChainKey, ChainKeys, entry_hash
-from domain.intents import Intent, Outcome
-from domain.model import SpendCap
+from domain.errors import Conflict
+from domain.intents import Decision, Intent, Outcome
+from domain.model import SpendCap, StaffRole
 from domain.ports import ConnectorWrite
 from domain.tools import REGISTRY
 from tests.conftest import Firm, utc_now
 from tests.support import race
-from worker.bootstrap import BrokenChain, verify_chains
+from usecases import governance
+from worker.bootstrap import verify_chains
 
 CHAIN = 12
 
@@ -123,8 +124,6 @@ def test_any_single_tampering_is_detected(store: Store, firm: Firm) -> None:
             result = store.audit.verify(firm.org)
             assert not result.ok, (kind, pos, other)
             assert result.broken_at is not None
-            with pytest.raises(BrokenChain):
-                verify_chains(store)
         finally:
             _restore(store, firm.org, original)
         assert store.audit.verify(firm.org).ok
@@ -197,8 +196,12 @@ def _payment(firm: Firm, invoice: str, amount: int) -> Intent:
     )
 
 
+def _close(store: Store, org: str, intent_id: str, now: Any, rule: str, reason: str) -> Decision:
+    return governance.close(store.governance, org, intent_id, rule, reason, now)
+
+
 def _decide_concurrently(store: Store, intents: list[Intent]) -> list[Any]:
-    return race([partial(store.governance.decide, i, utc_now(), broker.decide) for i in intents])
+    return race([partial(governance.decide, store.governance, i, utc_now()) for i in intents])
 
 
 def test_concurrent_intents_on_one_resource_are_booked_once(store: Store, firm: Firm) -> None:
@@ -237,8 +240,8 @@ def test_concurrent_payments_never_overrun_a_confirmed_cap(store: Store, firm: F
 def test_a_retried_decision_returns_the_recorded_one(store: Store, firm: Firm) -> None:
     base = store.audit.verify(firm.org).entries
     intent = _payment(firm, "INV-9", 10_000)
-    first = store.governance.decide(intent, utc_now(), broker.decide)
-    again = store.governance.decide(intent, utc_now(), broker.decide)
+    first = governance.decide(store.governance, intent, utc_now())
+    again = governance.decide(store.governance, intent, utc_now())
     assert again == first
     assert store.audit.verify(firm.org).entries == base + 1
 
@@ -284,8 +287,6 @@ def test_recomputing_the_hashes_after_an_edit_is_detected(
     result = store.audit.verify(firm.org)
     assert not result.ok
     assert result.broken_at == seq, result
-    with pytest.raises(BrokenChain):
-        verify_chains(store)
 
 
 def test_re_signing_with_a_key_of_ones_own_is_detected(store: Store, firm: Firm) -> None:
@@ -323,7 +324,7 @@ def test_a_head_row_rolled_back_to_an_earlier_entry_is_detected(store: Store, fi
 
 def test_decision_rows_are_cross_checked_against_the_chain(store: Store, firm: Firm) -> None:
     intent = _payment(firm, "X-1", 10_000)
-    decision = store.governance.decide(intent, utc_now(), broker.decide)
+    decision = governance.decide(store.governance, intent, utc_now())
     _fill(store, firm.org, 3)
     assert store.audit.verify(firm.org).ok
     with store.db.transaction() as s:
@@ -338,7 +339,7 @@ def test_decision_rows_are_cross_checked_against_the_chain(store: Store, firm: F
 
 def test_connector_rows_are_cross_checked_against_the_chain(store: Store, firm: Firm) -> None:
     intent = _payment(firm, "X-2", 10_000)
-    decision = store.governance.decide(intent, utc_now(), broker.decide)
+    decision = governance.decide(store.governance, intent, utc_now())
     payments = PaymentsLedger(store.db, utc_now, store.keys)
     _, token = store.governance.dispatch_token(firm.org, decision)
     payments.write(ConnectorWrite(intent=intent, tool=REGISTRY[intent.tool], token=token))
@@ -354,18 +355,18 @@ def test_a_paid_invoice_keeps_blocking_while_an_expired_payment_releases_it(
 ) -> None:
     payments = PaymentsLedger(store.db, utc_now, store.keys)
     paid = _payment(firm, "INV-P", 10_000)
-    decision = store.governance.decide(paid, utc_now(), broker.decide)
+    decision = governance.decide(store.governance, paid, utc_now())
     _, token = store.governance.dispatch_token(firm.org, decision)
     payments.write(ConnectorWrite(intent=paid, tool=REGISTRY[paid.tool], token=token))
 
-    twice = store.governance.decide(_payment(firm, " inv-p", 10_000), utc_now(), broker.decide)
+    twice = governance.decide(store.governance, _payment(firm, " inv-p", 10_000), utc_now())
     assert (twice.outcome, twice.rule) == (Outcome.HOLD, "already_done")
     assert paid.id in twice.reason
 
     dropped = _payment(firm, "INV-Q", 10_000)
-    assert store.governance.decide(dropped, utc_now(), broker.decide).outcome is Outcome.ALLOW
-    store.governance.expire(firm.org, dropped.id, utc_now(), "run_failed", "the run failed")
-    retried = store.governance.decide(_payment(firm, "INV-Q", 10_000), utc_now(), broker.decide)
+    assert governance.decide(store.governance, dropped, utc_now()).outcome is Outcome.ALLOW
+    _close(store, firm.org, dropped.id, utc_now(), "run_failed", "the run failed")
+    retried = governance.decide(store.governance, _payment(firm, "INV-Q", 10_000), utc_now())
     assert retried.outcome is Outcome.ALLOW
     assert store.audit.verify(firm.org).ok
 
@@ -376,12 +377,12 @@ def test_a_write_that_happened_is_never_closed_as_failed(store: Store, firm: Fir
     nothing, the invoice's key stays done, and paying it again is held."""
     payments = PaymentsLedger(store.db, utc_now, store.keys)
     paid = _payment(firm, "INV-R", 10_000)
-    decision = store.governance.decide(paid, utc_now(), broker.decide)
+    decision = governance.decide(store.governance, paid, utc_now())
     _, token = store.governance.dispatch_token(firm.org, decision)
     payments.write(ConnectorWrite(intent=paid, tool=REGISTRY[paid.tool], token=token))
-    closed = store.governance.expire(firm.org, paid.id, utc_now(), "dispatch_failed", "gave up")
+    closed = _close(store, firm.org, paid.id, utc_now(), "dispatch_failed", "gave up")
     assert closed.outcome is Outcome.ALLOW  # it was dispatched: nothing to close
-    again = store.governance.decide(_payment(firm, "INV-R", 10_000), utc_now(), broker.decide)
+    again = governance.decide(store.governance, _payment(firm, "INV-R", 10_000), utc_now())
     assert (again.outcome, again.rule) == (Outcome.HOLD, "already_done")
     assert store.audit.verify(firm.org).ok
 
@@ -390,9 +391,9 @@ def test_a_closed_intent_can_no_longer_be_written(store: Store, firm: Firm) -> N
     """A stale dispatch attempt that arrives after its intent was closed is refused."""
     payments = PaymentsLedger(store.db, utc_now, store.keys)
     late = _payment(firm, "INV-L", 10_000)
-    decision = store.governance.decide(late, utc_now(), broker.decide)
+    decision = governance.decide(store.governance, late, utc_now())
     _, token = store.governance.dispatch_token(firm.org, decision)
-    store.governance.expire(firm.org, late.id, utc_now(), "dispatch_failed", "gave up")
+    _close(store, firm.org, late.id, utc_now(), "dispatch_failed", "gave up")
     with pytest.raises(TokenRefused, match="expired"):
         payments.write(ConnectorWrite(intent=late, tool=REGISTRY[late.tool], token=token))
     with store.db.transaction() as s:
@@ -403,7 +404,7 @@ def _paid(store: Store, firm: Firm, invoice: str) -> tuple[Intent, int, str]:
     """A payment decided, written and recorded: (intent, its allow entry, its hash)."""
     payments = PaymentsLedger(store.db, utc_now, store.keys)
     intent = _payment(firm, invoice, 10_000)
-    decision = store.governance.decide(intent, utc_now(), broker.decide)
+    decision = governance.decide(store.governance, intent, utc_now())
     _, token = store.governance.dispatch_token(firm.org, decision)
     payments.write(ConnectorWrite(intent=intent, tool=REGISTRY[intent.tool], token=token))
     return intent, token.audit_seq, token.entry_hash
@@ -439,8 +440,8 @@ TAMPERS: dict[str, str] = {
 def test_rows_outside_the_chain_must_agree_with_it(store: Store, firm: Firm, tamper: str) -> None:
     paid, seq, hashed = _paid(store, firm, "INV-T")
     other = _payment(firm, "INV-Z", 10_000)
-    other_decision = store.governance.decide(other, utc_now(), broker.decide)
-    store.governance.expire(firm.org, other.id, utc_now(), "run_failed", "the run failed")
+    other_decision = governance.decide(store.governance, other, utc_now())
+    _close(store, firm.org, other.id, utc_now(), "run_failed", "the run failed")
     assert store.audit.verify(firm.org).ok
     with store.db.transaction() as s:
         s.execute(
@@ -457,8 +458,6 @@ def test_rows_outside_the_chain_must_agree_with_it(store: Store, firm: Firm, tam
         )
     result = store.audit.verify(firm.org)
     assert not result.ok, tamper
-    with pytest.raises(BrokenChain):
-        verify_chains(store)
 
 
 def test_an_organization_whose_row_was_deleted_is_still_verified(store: Store, firm: Firm) -> None:
@@ -466,5 +465,53 @@ def test_an_organization_whose_row_was_deleted_is_still_verified(store: Store, f
     _rewrite_from(store, firm.org, 2, {"payload": {"i": -1}}, head=True)
     with store.db.transaction() as s:
         s.execute(text("delete from orgs where id = :o"), {"o": firm.org})
-    with pytest.raises(BrokenChain):
-        verify_chains(store)
+    assert firm.org in verify_chains(store)
+
+
+def test_a_broken_chain_poisons_its_organization_and_no_other(
+    store: Store, firm: Firm, services: Any
+) -> None:
+    """A worker starting on a broken chain poisons that organization's broker, on the
+    record and in the database, and serves the others. Only a verified chain can be
+    unpoisoned, by a human, on the record."""
+    other = Firm.__new__(Firm)
+    done = services.onboard("Other", "o@other.example")
+    other.org, other.agents = done.org.id, {a.handle: a.id for a in done.agents}
+    services.add_project(other.org, done.founder.id, "east", "East")
+    services.staff(other.org, done.founder.id, other.agents["ledger"], "east", StaffRole.MEMBER)
+    original = _rows(store, firm.org)
+    _tamper(store, firm.org, "payload", 3, 0, original)
+
+    assert set(verify_chains(store)) == {firm.org}
+    assert verify_chains(store) == {}  # poisoned once, not again
+    refused = governance.decide(store.governance, _payment(firm, "P-1", 10), utc_now())
+    assert (refused.outcome, refused.rule) == (Outcome.REJECT, "broker_poisoned")
+    served = governance.decide(store.governance, _payment(other, "P-1", 10), utc_now())
+    assert served.outcome is Outcome.ALLOW
+
+    with pytest.raises(Conflict, match="does not verify"):
+        governance.unpoison(
+            store.governance,
+            firm.org,
+            firm.founder,
+            "fixed",
+            store.audit.verify(firm.org),
+            utc_now(),
+        )
+    with store.db.transaction() as s:  # the operator restores the tampered row from backup
+        row = original[3]
+        s.execute(
+            update(AuditEntryRow)
+            .where(AuditEntryRow.org_id == firm.org, AuditEntryRow.seq == row["seq"])
+            .values(payload=row["payload"])
+        )
+    verification = store.audit.verify(firm.org)
+    assert verification.ok, verification
+    governance.unpoison(
+        store.governance, firm.org, firm.founder, "row 4 restored", verification, utc_now()
+    )
+    entries = store.audit.entries(firm.org)
+    assert [e.decision for e in entries[-3:]] == ["broker_poisoned", "reject", "broker_unpoisoned"]
+    again = governance.decide(store.governance, _payment(firm, "P-2", 10), utc_now())
+    assert again.outcome is Outcome.ALLOW
+    assert store.audit.verify(firm.org).ok

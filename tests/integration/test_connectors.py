@@ -19,11 +19,11 @@ from adapters.store.governance import FoundationBroken
 from adapters.store.store import Store
 from adapters.store.tables import AuditEntryRow, EmailRow, IntentRow, PaymentRow
 from api.services import Services
-from domain import broker
 from domain.intents import Decision, DispatchToken, Intent, Outcome, Stage
 from domain.ports import ConnectorWrite
 from domain.tools import EMAIL_SEND, PAYMENTS_PAY
 from tests.conftest import Firm, utc_now
+from usecases import governance
 
 
 def email_intent(
@@ -69,7 +69,7 @@ def payment_intent(
 
 
 def decide(store: Store, intent: Intent) -> Decision:
-    return store.governance.decide(intent, utc_now(), broker.decide)
+    return governance.decide(store.governance, intent, utc_now())
 
 
 def count(store: Store, row_type: type, intent_id: str | None = None) -> int:

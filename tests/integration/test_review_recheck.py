@@ -7,12 +7,12 @@ import uuid
 
 from adapters.connectors.payments import PaymentsLedger
 from adapters.store.store import Store
-from domain import broker
 from domain.intents import ApprovalRequest, ApprovalVerdict, Intent, Outcome
 from domain.model import SpendCap
 from domain.ports import ConnectorWrite
 from domain.tools import REGISTRY
 from tests.conftest import Firm, utc_now
+from usecases import governance
 
 RUN = "run-1"
 
@@ -51,9 +51,10 @@ def _approve(
         verdict=ApprovalVerdict.APPROVE,
         intent_digest=intent.digest,
     )
-    return store.governance.review(
-        firm.org, run_id, request, attempt, utc_now(), broker.review, broker.decide
+    outcome = governance.review_hold(
+        store.governance, firm.org, run_id, request, attempt, utc_now()
     )
+    return outcome.review, outcome.decision
 
 
 def test_two_threshold_holds_cannot_together_overrun_a_cap(store: Store, firm: Firm) -> None:
@@ -68,7 +69,7 @@ def test_two_threshold_holds_cannot_together_overrun_a_cap(store: Store, firm: F
     firm.svc.confirm_commitment(cap.id, firm.founder)
     first, second = _pay(firm, 400_000, "run-a"), _pay(firm, 400_000, "run-b")
     for intent in (first, second):
-        held = store.governance.decide(intent, utc_now(), broker.decide)
+        held = governance.decide(store.governance, intent, utc_now())
         assert held.outcome is Outcome.HOLD and held.rule == "money_over_threshold"
 
     ok, decision = _approve(store, firm, first, 1, "run-a")
@@ -87,7 +88,7 @@ def test_an_approval_cannot_exceed_the_run_budget(store: Store, firm: Firm) -> N
     # ledger's effective budget is 1,500,000 cents per run
     first, second = _pay(firm, 1_000_000), _pay(firm, 1_000_000)
     for intent in (first, second):
-        assert store.governance.decide(intent, utc_now(), broker.decide).outcome is Outcome.HOLD
+        assert governance.decide(store.governance, intent, utc_now()).outcome is Outcome.HOLD
     assert _approve(store, firm, first, 1)[0].accepted
     refused, _ = _approve(store, firm, second, 2)
     assert not refused.accepted and refused.rule == "budget_exceeded"
@@ -95,7 +96,7 @@ def test_an_approval_cannot_exceed_the_run_budget(store: Store, firm: Firm) -> N
 
 def test_an_agent_unstaffed_while_held_is_not_released(store: Store, firm: Firm) -> None:
     intent = _pay(firm, 200_000)
-    assert store.governance.decide(intent, utc_now(), broker.decide).outcome is Outcome.HOLD
+    assert governance.decide(store.governance, intent, utc_now()).outcome is Outcome.HOLD
     (row,) = [s for s in store.directory.staffing(firm.org, firm.agents["ledger"])]
     firm.svc.unstaff(firm.org, firm.founder, row.id)
     refused, held = _approve(store, firm, intent, 1)
@@ -105,7 +106,7 @@ def test_an_agent_unstaffed_while_held_is_not_released(store: Store, firm: Firm)
 
 def test_a_review_names_its_run(store: Store, firm: Firm) -> None:
     intent = _pay(firm, 200_000)
-    store.governance.decide(intent, utc_now(), broker.decide)
+    governance.decide(store.governance, intent, utc_now())
     refused, _ = _approve(store, firm, intent, 1, run_id="another-run")
     assert not refused.accepted and refused.rule == "wrong_run"
 
@@ -113,7 +114,7 @@ def test_a_review_names_its_run(store: Store, firm: Firm) -> None:
 def test_a_retried_refusal_is_answered_as_recorded(store: Store, firm: Firm) -> None:
     base = store.audit.verify(firm.org).entries
     intent = _pay(firm, 200_000)
-    store.governance.decide(intent, utc_now(), broker.decide)
+    governance.decide(store.governance, intent, utc_now())
     first, _ = _approve(store, firm, intent, 1, who=firm.associate)
     retried, latest = _approve(store, firm, intent, 1, who=firm.associate)
     assert not first.accepted and not retried.accepted
@@ -124,17 +125,19 @@ def test_a_retried_refusal_is_answered_as_recorded(store: Store, firm: Firm) -> 
 
 def test_a_closed_run_releases_its_keys(store: Store, firm: Firm) -> None:
     intent = _pay(firm, 50_000)
-    assert store.governance.decide(intent, utc_now(), broker.decide).outcome is Outcome.ALLOW
-    closed = store.governance.expire(firm.org, intent.id, utc_now(), "run_failed", "worker gave up")
+    assert governance.decide(store.governance, intent, utc_now()).outcome is Outcome.ALLOW
+    closed = governance.close(
+        store.governance, firm.org, intent.id, "run_failed", "worker gave up", utc_now()
+    )
     assert closed.outcome is Outcome.EXPIRED and closed.rule == "run_failed"
     same_invoice = intent.model_copy(update={"id": str(uuid.uuid4())})
-    assert store.governance.decide(same_invoice, utc_now(), broker.decide).outcome is Outcome.ALLOW
+    assert governance.decide(store.governance, same_invoice, utc_now()).outcome is Outcome.ALLOW
 
 
 def _pay_invoice(store: Store, firm: Firm, invoice: str) -> tuple[Intent, object]:
     intent = _pay(firm, 10_000, run_id=f"run-{uuid.uuid4().hex[:6]}")
     intent = intent.model_copy(update={"payload": {**intent.payload, "invoice": invoice}})
-    return intent, store.governance.decide(intent, utc_now(), broker.decide)
+    return intent, governance.decide(store.governance, intent, utc_now())
 
 
 def _write(store: Store, firm: Firm, intent: Intent, decision: object) -> None:
@@ -175,16 +178,15 @@ def test_a_request_with_a_nul_is_refused_on_the_record(store: Store, firm: Firm)
     """An approval sent straight to Temporal may hold a NUL, which PostgreSQL text cannot:
     it is refused as malformed and recorded with the NUL shown escaped."""
     intent = _pay(firm, 200_000)
-    store.governance.decide(intent, utc_now(), broker.decide)
+    governance.decide(store.governance, intent, utc_now())
     request = ApprovalRequest(
         intent_id=intent.id,
         approver_id=firm.founder + "\x00",
         verdict=ApprovalVerdict.APPROVE,
         intent_digest=intent.digest,
     )
-    result, latest = store.governance.review(
-        firm.org, RUN, request, 1, utc_now(), broker.review, broker.decide
-    )
+    outcome = governance.review_hold(store.governance, firm.org, RUN, request, 1, utc_now())
+    result, latest = outcome.review, outcome.decision
     assert not result.accepted and result.rule == "malformed_request"
     assert latest is not None and latest.outcome is Outcome.HOLD
     (entry,) = [e for e in store.audit.entries(firm.org) if e.rule == "malformed_request"]

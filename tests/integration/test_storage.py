@@ -10,12 +10,12 @@ from alembic import command
 from pydantic import ValidationError
 
 from adapters.store.db import alembic_config
-from adapters.store.errors import Conflict, NotFound
 from adapters.store.store import Store
 from adapters.store.tables import RunRow
 from api.services import Forbidden, Services
 from domain.audit import GENESIS_HASH
-from domain.broker import current_projects
+from domain.errors import Conflict, NotFound
+from domain.governance.broker import current_projects
 from domain.model import (
     AgentDefinition,
     CharterStatus,

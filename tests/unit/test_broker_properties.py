@@ -11,7 +11,16 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from domain.broker import BrokerSnapshot, decide, operation_key, spend_of
+from domain.governance.broker import (
+    STAGES,
+    StageFn,
+    decide,
+    evaluate,
+    operation_key,
+    spend_of,
+    wildcard_key,
+)
+from domain.governance.values import BrokerSnapshot, InFlight
 from domain.intents import Decision, Intent, Outcome, Stage
 from domain.model import (
     AgentDefinition,
@@ -28,7 +37,7 @@ from domain.model import (
     Staffing,
     StaffRole,
 )
-from domain.tools import PAYMENTS_PAY
+from domain.tools import PAYMENTS_PAY, REGISTRY
 
 NOW = datetime(2025, 6, 2, 9, 30, tzinfo=UTC)
 ORG = "org-hv"
@@ -66,28 +75,27 @@ _ids = count(1)
 # --- hand-written fakes and builders -----------------------------------------------------
 
 
-class DictClaims:
-    """A ClaimRegistry backed by a dict, with the store's semantics."""
+class Claims:
+    """In-flight operation keys with the unit of work's semantics: what it loads into
+    the snapshot for an intent, and the key a verdict registers."""
 
     def __init__(self, held: Mapping[str, str] | None = None) -> None:
         self.held: dict[str, str] = dict(held or {})
 
-    def claim(self, key: str, intent_id: str) -> str | None:
-        holder = self.held.get(key)
-        if holder is not None:
-            return holder
-        self.held[key] = intent_id
-        return None
+    def in_flight(self, intent: Intent) -> tuple[InFlight, ...]:
+        tool = REGISTRY[intent.tool]
+        key, wildcard = operation_key(tool, intent.payload), wildcard_key(tool)
+        return tuple(
+            InFlight(key=k, intent_id=i, status=Outcome.ALLOW)
+            for k, i in self.held.items()
+            if (k in (key, wildcard) if key is not None else k.startswith(wildcard[:-1]))
+        )
 
-
-class BrokenClaims:
-    """A ClaimRegistry whose backing store fails."""
-
-    def __init__(self, exc: Exception) -> None:
-        self.exc = exc
-
-    def claim(self, key: str, intent_id: str) -> str | None:
-        raise self.exc
+    def decide(self, intent: Intent, snap: BrokerSnapshot) -> Decision:
+        verdict = evaluate(intent, snap.model_copy(update={"in_flight": self.in_flight(intent)}))
+        if verdict.claim is not None:
+            self.held.setdefault(verdict.claim, intent.id)
+        return verdict.decision
 
 
 def staffing_row(
@@ -135,7 +143,9 @@ def snapshot(
         records=dict(records or {}),
         run_spent_cents=run_spent_cents,
         committed_spend=dict(committed_spend or {}),
-        in_flight=dict(in_flight or {}),
+        in_flight=tuple(
+            InFlight(key=k, intent_id=i, status=Outcome.ALLOW) for k, i in (in_flight or {}).items()
+        ),
     )
 
 
@@ -224,13 +234,13 @@ def rejected_at(decision: Decision, stage: Stage, rule: str) -> None:
 
 
 def test_a_fully_staffed_small_payment_is_allowed() -> None:
-    decision = decide(payment(5_000), snapshot(staffing=staffed(["east"])), DictClaims())
+    decision = decide(payment(5_000), snapshot(staffing=staffed(["east"])))
     assert decision.outcome is Outcome.ALLOW
     assert decision.reach == ("east",)
 
 
 def test_a_payment_over_the_threshold_is_held() -> None:
-    decision = decide(payment(100_001), snapshot(staffing=staffed(["east"])), DictClaims())
+    decision = decide(payment(100_001), snapshot(staffing=staffed(["east"])))
     assert decision.outcome is Outcome.HOLD
     assert decision.stage is Stage.APPROVAL
     assert decision.rule == "money_over_threshold"
@@ -266,7 +276,7 @@ def test_staffing_alone_decides_the_staffing_stage(
     full = tuple(staffing_row(p, role=role) for p in declared)
 
     current = snapshot(staffing=full)
-    decision = decide(intent, current, DictClaims())
+    decision = decide(intent, current)
     assert decision.stage is not Stage.STAFFING
     assert decision.outcome is Outcome.ALLOW
 
@@ -276,30 +286,26 @@ def test_staffing_alone_decides_the_staffing_stage(
     stale = snapshot(staffing=broken)
     assert stale.principal is current.principal is AGENT
 
-    decision = decide(intent, stale, DictClaims())
+    decision = decide(intent, stale)
     rejected_at(decision, Stage.STAFFING, "not_staffed")
     assert victim in decision.reason
 
 
 def test_staffing_that_begins_exactly_now_is_current() -> None:
     rows = (staffing_row("east", valid_from=NOW),)
-    assert decide(payment(10), snapshot(staffing=rows), DictClaims()).outcome is Outcome.ALLOW
+    assert decide(payment(10), snapshot(staffing=rows)).outcome is Outcome.ALLOW
 
 
 def test_staffing_of_another_project_does_not_count() -> None:
     decision = decide(
-        payment(10, projects=["east", "west"]),
-        snapshot(staffing=staffed(["east", "north"])),
-        DictClaims(),
+        payment(10, projects=["east", "west"]), snapshot(staffing=staffed(["east", "north"]))
     )
     rejected_at(decision, Stage.STAFFING, "not_staffed")
     assert "west" in decision.reason
 
 
 def test_undeclared_project_is_rejected_at_staffing() -> None:
-    decision = decide(
-        email(projects=["south"]), snapshot(staffing=staffed(["south"])), DictClaims()
-    )
+    decision = decide(email(projects=["south"]), snapshot(staffing=staffed(["south"])))
     rejected_at(decision, Stage.STAFFING, "unknown_project")
 
 
@@ -356,7 +362,7 @@ def test_an_intent_spanning_a_barrier_is_never_allowed(
     snap = snapshot(
         staffing=staffed(set(declared) | extra_staffing), barriers=tuple(walls), records=records
     )
-    decision = decide(intent, snap, DictClaims())
+    decision = decide(intent, snap)
 
     reach = set(declared).union(*(records[r] for r in refs))
     assert set(decision.reach) == reach
@@ -380,7 +386,7 @@ def test_reading_a_record_behind_the_wall_is_rejected() -> None:
     snap = snapshot(
         staffing=staffed(["east", "west"]), barriers=(wall,), records={"birch-cim": ("west",)}
     )
-    decision = decide(email(projects=["east"], references=["birch-cim"]), snap, DictClaims())
+    decision = decide(email(projects=["east"], references=["birch-cim"]), snap)
     rejected_at(decision, Stage.SCOPE, "barrier_crossed")
     assert decision.reach == ("east", "west")
 
@@ -389,17 +395,15 @@ def test_a_barrier_crossed_by_declared_projects_alone() -> None:
     wall = Barrier(id="b-1", org_id=ORG, name="wall", groups=(("east", "north"), ("west",)))
     snap = snapshot(staffing=staffed(PROJECTS), barriers=(wall,))
     rejected_at(
-        decide(email(projects=["north", "west"]), snap, DictClaims()),
+        decide(email(projects=["north", "west"]), snap),
         Stage.SCOPE,
         "barrier_crossed",
     )
     one_side = snapshot(staffing=staffed(["east", "north"]), barriers=(wall,))
-    assert (
-        decide(email(projects=["north", "east"]), one_side, DictClaims()).outcome is Outcome.ALLOW
-    )
+    assert decide(email(projects=["north", "east"]), one_side).outcome is Outcome.ALLOW
     # staffed on both sides (configuration forbids it), the agent may act on neither
     rejected_at(
-        decide(email(projects=["north", "east"]), snap, DictClaims()),
+        decide(email(projects=["north", "east"]), snap),
         Stage.SCOPE,
         "staffing_straddles_barrier",
     )
@@ -409,7 +413,7 @@ def test_an_unknown_reference_is_rejected_because_reach_cannot_be_known() -> Non
     wall = Barrier(id="b-1", org_id=ORG, name="wall", groups=(("east",), ("west",)))
     snap = snapshot(staffing=staffed(["east"]), barriers=(wall,), records={})
     rejected_at(
-        decide(email(references=["birch-cim"]), snap, DictClaims()),
+        decide(email(references=["birch-cim"]), snap),
         Stage.SCOPE,
         "unknown_reference",
     )
@@ -440,7 +444,7 @@ def test_a_confirmed_cap_is_never_exceeded_by_allowed_intents(
     declared: list[str],
 ) -> None:
     cap = spend_cap(limit, projects=cap_projects, valid_until=NOW + timedelta(days=30))
-    claims = DictClaims()
+    claims = Claims()
     committed = {cap.id: already}
     run_spent = 0
     allowed_total = already
@@ -452,7 +456,7 @@ def test_a_confirmed_cap_is_never_exceeded_by_allowed_intents(
             committed_spend=committed,
             run_spent_cents=run_spent,
         )
-        decision = decide(intent, snap, claims)
+        decision = claims.decide(intent, snap)
         fits = allowed_total + amount <= limit
         if decision.outcome is Outcome.ALLOW:
             spend = spend_of(intent, PAYMENTS_PAY)
@@ -476,14 +480,14 @@ def test_a_confirmed_cap_is_never_exceeded_by_allowed_intents(
 def test_a_cap_in_another_currency_holds() -> None:
     cap = spend_cap(10**9)
     snap = snapshot(staffing=staffed(["east"]), commitments=(cap,))
-    decision = decide(payment(10, currency="EUR"), snap, DictClaims())
+    decision = decide(payment(10, currency="EUR"), snap)
     assert (decision.outcome, decision.rule) == (Outcome.HOLD, "spend_cap_currency")
 
 
 def test_a_cap_on_another_project_does_not_apply() -> None:
     cap = spend_cap(0, projects=("west",))
     snap = snapshot(staffing=staffed(["east"]), commitments=(cap,))
-    assert decide(payment(10), snap, DictClaims()).outcome is Outcome.ALLOW
+    assert decide(payment(10), snap).outcome is Outcome.ALLOW
 
 
 def test_a_cap_reached_through_a_referenced_record_applies() -> None:
@@ -491,14 +495,14 @@ def test_a_cap_reached_through_a_referenced_record_applies() -> None:
     snap = snapshot(
         staffing=staffed(["east", "west"]), commitments=(cap,), records={"birch-cim": ("west",)}
     )
-    decision = decide(payment(10, references=["birch-cim"]), snap, DictClaims())
+    decision = decide(payment(10, references=["birch-cim"]), snap)
     assert (decision.outcome, decision.rule) == (Outcome.HOLD, "spend_cap")
 
 
 def test_over_cap_and_over_threshold_gathers_both_holds() -> None:
     cap = spend_cap(50_000)
     snap = snapshot(staffing=staffed(["east"]), commitments=(cap,))
-    decision = decide(payment(150_000), snap, DictClaims())
+    decision = decide(payment(150_000), snap)
     assert decision.outcome is Outcome.HOLD
     assert decision.stage is Stage.COMMITMENTS
     assert decision.rule == "spend_cap+money_over_threshold"
@@ -533,20 +537,16 @@ def test_an_inert_cap_never_blocks(amount: int, data: st.DataObject, already: in
     intent = payment(amount)
     staffing = staffed(["east"])
 
-    without = decide(intent, snapshot(staffing=staffing), DictClaims())
+    without = decide(intent, snapshot(staffing=staffing))
     with_cap = decide(
-        intent,
-        snapshot(staffing=staffing, commitments=(cap,), committed_spend={cap.id: already}),
-        DictClaims(),
+        intent, snapshot(staffing=staffing, commitments=(cap,), committed_spend={cap.id: already})
     )
     assert with_cap == without
 
     # The same cap, confirmed and current, would have held this intent.
     live = spend_cap(limit)
     held = decide(
-        intent,
-        snapshot(staffing=staffing, commitments=(live,), committed_spend={live.id: already}),
-        DictClaims(),
+        intent, snapshot(staffing=staffing, commitments=(live,), committed_spend={live.id: already})
     )
     assert held.outcome is Outcome.HOLD
     assert held.rule.startswith("spend_cap")
@@ -555,13 +555,28 @@ def test_an_inert_cap_never_blocks(amount: int, data: st.DataObject, already: in
 # --- e. totality and collisions ----------------------------------------------------------
 
 
+def _failing(exc: Exception) -> StageFn:
+    def stage(_: object) -> None:
+        raise exc
+
+    return stage
+
+
+@pytest.mark.parametrize("at", range(len(STAGES)), ids=[str(stage) for stage, _ in STAGES])
 @pytest.mark.parametrize(
     "exc", [RuntimeError("database is locked"), KeyError("claims"), ValueError("bad key")]
 )
-def test_a_failing_claim_registry_is_a_recorded_rejection(exc: Exception) -> None:
-    decision = decide(payment(10), snapshot(staffing=staffed(["east"])), BrokenClaims(exc))
-    rejected_at(decision, Stage.COLLISIONS, "broker_error")
-    assert type(exc).__name__ in decision.reason
+def test_a_fault_at_any_stage_is_a_recorded_rejection_at_that_stage(
+    at: int, exc: Exception
+) -> None:
+    """The fault-injection seam: whatever a stage raises, the broker answers, naming the
+    stage, with the rule ``broker_error``."""
+    stages = list(STAGES)
+    stages[at] = (stages[at][0], _failing(exc))
+    verdict = evaluate(payment(10), snapshot(staffing=staffed(["east"])), stages)
+    rejected_at(verdict.decision, STAGES[at][0], "broker_error")
+    assert type(exc).__name__ in verdict.decision.reason
+    assert verdict.claim is None
 
 
 @PROP
@@ -570,66 +585,79 @@ def test_a_failing_claim_registry_is_a_recorded_rejection(exc: Exception) -> Non
     declared=projects_subsets,
     staffed_on=st.sets(st.sampled_from(sorted(PROJECTS))),
     exc=st.sampled_from([RuntimeError, OSError, ZeroDivisionError, AssertionError]),
+    at=st.integers(0, len(STAGES) - 1),
 )
-def test_decide_never_raises_when_claims_fail(
-    amount: int, declared: list[str], staffed_on: set[str], exc: type[Exception]
+def test_evaluate_never_raises_whatever_a_stage_raises(
+    amount: int, declared: list[str], staffed_on: set[str], exc: type[Exception], at: int
 ) -> None:
-    decision = decide(
-        payment(amount, projects=declared),
-        snapshot(staffing=staffed(staffed_on)),
-        BrokenClaims(exc()),
+    stages = list(STAGES)
+    stages[at] = (stages[at][0], _failing(exc()))
+    verdict = evaluate(
+        payment(amount, projects=declared), snapshot(staffing=staffed(staffed_on)), stages
     )
-    assert isinstance(decision, Decision)
-    if set(declared) <= staffed_on:
-        rejected_at(decision, Stage.COLLISIONS, "broker_error")
-    else:
-        rejected_at(decision, Stage.STAFFING, "not_staffed")  # an earlier stage said no first
+    assert isinstance(verdict.decision, Decision)
+    assert verdict.decision.outcome is Outcome.REJECT
 
 
 def test_an_intent_that_cannot_be_digested_is_a_recorded_rejection() -> None:
     intent = payment(10, memo=object())
-    decision = decide(intent, snapshot(staffing=staffed(["east"])), DictClaims())
+    decision = decide(intent, snapshot(staffing=staffed(["east"])))
     rejected_at(decision, Stage.IDENTITY, "broker_error")
 
 
-def test_a_second_intent_on_the_same_invoice_collides() -> None:
-    claims = DictClaims()
+def held_at(decision: Decision, stage: Stage, rule: str) -> None:
+    assert (decision.outcome, decision.stage, decision.rule) == (Outcome.HOLD, stage, rule), (
+        decision
+    )
+
+
+def test_a_second_intent_on_the_same_invoice_waits_for_the_first() -> None:
+    claims = Claims()
     snap = snapshot(staffing=staffed(["east"]))
     first = payment(10, invoice="INV-7", intent_id="i-first")
     second = payment(20, invoice=" inv-7 ", intent_id="i-second")
 
-    assert decide(first, snap, claims).outcome is Outcome.ALLOW
+    assert claims.decide(first, snap).outcome is Outcome.ALLOW
     assert claims.held == {operation_key(PAYMENTS_PAY, first.payload): "i-first"}
-    decision = decide(second, snap, claims)
-    rejected_at(decision, Stage.COLLISIONS, "collision")
-    assert "i-first" in decision.reason
+    decision = claims.decide(second, snap)
+    held_at(decision, Stage.COLLISIONS, "collision")
+    assert "i-first" in decision.reason and decision.evidence == ("i-first",)
+    assert any("complete" in r for r in decision.release)
 
     # Deciding the first intent again (a retry) is not a collision with itself.
-    assert decide(first, snap, claims).outcome is Outcome.ALLOW
+    assert claims.decide(first, snap).outcome is Outcome.ALLOW
+    # Once the first is done (its key released), the second goes through.
+    claims.held.clear()
+    assert claims.decide(second, snap).outcome is Outcome.ALLOW
 
 
 def test_a_held_intent_also_holds_its_claim() -> None:
-    claims = DictClaims()
+    claims = Claims()
     snap = snapshot(staffing=staffed(["east"]))
-    assert decide(payment(500_000, invoice="inv-9"), snap, claims).outcome is Outcome.HOLD
-    rejected_at(decide(payment(10, invoice="inv-9"), snap, claims), Stage.COLLISIONS, "collision")
+    assert claims.decide(payment(500_000, invoice="inv-9"), snap).outcome is Outcome.HOLD
+    held_at(claims.decide(payment(10, invoice="inv-9"), snap), Stage.COLLISIONS, "collision")
 
 
-def test_an_in_flight_key_in_the_snapshot_collides_without_claiming() -> None:
+def test_an_in_flight_key_collides_without_claiming() -> None:
     intent = payment(10, invoice="inv-3")
     key = operation_key(PAYMENTS_PAY, intent.payload)
     assert key == "payments.pay:inv-3"
-    claims = DictClaims()
-    snap = snapshot(staffing=staffed(["east"]), in_flight={key: "i-other"})
-    rejected_at(decide(intent, snap, claims), Stage.COLLISIONS, "collision")
-    assert claims.held == {}
+    claims = Claims({key: "i-other"})
+    verdict = evaluate(
+        intent,
+        snapshot(staffing=staffed(["east"])).model_copy(
+            update={"in_flight": claims.in_flight(intent)}
+        ),
+    )
+    held_at(verdict.decision, Stage.COLLISIONS, "collision")
+    assert verdict.claim is None
 
 
 def test_different_invoices_do_not_collide() -> None:
-    claims = DictClaims()
+    claims = Claims()
     snap = snapshot(staffing=staffed(["east"]))
-    assert decide(payment(10, invoice="inv-1"), snap, claims).outcome is Outcome.ALLOW
-    assert decide(payment(10, invoice="inv-2"), snap, claims).outcome is Outcome.ALLOW
+    assert claims.decide(payment(10, invoice="inv-1"), snap).outcome is Outcome.ALLOW
+    assert claims.decide(payment(10, invoice="inv-2"), snap).outcome is Outcome.ALLOW
 
 
 def with_invoice(invoice: Any) -> Intent:
@@ -638,17 +666,29 @@ def with_invoice(invoice: Any) -> Intent:
 
 
 @pytest.mark.parametrize("invoice", ["", "   ", "\t\n"])
-def test_a_blank_resource_is_unspecified(invoice: str) -> None:
-    claims = DictClaims()
-    decision = decide(with_invoice(invoice), snapshot(staffing=staffed(["east"])), claims)
-    rejected_at(decision, Stage.COLLISIONS, "resource_unspecified")
-    assert claims.held == {}
+def test_a_blank_resource_collides_with_every_payment_in_flight(invoice: str) -> None:
+    """An intent that names no resource may touch any: it waits for every intent of its
+    operation in flight, and every later one waits for it."""
+    snap = snapshot(staffing=staffed(["east"]))
+    claims = Claims()
+    assert claims.decide(payment(10, invoice="inv-1", intent_id="i-1"), snap).outcome == "allow"
+    blank = with_invoice(invoice)
+    decision = claims.decide(blank, snap)
+    held_at(decision, Stage.COLLISIONS, "collision")
+    assert decision.evidence == ("i-1",)
+
+    alone = Claims()
+    assert alone.decide(blank, snap).outcome is Outcome.ALLOW
+    assert alone.held == {"payments.pay:*": blank.id}
+    held_at(alone.decide(payment(10, invoice="inv-2"), snap), Stage.COLLISIONS, "collision")
+    # other operations are not concerned
+    assert alone.decide(email(), snap).outcome is Outcome.ALLOW
 
 
 @pytest.mark.parametrize("invoice", [7, None, ["inv-1"], True])
 def test_a_non_text_resource_is_rejected_before_any_claim(invoice: Any) -> None:
-    claims = DictClaims()
-    decision = decide(with_invoice(invoice), snapshot(staffing=staffed(["east"])), claims)
+    claims = Claims()
+    decision = claims.decide(with_invoice(invoice), snapshot(staffing=staffed(["east"])))
     rejected_at(decision, Stage.IDENTITY, "invalid_payload")
     assert claims.held == {}
 
@@ -656,9 +696,9 @@ def test_a_non_text_resource_is_rejected_before_any_claim(invoice: Any) -> None:
 def test_a_missing_resource_is_rejected_before_any_claim() -> None:
     base = payment(10)
     payload = {k: v for k, v in base.payload.items() if k != "invoice"}
-    claims = DictClaims()
-    decision = decide(
-        base.model_copy(update={"payload": payload}), snapshot(staffing=staffed(["east"])), claims
+    claims = Claims()
+    decision = claims.decide(
+        base.model_copy(update={"payload": payload}), snapshot(staffing=staffed(["east"]))
     )
     rejected_at(decision, Stage.IDENTITY, "invalid_payload")
     assert "invoice" in decision.reason
@@ -682,17 +722,15 @@ def test_staffing_is_checked_before_barriers(wall: Barrier, data: st.DataObject)
     staffed_on = data.draw(st.sets(st.sampled_from(declared), max_size=len(declared) - 1))
 
     intent = email(projects=declared)
-    decision = decide(
-        intent, snapshot(staffing=staffed(staffed_on), barriers=(wall,)), DictClaims()
-    )
+    decision = decide(intent, snapshot(staffing=staffed(staffed_on), barriers=(wall,)))
     rejected_at(decision, Stage.STAFFING, "not_staffed")
 
     # Staffed on everything, the same intent is stopped by the barrier.
-    decision = decide(intent, snapshot(staffing=staffed(declared), barriers=(wall,)), DictClaims())
+    decision = decide(intent, snapshot(staffing=staffed(declared), barriers=(wall,)))
     rejected_at(decision, Stage.SCOPE, "barrier_crossed")
 
 
 def test_identity_is_checked_before_staffing() -> None:
     suspended = AGENT.model_copy(update={"status": PrincipalStatus.SUSPENDED})
     snap = snapshot(staffing=(), principal=suspended)
-    rejected_at(decide(email(), snap, DictClaims()), Stage.IDENTITY, "principal_inactive")
+    rejected_at(decide(email(), snap), Stage.IDENTITY, "principal_inactive")

@@ -9,8 +9,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from domain.broker import ReviewResult, review
-from domain.intents import ApprovalRequest, ApprovalVerdict, Intent, Outcome
+from domain.governance.review import reconfirm, review
+from domain.governance.values import HoldState, ReviewResult, StoredIntent
+from domain.intents import ApprovalRequest, ApprovalVerdict, Decision, Intent, Outcome, Stage
 from domain.model import Principal, PrincipalKind, PrincipalStatus, Staffing, StaffRole
 
 NOW = datetime(2025, 6, 2, 9, 30, tzinfo=UTC)
@@ -83,6 +84,31 @@ def request(
     )
 
 
+def held(
+    intent: Intent = INTENT,
+    reach: tuple[str, ...] = REACH,
+    hold: HoldState | None = HoldState.OPEN,
+    run_id: str = "run-1",
+) -> StoredIntent:
+    decision = Decision(
+        intent_id=intent.id,
+        outcome=Outcome.HOLD,
+        stage=Stage.APPROVAL,
+        rule="money_over_threshold",
+        reason="over",
+        reach=reach,
+    )
+    return StoredIntent(
+        intent=intent,
+        run_id=run_id,
+        status=Outcome.HOLD,
+        dispatched=False,
+        hold=hold,
+        latest=decision,
+        reach=reach,
+    )
+
+
 def run(
     req: ApprovalRequest,
     *,
@@ -90,11 +116,15 @@ def run(
     staffing: tuple[Staffing, ...] | None = None,
     intent: Intent = INTENT,
     reach: tuple[str, ...] = REACH,
+    stored: StoredIntent | None = None,
+    run_id: str = "run-1",
+    malformed: str | None = None,
 ) -> ReviewResult:
     return review(
         req,
-        intent=intent,
-        reach=reach,
+        run_id=run_id,
+        held=stored if stored is not None else held(intent, reach),
+        malformed=malformed,
         approver=approver,
         approver_staffing=approver_on(*REACH) if staffing is None else staffing,
         now=NOW,
@@ -295,3 +325,47 @@ def test_accepted_iff_a_current_approver_on_every_project_of_reach(
         assert (result.accepted, result.outcome) == (True, expected)
     else:
         refused(result, "no_approval_authority")
+
+
+# --- the ladder's first rungs ------------------------------------------------------------
+
+
+def test_a_malformed_request_is_refused_first() -> None:
+    refused(run(request(), malformed="approver_id contains a NUL"), "malformed_request")
+
+
+def test_an_intent_never_held_is_not_held() -> None:
+    refused(run(request(), stored=held(hold=None)), "not_held")
+
+
+def test_a_request_sent_to_another_run_is_refused() -> None:
+    refused(run(request(), run_id="run-2"), "wrong_run")
+
+
+@pytest.mark.parametrize("state", [s for s in HoldState if s is not HoldState.OPEN])
+def test_a_closed_hold_cannot_be_decided(state: HoldState) -> None:
+    refused(run(request(), stored=held(hold=state)), "hold_closed")
+
+
+def _hold(rule: str, evidence: tuple[str, ...] = ()) -> Decision:
+    return Decision(
+        intent_id=INTENT.id,
+        outcome=Outcome.HOLD,
+        stage=Stage.COLLISIONS,
+        rule=rule,
+        reason=rule,
+        evidence=evidence,
+    )
+
+
+def test_no_human_may_approve_past_a_collision() -> None:
+    """A collision waits for the other intents to complete: approving it would let two
+    writes to one resource happen at once."""
+    result = reconfirm(_hold("collision", ("i-a",)), _hold("collision", ("i-a",)))
+    assert result is not None and result.rule == "not_releasable_by_a_human"
+
+
+def test_an_approval_stands_on_the_evidence_it_was_shown() -> None:
+    assert reconfirm(_hold("already_done", ("i-a",)), _hold("already_done", ("i-a",))) is None
+    grown = reconfirm(_hold("already_done", ("i-a",)), _hold("already_done", ("i-a", "i-b")))
+    assert grown is not None and grown.rule == "hold_reasons_changed" and "i-b" in grown.reason

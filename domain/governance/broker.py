@@ -2,32 +2,23 @@
 
 Stages run in DESIGN order. A stage either passes, rejects (the path ends there)
 or asks for a human (the path goes on; the holds are gathered). The functions are
-pure over a :class:`BrokerSnapshot`; the one side effect, registering the intent's
-operation key, goes through the atomic :class:`~domain.ports.ClaimRegistry` port.
+pure over a :class:`~domain.governance.values.BrokerSnapshot` loaded under the
+organization's lock; the operation key the intent comes to hold is part of the
+:class:`~domain.governance.values.Verdict`, and the unit of work registers it.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from domain.intents import (
-    ApprovalRequest,
-    ApprovalVerdict,
-    Decision,
-    Intent,
-    Outcome,
-    Stage,
-)
+from domain.governance.values import BrokerMode, BrokerSnapshot, Verdict
+from domain.intents import Decision, Intent, Outcome, Stage
 from domain.model import (
     AgentDefinition,
-    Barrier,
     Charter,
     CharterStatus,
-    Commitment,
-    Frozen,
-    Principal,
     PrincipalKind,
     PrincipalStatus,
     SpendCap,
@@ -36,37 +27,9 @@ from domain.model import (
     ToolSpec,
     payload_problem,
 )
-from domain.ports import ClaimRegistry
-from domain.tools import REGISTRY
 
 UNBOUNDED_SPEND = 10**15
 """What a malformed amount counts as: more than any budget or cap."""
-
-
-class BrokerSnapshot(Frozen):
-    """Everything the broker reads, loaded at one moment, inside the decision's transaction."""
-
-    now: datetime
-    principal: Principal | None
-    definition: AgentDefinition | None
-    charter: Charter | None
-    projects: frozenset[str]
-    staffing: tuple[Staffing, ...]
-    """The acting principal's staffing rows (current or not; the stage filters by time)."""
-    barriers: tuple[Barrier, ...] = ()
-    commitments: tuple[Commitment, ...] = ()
-    records: Mapping[str, tuple[str, ...]] = {}
-    """Projects of each referenced record, by reference; missing means unknown."""
-    run_spent_cents: int = 0
-    """Spend of this run's intents already allowed or approved."""
-    committed_spend: Mapping[str, int] = {}
-    """Spend already counted against each binding commitment, by commitment id."""
-    in_flight: Mapping[str, str] = {}
-    """Operation keys held by other in-flight intents, and the intent holding each."""
-    completed: Mapping[str, tuple[str, ...]] = {}
-    """Operation keys of non-repeatable writes already done (a paid invoice), and the
-    intents that did them."""
-    tools: Mapping[str, ToolSpec] = REGISTRY
 
 
 @dataclass(frozen=True)
@@ -79,23 +42,26 @@ class Reject:
 
 @dataclass(frozen=True)
 class Hold:
-    """A stage wants a human: the path goes on, the hold is gathered."""
+    """A stage wants a human, or time: the path goes on, the hold is gathered."""
 
     rule: str
     reason: str
     release: tuple[str, ...]
+    by_human: bool = True
+    """False when no human may release it (a collision: only the other intents'
+    completing does)."""
 
 
 @dataclass
 class _Path:
     intent: Intent
     snap: BrokerSnapshot
-    claims: ClaimRegistry
     tool: ToolSpec | None = None
     reach: frozenset[str] = frozenset()
     holds: list[tuple[Stage, Hold]] = field(default_factory=list)
     digest: str = ""
     evidence: tuple[str, ...] = ()
+    claim: str | None = None
 
 
 StageFn = Callable[[_Path], Reject | Hold | None]
@@ -126,6 +92,12 @@ def operation_key(tool: ToolSpec, payload: Mapping[str, object]) -> str | None:
     if not isinstance(resource, str) or not resource.strip():
         return None
     return f"{tool.system}.{tool.action}:{resource.strip().lower()}"
+
+
+def wildcard_key(tool: ToolSpec) -> str:
+    """``system.action:*``: the key of an intent that names no resource. It collides with
+    every in-flight intent of the operation, and they with it."""
+    return f"{tool.system}.{tool.action}:*"
 
 
 def current_projects(
@@ -255,31 +227,44 @@ def _commitments(p: _Path) -> Hold | None:
     return None
 
 
-def _collisions(p: _Path) -> Reject | Hold | None:
+def _collisions(p: _Path) -> Hold | None:
     assert p.tool is not None
     key = operation_key(p.tool, p.intent.payload)
-    if key is None:
-        return Reject(
-            "resource_unspecified",
-            f"{p.tool.name} must name its resource in '{p.tool.resource_param}'",
-        )
-    done = tuple(i for i in p.snap.completed.get(key, ()) if i != p.intent.id)
-    if done:
-        p.evidence = done
+    wildcard = wildcard_key(p.tool)
+    if key is not None:
+        done = tuple(i for i in p.snap.completed.get(key, ()) if i != p.intent.id)
+        if done:
+            p.evidence = done
+            return Hold(
+                "already_done",
+                f"{key} was already done by intent(s) {', '.join(done)}; "
+                f"{p.tool.name} is not repeated silently",
+                (
+                    f"a human staffed as approver on {', '.join(sorted(p.reach))} approves "
+                    f"doing it again with this exact intent (digest {p.intent.digest[:12]}…)",
+                ),
+            )
+    # Another intent in flight on the same resource, on the operation's wildcard, or (for
+    # an intent that names no resource) on any resource of the operation: wait for them.
+    others = tuple(
+        f
+        for f in p.snap.in_flight
+        if f.intent_id != p.intent.id and (key is None or f.key in (key, wildcard))
+    )
+    if others:
+        p.evidence = tuple(dict.fromkeys(f.intent_id for f in others))
+        what = key or f"{p.tool.name} without a {p.tool.resource_param}"
         return Hold(
-            "already_done",
-            f"{key} was already done by intent(s) {', '.join(done)}; "
-            f"{p.tool.name} is not repeated silently",
+            "collision",
+            f"{what} collides with in-flight "
+            + ", ".join(f"intent {f.intent_id} ({f.status}, {f.key})" for f in others),
             (
-                f"a human staffed as approver on {', '.join(sorted(p.reach))} approves doing "
-                f"it again with this exact intent (digest {p.intent.digest[:12]}…)",
+                "the colliding intents complete or are closed: the broker then decides "
+                "this one again by itself",
             ),
+            by_human=False,
         )
-    holder = p.snap.in_flight.get(key)
-    if holder is None or holder == p.intent.id:
-        holder = p.claims.claim(key, p.intent.id)
-    if holder is not None and holder != p.intent.id:
-        return Reject("collision", f"{key} is in flight for intent {holder}")
+    p.claim = key or wildcard
     return None
 
 
@@ -309,12 +294,12 @@ STAGES: tuple[tuple[Stage, StageFn], ...] = (
 )
 
 
-def _verdict(path: _Path) -> tuple[Stage, Reject | None]:
+def _verdict(path: _Path, stages: Sequence[tuple[Stage, StageFn]]) -> tuple[Stage, Reject | None]:
     """Run the stages in order: the rejecting stage, or (last stage, None) when none rejects."""
     stage = Stage.IDENTITY
     try:
         path.digest = path.intent.digest  # an intent with no canonical form is rejected here
-        for stage, run in STAGES:
+        for stage, run in stages:
             verdict = run(path)
             if isinstance(verdict, Reject):
                 return stage, verdict
@@ -325,12 +310,20 @@ def _verdict(path: _Path) -> tuple[Stage, Reject | None]:
     return Stage.AUDIT, None
 
 
-def decide(intent: Intent, snap: BrokerSnapshot, claims: ClaimRegistry) -> Decision:
-    """Run every stage in order; always return a decision (an exception is a rejection)."""
-    path = _Path(intent=intent, snap=snap, claims=claims)
-    stage, rejection = _verdict(path)
+def evaluate(
+    intent: Intent,
+    snap: BrokerSnapshot,
+    stages: Sequence[tuple[Stage, StageFn]] = STAGES,
+) -> Verdict:
+    """Run every stage in order; always return a verdict (an exception is a rejection).
+
+    ``stages`` is a seam for tests that inject faults; production uses :data:`STAGES`.
+    """
+    path = _Path(intent=intent, snap=snap)
+    stage, rejection = _verdict(path, stages)
     reach = tuple(sorted(path.reach or intent.projects))
     release: tuple[str, ...] = ()
+    evidence: tuple[str, ...] = ()
     if rejection is not None:
         outcome, rule, reason = Outcome.REJECT, rejection.rule, rejection.reason
     elif path.holds:
@@ -339,14 +332,10 @@ def decide(intent: Intent, snap: BrokerSnapshot, claims: ClaimRegistry) -> Decis
         rule = "+".join(h.rule for _, h in path.holds)
         reason = "; ".join(h.reason for _, h in path.holds)
         release = tuple(dict.fromkeys(r for _, h in path.holds for r in h.release))
+        evidence = path.evidence
     else:
-        outcome, rule, reason, release = (
-            Outcome.ALLOW,
-            "all_stages_passed",
-            "every stage passed",
-            (),
-        )
-    return Decision(
+        outcome, rule, reason = Outcome.ALLOW, "all_stages_passed", "every stage passed"
+    decision = Decision(
         intent_id=intent.id,
         outcome=outcome,
         stage=stage,
@@ -354,101 +343,29 @@ def decide(intent: Intent, snap: BrokerSnapshot, claims: ClaimRegistry) -> Decis
         reason=reason,
         release=release,
         reach=reach,
-        evidence=path.evidence if outcome is Outcome.HOLD else (),
+        evidence=evidence,
         intent_digest=path.digest,
         decided_at=snap.now,
     )
+    return Verdict(decision=decision, claim=path.claim if rejection is None else None)
 
 
-class ReviewResult(Frozen):
-    """The broker's re-check of a human's approve/deny on a hold."""
-
-    accepted: bool
-    outcome: Outcome | None
-    """APPROVED or DENIED when accepted; None when the request is refused."""
-    rule: str
-    reason: str
+def decide(intent: Intent, snap: BrokerSnapshot) -> Decision:
+    """The broker's decision on ``intent`` (see :func:`evaluate`)."""
+    return evaluate(intent, snap).decision
 
 
-def review(
-    request: ApprovalRequest,
-    *,
-    intent: Intent,
-    reach: tuple[str, ...],
-    approver: Principal | None,
-    approver_staffing: tuple[Staffing, ...],
-    now: datetime,
-) -> ReviewResult:
-    """Accept a human decision only from an active human approver on every project of reach."""
-
-    def refused(rule: str, reason: str) -> ReviewResult:
-        return ReviewResult(accepted=False, outcome=None, rule=rule, reason=reason)
-
-    if request.intent_id != intent.id:
-        return refused("wrong_intent", "the request names another intent")
-    if request.intent_digest != intent.digest:
-        return refused("digest_mismatch", "the request is bound to a different intent content")
-    if approver is None or approver.org_id != intent.org_id:
-        return refused("unknown_approver", "the approver is not in this organization")
-    if approver.kind is not PrincipalKind.HUMAN:
-        return refused("approver_not_human", "only a human may decide a hold")
-    if approver.status is not PrincipalStatus.ACTIVE:
-        return refused("approver_inactive", f"{approver.handle} is {approver.status}")
-    if approver.id == intent.principal_id:
-        return refused("self_approval", "a principal may not approve its own intent")
-    authority = current_projects(approver_staffing, now, StaffRole.APPROVER, approver.id)
-    missing = set(reach) - authority
-    if missing or not reach:
-        return refused(
-            "no_approval_authority",
-            f"{approver.handle} is not staffed as approver on {', '.join(sorted(missing)) or '-'}",
-        )
-    if request.verdict is ApprovalVerdict.APPROVE:
-        return ReviewResult(
-            accepted=True,
-            outcome=Outcome.APPROVED,
-            rule="approved_by_authority",
-            reason=request.reason or f"approved by {approver.handle}",
-        )
-    return ReviewResult(
-        accepted=True,
-        outcome=Outcome.DENIED,
-        rule="denied_by_authority",
-        reason=request.reason or f"denied by {approver.handle}",
+def observed(decision: Decision) -> Decision:
+    """``decision`` as observe mode makes it: a rejection or a hold lets the intent
+    through, and says what enforcement would have done."""
+    if decision.outcome not in (Outcome.REJECT, Outcome.HOLD):
+        return decision.model_copy(update={"mode": BrokerMode.OBSERVE})
+    return decision.model_copy(
+        update={
+            "outcome": Outcome.ALLOW,
+            "mode": BrokerMode.OBSERVE,
+            "enforced": decision.outcome,
+            "reason": f"observe mode lets it through; enforcement would {decision.outcome}: "
+            f"{decision.reason}",
+        }
     )
-
-
-def reconfirm(held: Decision, now: Decision) -> ReviewResult | None:
-    """Whether an approval of the hold ``held`` still stands, given ``now``, the broker's
-    decision on the same intent at approval time. None when it stands.
-
-    An approval answers the reasons the hold showed. It is refused when the intent
-    would now be rejected (the agent was unstaffed, the budget is spent…) or when it
-    now needs a human for a reason the hold did not show (another spend took the cap).
-    """
-    if now.outcome is Outcome.REJECT:
-        return ReviewResult(
-            accepted=False,
-            outcome=None,
-            rule=now.rule,
-            reason=f"re-checked at approval, the broker now rejects it: {now.reason}",
-        )
-    if now.outcome is Outcome.HOLD:
-        new = set(now.rule.split("+")) - set(held.rule.split("+"))
-        if new:
-            return ReviewResult(
-                accepted=False,
-                outcome=None,
-                rule="hold_reasons_changed",
-                reason=f"now also held for {', '.join(sorted(new))}: {now.reason}",
-            )
-        unseen = set(now.evidence) - set(held.evidence)
-        if unseen:
-            return ReviewResult(
-                accepted=False,
-                outcome=None,
-                rule="hold_reasons_changed",
-                reason=f"since the hold, it also rests on {', '.join(sorted(unseen))}: "
-                f"{now.reason}",
-            )
-    return None

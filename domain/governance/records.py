@@ -1,0 +1,152 @@
+"""What each governance event writes to the audit chain.
+
+Every draft has an idempotency key: a retried or resumed step that appends the same
+event again gets the first entry back and writes nothing twice.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from domain.audit import AuditDraft
+from domain.intents import ApprovalRequest, Decision, DispatchResult, Intent, Outcome, Stage
+
+REVIEW_REFUSED = "review_refused"
+DISPATCHED = "dispatched"
+DISPATCH_REFUSED = "dispatch_refused"
+BROKER_POISONED = "broker_poisoned"
+BROKER_UNPOISONED = "broker_unpoisoned"
+
+
+def decision_draft(intent: Intent, decision: Decision, event_key: str, actor: str) -> AuditDraft:
+    """A decision of the broker (a first decision, a re-hold, a re-check)."""
+    payload: dict[str, Any] = {
+        "intent": intent.model_dump(mode="json"),
+        "intent_digest": intent.digest,
+        "reason": decision.reason,
+        "release": list(decision.release),
+        "reach": list(decision.reach),
+        "evidence": list(decision.evidence),
+        "mode": decision.mode,
+    }
+    if decision.enforced is not None:
+        payload["enforced"] = decision.enforced
+    return AuditDraft(
+        event_key=event_key,
+        actor=actor,
+        intent_id=intent.id,
+        decision=decision.outcome,
+        stage=decision.stage,
+        rule=decision.rule,
+        payload=payload,
+    )
+
+
+def review_key(run_id: str, intent_id: str, attempt: int) -> str:
+    """The idempotency key of the ``attempt``-th review request of a run."""
+    return f"review:{run_id}:{intent_id}:{attempt}"
+
+
+def review_draft(
+    request: ApprovalRequest,
+    event_key: str,
+    *,
+    outcome: Outcome | None,
+    rule: str,
+    reason: str,
+    intent_digest: str | None = None,
+) -> AuditDraft:
+    """A human's approve or deny: accepted (``outcome``) or refused (None)."""
+    return AuditDraft(
+        event_key=event_key,
+        actor=request.approver_id,
+        intent_id=request.intent_id,
+        decision=outcome if outcome is not None else REVIEW_REFUSED,
+        stage=Stage.REVIEW,
+        rule=rule,
+        payload={
+            "approver_id": request.approver_id,
+            "verdict": request.verdict,
+            "intent_digest": intent_digest or request.intent_digest,
+            "reason": reason,
+            "request_reason": request.reason,
+        },
+    )
+
+
+def closing_draft(intent: Intent, decision: Decision, actor: str = "system:run") -> AuditDraft:
+    """An intent closed without its write: an expired hold, a failed or cancelled run."""
+    return AuditDraft(
+        event_key=f"expire:{intent.id}",
+        actor=actor,
+        intent_id=intent.id,
+        decision=decision.outcome,
+        stage=decision.stage,
+        rule=decision.rule,
+        payload={"intent_digest": intent.digest, "reason": decision.reason},
+    )
+
+
+def run_rejection_draft(
+    run_id: str, agent_id: str, stage: str, rule: str, payload: dict[str, Any]
+) -> AuditDraft:
+    """A run refused before any intent (resolve failed, the parser refused the reply)."""
+    return AuditDraft(
+        event_key=f"{stage}:{run_id}",
+        actor=agent_id,
+        decision=Outcome.REJECT,
+        stage=stage,
+        rule=rule,
+        payload={"run_id": run_id, **payload},
+    )
+
+
+def dispatch_draft(result: DispatchResult) -> AuditDraft:
+    """A connector's write, recorded in the same commit as the write."""
+    return AuditDraft(
+        event_key=f"dispatch:{result.intent_id}",
+        actor=f"connector:{result.system}",
+        intent_id=result.intent_id,
+        decision=DISPATCHED,
+        stage=Stage.DISPATCH,
+        rule=f"{result.system}.{result.action}",
+        payload=result.model_dump(mode="json"),
+    )
+
+
+def dispatch_refused_draft(intent_id: str, rule: str, problem: str) -> AuditDraft:
+    """A dispatch the broker or the connector refused (its own chain entry)."""
+    return AuditDraft(
+        event_key=f"dispatch-refused:{intent_id}",
+        actor="broker",
+        intent_id=intent_id,
+        decision=DISPATCH_REFUSED,
+        stage=Stage.DISPATCH,
+        rule=rule,
+        payload={"problem": problem},
+    )
+
+
+def poison_draft(reason: str, at: datetime) -> AuditDraft:
+    """The broker of an organization poisoned: it found its foundation broken."""
+    return AuditDraft(
+        event_key=f"poison:{at.isoformat()}",
+        actor="broker",
+        decision=BROKER_POISONED,
+        stage=Stage.AUDIT,
+        rule="foundation_broken",
+        payload={"reason": reason},
+    )
+
+
+def unpoison_draft(actor: str, reason: str, verified_entries: int, at: datetime) -> AuditDraft:
+    """A human cleared a poisoned broker after a successful verification."""
+    return AuditDraft(
+        event_key=f"unpoison:{at.isoformat()}",
+        actor=actor,
+        decision=BROKER_UNPOISONED,
+        stage=Stage.AUDIT,
+        rule="verified_and_cleared",
+        payload={"reason": reason, "verified_entries": verified_entries},
+    )

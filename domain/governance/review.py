@@ -1,0 +1,115 @@
+"""The ladder a human's approve or deny climbs before it counts.
+
+Each rung refuses with its own rule, on the record: a malformed request, an intent that
+is not held, a request sent to another run, a hold already closed, an unknown or
+inactive or non-human approver, self-approval, missing approval authority. An
+approval that passes is then re-checked against the broker's decision *now*
+(:func:`reconfirm`): a human answers only the reasons the hold showed them.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from domain.governance.broker import current_projects
+from domain.governance.values import HoldState, ReviewResult, StoredIntent
+from domain.intents import ApprovalRequest, ApprovalVerdict, Decision, Outcome
+from domain.model import Principal, PrincipalKind, PrincipalStatus, Staffing, StaffRole
+
+NOT_BY_HUMAN = frozenset({"collision"})
+"""Hold rules no human may release: only the other intents' completing does."""
+
+
+def refused(rule: str, reason: str) -> ReviewResult:
+    """A refused review."""
+    return ReviewResult(accepted=False, outcome=None, rule=rule, reason=reason)
+
+
+def review(
+    request: ApprovalRequest,
+    *,
+    run_id: str,
+    held: StoredIntent | None,
+    malformed: str | None,
+    approver: Principal | None,
+    approver_staffing: tuple[Staffing, ...],
+    now: datetime,
+) -> ReviewResult:
+    """Accept a human decision only on an open hold of this run, from an active human
+    approver on every project the intent reaches."""
+    if malformed is not None:
+        return refused("malformed_request", malformed)
+    if held is None or held.hold is None:
+        return refused("not_held", "no such held intent")
+    intent = held.intent
+    if held.run_id != run_id:
+        return refused("wrong_run", "the intent belongs to another run")
+    if held.hold is not HoldState.OPEN:
+        return refused("hold_closed", f"hold is {held.hold}")
+    if request.intent_id != intent.id:
+        return refused("wrong_intent", "the request names another intent")
+    if request.intent_digest != intent.digest:
+        return refused("digest_mismatch", "the request is bound to a different intent content")
+    if approver is None or approver.org_id != intent.org_id:
+        return refused("unknown_approver", "the approver is not in this organization")
+    if approver.kind is not PrincipalKind.HUMAN:
+        return refused("approver_not_human", "only a human may decide a hold")
+    if approver.status is not PrincipalStatus.ACTIVE:
+        return refused("approver_inactive", f"{approver.handle} is {approver.status}")
+    if approver.id == intent.principal_id:
+        return refused("self_approval", "a principal may not approve its own intent")
+    authority = current_projects(approver_staffing, now, StaffRole.APPROVER, approver.id)
+    missing = set(held.reach) - authority
+    if missing or not held.reach:
+        return refused(
+            "no_approval_authority",
+            f"{approver.handle} is not staffed as approver on {', '.join(sorted(missing)) or '-'}",
+        )
+    if request.verdict is ApprovalVerdict.APPROVE:
+        return ReviewResult(
+            accepted=True,
+            outcome=Outcome.APPROVED,
+            rule="approved_by_authority",
+            reason=request.reason or f"approved by {approver.handle}",
+        )
+    return ReviewResult(
+        accepted=True,
+        outcome=Outcome.DENIED,
+        rule="denied_by_authority",
+        reason=request.reason or f"denied by {approver.handle}",
+    )
+
+
+def reconfirm(held: Decision, now: Decision) -> ReviewResult | None:
+    """Whether an approval of the hold ``held`` still stands, given ``now``, the broker's
+    decision on the same intent at approval time. None when it stands.
+
+    An approval answers the reasons the hold showed. It is refused when the intent
+    would now be rejected (the agent was unstaffed, the budget is spent…), when it now
+    needs a human for a reason the hold did not show (another spend took the cap), when
+    it rests on evidence the hold did not show (the invoice was paid again meanwhile),
+    and when it still waits for something no human may waive (a collision).
+    """
+    if now.outcome is Outcome.REJECT:
+        return refused(now.rule, f"re-checked at approval, the broker now rejects it: {now.reason}")
+    if now.outcome is not Outcome.HOLD:
+        return None
+    rules = set(now.rule.split("+"))
+    waiting = rules & NOT_BY_HUMAN
+    if waiting:
+        return refused(
+            "not_releasable_by_a_human",
+            f"it still waits for {', '.join(sorted(waiting))}: {now.reason}",
+        )
+    new = rules - set(held.rule.split("+"))
+    if new:
+        return refused(
+            "hold_reasons_changed", f"now also held for {', '.join(sorted(new))}: {now.reason}"
+        )
+    unseen = set(now.evidence) - set(held.evidence)
+    if unseen:
+        return refused(
+            "hold_reasons_changed",
+            f"since the hold, it also rests on {', '.join(sorted(unseen))}: {now.reason}",
+        )
+    return None

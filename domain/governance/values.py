@@ -1,0 +1,167 @@
+"""The values the broker and its ports share.
+
+A unit of work loads a :class:`BrokerSnapshot`, the broker turns it into a
+:class:`Verdict`, and :func:`effects_of` says what the verdict does to stored state
+(the intent's status, its hold, its operation key), so that an adapter records a
+decision without knowing what decisions mean.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from datetime import datetime
+from enum import StrEnum
+
+from domain.intents import BrokerMode, Decision, Intent, Outcome
+from domain.model import (
+    AgentDefinition,
+    Barrier,
+    Charter,
+    Commitment,
+    Frozen,
+    Principal,
+    Staffing,
+    ToolSpec,
+)
+from domain.tools import REGISTRY
+
+__all__ = [
+    "BrokerMode",
+    "BrokerSnapshot",
+    "Effects",
+    "StoredIntent",
+    "HoldState",
+    "InFlight",
+    "ReviewResult",
+    "Verdict",
+    "effects_of",
+]
+
+
+class InFlight(Frozen):
+    """Another intent holding an operation key: a write not yet done."""
+
+    key: str
+    intent_id: str
+    status: Outcome
+
+
+class BrokerSnapshot(Frozen):
+    """Everything the broker reads, loaded at one moment, inside the decision's transaction."""
+
+    now: datetime
+    principal: Principal | None
+    definition: AgentDefinition | None
+    charter: Charter | None
+    projects: frozenset[str]
+    staffing: tuple[Staffing, ...]
+    """The acting principal's staffing rows (current or not; the stage filters by time)."""
+    barriers: tuple[Barrier, ...] = ()
+    commitments: tuple[Commitment, ...] = ()
+    records: Mapping[str, tuple[str, ...]] = {}
+    """Projects of each referenced record, by reference; missing means unknown."""
+    run_spent_cents: int = 0
+    """Spend of this run's intents already allowed or approved."""
+    committed_spend: Mapping[str, int] = {}
+    """Spend already counted against each binding commitment, by commitment id."""
+    in_flight: tuple[InFlight, ...] = ()
+    """Intents holding this intent's operation key, the operation's wildcard key, or (for
+    an intent that names no resource) any key of the operation."""
+    completed: Mapping[str, tuple[str, ...]] = {}
+    """Operation keys of non-repeatable writes already done (a paid invoice), and the
+    intents that did them."""
+    tools: Mapping[str, ToolSpec] = REGISTRY
+
+
+class Verdict(Frozen):
+    """The broker's decision and the operation key the intent now holds, if any."""
+
+    decision: Decision
+    claim: str | None = None
+
+
+class HoldState(StrEnum):
+    """Where a hold stands."""
+
+    OPEN = "open"
+    APPROVED = "approved"
+    DENIED = "denied"
+    EXPIRED = "expired"
+    RELEASED = "released"
+    """Its reasons went away by themselves (the intents it collided with completed)."""
+    REJECTED = "rejected"
+    """Decided again by the broker, which now rejects it."""
+
+
+class Effects(Frozen):
+    """What recording a decision does to stored state besides the decision itself."""
+
+    status: Outcome
+    """The intent's new status."""
+    claim: str | None = None
+    """An operation key the intent now holds."""
+    release: bool = False
+    """Release every operation key the intent holds."""
+    hold: HoldState | None = None
+    """The intent's hold: opened (OPEN) or resolved to this state."""
+    release_conditions: tuple[str, ...] = ()
+    """For an open hold: what would release it."""
+    resolved_by: str | None = None
+
+
+def effects_of(
+    decision: Decision, claim: str | None = None, by: str | None = None, held: bool = False
+) -> Effects:
+    """The effects of recording ``decision``, which registers the key ``claim``, is made
+    by ``by``, and (``held``) re-decides an intent whose hold is open."""
+    match decision.outcome:
+        case Outcome.ALLOW:
+            hold = HoldState.RELEASED if held else None
+            return Effects(status=Outcome.ALLOW, claim=claim, hold=hold, resolved_by=by)
+        case Outcome.HOLD:
+            return Effects(
+                status=Outcome.HOLD,
+                claim=claim,
+                hold=HoldState.OPEN,
+                release_conditions=decision.release,
+            )
+        case Outcome.APPROVED:
+            return Effects(status=Outcome.APPROVED, hold=HoldState.APPROVED, resolved_by=by)
+        case Outcome.DENIED:
+            return Effects(
+                status=Outcome.DENIED, release=True, hold=HoldState.DENIED, resolved_by=by
+            )
+        case Outcome.EXPIRED:
+            return Effects(status=Outcome.EXPIRED, release=True, hold=HoldState.EXPIRED)
+        case _:
+            hold = HoldState.REJECTED if held else None
+            return Effects(status=Outcome.REJECT, release=True, hold=hold)
+
+
+class StoredIntent(Frozen):
+    """An intent as recorded: what a review, a re-check or a close works from."""
+
+    intent: Intent
+    run_id: str
+    status: Outcome
+    dispatched: bool
+    hold: HoldState | None
+    """None when the intent was never held."""
+    latest: Decision
+    reach: tuple[str, ...]
+
+    @property
+    def open(self) -> bool:
+        """True while it may still be dispatched or decided: an open hold, or an allow
+        or approval whose write has not happened."""
+        return self.hold is HoldState.OPEN or (self.status.may_dispatch and not self.dispatched)
+
+
+class ReviewResult(Frozen):
+    """The broker's re-check of a human's approve/deny on a hold."""
+
+    accepted: bool
+    outcome: Outcome | None
+    """APPROVED or DENIED when accepted; None when the request is refused."""
+    rule: str
+    reason: str

@@ -1,0 +1,115 @@
+"""The poison/unpoison cycle end to end, with real worker processes and the command line.
+
+A worker that starts on a broken chain poisons that organization's broker in the
+database, on the record, and serves every other organization. Every worker, the next
+one included, refuses to decide or dispatch for the poisoned one. Only `verletica
+broker unpoison` clears it, and only once the chain verifies again.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import pytest
+from sqlalchemy import update
+from temporalio.testing import WorkflowEnvironment
+from typer.testing import CliRunner
+
+from adapters.store.store import Store
+from adapters.store.tables import AuditEntryRow
+from api.cli import app as cli_app
+from api.services import Services
+from domain.intents import Outcome
+from domain.model import StaffRole
+from domain.runs import RunState
+from tests.conftest import TEST_KEYS, Firm, make_settings, utc_now
+from tests.e2e.test_crash_resume import EMAIL, WorkerProcess, _spawn
+from workflows.agent_run import AgentRunWorkflow
+
+pytestmark = pytest.mark.temporal
+
+
+async def _finished(svc: Services, run_id: str, actor: str) -> RunState:
+    return await asyncio.wait_for(svc.wait_run(run_id, actor), 90)
+
+
+async def test_a_poisoned_broker_stays_poisoned_in_every_worker_until_a_human_clears_it(
+    temporal_env: WorkflowEnvironment,
+    sqlite_url: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    store = Store.open(sqlite_url, TEST_KEYS, migrate_schema=False)
+    settings = make_settings(database_url=sqlite_url)
+    svc = Services(store, temporal_env.client, settings, utc_now)
+    firm = Firm(svc)
+    other = svc.onboard("Other Firm", "zed@other.example")
+    svc.add_project(other.org.id, other.founder.id, "east", "East")
+    orion_b = next(a.id for a in other.agents if a.handle == "orion")
+    svc.staff(other.org.id, other.founder.id, orion_b, "east", StaffRole.MEMBER)
+
+    entry = store.audit.entries(firm.org)[3]
+    with store.db.transaction() as s:  # someone edits a row behind the chain's back
+        s.execute(
+            update(AuditEntryRow)
+            .where(AuditEntryRow.org_id == firm.org, AuditEntryRow.seq == entry.seq)
+            .values(payload={"forged": True})
+        )
+
+    workers: list[WorkerProcess] = []
+    try:
+        first = _spawn(workers, temporal_env, sqlite_url, settings.task_queue, tmp_path)
+        for _ in range(300):
+            if svc.broker_status(firm.org, firm.founder):
+                break
+            await asyncio.sleep(0.1)
+        assert "entry 4" in (svc.broker_status(firm.org, firm.founder) or "")
+        assert svc.broker_status(other.org.id, other.founder.id) is None
+
+        refused = await svc.start_run(firm.org, firm.founder, firm.agents["orion"], "m", EMAIL)
+        state = await _finished(svc, refused.run_id, firm.founder)
+        assert state.intents[0].decision.rule == "broker_poisoned"
+        served = await svc.start_run(other.org.id, other.founder.id, orion_b, "m", EMAIL)
+        state = await _finished(svc, served.run_id, other.founder.id)
+        assert state.intents[0].dispatch is not None  # the others are served
+
+        first.kill()  # a new worker finds the poison in the database
+        _spawn(workers, temporal_env, sqlite_url, settings.task_queue, tmp_path)
+        again = await svc.start_run(firm.org, firm.founder, firm.agents["orion"], "m", EMAIL)
+        state = await _finished(svc, again.run_id, firm.founder)
+        assert state.intents[0].decision.rule == "broker_poisoned"
+
+        monkeypatch.setenv("VERLETICA_DATABASE_URL", sqlite_url)
+        monkeypatch.setenv("VERLETICA_AUDIT_KEY", TEST_KEYS.current.secret.hex())
+        cli = CliRunner()
+        args = ["broker", "unpoison", "--org", firm.org, "--as", firm.founder, "--reason", "ok"]
+        still_broken = await asyncio.to_thread(cli.invoke, cli_app, args)
+        assert still_broken.exit_code == 1 and "does not verify" in still_broken.output
+        with store.db.transaction() as s:  # the operator restores the row from a backup
+            s.execute(
+                update(AuditEntryRow)
+                .where(AuditEntryRow.org_id == firm.org, AuditEntryRow.seq == entry.seq)
+                .values(payload=entry.payload)
+            )
+        cleared = await asyncio.to_thread(
+            cli.invoke, cli_app, args[:-1] + ["row 4 restored from backup"]
+        )
+        assert cleared.exit_code == 0, cleared.output
+        assert svc.broker_status(firm.org, firm.founder) is None
+
+        works = await svc.start_run(firm.org, firm.founder, firm.agents["orion"], "m", EMAIL)
+        state = await _finished(svc, works.run_id, firm.founder)
+        assert state.intents[0].decision.outcome is Outcome.ALLOW
+        assert state.intents[0].dispatch is not None
+        decisions = [e.decision for e in store.audit.entries(firm.org)]
+        assert {"broker_poisoned", "broker_unpoisoned"} <= set(decisions)
+        assert store.audit.verify(firm.org).ok
+        handle = temporal_env.client.get_workflow_handle_for(
+            AgentRunWorkflow.run, works.workflow_id
+        )
+        assert (await handle.describe()).status is not None
+    finally:
+        for w in workers:
+            w.stop()
+        store.close()

@@ -1,0 +1,369 @@
+"""Governance use cases: decide, review, re-check, close, dispatch, poison.
+
+Each reads top-down: open a unit of work (the organization locked, a snapshot loaded),
+call the pure domain, record what it returned (the decision and its audit entry commit
+together), return. The activities, the API and the command line all come through here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from datetime import datetime
+
+from domain.audit import ChainVerification
+from domain.errors import (
+    BrokerPoisoned,
+    Conflict,
+    FoundationBroken,
+    NotFound,
+    StoreFailure,
+    TokenRefused,
+)
+from domain.governance import records
+from domain.governance.broker import STAGES, StageFn, evaluate, observed
+from domain.governance.review import reconfirm, refused, review
+from domain.governance.values import (
+    BrokerMode,
+    HoldState,
+    ReviewResult,
+    effects_of,
+)
+from domain.intents import (
+    ApprovalRequest,
+    Decision,
+    DispatchResult,
+    Intent,
+    Outcome,
+    Stage,
+)
+from domain.ports import Connector, ConnectorWrite, GovernanceStore, GovernanceUnit
+from domain.runs import ReviewOutcome
+from domain.text import nul_at
+from domain.tools import REGISTRY
+
+
+def _rejection(intent: Intent, stage: Stage, rule: str, reason: str, now: datetime) -> Decision:
+    return Decision(
+        intent_id=intent.id,
+        outcome=Outcome.REJECT,
+        stage=stage,
+        rule=rule,
+        reason=reason,
+        reach=tuple(sorted(intent.projects)),
+        decided_at=now,
+    )
+
+
+def _first_decision(
+    unit: GovernanceUnit,
+    intent: Intent,
+    now: datetime,
+    mode: BrokerMode,
+    stages: Sequence[tuple[Stage, StageFn]],
+) -> Decision:
+    existing = unit.latest(intent.id)
+    if existing is not None:  # a retry after a crash: answer as recorded
+        return existing
+    claim = None
+    poisoned = unit.poisoned()
+    if poisoned is not None:
+        decision = _rejection(
+            intent, Stage.AUDIT, "broker_poisoned", f"the broker is poisoned: {poisoned}", now
+        )
+    else:
+        verdict = evaluate(intent, unit.snapshot(intent), stages)
+        decision, claim = verdict.decision, verdict.claim
+        if mode is BrokerMode.OBSERVE:
+            decision = observed(decision)
+    draft = records.decision_draft(intent, decision, f"decision:{intent.id}", intent.principal_id)
+    return unit.record(intent, decision, effects_of(decision, claim), draft)
+
+
+def decide(
+    store: GovernanceStore,
+    intent: Intent,
+    now: datetime,
+    mode: BrokerMode = BrokerMode.ENFORCE,
+    stages: Sequence[tuple[Stage, StageFn]] = STAGES,
+) -> Decision:
+    """Decide ``intent`` once, in its organization's lock; the decision is in the chain
+    before this returns. A retry returns the recorded decision. A database failure while
+    deciding becomes a recorded rejection when the database answers again (and an
+    exception, for the caller to retry, when it does not)."""
+    try:
+        with store.unit(intent.org_id, now) as unit:
+            return _first_decision(unit, intent, now, mode, stages)
+    except StoreFailure as failure:
+        decision = _rejection(
+            intent, Stage.IDENTITY, "broker_error", f"the database failed: {failure}", now
+        )
+        draft = records.decision_draft(
+            intent, decision, f"decision:{intent.id}", intent.principal_id
+        )
+        with store.unit(intent.org_id, now) as unit:
+            existing = unit.latest(intent.id)
+            return existing or unit.record(intent, decision, effects_of(decision), draft)
+
+
+def _sanitized(request: ApprovalRequest) -> tuple[ApprovalRequest, str | None]:
+    """A request as it can be stored, and why it is malformed (a NUL sent straight to
+    Temporal), if it is: its NULs are shown escaped."""
+    malformed = nul_at(request.model_dump(mode="json"))
+    if malformed is None:
+        return request, None
+    fields = {
+        k: v.replace("\x00", "\\u0000") if isinstance(v, str) else v
+        for k, v in request.model_dump(mode="json").items()
+    }
+    return ApprovalRequest.model_validate(fields), malformed
+
+
+def review_hold(
+    store: GovernanceStore,
+    org_id: str,
+    run_id: str,
+    request: ApprovalRequest,
+    attempt: int,
+    now: datetime,
+) -> ReviewOutcome:
+    """Re-check a human's approve or deny of a hold of ``run_id``, and record it,
+    accepted or refused. An approval re-runs the broker (:func:`reconfirm`): it is
+    refused when the intent would now be rejected or held for something the hold did
+    not show, and then the intent is held again with its new reasons."""
+    request, malformed = _sanitized(request)
+    event_key = records.review_key(run_id, request.intent_id, attempt)
+    with store.unit(org_id, now) as unit:
+        done = unit.recorded(event_key)
+        if done is not None:  # a retried review: answer as recorded
+            accepted = done.decision != records.REVIEW_REFUSED
+            result = ReviewResult(
+                accepted=accepted,
+                outcome=Outcome(done.decision) if accepted else None,
+                rule=done.rule,
+                reason=str(done.payload.get("reason", "")),
+            )
+            return ReviewOutcome(review=result, decision=unit.latest(request.intent_id))
+        stored = unit.stored(request.intent_id)
+        poisoned = unit.poisoned()
+        approver, staffing = unit.principal(request.approver_id)
+        result = (
+            refused("broker_poisoned", f"the broker is poisoned: {poisoned}")
+            if poisoned is not None
+            else review(
+                request,
+                run_id=run_id,
+                held=stored,
+                malformed=malformed,
+                approver=approver,
+                approver_staffing=staffing,
+                now=now,
+            )
+        )
+        latest = None if stored is None else stored.latest
+        if result.outcome is Outcome.APPROVED and stored is not None:
+            verdict = evaluate(stored.intent, unit.snapshot(stored.intent))
+            refusal = reconfirm(stored.latest, verdict.decision)
+            if refusal is not None:
+                result = refusal
+                if verdict.decision.outcome is Outcome.HOLD:
+                    draft = records.decision_draft(
+                        stored.intent,
+                        verdict.decision,
+                        f"rehold:{stored.intent.id}:{attempt}",
+                        "broker",
+                    )
+                    latest = unit.record(
+                        stored.intent,
+                        verdict.decision,
+                        effects_of(verdict.decision, verdict.claim),
+                        draft,
+                    )
+        if not result.accepted or result.outcome is None or stored is None:
+            unit.append(
+                records.review_draft(
+                    request, event_key, outcome=None, rule=result.rule, reason=result.reason
+                )
+            )
+            return ReviewOutcome(review=result, decision=latest)
+        decision = Decision(
+            intent_id=stored.intent.id,
+            outcome=result.outcome,
+            stage=Stage.REVIEW,
+            rule=result.rule,
+            reason=result.reason,
+            reach=stored.reach,
+            intent_digest=stored.intent.digest,
+            decided_at=now,
+        )
+        draft = records.review_draft(
+            request,
+            event_key,
+            outcome=result.outcome,
+            rule=result.rule,
+            reason=result.reason,
+            intent_digest=stored.intent.digest,
+        )
+        recorded = unit.record(
+            stored.intent, decision, effects_of(decision, by=request.approver_id), draft
+        )
+        return ReviewOutcome(review=result, decision=recorded)
+
+
+def recheck(
+    store: GovernanceStore,
+    org_id: str,
+    intent_id: str,
+    now: datetime,
+    mode: BrokerMode = BrokerMode.ENFORCE,
+) -> Decision:
+    """Decide again an intent held for a collision, once the intents it waits for may
+    have completed. Nothing is recorded while it still waits for the same intents; when
+    it no longer does, the new decision (allow, another hold, a rejection) is recorded."""
+    with store.unit(org_id, now) as unit:
+        stored = unit.stored(intent_id)
+        if stored is None:
+            raise NotFound(f"no intent {intent_id}")
+        waiting = "collision" in stored.latest.rule.split("+")
+        if stored.hold is not HoldState.OPEN or not waiting:
+            return stored.latest
+        poisoned = unit.poisoned()
+        if poisoned is not None:
+            return stored.latest
+        verdict = evaluate(stored.intent, unit.snapshot(stored.intent))
+        decision = verdict.decision
+        unchanged = (
+            decision.outcome is Outcome.HOLD
+            and decision.rule == stored.latest.rule
+            and set(decision.evidence) == set(stored.latest.evidence)
+        )
+        if unchanged:
+            return stored.latest
+        if mode is BrokerMode.OBSERVE:
+            decision = observed(decision)
+        n = stored.latest.audit_seq or 0
+        draft = records.decision_draft(
+            stored.intent, decision, f"recheck:{intent_id}:{n}", "broker"
+        )
+        effects = effects_of(decision, verdict.claim, by="broker", held=True)
+        return unit.record(stored.intent, decision, effects, draft)
+
+
+def close(
+    store: GovernanceStore, org_id: str, intent_id: str, rule: str, reason: str, now: datetime
+) -> Decision:
+    """Close an intent that will not be dispatched (an undecided hold, an allow whose run
+    ended first, a write that never succeeded): recorded as expired, its key released.
+    An intent already closed, or whose write happened, is left as it is."""
+    with store.unit(org_id, now) as unit:
+        stored = unit.stored(intent_id)
+        if stored is None:
+            raise NotFound(f"no intent {intent_id}")
+        if not stored.open:
+            return stored.latest
+        decision = Decision(
+            intent_id=intent_id,
+            outcome=Outcome.EXPIRED,
+            stage=Stage.REVIEW,
+            rule=rule,
+            reason=reason,
+            reach=stored.reach,
+            decided_at=now,
+        )
+        draft = records.closing_draft(stored.intent, decision)
+        return unit.record(stored.intent, decision, effects_of(decision), draft)
+
+
+def record_run_rejection(
+    store: GovernanceStore,
+    org_id: str,
+    run_id: str,
+    agent_id: str,
+    stage: str,
+    rule: str,
+    payload: Mapping[str, object],
+    now: datetime,
+) -> None:
+    """Record that a run was refused before any intent (resolve, the parser)."""
+    with store.unit(org_id, now) as unit:
+        unit.append(records.run_rejection_draft(run_id, agent_id, stage, rule, dict(payload)))
+
+
+def _refuse_dispatch(
+    store: GovernanceStore,
+    org_id: str,
+    intent_id: str,
+    rule: str,
+    problem: str,
+    now: datetime,
+    poison: bool = False,
+) -> None:
+    with store.unit(org_id, now) as unit:
+        unit.append(records.dispatch_refused_draft(intent_id, rule, problem))
+        if poison and unit.poisoned() is None:
+            unit.poison(records.poison_draft(problem, now), problem)
+
+
+def dispatch(
+    store: GovernanceStore,
+    connectors: Mapping[tuple[str, str], Connector],
+    org_id: str,
+    decision: Decision,
+    now: datetime,
+) -> DispatchResult:
+    """Perform the write an audited allow permits. A poisoned broker refuses, on the
+    record; a broken invariant (the allowing entry missing, altered, or not this
+    intent's) poisons the organization's broker, on the record, and refuses."""
+    with store.unit(org_id, now) as unit:
+        poisoned = unit.poisoned()
+    if poisoned is not None:
+        _refuse_dispatch(store, org_id, decision.intent_id, "broker_poisoned", poisoned, now)
+        raise BrokerPoisoned(poisoned)
+    try:
+        intent, token = store.dispatch_token(org_id, decision)
+    except FoundationBroken as broken:
+        _refuse_dispatch(
+            store, org_id, decision.intent_id, "foundation_broken", str(broken), now, poison=True
+        )
+        raise
+    tool = REGISTRY[intent.tool]
+    connector = connectors.get((tool.system, tool.action))
+    if connector is None:
+        problem = f"no connector for {tool.system}.{tool.action}"
+        _refuse_dispatch(store, org_id, intent.id, "no_connector", problem, now)
+        raise TokenRefused(problem)
+    try:
+        return connector.write(ConnectorWrite(intent=intent, tool=tool, token=token))
+    except TokenRefused as refusal:
+        _refuse_dispatch(store, org_id, intent.id, "token_refused", str(refusal), now)
+        raise
+
+
+def poison(store: GovernanceStore, org_id: str, reason: str, now: datetime) -> bool:
+    """Poison the organization's broker, on the record; False when it already was."""
+    with store.unit(org_id, now) as unit:
+        if unit.poisoned() is not None:
+            return False
+        unit.poison(records.poison_draft(reason, now), reason)
+        return True
+
+
+def unpoison(
+    store: GovernanceStore,
+    org_id: str,
+    actor_id: str,
+    reason: str,
+    verification: ChainVerification,
+    now: datetime,
+) -> None:
+    """Clear a poisoned broker, on the record, once its chain verifies again."""
+    if not verification.ok:
+        raise Conflict(
+            f"the chain does not verify (entry {verification.broken_at}: "
+            f"{verification.problem}); the broker stays poisoned"
+        )
+    if not reason.strip():
+        raise ValueError("unpoisoning needs a reason")
+    with store.unit(org_id, now) as unit:
+        if unit.poisoned() is None:
+            raise Conflict("the broker is not poisoned")
+        unit.unpoison(records.unpoison_draft(actor_id, reason, verification.entries, now))
