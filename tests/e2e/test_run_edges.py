@@ -222,3 +222,30 @@ async def test_a_cancelled_run_closes_what_it_leaves_open(env: Env) -> None:
     assert decisions[-1].rule == "run_cancelled"
     assert _count(store, select(func.count()).select_from(ClaimRow)) == 0
     assert store.audit.verify(firm.org).ok
+
+
+async def test_a_colliding_intent_waits_and_goes_on_when_the_other_is_done(env: Env) -> None:
+    """Two runs pay one invoice: the second is held for the collision, with the first as
+    evidence, no human can approve it past the first, and once the first is done (here
+    denied) the second goes on by itself."""
+    svc, firm, store = env.svc, env.firm, env.store
+    async with build_worker(env.temporal.client, svc.settings, store, model=ScriptedProvider()):
+        first = await svc.start_run(
+            firm.org, firm.founder, firm.agents["ledger"], "a", _reply(_pay("INV-K", 200_000))
+        )
+        a = (await _held(env, first.workflow_id)).intents[0]  # type: ignore[arg-type]
+        second = await svc.start_run(
+            firm.org, firm.founder, firm.agents["ledger"], "b", _reply(_pay("INV-K", 50_000))
+        )
+        b = (await _held(env, second.workflow_id)).intents[0]  # type: ignore[arg-type]
+        assert (b.decision.rule, b.decision.evidence) == ("collision", (a.intent.id,))
+        await svc.decide_hold(b.intent.id, firm.founder, firm.founder, approve=True)
+        await svc.decide_hold(a.intent.id, firm.founder, firm.founder, approve=False)
+        done = await asyncio.wait_for(svc.wait_run(second.run_id, firm.founder), 60)
+        await asyncio.wait_for(svc.wait_run(first.run_id, firm.founder), 60)
+    (view,) = done.intents
+    assert view.decision.outcome is Outcome.ALLOW and view.dispatch is not None
+    assert [r.split(": ")[1] for r in view.refused_reviews] == ["not_releasable_by_a_human"]
+    assert _count(store, select(func.count()).select_from(PaymentRow)) == 1
+    assert _count(store, select(func.count()).select_from(ClaimRow)) == 0
+    assert store.audit.verify(firm.org).ok
