@@ -14,31 +14,11 @@ from fastapi.responses import JSONResponse
 from temporalio.service import RPCError
 
 from adapters.store.store import Store
-from api.deps import Actor, Svc
-from api.schemas import (
-    BarrierBody,
-    CommitmentBody,
-    DecisionBody,
-    HumanBody,
-    MemoryBody,
-    OnboardBody,
-    ProjectBody,
-    RunBody,
-    StaffingBody,
-)
-from api.services import (
-    AuditView,
-    Conflict,
-    Forbidden,
-    NotFound,
-    RunStarted,
-    RunView,
-    Services,
-    TemporalUnavailable,
-)
-from domain.model import Barrier, Commitment, Principal, Project, Staffing
+from api.routers import audit, organizations, runs
+from domain.errors import Conflict, Forbidden, NotFound, StoreFailure, Unavailable
 from domain.text import NUL
-from worker.clock import utc_now
+from usecases.context import Ports
+from worker.ports import build_ports
 from worker.settings import Settings
 from worker.temporal import make_client
 
@@ -90,19 +70,19 @@ def refuse_nul(request: Request) -> None:
                 )
 
 
-def create_app(settings: Settings | None = None, services: Services | None = None) -> FastAPI:
-    """Build the app; ``services`` may be injected (tests), else built in the lifespan."""
+def create_app(settings: Settings | None = None, ports: Ports | None = None) -> FastAPI:
+    """Build the app; ``ports`` may be injected (tests), else built in the lifespan."""
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        if services is not None:
-            app.state.services = services
+        if ports is not None:
+            app.state.ports = ports
             yield
             return
         conf = settings or Settings()
         store = Store.open(conf.database_url, conf.chain_keys())
         client = await make_client(conf)
-        app.state.services = Services(store, client, conf, utc_now)
+        app.state.ports = build_ports(store, client, conf)
         yield
         store.close()
 
@@ -124,94 +104,11 @@ def create_app(settings: Settings | None = None, services: Services | None = Non
     app.add_exception_handler(Forbidden, error(403))
     app.add_exception_handler(Conflict, error(409))
     app.add_exception_handler(ValueError, error(422))
-    app.add_exception_handler(TemporalUnavailable, error(503))
+    app.add_exception_handler(Unavailable, error(503))
+    app.add_exception_handler(StoreFailure, error(503))
     app.add_exception_handler(RPCError, error(503))
-
-    @app.post("/v1/orgs", status_code=201)
-    def onboard(body: OnboardBody, svc: Svc) -> dict[str, Any]:
-        done = svc.onboard(body.name, body.founder_email, body.founder_name)
-        return {
-            "org_id": done.org.id,
-            "founder_id": done.founder.id,
-            "agents": [a.model_dump(mode="json") for a in done.agents],
-        }
-
-    @app.post("/v1/orgs/{org_id}/humans", status_code=201)
-    def add_human(org_id: str, body: HumanBody, svc: Svc, actor: Actor) -> Principal:
-        return svc.add_human(org_id, actor, body.email, body.display_name)
-
-    @app.get("/v1/orgs/{org_id}/principals")
-    def principals(org_id: str, svc: Svc, actor: Actor) -> list[Principal]:
-        return svc.principals(org_id, actor)
-
-    @app.post("/v1/orgs/{org_id}/projects", status_code=201)
-    def add_project(org_id: str, body: ProjectBody, svc: Svc, actor: Actor) -> Project:
-        return svc.add_project(org_id, actor, body.slug, body.name)
-
-    @app.get("/v1/orgs/{org_id}/projects")
-    def projects(org_id: str, svc: Svc, actor: Actor) -> list[Project]:
-        return svc.projects(org_id, actor)
-
-    @app.post("/v1/orgs/{org_id}/staffing", status_code=201)
-    def staff(org_id: str, body: StaffingBody, svc: Svc, actor: Actor) -> Staffing:
-        return svc.staff(
-            org_id, actor, body.principal_id, body.project, body.role, body.valid_until
-        )
-
-    @app.delete("/v1/orgs/{org_id}/staffing/{staffing_id}")
-    def unstaff(org_id: str, staffing_id: str, svc: Svc, actor: Actor) -> Staffing:
-        return svc.unstaff(org_id, actor, staffing_id)
-
-    @app.get("/v1/orgs/{org_id}/staffing")
-    def staffing(org_id: str, svc: Svc, actor: Actor) -> list[Staffing]:
-        return svc.staffing(org_id, actor)
-
-    @app.post("/v1/orgs/{org_id}/barriers", status_code=201)
-    def add_barrier(org_id: str, body: BarrierBody, svc: Svc, actor: Actor) -> Barrier:
-        return svc.add_barrier(org_id, actor, body.name, body.groups)
-
-    @app.post("/v1/orgs/{org_id}/commitments", status_code=201)
-    def add_commitment(org_id: str, body: CommitmentBody, svc: Svc, actor: Actor) -> Commitment:
-        return svc.add_commitment(
-            org_id, actor, body.title, body.constraint, body.source, body.excerpt,
-            tuple(body.projects), body.valid_from, body.valid_until,
-        )  # fmt: skip
-
-    @app.get("/v1/orgs/{org_id}/commitments")
-    def commitments(org_id: str, svc: Svc, actor: Actor) -> list[Commitment]:
-        return svc.commitments(org_id, actor)
-
-    @app.post("/v1/commitments/{commitment_id}/confirm")
-    def confirm(commitment_id: str, svc: Svc, actor: Actor) -> Commitment:
-        return svc.confirm_commitment(commitment_id, actor)
-
-    @app.post("/v1/orgs/{org_id}/memory", status_code=201)
-    def remember(org_id: str, body: MemoryBody, svc: Svc, actor: Actor) -> dict[str, str]:
-        svc.remember(org_id, actor, body.ref, tuple(body.projects), body.text)
-        return {"ref": body.ref}
-
-    @app.post("/v1/orgs/{org_id}/runs", status_code=201)
-    async def start_run(org_id: str, body: RunBody, svc: Svc, actor: Actor) -> RunStarted:
-        return await svc.start_run(
-            org_id, actor, body.agent_id, body.task, body.scripted_reply, body.client_key,
-            body.hold_timeout_seconds,
-        )  # fmt: skip
-
-    @app.get("/v1/runs/{run_id}")
-    async def run(run_id: str, svc: Svc, actor: Actor) -> RunView:
-        return await svc.run_view(run_id, actor)
-
-    @app.post("/v1/intents/{intent_id}/approve", status_code=202)
-    async def approve(intent_id: str, body: DecisionBody, svc: Svc, actor: Actor) -> dict[str, Any]:
-        return await svc.decide_hold(intent_id, actor, body.approver_id, True, body.reason)
-
-    @app.post("/v1/intents/{intent_id}/deny", status_code=202)
-    async def deny(intent_id: str, body: DecisionBody, svc: Svc, actor: Actor) -> dict[str, Any]:
-        return await svc.decide_hold(intent_id, actor, body.approver_id, False, body.reason)
-
-    @app.get("/v1/orgs/{org_id}/audit")
-    def audit(org_id: str, svc: Svc, actor: Actor, verify: bool = False) -> AuditView:
-        return svc.audit(org_id, actor, verify)
+    for router in (organizations.router, runs.router, audit.router):
+        app.include_router(router)
 
     @app.get("/healthz")
     def health() -> dict[str, str]:

@@ -1,4 +1,4 @@
-"""``verletica``: the command line, thin over the same services as the HTTP API."""
+"""``verletica``: the command line, thin over the same use cases as the HTTP API."""
 
 from __future__ import annotations
 
@@ -15,9 +15,11 @@ from rich.console import Console
 from rich.table import Table
 
 from adapters.store.store import Store
-from api.services import Services
 from domain.model import SpendCap, StaffRole
+from usecases import audit, organization, runs
+from usecases.context import Ports
 from worker.clock import utc_now
+from worker.ports import build_ports
 from worker.settings import Settings
 from worker.temporal import make_client
 
@@ -40,13 +42,13 @@ As = Annotated[
 ]
 
 
-def _services(fn: Callable[[Services], Awaitable[T]], temporal: bool = False) -> T:
+def _services(fn: Callable[[Ports], Awaitable[T]], temporal: bool = False) -> T:
     async def go() -> T:
         settings = Settings()
         store = Store.open(settings.database_url, settings.chain_keys())
         client = await make_client(settings) if temporal else None
         try:
-            return await fn(Services(store, client, settings, utc_now))
+            return await fn(build_ports(store, client, settings, utc_now))
         finally:
             store.close()
 
@@ -57,8 +59,8 @@ def _services(fn: Callable[[Services], Awaitable[T]], temporal: bool = False) ->
         raise typer.Exit(1) from exc
 
 
-def _sync(fn: Callable[[Services], T]) -> T:
-    async def wrap(svc: Services) -> T:
+def _sync(fn: Callable[[Ports], T]) -> T:
+    async def wrap(svc: Ports) -> T:
         return fn(svc)
 
     return _services(wrap)
@@ -69,9 +71,9 @@ def _show(value: Any) -> None:
     console.print_json(json.dumps(data, default=str))
 
 
-def _principal_id(svc: Services, org: str, actor: str, agent: str) -> str:
+def _principal_id(ports: Ports, org: str, actor: str, agent: str) -> str:
     """A principal of ``org`` by id or handle, as ``actor`` sees the directory."""
-    for p in svc.principals(org, actor):
+    for p in organization.principals(ports, org, actor):
         if agent in (p.id, p.handle):
             return p.id
     raise LookupError(f"no principal {agent!r} in this organization")
@@ -84,7 +86,7 @@ def onboard(
     founder_name: Annotated[str | None, typer.Option(help="Founder's display name.")] = None,
 ) -> None:
     """Create an organization, its founder and the starter fleet."""
-    done = _sync(lambda s: s.onboard(name, founder_email, founder_name))
+    done = _sync(lambda s: organization.onboard(s, name, founder_email, founder_name))
     table = Table(title=f"{done.org.name} ({done.org.id})")
     for col in ("id", "handle", "kind", "agent kind"):
         table.add_column(col)
@@ -97,13 +99,13 @@ def onboard(
 @projects_app.command("add")
 def projects_add(slug: str, name: str, org: Org, actor: As) -> None:
     """Create a project; the founder becomes its approver."""
-    _show(_sync(lambda s: s.add_project(org, actor, slug, name)))
+    _show(_sync(lambda s: organization.add_project(s, org, actor, slug, name)))
 
 
 @projects_app.command("list")
 def projects_list(org: Org, actor: As) -> None:
     """List the organization's projects."""
-    for p in _sync(lambda s: s.projects(org, actor)):
+    for p in _sync(lambda s: organization.projects(s, org, actor)):
         console.print(f"{p.slug:16} {p.name}")
 
 
@@ -117,14 +119,18 @@ def staff(
 ) -> None:
     """Staff a principal on a project, from now on."""
     _show(
-        _sync(lambda s: s.staff(org, actor, _principal_id(s, org, actor, principal), project, role))
+        _sync(
+            lambda s: organization.staff(
+                s, org, actor, _principal_id(s, org, actor, principal), project, role
+            )
+        )
     )
 
 
 @app.command()
 def unstaff(staffing_id: str, org: Org, actor: As) -> None:
     """End a staffing now (authority ends with it)."""
-    _show(_sync(lambda s: s.unstaff(org, actor, staffing_id)))
+    _show(_sync(lambda s: organization.unstaff(s, org, actor, staffing_id)))
 
 
 @app.command()
@@ -135,7 +141,11 @@ def barrier(
     actor: As,
 ) -> None:
     """Create an information barrier between disjoint project groups."""
-    _show(_sync(lambda s: s.add_barrier(org, actor, name, [g.split(",") for g in groups])))
+    _show(
+        _sync(
+            lambda s: organization.add_barrier(s, org, actor, name, [g.split(",") for g in groups])
+        )
+    )
 
 
 @commit_app.command("add")
@@ -151,14 +161,18 @@ def commit_add(
     """Record an extracted spend-cap commitment (it binds once confirmed)."""
     cap = SpendCap(limit_cents=cap_cents, currency=currency)
     _show(
-        _sync(lambda s: s.add_commitment(org, actor, title, cap, source, "", tuple(project or ())))
+        _sync(
+            lambda s: organization.add_commitment(
+                s, org, actor, title, cap, source, "", tuple(project or ())
+            )
+        )
     )
 
 
 @commit_app.command("confirm")
 def commit_confirm(commitment_id: str, actor: As) -> None:
     """Confirm an extracted commitment."""
-    _show(_sync(lambda s: s.confirm_commitment(commitment_id, actor)))
+    _show(_sync(lambda s: organization.confirm_commitment(s, commitment_id, actor)))
 
 
 @app.command()
@@ -171,25 +185,27 @@ def run(
 ) -> None:
     """Start an agent run and show its decisions."""
 
-    async def go(s: Services) -> Any:
-        started = await s.start_run(org, actor, _principal_id(s, org, actor, agent), task)
+    async def go(s: Ports) -> Any:
+        started = await runs.start_run(s, org, actor, _principal_id(s, org, actor, agent), task)
         console.print(f"run {started.run_id} — {started.ui_url}")
         if wait:
             for _ in range(300):
-                view = await s.run_view(started.run_id, actor)
+                view = await runs.run_view(s, started.run_id, actor)
                 if view.workflow_status != "running" or (
                     view.state and view.state.status == "needs_human"
                 ):
                     return view
                 await asyncio.sleep(0.2)
-        return await s.run_view(started.run_id, actor)
+        return await runs.run_view(s, started.run_id, actor)
 
     _show(_services(go, temporal=True))
 
 
 def _decide(intent_id: str, actor: str, reason: str, approve: bool) -> None:
     _show(
-        _services(lambda s: s.decide_hold(intent_id, actor, actor, approve, reason), temporal=True)
+        _services(
+            lambda s: runs.decide_hold(s, intent_id, actor, actor, approve, reason), temporal=True
+        )
     )
 
 
@@ -208,7 +224,7 @@ def deny(intent_id: str, actor: As, reason: str = "") -> None:
 @audit_app.command("verify")
 def audit_verify(org: Org, actor: As) -> None:
     """Recompute every hash, link and signature of the organization's chain."""
-    view = _sync(lambda s: s.audit(org, actor, verify=True))
+    view = _sync(lambda s: audit.audit(s, org, actor, verify=True))
     assert view.verification is not None
     _show(view.verification)
     if not view.verification.ok:
@@ -218,7 +234,7 @@ def audit_verify(org: Org, actor: As) -> None:
 @broker_app.command("status")
 def broker_status(org: Org, actor: As) -> None:
     """Say whether the organization's broker is poisoned, and why."""
-    reason = _sync(lambda s: s.broker_status(org, actor))
+    reason = _sync(lambda s: audit.broker_status(s, org, actor))
     console.print("poisoned: " + reason if reason else "not poisoned")
 
 
@@ -229,7 +245,7 @@ def broker_unpoison(
     reason: Annotated[str, typer.Option(help="Why it is safe to act again (recorded).")],
 ) -> None:
     """Clear a poisoned broker, on the record, once the chain verifies (the founder)."""
-    _sync(lambda s: s.unpoison(org, actor, reason))
+    _sync(lambda s: audit.unpoison(s, org, actor, reason))
     console.print("the broker acts again; the clearing is in the audit chain")
 
 

@@ -6,19 +6,20 @@ from typing import Annotated
 
 from fastapi import Depends, Header, Request
 
-from api.services import Services
+from usecases.context import Ports
 
 
-def get_services(request: Request) -> Services:
-    """The services built in the app's lifespan."""
-    return request.app.state.services  # type: ignore[no-any-return]
+def get_ports(request: Request) -> Ports:
+    """The ports built in the app's lifespan."""
+    return request.app.state.ports  # type: ignore[no-any-return]
 
 
-Svc = Annotated[Services, Depends(get_services)]
+PortsDep = Annotated[Ports, Depends(get_ports)]
 Actor = Annotated[
     str,
     Header(
         alias="X-Verletica-Principal",
         description="Acting principal id; replaced by OIDC identity when the ingress lands.",
+        max_length=100,
     ),
 ]

@@ -26,11 +26,11 @@ from adapters.store.audit_log import append
 from adapters.store.db import libpq_url, migrate, normalise_url
 from adapters.store.store import Store
 from adapters.store.tables import AuditEntryRow, AuditHeadRow
-from api.services import Services
 from domain.audit import AuditDraft, ChainHead, ChainKey, ChainKeys, link
-from domain.governance import broker
 from domain.intents import Intent
 from domain.model import StaffRole
+from usecases import governance, organization
+from worker.ports import build_ports
 from worker.settings import Settings
 
 ROUNDS, PER_ROUND = 5, 200
@@ -54,12 +54,12 @@ def timed(fn: Callable[[int], None]) -> float:
 def bench(url: str) -> list[tuple[str, float]]:
     keys = ChainKeys(current=ChainKey(secrets.token_bytes(32)))
     store = Store.open(url, keys, migrate_schema=False)
-    svc = Services(store, None, Settings(database_url=url), now)
-    done = svc.onboard("Bench", "b@bench.example")
+    svc = build_ports(store, None, Settings(database_url=url), now)
+    done = organization.onboard(svc, "Bench", "b@bench.example")
     org, founder = done.org.id, done.founder.id
     agent = next(a.id for a in done.agents if a.handle == "orion")
-    svc.add_project(org, founder, "east", "East")
-    svc.staff(org, founder, agent, "east", StaffRole.MEMBER)
+    organization.add_project(svc, org, founder, "east", "East")
+    organization.staff(svc, org, founder, agent, "east", StaffRole.MEMBER)
     tag = uuid.uuid4().hex[:6]
 
     def draft(i: int, kind: str) -> AuditDraft:
@@ -113,7 +113,7 @@ def bench(url: str) -> list[tuple[str, float]]:
             justification="b",
             payload={"to": f"c{i}@x.example", "subject": "s", "body": "b"},
         )
-        store.governance.decide(intent, now(), broker.decide)
+        governance.decide(store.governance, intent, now())
 
     results = [
         ("audit append, ORM round trip, same lookups (baseline)", timed(orm_append)),

@@ -5,16 +5,29 @@ Adapters implement these Protocols; the domain and the activities only see them.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from contextlib import AbstractContextManager
 from datetime import datetime
 from typing import Protocol
 
 from pydantic import Field
 
-from domain.audit import AuditDraft, AuditEntry
+from domain.audit import AuditDraft, AuditEntry, ChainHead, ChainVerification
 from domain.governance.values import BrokerSnapshot, Effects, StoredIntent
 from domain.intents import Decision, DispatchResult, DispatchToken, Intent
-from domain.model import AgentDefinition, Charter, Frozen, Principal, Staffing, ToolSpec
+from domain.model import (
+    AgentDefinition,
+    Barrier,
+    Charter,
+    Commitment,
+    Frozen,
+    Organization,
+    Principal,
+    Project,
+    Staffing,
+    ToolSpec,
+)
+from domain.runs import ApprovalSignal, RunInput, RunRecord, RunState
 
 
 class ModelRequest(Frozen):
@@ -164,4 +177,157 @@ class GovernanceStore(Protocol):
     def dispatch_token(self, org_id: str, decision: Decision) -> tuple[Intent, DispatchToken]:
         """Check the invariants a write needs and name the decision that allows it;
         raises :class:`~domain.errors.FoundationBroken` when one fails."""
+        ...
+
+
+# ---------------------------------------------------------------- the organization
+
+
+class Directory(Protocol):
+    """Reads of an organization's standing records."""
+
+    def org(self, org_id: str) -> Organization:
+        """The organization; :class:`~domain.errors.NotFound` when there is none."""
+        ...
+
+    def find_principal(self, principal_id: str) -> Principal | None: ...
+
+    def principal(self, org_id: str, principal_id: str) -> Principal:
+        """A principal of ``org_id``; :class:`~domain.errors.NotFound` otherwise."""
+        ...
+
+    def principals(self, org_id: str) -> list[Principal]: ...
+
+    def agent_profile(self, principal_id: str) -> tuple[AgentDefinition | None, Charter | None]: ...
+
+    def projects(self, org_id: str) -> list[Project]: ...
+
+    def staffing(self, org_id: str, principal_id: str | None = None) -> list[Staffing]: ...
+
+    def barriers(self, org_id: str) -> list[Barrier]: ...
+
+    def commitments(self, org_id: str) -> list[Commitment]: ...
+
+
+class OrgChange(Protocol):
+    """One change to an organization's configuration: read and write under its lock, in
+    one transaction; every write appends its ``configuration`` audit entry."""
+
+    now: datetime
+    """The moment of the change, read once the lock is held."""
+
+    def principal(self, principal_id: str) -> Principal:
+        """A principal of this organization; :class:`~domain.errors.NotFound` otherwise."""
+        ...
+
+    def principals(self) -> list[Principal]: ...
+
+    def handles(self) -> set[str]: ...
+
+    def project_slugs(self) -> set[str]: ...
+
+    def staffing(self, principal_id: str | None = None) -> list[Staffing]: ...
+
+    def barriers(self) -> list[Barrier]: ...
+
+    def records(self) -> dict[str, tuple[str, ...]]:
+        """Every memory record's projects, by reference."""
+        ...
+
+    def add_principal(self, principal: Principal) -> Principal: ...
+
+    def add_project(self, project: Project) -> Project: ...
+
+    def add_staffing(self, staffing: Staffing) -> Staffing: ...
+
+    def end_staffing(self, staffing_id: str) -> Staffing: ...
+
+    def add_barrier(self, barrier: Barrier) -> Barrier: ...
+
+    def add_record(self, ref: str, projects: tuple[str, ...], text: str) -> None: ...
+
+    def add_commitment(self, commitment: Commitment) -> Commitment: ...
+
+    def confirm_commitment(self, commitment_id: str) -> Commitment: ...
+
+
+class ConfigurationStore(Protocol):
+    """Creates organizations and hands out configuration changes."""
+
+    def create_org(
+        self,
+        name: str,
+        founder: Principal,
+        agents: list[tuple[Principal, AgentDefinition, Charter]],
+        now: datetime,
+    ) -> Organization:
+        """Create an organization, its founder, its agents and its chain, atomically."""
+        ...
+
+    def change(
+        self, org_id: str, actor_id: str, clock: Callable[[], datetime]
+    ) -> AbstractContextManager[OrgChange]:
+        """Lock ``org_id`` for one change by ``actor_id``."""
+        ...
+
+
+# ---------------------------------------------------------------- runs and the record
+
+
+class RunRecords(Protocol):
+    """Runs and the intents and decisions recorded for them."""
+
+    def create(self, run: RunRecord) -> tuple[RunRecord, bool]:
+        """Record a run; with a client key already used, the first run and False."""
+        ...
+
+    def get(self, run_id: str) -> RunRecord | None: ...
+
+    def intents(self, run_id: str) -> list[tuple[Intent, str, list[Decision]]]:
+        """Each intent of the run with its status and its decisions, oldest first."""
+        ...
+
+    def intent(self, intent_id: str) -> tuple[Intent, str, str] | None:
+        """An intent, its status and its run id."""
+        ...
+
+    def reach(self, run_id: str) -> set[str]: ...
+
+    def reaches(self, org_id: str) -> tuple[dict[str, set[str]], dict[str, set[str]]]:
+        """The reach of every run and every intent of an organization."""
+        ...
+
+
+class AuditReader(Protocol):
+    """Reads and verifies organizations' chains."""
+
+    def entries(self, org_id: str) -> list[AuditEntry]: ...
+
+    def head(self, org_id: str) -> ChainHead | None: ...
+
+    def verify(self, org_id: str) -> ChainVerification: ...
+
+
+class RunGateway(Protocol):
+    """Where runs execute (Temporal). Unreachable: :class:`~domain.errors.Unavailable`."""
+
+    async def start(self, run: RunInput, workflow_id: str, agent_handle: str) -> None:
+        """Start the run's workflow; a start repeated under the same id does nothing (and
+        never runs a finished workflow again)."""
+        ...
+
+    async def state(self, workflow_id: str) -> tuple[str, RunState | None]:
+        """The workflow's status (``running``, ``completed``…) and the run's state."""
+        ...
+
+    async def result(self, workflow_id: str) -> RunState:
+        """Wait for the run to finish: its final state."""
+        ...
+
+    async def signal(self, workflow_id: str, approve: bool, signal: ApprovalSignal) -> None:
+        """Send an approve or deny; :class:`~domain.errors.Conflict` when the run ended."""
+        ...
+
+    def ui_url(self, workflow_id: str) -> str:
+        """Where a person sees the run in the Temporal UI."""
         ...

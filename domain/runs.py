@@ -8,7 +8,7 @@ from pydantic import Field, model_validator
 
 from domain.governance.values import ReviewResult
 from domain.intents import ApprovalRequest, Decision, DispatchResult, Intent, ProposedAction
-from domain.model import Frozen
+from domain.model import Frozen, UtcInstant
 from domain.parser import ParseRejection
 from domain.text import nul_at
 
@@ -37,6 +37,31 @@ class RunInput(Frozen):
         if problem is not None:
             raise ValueError(problem)
         return self
+
+
+class ApprovalSignal(Frozen):
+    """A human's answer to a held intent, as sent to the workflow (API, CLI or Temporal UI)."""
+
+    intent_id: str
+    approver_id: str
+    intent_digest: str
+    reason: str = ""
+
+
+class RunRecord(Frozen):
+    """A run as recorded when it was started: one per workflow."""
+
+    id: str
+    org_id: str
+    agent_id: str
+    task: str
+    workflow_id: str
+    client_key: str | None = None
+    started_by: str | None = None
+    """The human who started the run."""
+    projects: tuple[str, ...] = ()
+    """The agent's projects when the run started (part of what the run reaches)."""
+    created_at: UtcInstant
 
 
 class ResolvedAgent(Frozen):

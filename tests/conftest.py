@@ -9,7 +9,8 @@ from __future__ import annotations
 import os
 import sys
 import uuid
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
+from dataclasses import dataclass, fields
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -17,15 +18,19 @@ import psycopg
 import pytest
 from fastapi.testclient import TestClient
 from temporalio.api.operatorservice.v1 import AddSearchAttributesRequest
+from temporalio.client import Client
 from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.testing import WorkflowEnvironment
 
 from adapters.store.db import libpq_url, migrate, normalise_url
 from adapters.store.store import Store
 from api.app import create_app
-from api.services import Onboarded, Services
 from domain.audit import ChainKey, ChainKeys
 from domain.model import StaffRole
+from usecases import organization
+from usecases.context import Ports
+from usecases.organization import Onboarded
+from worker.ports import build_ports
 from worker.settings import Settings
 from workflows import search_attributes as sa
 
@@ -110,6 +115,24 @@ def store(db_url: str) -> Iterator[Store]:
     s.close()
 
 
+@dataclass(frozen=True)
+class Wired(Ports):
+    """The ports as a test wires them, with the store and settings they were built from."""
+
+    store: Store | None = None
+    settings: Settings | None = None
+
+
+def wire(
+    store: Store, client: Client | None, settings: Settings, clock: Callable[[], datetime] = utc_now
+) -> Wired:
+    """The use cases' ports over ``store`` and ``client`` (None: no Temporal)."""
+    base = build_ports(store, client, settings, clock)
+    return Wired(
+        **{f.name: getattr(base, f.name) for f in fields(Ports)}, store=store, settings=settings
+    )
+
+
 def make_settings(**overrides: object) -> Settings:
     """Settings for a test: its own task queue, the scripted provider unless told."""
     values: dict[str, object] = {
@@ -122,42 +145,50 @@ def make_settings(**overrides: object) -> Settings:
 
 
 @pytest.fixture
-def services(store: Store) -> Services:
+def services(store: Store) -> Ports:
     """Services without Temporal (storage-level use cases)."""
-    return Services(store, None, make_settings(), utc_now)
+    return wire(store, None, make_settings(), utc_now)
 
 
 class Firm:
     """An onboarded firm: east and west behind a wall, staffed as in the showcase."""
 
-    def __init__(self, svc: Services) -> None:
+    def __init__(self, svc: Ports) -> None:
         self.svc = svc
-        self.onboarded: Onboarded = svc.onboard("Harbor & Vale", "ada@hv.example", "Ada")
+        self.onboarded: Onboarded = organization.onboard(
+            svc, "Harbor & Vale", "ada@hv.example", "Ada"
+        )
         self.org = self.onboarded.org.id
         self.founder = self.onboarded.founder.id
         self.agents = {a.handle: a.id for a in self.onboarded.agents}
-        svc.add_project(self.org, self.founder, "east", "Atlas")
-        svc.add_project(self.org, self.founder, "west", "Birch")
-        svc.add_barrier(self.org, self.founder, "wall", [["east"], ["west"]])
-        self.associate = svc.add_human(self.org, self.founder, "ben@hv.example", "Ben").id
+        organization.add_project(svc, self.org, self.founder, "east", "Atlas")
+        organization.add_project(svc, self.org, self.founder, "west", "Birch")
+        organization.add_barrier(svc, self.org, self.founder, "wall", [["east"], ["west"]])
+        self.associate = organization.add_human(
+            svc, self.org, self.founder, "ben@hv.example", "Ben"
+        ).id
         for who, project in (("orion", "east"), ("vega", "west"), ("ledger", "east")):
-            svc.staff(self.org, self.founder, self.agents[who], project, StaffRole.MEMBER)
-        svc.staff(self.org, self.founder, self.associate, "east", StaffRole.MEMBER)
-        svc.remember(self.org, self.founder, "birch-cim", ("west",), "Birch CIM projections")
-        svc.remember(self.org, self.founder, "atlas-kickoff", ("east",), "Atlas kickoff notes")
+            organization.staff(
+                svc, self.org, self.founder, self.agents[who], project, StaffRole.MEMBER
+            )
+        organization.staff(svc, self.org, self.founder, self.associate, "east", StaffRole.MEMBER)
+        organization.remember(
+            svc, self.org, self.founder, "birch-cim", ("west",), "Birch CIM projections"
+        )
+        organization.remember(
+            svc, self.org, self.founder, "atlas-kickoff", ("east",), "Atlas kickoff notes"
+        )
 
 
 @pytest.fixture
-def firm(services: Services) -> Firm:
+def firm(services: Ports) -> Firm:
     return Firm(services)
 
 
 @pytest.fixture
-def api(services: Services) -> Iterator[TestClient]:
+def api(services: Ports) -> Iterator[TestClient]:
     """The HTTP API in process over ``services`` (no Temporal); a 500 is an answer here."""
-    with TestClient(
-        create_app(services.settings, services), raise_server_exceptions=False
-    ) as client:
+    with TestClient(create_app(ports=services), raise_server_exceptions=False) as client:
         yield client
 
 

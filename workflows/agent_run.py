@@ -23,9 +23,9 @@ with workflow.unsafe.imports_passed_through():
         Intent,
         Outcome,
     )
-    from domain.model import Frozen
     from domain.parser import ParseRejection
     from domain.runs import (
+        ApprovalSignal,
         BrokerRequest,
         ContextRequest,
         DispatchRequest,
@@ -70,15 +70,6 @@ DISPATCH_RETRY = RetryPolicy(
 )
 """About four minutes of retries. Bounded: a write that never succeeds is recorded as
 failed and its operation key released, instead of holding the key for ever."""
-
-
-class ApprovalSignal(Frozen):
-    """A human's answer to a held intent, as sent to the workflow (API, CLI or Temporal UI)."""
-
-    intent_id: str
-    approver_id: str
-    intent_digest: str
-    reason: str = ""
 
 
 class _Tracked:

@@ -16,7 +16,7 @@ behind the chain's back (:mod:`domain.crosscheck`).
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from datetime import datetime
 
 from sqlalchemy import select
@@ -27,7 +27,10 @@ from adapters.store import convert
 from adapters.store.audit_log import AuditError, append, lock_head
 from adapters.store.session import Database
 from adapters.store.tables import (
+    AgentDefinitionRow,
+    AuditHeadRow,
     BarrierRow,
+    CharterRow,
     CommitmentRow,
     MemoryNodeRow,
     OrgRow,
@@ -35,16 +38,19 @@ from adapters.store.tables import (
     ProjectRow,
     StaffingRow,
 )
-from domain.audit import ChainKeys
+from domain.audit import ChainKeys, genesis
 from domain.crosscheck import (
     ConfigRecord,
+    Configured,
     config_draft,
     config_record,
     memory_config_record,
 )
 from domain.errors import Conflict, NotFound
 from domain.model import (
+    AgentDefinition,
     Barrier,
+    Charter,
     Commitment,
     Organization,
     Principal,
@@ -253,3 +259,52 @@ class OrgConfiguration:
         confirmed = convert.commitment(row)
         self._audit(config_record(confirmed), "commitment_confirmed")
         return confirmed
+
+
+def _add_agent_rows(
+    s: Session, agent: Principal, definition: AgentDefinition, charter: Charter, now: datetime
+) -> None:
+    s.add(PrincipalRow(**agent.model_dump(mode="json"), created_at=now))
+    s.flush()
+    s.add(AgentDefinitionRow(**definition.model_dump(), created_at=now))
+    s.add(CharterRow(**charter.model_dump(mode="json"), created_at=now))
+
+
+class SqlConfiguration:
+    """:class:`~domain.ports.ConfigurationStore` over SQLite or PostgreSQL."""
+
+    def __init__(self, db: Database, keys: ChainKeys) -> None:
+        self._db = db
+        self._keys = keys
+
+    def create_org(
+        self,
+        name: str,
+        founder: Principal,
+        agents: list[tuple[Principal, AgentDefinition, Charter]],
+        now: datetime,
+    ) -> Organization:
+        """Create an organization, its founder, its agents and an empty audit chain,
+        all in one transaction: a failure leaves nothing behind."""
+        org = Organization(id=founder.org_id, name=name, founder_id=founder.id)
+        configured: list[Configured] = [org, founder]
+        try:
+            with self._db.transaction() as s:
+                s.add(OrgRow(id=org.id, name=name, founder_id=founder.id, created_at=now))
+                s.add(PrincipalRow(**founder.model_dump(mode="json"), created_at=now))
+                s.add(AuditHeadRow(org_id=org.id, **genesis(org.id, self._keys).model_dump()))
+                for agent, definition, charter in agents:
+                    _add_agent_rows(s, agent, definition, charter, now)
+                    configured += [agent, definition, charter]
+                s.flush()
+                for item in configured:
+                    draft = config_draft(config_record(item), founder.id, "onboarded")
+                    append(s, org.id, draft, now, self._keys)
+        except IntegrityError as exc:
+            raise Conflict(f"could not create the organization: {exc.orig}") from exc
+        return org
+
+    def change(
+        self, org_id: str, actor_id: str, clock: Callable[[], datetime]
+    ) -> AbstractContextManager[OrgConfiguration]:
+        return OrgConfiguration.open(self._db, self._keys, org_id, actor_id, clock)

@@ -4,18 +4,14 @@ barriers and commitments."""
 from __future__ import annotations
 
 import uuid
-from datetime import datetime
 
 from sqlalchemy import select
-from sqlalchemy.exc import IntegrityError
-from sqlmodel import Session, col
+from sqlmodel import col
 
 from adapters.store import convert
-from adapters.store.audit_log import append
 from adapters.store.session import Database
 from adapters.store.tables import (
     AgentDefinitionRow,
-    AuditHeadRow,
     BarrierRow,
     CharterRow,
     CommitmentRow,
@@ -24,9 +20,7 @@ from adapters.store.tables import (
     ProjectRow,
     StaffingRow,
 )
-from domain.audit import ChainKeys, genesis
-from domain.crosscheck import Configured, config_draft, config_record
-from domain.errors import Conflict, NotFound
+from domain.errors import NotFound
 from domain.model import (
     AgentDefinition,
     Barrier,
@@ -44,50 +38,13 @@ def new_id() -> str:
     return str(uuid.uuid4())
 
 
-def _add_agent_rows(
-    s: Session, agent: Principal, definition: AgentDefinition, charter: Charter, now: datetime
-) -> None:
-    s.add(PrincipalRow(**agent.model_dump(mode="json"), created_at=now))
-    s.flush()
-    s.add(AgentDefinitionRow(**definition.model_dump(), created_at=now))
-    s.add(CharterRow(**charter.model_dump(mode="json"), created_at=now))
-
-
 class Directory:
-    """Creates organizations and reads their standing records."""
+    """Reads an organization's standing records (:class:`~domain.ports.Directory`)."""
 
-    def __init__(self, db: Database, keys: ChainKeys) -> None:
+    def __init__(self, db: Database) -> None:
         self._db = db
-        self._keys = keys
 
     # organizations and principals -------------------------------------------------------
-    def create_org(
-        self,
-        name: str,
-        founder: Principal,
-        agents: list[tuple[Principal, AgentDefinition, Charter]],
-        now: datetime,
-    ) -> Organization:
-        """Create an organization, its founder, its agents and an empty audit chain,
-        all in one transaction: a failure leaves nothing behind."""
-        org = Organization(id=founder.org_id, name=name, founder_id=founder.id)
-        configured: list[Configured] = [org, founder]
-        try:
-            with self._db.transaction() as s:
-                s.add(OrgRow(id=org.id, name=name, founder_id=founder.id, created_at=now))
-                s.add(PrincipalRow(**founder.model_dump(mode="json"), created_at=now))
-                s.add(AuditHeadRow(org_id=org.id, **genesis(org.id, self._keys).model_dump()))
-                for agent, definition, charter in agents:
-                    _add_agent_rows(s, agent, definition, charter, now)
-                    configured += [agent, definition, charter]
-                s.flush()
-                for item in configured:
-                    draft = config_draft(config_record(item), founder.id, "onboarded")
-                    append(s, org.id, draft, now, self._keys)
-        except IntegrityError as exc:
-            raise Conflict(f"could not create the organization: {exc.orig}") from exc
-        return org
-
     def org(self, org_id: str) -> Organization:
         with self._db.read() as s:
             row = s.get(OrgRow, org_id)

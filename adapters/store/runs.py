@@ -7,22 +7,39 @@ from sqlalchemy.exc import IntegrityError
 from sqlmodel import col
 
 from adapters.store import convert
+from adapters.store.db import utc
 from adapters.store.session import Database
 from adapters.store.tables import DecisionRow, IntentRow, RunRow
 from domain.intents import Decision, Intent
+from domain.runs import RunRecord
+
+
+def _record(row: RunRow) -> RunRecord:
+    return RunRecord(
+        id=row.id,
+        org_id=row.org_id,
+        agent_id=row.agent_id,
+        task=row.task,
+        workflow_id=row.workflow_id,
+        client_key=row.client_key,
+        started_by=row.started_by,
+        projects=tuple(row.projects),
+        created_at=utc(row.created_at),
+    )
 
 
 class Runs:
-    """Run records (one per workflow) and their audited decisions."""
+    """Run records (one per workflow) and their audited decisions
+    (:class:`~domain.ports.RunRecords`)."""
 
     def __init__(self, db: Database) -> None:
         self._db = db
 
-    def create(self, run: RunRow) -> tuple[RunRow, bool]:
+    def create(self, run: RunRecord) -> tuple[RunRecord, bool]:
         """Record a run; with a client key already used, return the first run and False."""
         try:
             with self._db.transaction() as s:
-                s.add(run)
+                s.add(RunRow(**{**run.model_dump(), "projects": list(run.projects)}))
             return run, True
         except IntegrityError:
             existing = self.by_client_key(run.org_id, run.client_key) if run.client_key else None
@@ -30,17 +47,19 @@ class Runs:
                 raise
             return existing, False
 
-    def by_client_key(self, org_id: str, client_key: str) -> RunRow | None:
+    def by_client_key(self, org_id: str, client_key: str) -> RunRecord | None:
         with self._db.read() as s:
-            return s.execute(
+            row = s.execute(
                 select(RunRow).where(
                     col(RunRow.org_id) == org_id, col(RunRow.client_key) == client_key
                 )
             ).scalar_one_or_none()
+            return None if row is None else _record(row)
 
-    def get(self, run_id: str) -> RunRow | None:
+    def get(self, run_id: str) -> RunRecord | None:
         with self._db.read() as s:
-            return s.get(RunRow, run_id)
+            row = s.get(RunRow, run_id)
+            return None if row is None else _record(row)
 
     def intents(self, run_id: str) -> list[tuple[Intent, str, list[Decision]]]:
         """Each intent of the run with its status and its decisions, oldest first."""

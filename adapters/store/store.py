@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from adapters.store.audit_log import AuditLog
+from adapters.store.configuration import SqlConfiguration
 from adapters.store.db import make_engine, migrate
 from adapters.store.directory import Directory
 from adapters.store.governance import SqlGovernance
@@ -22,6 +23,7 @@ class Store:
     keys: ChainKeys
     """Sign and verify the audit chains; never stored in the database."""
     directory: Directory
+    configuration: SqlConfiguration
     audit: AuditLog
     governance: SqlGovernance
     memory: MemoryBank
@@ -36,7 +38,8 @@ class Store:
         return cls(
             db=db,
             keys=keys,
-            directory=Directory(db, keys),
+            directory=Directory(db),
+            configuration=SqlConfiguration(db, keys),
             audit=AuditLog(db, keys),
             governance=SqlGovernance(db, keys),
             memory=MemoryBank(db),

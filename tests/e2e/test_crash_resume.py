@@ -25,9 +25,10 @@ from temporalio.testing import WorkflowEnvironment
 from adapters.store.db import libpq_url, utc
 from adapters.store.store import Store
 from adapters.store.tables import AuditEntryRow, EmailRow, PaymentRow
-from api.services import Services
 from domain.runs import RunState, RunStatus
-from tests.conftest import TEST_KEYS, Firm, make_settings, utc_now
+from tests.conftest import TEST_KEYS, Firm, make_settings, utc_now, wire
+from usecases import runs
+from usecases.context import Ports
 from workflows.agent_run import AgentRunWorkflow
 
 pytestmark = pytest.mark.temporal
@@ -119,11 +120,11 @@ def _spawn(
 
 
 async def _wait_state(
-    svc: Services, actor: str, run_id: str, status: RunStatus, timeout: float = 60
+    svc: Ports, actor: str, run_id: str, status: RunStatus, timeout: float = 60
 ) -> RunState:
     deadline = time.monotonic() + timeout
     while True:
-        view = await svc.run_view(run_id, actor)
+        view = await runs.run_view(svc, run_id, actor)
         if view.state is not None and view.state.status is status:
             return view.state
         if time.monotonic() > deadline:
@@ -163,19 +164,21 @@ async def test_worker_killed_while_a_run_waits_on_a_hold(
 ) -> None:
     settings = make_settings(database_url=sqlite_url)
     store = Store.open(sqlite_url, TEST_KEYS, migrate_schema=False)
-    svc = Services(store, temporal_env.client, settings, utc_now)
+    svc = wire(store, temporal_env.client, settings, utc_now)
     firm = Firm(svc)
     first = _spawn(workers, temporal_env, sqlite_url, settings.task_queue, tmp_path)
 
-    started = await svc.start_run(
-        firm.org, firm.founder, firm.agents["ledger"], "pay", scripted_reply=PAYMENT
+    started = await runs.start_run(
+        svc, firm.org, firm.founder, firm.agents["ledger"], "pay", scripted_reply=PAYMENT
     )
     held = await _wait_state(svc, firm.founder, started.run_id, RunStatus.NEEDS_HUMAN)
     intent = held.intents[0].intent
     first.kill()
 
     # the approval arrives while no worker runs; a new worker picks the run up
-    await svc.decide_hold(intent.id, firm.founder, firm.founder, approve=True, reason="consented")
+    await runs.decide_hold(
+        svc, intent.id, firm.founder, firm.founder, approve=True, reason="consented"
+    )
     _spawn(workers, temporal_env, sqlite_url, settings.task_queue, tmp_path)
     handle = temporal_env.client.get_workflow_handle_for(AgentRunWorkflow.run, started.workflow_id)
     final = await asyncio.wait_for(handle.result(), timeout=90)
@@ -196,7 +199,7 @@ async def test_worker_killed_while_the_action_is_in_flight(
 ) -> None:
     settings = make_settings(database_url=postgres_url)
     store = Store.open(postgres_url, TEST_KEYS, migrate_schema=False)
-    svc = Services(store, temporal_env.client, settings, utc_now)
+    svc = wire(store, temporal_env.client, settings, utc_now)
     firm = Firm(svc)
     database = postgres_url.rsplit("/", 1)[1]
     lock = psycopg.connect(libpq_url(postgres_url))
@@ -204,8 +207,8 @@ async def test_worker_killed_while_the_action_is_in_flight(
         # the outside world stalls: the connector's write blocks on this lock
         lock.execute("LOCK TABLE email_outbox IN ACCESS EXCLUSIVE MODE")
         first = _spawn(workers, temporal_env, postgres_url, settings.task_queue, tmp_path)
-        started = await svc.start_run(
-            firm.org, firm.founder, firm.agents["orion"], "mail", scripted_reply=EMAIL
+        started = await runs.start_run(
+            svc, firm.org, firm.founder, firm.agents["orion"], "mail", scripted_reply=EMAIL
         )
         with psycopg.connect(libpq_url(postgres_url), autocommit=True) as probe:
             deadline = time.monotonic() + 60

@@ -19,19 +19,21 @@ from typer.testing import CliRunner
 from adapters.store.store import Store
 from adapters.store.tables import AuditEntryRow
 from api.cli import app as cli_app
-from api.services import Services
 from domain.intents import Outcome
 from domain.model import StaffRole
 from domain.runs import RunState
-from tests.conftest import TEST_KEYS, Firm, make_settings, utc_now
+from tests.conftest import TEST_KEYS, Firm, make_settings, utc_now, wire
 from tests.e2e.test_crash_resume import EMAIL, WorkerProcess, _spawn
+from usecases import audit as audit_uc
+from usecases import organization, runs
+from usecases.context import Ports
 from workflows.agent_run import AgentRunWorkflow
 
 pytestmark = pytest.mark.temporal
 
 
-async def _finished(svc: Services, run_id: str, actor: str) -> RunState:
-    return await asyncio.wait_for(svc.wait_run(run_id, actor), 90)
+async def _finished(svc: Ports, run_id: str, actor: str) -> RunState:
+    return await asyncio.wait_for(runs.wait_run(svc, run_id, actor), 90)
 
 
 async def test_a_poisoned_broker_stays_poisoned_in_every_worker_until_a_human_clears_it(
@@ -42,12 +44,12 @@ async def test_a_poisoned_broker_stays_poisoned_in_every_worker_until_a_human_cl
 ) -> None:
     store = Store.open(sqlite_url, TEST_KEYS, migrate_schema=False)
     settings = make_settings(database_url=sqlite_url)
-    svc = Services(store, temporal_env.client, settings, utc_now)
+    svc = wire(store, temporal_env.client, settings, utc_now)
     firm = Firm(svc)
-    other = svc.onboard("Other Firm", "zed@other.example")
-    svc.add_project(other.org.id, other.founder.id, "east", "East")
+    other = organization.onboard(svc, "Other Firm", "zed@other.example")
+    organization.add_project(svc, other.org.id, other.founder.id, "east", "East")
     orion_b = next(a.id for a in other.agents if a.handle == "orion")
-    svc.staff(other.org.id, other.founder.id, orion_b, "east", StaffRole.MEMBER)
+    organization.staff(svc, other.org.id, other.founder.id, orion_b, "east", StaffRole.MEMBER)
 
     entry = store.audit.entries(firm.org)[3]
     with store.db.transaction() as s:  # someone edits a row behind the chain's back
@@ -61,22 +63,24 @@ async def test_a_poisoned_broker_stays_poisoned_in_every_worker_until_a_human_cl
     try:
         first = _spawn(workers, temporal_env, sqlite_url, settings.task_queue, tmp_path)
         for _ in range(300):
-            if svc.broker_status(firm.org, firm.founder):
+            if audit_uc.broker_status(svc, firm.org, firm.founder):
                 break
             await asyncio.sleep(0.1)
-        assert "entry 4" in (svc.broker_status(firm.org, firm.founder) or "")
-        assert svc.broker_status(other.org.id, other.founder.id) is None
+        assert "entry 4" in (audit_uc.broker_status(svc, firm.org, firm.founder) or "")
+        assert audit_uc.broker_status(svc, other.org.id, other.founder.id) is None
 
-        refused = await svc.start_run(firm.org, firm.founder, firm.agents["orion"], "m", EMAIL)
+        refused = await runs.start_run(
+            svc, firm.org, firm.founder, firm.agents["orion"], "m", EMAIL
+        )
         state = await _finished(svc, refused.run_id, firm.founder)
         assert state.intents[0].decision.rule == "broker_poisoned"
-        served = await svc.start_run(other.org.id, other.founder.id, orion_b, "m", EMAIL)
+        served = await runs.start_run(svc, other.org.id, other.founder.id, orion_b, "m", EMAIL)
         state = await _finished(svc, served.run_id, other.founder.id)
         assert state.intents[0].dispatch is not None  # the others are served
 
         first.kill()  # a new worker finds the poison in the database
         _spawn(workers, temporal_env, sqlite_url, settings.task_queue, tmp_path)
-        again = await svc.start_run(firm.org, firm.founder, firm.agents["orion"], "m", EMAIL)
+        again = await runs.start_run(svc, firm.org, firm.founder, firm.agents["orion"], "m", EMAIL)
         state = await _finished(svc, again.run_id, firm.founder)
         assert state.intents[0].decision.rule == "broker_poisoned"
 
@@ -96,9 +100,9 @@ async def test_a_poisoned_broker_stays_poisoned_in_every_worker_until_a_human_cl
             cli.invoke, cli_app, args[:-1] + ["row 4 restored from backup"]
         )
         assert cleared.exit_code == 0, cleared.output
-        assert svc.broker_status(firm.org, firm.founder) is None
+        assert audit_uc.broker_status(svc, firm.org, firm.founder) is None
 
-        works = await svc.start_run(firm.org, firm.founder, firm.agents["orion"], "m", EMAIL)
+        works = await runs.start_run(svc, firm.org, firm.founder, firm.agents["orion"], "m", EMAIL)
         state = await _finished(svc, works.run_id, firm.founder)
         assert state.intents[0].decision.outcome is Outcome.ALLOW
         assert state.intents[0].dispatch is not None

@@ -18,12 +18,13 @@ from adapters.models.scripted import ScriptedProvider
 from adapters.store.store import Store
 from adapters.store.tables import AuditEntryRow, ClaimRow, PaymentRow, RunRow
 from api.cli import app as cli_app
-from api.services import Services
 from domain.intents import Outcome
 from domain.runs import DispatchRequest, RunInput, RunStatus
-from tests.conftest import TEST_KEYS, Firm, make_settings, start_time_skipping, utc_now
+from tests.conftest import TEST_KEYS, Firm, make_settings, start_time_skipping, utc_now, wire
 from tests.e2e.test_run_hardening import _held, _pay, _reply
 from tests.support import skip_to_the_end
+from usecases import organization, runs
+from usecases.context import Ports
 from worker.bootstrap import build_worker
 from workflows.agent_run import AgentRunWorkflow
 
@@ -31,7 +32,7 @@ pytestmark = pytest.mark.temporal
 
 
 class Env:
-    def __init__(self, temporal: WorkflowEnvironment, store: Store, svc: Services) -> None:
+    def __init__(self, temporal: WorkflowEnvironment, store: Store, svc: Ports) -> None:
         self.temporal, self.store, self.svc = temporal, store, svc
         self.firm = Firm(svc)
 
@@ -40,7 +41,7 @@ class Env:
 async def env(temporal_env: WorkflowEnvironment, db_url: str) -> AsyncIterator[Env]:
     settings = make_settings(database_url=db_url)
     store = Store.open(db_url, TEST_KEYS, migrate_schema=False)
-    yield Env(temporal_env, store, Services(store, temporal_env.client, settings, utc_now))
+    yield Env(temporal_env, store, wire(store, temporal_env.client, settings, utc_now))
     store.close()
 
 
@@ -79,7 +80,7 @@ async def test_an_out_of_range_input_fails_the_run_not_its_task(env: Env) -> Non
 class Skipping:
     """A firm on the time-skipping test server."""
 
-    def __init__(self, temporal: WorkflowEnvironment, store: Store, svc: Services) -> None:
+    def __init__(self, temporal: WorkflowEnvironment, store: Store, svc: Ports) -> None:
         self.temporal, self.store, self.svc = temporal, store, svc
         self.firm = Firm(svc)
 
@@ -89,7 +90,7 @@ async def skipping(sqlite_url: str) -> AsyncIterator[Skipping]:
     temporal = await start_time_skipping()
     store = Store.open(sqlite_url, TEST_KEYS, migrate_schema=False)
     settings = make_settings(database_url=sqlite_url)
-    yield Skipping(temporal, store, Services(store, temporal.client, settings, utc_now))
+    yield Skipping(temporal, store, wire(store, temporal.client, settings, utc_now))
     store.close()
     await temporal.shutdown()
 
@@ -118,8 +119,8 @@ async def test_a_dispatch_that_never_succeeds_is_bounded_and_recorded(skipping: 
         replace={"dispatch": relay.dispatch},
     )
     async with worker:
-        started = await svc.start_run(
-            firm.org, firm.founder, firm.agents["ledger"], "pay", _reply(_pay("GW-1", 50_000))
+        started = await runs.start_run(
+            svc, firm.org, firm.founder, firm.agents["ledger"], "pay", _reply(_pay("GW-1", 50_000))
         )
         final = await skip_to_the_end(skipping.temporal, started.workflow_id)
     assert 1 < relay.attempts < 20
@@ -142,7 +143,7 @@ async def test_the_command_line_refuses_a_run_for_an_actor_outside_the_org(
     env: Env, monkeypatch: pytest.MonkeyPatch, db_url: str
 ) -> None:
     firm = env.firm
-    outsider = env.svc.onboard("Other Firm", "zed@other.example").founder.id
+    outsider = organization.onboard(env.svc, "Other Firm", "zed@other.example").founder.id
     monkeypatch.setenv("VERLETICA_DATABASE_URL", db_url)
     monkeypatch.setenv(
         "VERLETICA_TEMPORAL_ADDRESS", env.temporal.client.service_client.config.target_host
@@ -161,20 +162,25 @@ async def test_the_command_line_refuses_a_run_for_an_actor_outside_the_org(
 async def test_an_invoice_paid_once_is_not_paid_again_by_another_run(env: Env) -> None:
     svc, firm, store = env.svc, env.firm, env.store
     async with build_worker(env.temporal.client, svc.settings, store, model=ScriptedProvider()):
-        first = await svc.start_run(
-            firm.org, firm.founder, firm.agents["ledger"], "pay", _reply(_pay("INV-7", 50_000))
+        first = await runs.start_run(
+            svc, firm.org, firm.founder, firm.agents["ledger"], "pay", _reply(_pay("INV-7", 50_000))
         )
-        done = await asyncio.wait_for(svc.wait_run(first.run_id, firm.founder), 60)
+        done = await asyncio.wait_for(runs.wait_run(svc, first.run_id, firm.founder), 60)
         assert done.intents[0].dispatch is not None
-        again = await svc.start_run(
-            firm.org, firm.founder, firm.agents["ledger"], "pay", _reply(_pay("inv-7 ", 50_000))
+        again = await runs.start_run(
+            svc,
+            firm.org,
+            firm.founder,
+            firm.agents["ledger"],
+            "pay",
+            _reply(_pay("inv-7 ", 50_000)),
         )
         held = (await _held(env, again.workflow_id)).intents[0]  # type: ignore[arg-type]
         assert held.decision.outcome is Outcome.HOLD
         assert held.decision.rule == "already_done"
         assert done.intents[0].intent.id in held.decision.reason
-        await svc.decide_hold(held.intent.id, firm.founder, firm.founder, approve=False)
-        await asyncio.wait_for(svc.wait_run(again.run_id, firm.founder), 60)
+        await runs.decide_hold(svc, held.intent.id, firm.founder, firm.founder, approve=False)
+        await asyncio.wait_for(runs.wait_run(svc, again.run_id, firm.founder), 60)
     assert _count(store, select(func.count()).select_from(PaymentRow)) == 1
     assert store.audit.verify(firm.org).ok
 
@@ -185,7 +191,8 @@ async def test_an_undecided_hold_expires_on_its_timer(skipping: Skipping) -> Non
     async with build_worker(
         skipping.temporal.client, svc.settings, store, model=ScriptedProvider()
     ):
-        started = await svc.start_run(
+        started = await runs.start_run(
+            svc,
             firm.org,
             firm.founder,
             firm.agents["ledger"],
@@ -207,8 +214,8 @@ async def test_a_cancelled_run_closes_what_it_leaves_open(env: Env) -> None:
     record and its key released before the run ends as cancelled."""
     svc, firm, store = env.svc, env.firm, env.store
     async with build_worker(env.temporal.client, svc.settings, store, model=ScriptedProvider()):
-        started = await svc.start_run(
-            firm.org, firm.founder, firm.agents["ledger"], "pay", _reply(_pay("C-1", 200_000))
+        started = await runs.start_run(
+            svc, firm.org, firm.founder, firm.agents["ledger"], "pay", _reply(_pay("C-1", 200_000))
         )
         await _held(env, started.workflow_id)  # type: ignore[arg-type]
         handle = env.temporal.client.get_workflow_handle_for(
@@ -230,19 +237,19 @@ async def test_a_colliding_intent_waits_and_goes_on_when_the_other_is_done(env: 
     denied) the second goes on by itself."""
     svc, firm, store = env.svc, env.firm, env.store
     async with build_worker(env.temporal.client, svc.settings, store, model=ScriptedProvider()):
-        first = await svc.start_run(
-            firm.org, firm.founder, firm.agents["ledger"], "a", _reply(_pay("INV-K", 200_000))
+        first = await runs.start_run(
+            svc, firm.org, firm.founder, firm.agents["ledger"], "a", _reply(_pay("INV-K", 200_000))
         )
         a = (await _held(env, first.workflow_id)).intents[0]  # type: ignore[arg-type]
-        second = await svc.start_run(
-            firm.org, firm.founder, firm.agents["ledger"], "b", _reply(_pay("INV-K", 50_000))
+        second = await runs.start_run(
+            svc, firm.org, firm.founder, firm.agents["ledger"], "b", _reply(_pay("INV-K", 50_000))
         )
         b = (await _held(env, second.workflow_id)).intents[0]  # type: ignore[arg-type]
         assert (b.decision.rule, b.decision.evidence) == ("collision", (a.intent.id,))
-        await svc.decide_hold(b.intent.id, firm.founder, firm.founder, approve=True)
-        await svc.decide_hold(a.intent.id, firm.founder, firm.founder, approve=False)
-        done = await asyncio.wait_for(svc.wait_run(second.run_id, firm.founder), 60)
-        await asyncio.wait_for(svc.wait_run(first.run_id, firm.founder), 60)
+        await runs.decide_hold(svc, b.intent.id, firm.founder, firm.founder, approve=True)
+        await runs.decide_hold(svc, a.intent.id, firm.founder, firm.founder, approve=False)
+        done = await asyncio.wait_for(runs.wait_run(svc, second.run_id, firm.founder), 60)
+        await asyncio.wait_for(runs.wait_run(svc, first.run_id, firm.founder), 60)
     (view,) = done.intents
     assert view.decision.outcome is Outcome.ALLOW and view.dispatch is not None
     assert [r.split(": ")[1] for r in view.refused_reviews] == ["not_releasable_by_a_human"]

@@ -15,12 +15,13 @@ from temporalio.testing import WorkflowEnvironment
 from adapters.models.scripted import ScriptedProvider
 from adapters.store.store import Store
 from adapters.store.tables import AuditEntryRow, ClaimRow, EmailRow
-from api.services import Services
 from domain.intents import Outcome
-from domain.runs import DispatchRequest, RunState, RunStatus
-from tests.conftest import TEST_KEYS, Firm, make_settings, utc_now
+from domain.runs import ApprovalSignal, DispatchRequest, RunState, RunStatus
+from tests.conftest import TEST_KEYS, Firm, make_settings, utc_now, wire
+from usecases import runs
+from usecases.context import Ports
 from worker.bootstrap import build_worker
-from workflows.agent_run import AgentRunWorkflow, ApprovalSignal
+from workflows.agent_run import AgentRunWorkflow
 
 pytestmark = pytest.mark.temporal
 
@@ -55,9 +56,7 @@ EMAIL = {
 
 
 class Env:
-    def __init__(
-        self, temporal: WorkflowEnvironment, store: Store, svc: Services, firm: Firm
-    ) -> None:
+    def __init__(self, temporal: WorkflowEnvironment, store: Store, svc: Ports, firm: Firm) -> None:
         self.temporal, self.store, self.svc, self.firm = temporal, store, svc, firm
 
 
@@ -65,7 +64,7 @@ class Env:
 async def env(temporal_env: WorkflowEnvironment, sqlite_url: str) -> AsyncIterator[Env]:
     settings = make_settings(database_url=sqlite_url)
     store = Store.open(sqlite_url, TEST_KEYS, migrate_schema=False)
-    svc = Services(store, temporal_env.client, settings, utc_now)
+    svc = wire(store, temporal_env.client, settings, utc_now)
     yield Env(temporal_env, store, svc, Firm(svc))
     store.close()
 
@@ -88,11 +87,11 @@ def _count(store: Store, query: object) -> int:
 async def test_a_signal_naming_another_runs_intent_is_refused(env: Env) -> None:
     svc, firm = env.svc, env.firm
     async with build_worker(env.temporal.client, svc.settings, env.store, model=ScriptedProvider()):
-        a = await svc.start_run(
-            firm.org, firm.founder, firm.agents["ledger"], "a", _reply(_pay("A-1", 200_000))
+        a = await runs.start_run(
+            svc, firm.org, firm.founder, firm.agents["ledger"], "a", _reply(_pay("A-1", 200_000))
         )
-        b = await svc.start_run(
-            firm.org, firm.founder, firm.agents["ledger"], "b", _reply(_pay("B-1", 200_000))
+        b = await runs.start_run(
+            svc, firm.org, firm.founder, firm.agents["ledger"], "b", _reply(_pay("B-1", 200_000))
         )
         await _held(env, a.workflow_id)
         b_intent = (await _held(env, b.workflow_id)).intents[0].intent
@@ -115,7 +114,7 @@ async def test_a_signal_naming_another_runs_intent_is_refused(env: Env) -> None:
             await asyncio.sleep(0.1)
         assert refused == 1
         # run B's hold is untouched and can still be decided in its own run
-        await svc.decide_hold(b_intent.id, firm.founder, firm.founder, approve=True)
+        await runs.decide_hold(svc, b_intent.id, firm.founder, firm.founder, approve=True)
         run_b = env.temporal.client.get_workflow_handle_for(AgentRunWorkflow.run, b.workflow_id)
         final = await asyncio.wait_for(run_b.result(), 60)
         assert final.intents[0].decision.outcome is Outcome.APPROVED
@@ -126,12 +125,24 @@ async def test_a_signal_naming_another_runs_intent_is_refused(env: Env) -> None:
 async def test_a_reused_client_key_never_runs_again(env: Env) -> None:
     svc, firm = env.svc, env.firm
     async with build_worker(env.temporal.client, svc.settings, env.store, model=ScriptedProvider()):
-        first = await svc.start_run(
-            firm.org, firm.founder, firm.agents["orion"], "mail", _reply(EMAIL), client_key="k1"
+        first = await runs.start_run(
+            svc,
+            firm.org,
+            firm.founder,
+            firm.agents["orion"],
+            "mail",
+            _reply(EMAIL),
+            client_key="k1",
         )
-        await asyncio.wait_for(svc.wait_run(first.run_id, firm.founder), 60)
-        again = await svc.start_run(
-            firm.org, firm.founder, firm.agents["orion"], "mail", _reply(EMAIL), client_key="k1"
+        await asyncio.wait_for(runs.wait_run(svc, first.run_id, firm.founder), 60)
+        again = await runs.start_run(
+            svc,
+            firm.org,
+            firm.founder,
+            firm.agents["orion"],
+            "mail",
+            _reply(EMAIL),
+            client_key="k1",
         )
         assert (again.run_id, again.created) == (first.run_id, False)
         await asyncio.sleep(1)
@@ -158,14 +169,15 @@ async def test_a_failed_run_closes_its_holds_and_releases_its_keys(env: Env) -> 
         replace={"dispatch": FailingDispatch().dispatch},
     )
     async with worker:
-        started = await svc.start_run(
+        started = await runs.start_run(
+            svc,
             firm.org,
             firm.founder,
             firm.agents["ledger"],
             "pay and mail",
             _reply(_pay("F-1", 200_000), EMAIL),
         )
-        final = await asyncio.wait_for(svc.wait_run(started.run_id, firm.founder), 60)
+        final = await asyncio.wait_for(runs.wait_run(svc, started.run_id, firm.founder), 60)
     assert final.status is RunStatus.FAILED
     assert "refused" in (final.error or "")
     outcomes = {v.intent.tool: (v.decision.outcome, v.decision.rule) for v in final.intents}

@@ -15,17 +15,18 @@ from adapters.store.store import Store
 from adapters.store.tables import AuditEntryRow, EmailRow, PaymentRow
 from api.app import create_app
 from api.demo import TASKS, play
-from api.services import Services
-from domain.runs import RunStatus
-from tests.conftest import TEST_KEYS, make_settings, utc_now
+from domain.runs import ApprovalSignal, RunStatus
+from tests.conftest import TEST_KEYS, make_settings, utc_now, wire
+from usecases import runs
+from usecases.context import Ports
 from worker.bootstrap import build_worker
-from workflows.agent_run import AgentRunWorkflow, ApprovalSignal
+from workflows.agent_run import AgentRunWorkflow
 
 pytestmark = pytest.mark.temporal
 
 
 class Stack:
-    def __init__(self, store: Store, services: Services, http: httpx.AsyncClient) -> None:
+    def __init__(self, store: Store, services: Ports, http: httpx.AsyncClient) -> None:
         self.store, self.services, self.http = store, services, http
 
 
@@ -34,7 +35,7 @@ async def stack(temporal_env: WorkflowEnvironment, db_url: str) -> AsyncIterator
     """API in process (ASGI), a worker on the replay provider, the real dev server."""
     settings = make_settings(model_provider="replay", database_url=db_url)
     store = Store.open(db_url, TEST_KEYS, migrate_schema=False)
-    services = Services(store, temporal_env.client, settings, utc_now)
+    services = wire(store, temporal_env.client, settings, utc_now)
     app = create_app(settings, services)
     async with app.router.lifespan_context(app):
         transport = httpx.ASGITransport(app=app)
@@ -125,8 +126,8 @@ async def test_a_signal_sent_straight_to_temporal_is_rechecked(
     report = await play(stack.http)
     org, founder = report.org_id, report.founder_id
     agents = {h: i for i, h in report.handles.items()}
-    started = await stack.services.start_run(
-        org, founder, agents["ledger"], TASKS["payment"][1], client_key="again"
+    started = await runs.start_run(
+        stack.services, org, founder, agents["ledger"], TASKS["payment"][1], client_key="again"
     )
     handle = temporal_env.client.get_workflow_handle_for(AgentRunWorkflow.run, started.workflow_id)
     for _ in range(200):

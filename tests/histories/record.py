@@ -21,12 +21,12 @@ from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.testing import WorkflowEnvironment
 
 from adapters.store.store import Store
-from api.services import Services
-from domain.runs import RunStatus
-from tests.conftest import TEST_KEYS, Firm, make_settings, utc_now
+from domain.runs import ApprovalSignal, RunStatus
+from tests.conftest import TEST_KEYS, Firm, make_settings, utc_now, wire
+from usecases import runs
 from worker.bootstrap import build_worker
 from workflows import search_attributes as sa
-from workflows.agent_run import AgentRunWorkflow, ApprovalSignal
+from workflows.agent_run import AgentRunWorkflow
 
 HERE = Path(__file__).parent
 HISTORY = HERE / "agent_run_hold_refused_approved.json"
@@ -62,10 +62,11 @@ async def record() -> None:
         url = f"sqlite:///{tmp}/record.db"
         settings = make_settings(database_url=url)
         store = Store.open(url, TEST_KEYS)
-        svc = Services(store, env.client, settings, utc_now)
+        svc = wire(store, env.client, settings, utc_now)
         firm = Firm(svc)
         async with build_worker(env.client, settings, store):
-            started = await svc.start_run(
+            started = await runs.start_run(
+                svc,
                 firm.org,
                 firm.founder,
                 firm.agents["ledger"],

@@ -10,8 +10,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from api.app import create_app
-from api.services import Services
-from tests.conftest import Firm
+from tests.conftest import Firm, wire
+from usecases import organization
+from usecases.context import Ports
 
 H = "X-Verletica-Principal"
 
@@ -108,9 +109,9 @@ def test_commitments_bind_only_after_one_confirmation(api: TestClient, firm: Fir
 
 
 def test_scripted_reply_is_refused_unless_the_server_runs_the_scripted_provider(
-    services: Services, firm: Firm
+    services: Ports, firm: Firm
 ) -> None:
-    live = Services(
+    live = wire(
         services.store,
         None,
         services.settings.model_copy(update={"model_provider": "replay"}),
@@ -170,9 +171,9 @@ def test_approvers_speak_only_for_themselves(api: TestClient, firm: Firm) -> Non
 
 
 def test_runs_are_private_to_their_organization(
-    api: TestClient, firm: Firm, services: Services
+    api: TestClient, firm: Firm, services: Ports
 ) -> None:
-    other = services.onboard("Other", "eve@other.example")
+    other = organization.onboard(services, "Other", "eve@other.example")
     assert api.get("/v1/runs/none").status_code == 422
     assert api.get("/v1/runs/none", headers={H: other.founder.id}).status_code == 404
 

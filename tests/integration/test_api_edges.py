@@ -15,10 +15,10 @@ from sqlalchemy import func, select
 
 from adapters.store.tables import RunRow
 from api.app import create_app
-from api.services import Services
 from domain.intents import Intent
-from tests.conftest import Firm, utc_now
-from usecases import governance
+from tests.conftest import Firm, utc_now, wire
+from usecases import governance, organization, runs
+from usecases.context import Ports
 
 H = "X-Verletica-Principal"
 
@@ -78,10 +78,11 @@ def test_run_durations_are_bounded(api: TestClient, firm: Firm) -> None:
     assert "hold_timeout_seconds" in r.text
 
 
-def test_the_use_case_bounds_run_durations_too(services: Services, firm: Firm) -> None:
+def test_the_use_case_bounds_run_durations_too(services: Ports, firm: Firm) -> None:
     with pytest.raises(ValueError, match="hold"):
         asyncio.run(
-            services.start_run(
+            runs.start_run(
+                services,
                 firm.org,
                 firm.founder,
                 firm.agents["ledger"],
@@ -182,9 +183,9 @@ def test_two_colleagues_with_one_local_part_get_distinct_handles(
 
 
 def test_another_organizations_ids_look_unknown(
-    api: TestClient, firm: Firm, services: Services
+    api: TestClient, firm: Firm, services: Ports
 ) -> None:
-    other = services.onboard("Other", "eve@other.example")
+    other = organization.onboard(services, "Other", "eve@other.example")
     eve = {H: other.founder.id}
     run = RunRow(
         id=str(uuid.uuid4()),
@@ -274,7 +275,7 @@ def test_a_lone_surrogate_is_a_clear_422(api: TestClient, firm: Firm) -> None:
 
 
 def test_an_associate_reads_only_runs_within_their_projects(
-    api: TestClient, firm: Firm, services: Services
+    api: TestClient, firm: Firm, services: Ports
 ) -> None:
     """Ben is staffed on east only: a west run does not exist for him, and the payloads of
     west's entries in the audit trail are withheld; the founder reads everything."""
@@ -332,7 +333,7 @@ def test_instants_read_back_whatever_the_servers_time_zone(postgres_url: str) ->
         url = f"{postgres_url}?options={quote(f'-c timezone={zone}', safe='')}"
         store = Store.open(url, TEST_KEYS, migrate_schema=False)
         try:
-            svc = Services(store, None, make_settings(), utc_now)
+            svc = wire(store, None, make_settings(), utc_now)
             firm = Firm(svc)
             with TestClient(create_app(svc.settings, svc)) as client:
                 for field, value in (

@@ -25,7 +25,7 @@ from domain.ports import ConnectorWrite
 from domain.tools import REGISTRY
 from tests.conftest import Firm, utc_now
 from tests.support import race
-from usecases import governance
+from usecases import governance, organization
 from worker.bootstrap import verify_chains
 
 CHAIN = 12
@@ -216,7 +216,8 @@ def test_concurrent_intents_on_one_resource_are_booked_once(store: Store, firm: 
 
 
 def test_concurrent_payments_never_overrun_a_confirmed_cap(store: Store, firm: Firm) -> None:
-    cap = firm.svc.add_commitment(
+    cap = organization.add_commitment(
+        firm.svc,
         firm.org,
         firm.founder,
         "cap",
@@ -224,7 +225,7 @@ def test_concurrent_payments_never_overrun_a_confirmed_cap(store: Store, firm: F
         source="letter",
         projects=("east",),
     )
-    firm.svc.confirm_commitment(cap.id, firm.founder)
+    organization.confirm_commitment(firm.svc, cap.id, firm.founder)
     intents = [_payment(firm, f"INV-{i}", 50_000) for i in range(10)]
     decisions = _decide_concurrently(store, intents)
     assert not [d for d in decisions if isinstance(d, BaseException)]
@@ -475,10 +476,12 @@ def test_a_broken_chain_poisons_its_organization_and_no_other(
     record and in the database, and serves the others. Only a verified chain can be
     unpoisoned, by a human, on the record."""
     other = Firm.__new__(Firm)
-    done = services.onboard("Other", "o@other.example")
+    done = organization.onboard(services, "Other", "o@other.example")
     other.org, other.agents = done.org.id, {a.handle: a.id for a in done.agents}
-    services.add_project(other.org, done.founder.id, "east", "East")
-    services.staff(other.org, done.founder.id, other.agents["ledger"], "east", StaffRole.MEMBER)
+    organization.add_project(services, other.org, done.founder.id, "east", "East")
+    organization.staff(
+        services, other.org, done.founder.id, other.agents["ledger"], "east", StaffRole.MEMBER
+    )
     original = _rows(store, firm.org)
     _tamper(store, firm.org, "payload", 3, 0, original)
 

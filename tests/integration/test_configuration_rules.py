@@ -19,10 +19,11 @@ from sqlalchemy import select
 
 from adapters.store.store import Store
 from adapters.store.tables import MemoryNodeRow
-from api.services import Services
 from domain.model import PrincipalKind, StaffRole
 from tests.conftest import Firm, utc_now
 from tests.support import race
+from usecases import organization
+from usecases.context import Ports
 
 ROUNDS = 4
 
@@ -51,29 +52,31 @@ def violations(store: Store, org: str) -> list[str]:
     return found
 
 
-def unstaff_everywhere(svc: Services, firm: Firm, principal_id: str) -> None:
+def unstaff_everywhere(svc: Ports, firm: Firm, principal_id: str) -> None:
     now = utc_now()
     for s in svc.store.directory.staffing(firm.org, principal_id):
         if s.active_at(now):
-            svc.unstaff(firm.org, firm.founder, s.id)
+            organization.unstaff(svc, firm.org, firm.founder, s.id)
 
 
-def new_projects(svc: Services, firm: Firm, *names: str) -> list[str]:
+def new_projects(svc: Ports, firm: Firm, *names: str) -> list[str]:
     slugs = [f"{name}-{uuid.uuid4().hex[:6]}" for name in names]
     for slug in slugs:
-        svc.add_project(firm.org, firm.founder, slug, slug)
+        organization.add_project(svc, firm.org, firm.founder, slug, slug)
     return slugs
 
 
 def test_concurrent_staffing_never_puts_an_agent_on_both_sides(
-    firm: Firm, services: Services, store: Store
+    firm: Firm, services: Ports, store: Store
 ) -> None:
     scout = firm.agents["scout"]
     for _ in range(ROUNDS):
         sides = ["east", "west"] * 3
         results = race(
             [
-                lambda p=p: services.staff(firm.org, firm.founder, scout, p, StaffRole.MEMBER)
+                lambda p=p: organization.staff(
+                    services, firm.org, firm.founder, scout, p, StaffRole.MEMBER
+                )
                 for p in sides
             ]
         )
@@ -86,13 +89,15 @@ def test_concurrent_staffing_never_puts_an_agent_on_both_sides(
 
 
 def test_a_barrier_racing_staffing_never_splits_an_agent(
-    firm: Firm, services: Services, store: Store
+    firm: Firm, services: Ports, store: Store
 ) -> None:
     scout = firm.agents["scout"]
     for _ in range(ROUNDS):
         north, south = new_projects(services, firm, "north", "south")
-        staff = partial(services.staff, firm.org, firm.founder, scout, role=StaffRole.MEMBER)
-        wall = partial(services.add_barrier, firm.org, firm.founder)
+        staff = partial(
+            organization.staff, services, firm.org, firm.founder, scout, role=StaffRole.MEMBER
+        )
+        wall = partial(organization.add_barrier, services, firm.org, firm.founder)
         calls: list[Callable[[], Any]] = [
             partial(staff, project=north),
             partial(staff, project=south),
@@ -105,27 +110,35 @@ def test_a_barrier_racing_staffing_never_splits_an_agent(
 
 
 def test_a_barrier_racing_a_memory_record_never_splits_it(
-    firm: Firm, services: Services, store: Store
+    firm: Firm, services: Ports, store: Store
 ) -> None:
     for i in range(ROUNDS):
         north, south = new_projects(services, firm, "north", "south")
         calls: list[Callable[[], Any]] = [
             partial(
-                services.remember, firm.org, firm.founder, f"deal-{i}", (north, south), "notes"
+                organization.remember,
+                services,
+                firm.org,
+                firm.founder,
+                f"deal-{i}",
+                (north, south),
+                "notes",
             ),
-            partial(services.add_barrier, firm.org, firm.founder, "ns", [[north], [south]]),
+            partial(
+                organization.add_barrier, services, firm.org, firm.founder, "ns", [[north], [south]]
+            ),
         ]
         race(calls)
         assert violations(store, firm.org) == []
 
 
 def test_a_new_barrier_may_not_split_an_existing_record(
-    firm: Firm, services: Services, store: Store
+    firm: Firm, services: Ports, store: Store
 ) -> None:
     north, south = new_projects(services, firm, "north", "south")
-    services.remember(firm.org, firm.founder, "joint", (north, south), "joint notes")
+    organization.remember(services, firm.org, firm.founder, "joint", (north, south), "joint notes")
     with pytest.raises(ValueError, match="joint"):
-        services.add_barrier(firm.org, firm.founder, "ns", [[north], [south]])
+        organization.add_barrier(services, firm.org, firm.founder, "ns", [[north], [south]])
     assert [b.name for b in store.directory.barriers(firm.org)] == ["wall"]
 
 
@@ -150,37 +163,39 @@ OPS = st.lists(
 
 
 def test_no_interleaving_of_configuration_calls_breaks_a_barrier(
-    services: Services, store: Store
+    services: Ports, store: Store
 ) -> None:
     @settings(max_examples=25, deadline=None, suppress_health_check=list(HealthCheck))
     @given(ops=OPS)
     def check(ops: list[tuple[Any, ...]]) -> None:
-        done = services.onboard("Prop Firm", f"f{uuid.uuid4().hex[:8]}@prop.example")
+        done = organization.onboard(services, "Prop Firm", f"f{uuid.uuid4().hex[:8]}@prop.example")
         org, founder = done.org.id, done.founder.id
         who = {
             "a1": done.agents[0].id,
             "a2": done.agents[1].id,
-            "h": services.add_human(org, founder, "h@prop.example", "H").id,
+            "h": organization.add_human(services, org, founder, "h@prop.example", "H").id,
         }
         projects = [f"p{i}" for i in range(4)]
         for p in projects:
-            services.add_project(org, founder, p, p)
+            organization.add_project(services, org, founder, p, p)
         for n, op in enumerate(ops):
             try:
                 if op[0] == "staff":
-                    services.staff(org, founder, who[op[1]], projects[op[2]], StaffRole.MEMBER)
+                    organization.staff(
+                        services, org, founder, who[op[1]], projects[op[2]], StaffRole.MEMBER
+                    )
                 elif op[0] == "unstaff":
                     rows = [s for s in store.directory.staffing(org) if s.active_at(utc_now())]
                     if rows:
-                        services.unstaff(org, founder, rows[op[1] % len(rows)].id)
+                        organization.unstaff(services, org, founder, rows[op[1] % len(rows)].id)
                 elif op[0] == "barrier":
                     left = [projects[i] for i in op[1]]
                     right = [projects[i] for i in op[2] if projects[i] not in left]
                     if right:
-                        services.add_barrier(org, founder, f"b{n}", [left, right])
+                        organization.add_barrier(services, org, founder, f"b{n}", [left, right])
                 else:
-                    services.remember(
-                        org, founder, f"r{n}", tuple(projects[i] for i in op[1]), "note"
+                    organization.remember(
+                        services, org, founder, f"r{n}", tuple(projects[i] for i in op[1]), "note"
                     )
             except (LookupError, ValueError, PermissionError):
                 pass  # a refusal is fine; a broken invariant is not

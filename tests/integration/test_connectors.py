@@ -18,12 +18,12 @@ from adapters.connectors.payments import PaymentsLedger
 from adapters.store.governance import FoundationBroken
 from adapters.store.store import Store
 from adapters.store.tables import AuditEntryRow, EmailRow, IntentRow, PaymentRow
-from api.services import Services
 from domain.intents import Decision, DispatchToken, Intent, Outcome, Stage
 from domain.ports import ConnectorWrite
 from domain.tools import EMAIL_SEND, PAYMENTS_PAY
 from tests.conftest import Firm, utc_now
-from usecases import governance
+from usecases import governance, organization
+from usecases.context import Ports
 
 
 def email_intent(
@@ -337,10 +337,10 @@ def test_dispatch_token_refuses_a_decision_that_is_not_in_the_chain(
 
 
 def test_dispatch_token_refuses_another_organization(
-    store: Store, firm: Firm, services: Services
+    store: Store, firm: Firm, services: Ports
 ) -> None:
     _, decision = allowed_email(store, firm)
-    other = services.onboard("Other Firm", "zed@other.example")
+    other = organization.onboard(services, "Other Firm", "zed@other.example")
 
     with pytest.raises(FoundationBroken):
         store.governance.dispatch_token(other.org.id, decision)

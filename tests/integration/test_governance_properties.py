@@ -19,11 +19,11 @@ from sqlalchemy import select
 
 from adapters.store.store import Store
 from adapters.store.tables import ClaimRow, IntentRow
-from api.services import Services
 from domain.intents import ApprovalRequest, ApprovalVerdict, Intent, Outcome
 from domain.model import SpendCap, StaffRole
 from tests.conftest import utc_now
-from usecases import governance
+from usecases import governance, organization
+from usecases.context import Ports
 from worker.bootstrap import build_connectors
 
 CAP = 200_000
@@ -81,22 +81,28 @@ def _check(store: Store, org: str, cap_from: Any) -> None:
 
 
 def test_no_interleaving_double_books_a_resource_or_overruns_a_cap(
-    services: Services, store: Store
+    services: Ports, store: Store
 ) -> None:
     connectors = build_connectors(store, utc_now)
 
     @settings(max_examples=20, deadline=None, suppress_health_check=list(HealthCheck))
     @given(steps=STEPS)
     def check(steps: list[tuple[Any, ...]]) -> None:
-        done = services.onboard("Prop", f"f{uuid.uuid4().hex[:8]}@prop.example")
+        done = organization.onboard(services, "Prop", f"f{uuid.uuid4().hex[:8]}@prop.example")
         org, founder = done.org.id, done.founder.id
         ledger = next(a.id for a in done.agents if a.handle == "ledger")
-        services.add_project(org, founder, "east", "East")
-        services.staff(org, founder, ledger, "east", StaffRole.MEMBER)
-        cap = services.add_commitment(
-            org, founder, "cap", SpendCap(limit_cents=CAP), source="letter", projects=("east",)
+        organization.add_project(services, org, founder, "east", "East")
+        organization.staff(services, org, founder, ledger, "east", StaffRole.MEMBER)
+        cap = organization.add_commitment(
+            services,
+            org,
+            founder,
+            "cap",
+            SpendCap(limit_cents=CAP),
+            source="letter",
+            projects=("east",),
         )
-        services.confirm_commitment(cap.id, founder)
+        organization.confirm_commitment(services, cap.id, founder)
         cap_from = utc_now()
         intents: list[Intent] = []
         for step in steps:

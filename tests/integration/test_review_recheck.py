@@ -12,7 +12,7 @@ from domain.model import SpendCap
 from domain.ports import ConnectorWrite
 from domain.tools import REGISTRY
 from tests.conftest import Firm, utc_now
-from usecases import governance
+from usecases import governance, organization
 
 RUN = "run-1"
 
@@ -58,7 +58,8 @@ def _approve(
 
 
 def test_two_threshold_holds_cannot_together_overrun_a_cap(store: Store, firm: Firm) -> None:
-    cap = firm.svc.add_commitment(
+    cap = organization.add_commitment(
+        firm.svc,
         firm.org,
         firm.founder,
         "cap",
@@ -66,7 +67,7 @@ def test_two_threshold_holds_cannot_together_overrun_a_cap(store: Store, firm: F
         source="letter",
         projects=("east",),
     )
-    firm.svc.confirm_commitment(cap.id, firm.founder)
+    organization.confirm_commitment(firm.svc, cap.id, firm.founder)
     first, second = _pay(firm, 400_000, "run-a"), _pay(firm, 400_000, "run-b")
     for intent in (first, second):
         held = governance.decide(store.governance, intent, utc_now())
@@ -98,7 +99,7 @@ def test_an_agent_unstaffed_while_held_is_not_released(store: Store, firm: Firm)
     intent = _pay(firm, 200_000)
     assert governance.decide(store.governance, intent, utc_now()).outcome is Outcome.HOLD
     (row,) = [s for s in store.directory.staffing(firm.org, firm.agents["ledger"])]
-    firm.svc.unstaff(firm.org, firm.founder, row.id)
+    organization.unstaff(firm.svc, firm.org, firm.founder, row.id)
     refused, held = _approve(store, firm, intent, 1)
     assert not refused.accepted and refused.rule == "not_staffed"
     assert held is not None and held.outcome is Outcome.HOLD

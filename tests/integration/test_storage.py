@@ -12,9 +12,8 @@ from pydantic import ValidationError
 from adapters.store.db import alembic_config
 from adapters.store.store import Store
 from adapters.store.tables import RunRow
-from api.services import Forbidden, Services
 from domain.audit import GENESIS_HASH
-from domain.errors import Conflict, NotFound
+from domain.errors import Conflict, Forbidden, NotFound
 from domain.governance.broker import current_projects
 from domain.model import (
     AgentDefinition,
@@ -27,7 +26,9 @@ from domain.model import (
 )
 from domain.starter import STARTER_FLEET
 from domain.tools import REGISTRY
-from tests.conftest import Firm, make_settings, utc_now
+from tests.conftest import Firm, make_settings, utc_now, wire
+from usecases import organization
+from usecases.context import Ports
 
 
 class Clock:
@@ -50,17 +51,19 @@ def assert_utc(value: datetime | None) -> None:
     assert value.utcoffset() == timedelta(0), f"{value!r} is not in UTC"
 
 
-def founder_only_services(store: Store, clock: Clock) -> Services:
-    return Services(store, None, make_settings(), clock)
+def founder_only_services(store: Store, clock: Clock) -> Ports:
+    return wire(store, None, make_settings(), clock)
 
 
 # ---------------------------------------------------------------------------- onboarding
 
 
 def test_onboarding_creates_the_founder_and_the_starter_fleet(
-    services: Services, store: Store
+    services: Ports, store: Store
 ) -> None:
-    onboarded = services.onboard("  Harbor & Vale  ", "ada@hv.example", "Ada Lovelace")
+    onboarded = organization.onboard(
+        services, "  Harbor & Vale  ", "ada@hv.example", "Ada Lovelace"
+    )
     org = onboarded.org
 
     assert org.name == "Harbor & Vale"
@@ -90,9 +93,9 @@ def test_onboarding_creates_the_founder_and_the_starter_fleet(
 
 
 def test_every_starter_agent_has_a_published_charter_pinned_to_definition_v1(
-    services: Services, store: Store
+    services: Ports, store: Store
 ) -> None:
-    onboarded = services.onboard("Harbor & Vale", "ada@hv.example")
+    onboarded = organization.onboard(services, "Harbor & Vale", "ada@hv.example")
     specs = {s.handle: s for s in STARTER_FLEET}
 
     for agent in onboarded.agents:
@@ -116,9 +119,9 @@ def test_every_starter_agent_has_a_published_charter_pinned_to_definition_v1(
 
 
 def test_onboarding_starts_a_chain_that_records_the_configuration(
-    services: Services, store: Store
+    services: Ports, store: Store
 ) -> None:
-    done = services.onboard("Harbor & Vale", "ada@hv.example")
+    done = organization.onboard(services, "Harbor & Vale", "ada@hv.example")
     org = done.org
 
     entries = store.audit.entries(org.id)
@@ -133,16 +136,16 @@ def test_onboarding_starts_a_chain_that_records_the_configuration(
     assert store.audit.verify(org.id).ok
 
 
-def test_onboarding_needs_a_name_and_an_email(services: Services, store: Store) -> None:
+def test_onboarding_needs_a_name_and_an_email(services: Ports, store: Store) -> None:
     with pytest.raises(ValueError):
-        services.onboard("   ", "ada@hv.example")
+        organization.onboard(services, "   ", "ada@hv.example")
     with pytest.raises(ValueError):
-        services.onboard("Harbor & Vale", "not-an-email")
+        organization.onboard(services, "Harbor & Vale", "not-an-email")
 
 
-def test_two_organizations_are_separate_tenants(services: Services, store: Store) -> None:
-    a = services.onboard("Harbor & Vale", "ada@hv.example")
-    b = services.onboard("Other Firm", "ada@other.example")
+def test_two_organizations_are_separate_tenants(services: Ports, store: Store) -> None:
+    a = organization.onboard(services, "Harbor & Vale", "ada@hv.example")
+    b = organization.onboard(services, "Other Firm", "ada@other.example")
 
     assert a.org.id != b.org.id
     assert {p.handle for p in store.directory.principals(b.org.id)} == {
@@ -159,13 +162,19 @@ def test_two_organizations_are_separate_tenants(services: Services, store: Store
 
 
 def test_a_taken_handle_gets_the_first_free_suffix(
-    firm: Firm, services: Services, store: Store
+    firm: Firm, services: Ports, store: Store
 ) -> None:
     """A colleague whose address starts like someone else's is still invited, under a
     handle of their own; no one's handle (a starter agent's included) is reused."""
-    ada = services.add_human(firm.org, firm.founder, "ada@elsewhere.example", "Another Ada")
-    orion = services.add_human(firm.org, firm.founder, "orion@hv.example", "Orion the human")
-    again = services.add_human(firm.org, firm.founder, "orion@other.example", "Orion again")
+    ada = organization.add_human(
+        services, firm.org, firm.founder, "ada@elsewhere.example", "Another Ada"
+    )
+    orion = organization.add_human(
+        services, firm.org, firm.founder, "orion@hv.example", "Orion the human"
+    )
+    again = organization.add_human(
+        services, firm.org, firm.founder, "orion@other.example", "Orion again"
+    )
     assert (ada.handle, orion.handle, again.handle) == ("ada-2", "orion-2", "orion-3")
     handles = [p.handle for p in store.directory.principals(firm.org)]
     assert len(handles) == len(set(handles))
@@ -205,23 +214,27 @@ def test_projects_staffing_and_barriers_round_trip(firm: Firm, store: Store) -> 
     assert barriers[0].groups == (("east",), ("west",))
 
 
-def test_a_duplicate_project_is_a_conflict(firm: Firm, services: Services) -> None:
+def test_a_duplicate_project_is_a_conflict(firm: Firm, services: Ports) -> None:
     with pytest.raises(Conflict):
-        services.add_project(firm.org, firm.founder, "east", "Atlas again")
+        organization.add_project(services, firm.org, firm.founder, "east", "Atlas again")
 
 
-def test_staffing_an_unknown_project_or_principal_is_not_found(
-    firm: Firm, services: Services
-) -> None:
+def test_staffing_an_unknown_project_or_principal_is_not_found(firm: Firm, services: Ports) -> None:
     with pytest.raises(NotFound):
-        services.staff(firm.org, firm.founder, firm.agents["scout"], "north", StaffRole.MEMBER)
+        organization.staff(
+            services, firm.org, firm.founder, firm.agents["scout"], "north", StaffRole.MEMBER
+        )
     with pytest.raises(NotFound):
-        services.staff(firm.org, firm.founder, str(uuid.uuid4()), "east", StaffRole.MEMBER)
+        organization.staff(
+            services, firm.org, firm.founder, str(uuid.uuid4()), "east", StaffRole.MEMBER
+        )
 
 
-def test_an_agent_may_not_be_staffed_as_approver(firm: Firm, services: Services) -> None:
+def test_an_agent_may_not_be_staffed_as_approver(firm: Firm, services: Ports) -> None:
     with pytest.raises(ValueError):
-        services.staff(firm.org, firm.founder, firm.agents["orion"], "east", StaffRole.APPROVER)
+        organization.staff(
+            services, firm.org, firm.founder, firm.agents["orion"], "east", StaffRole.APPROVER
+        )
 
 
 def test_staffing_times_round_trip_as_utc(store: Store) -> None:
@@ -230,7 +243,9 @@ def test_staffing_times_round_trip_as_utc(store: Store) -> None:
     f = Firm(svc)
     until = datetime(2031, 6, 1, 9, 30, 0, 123456, tzinfo=UTC)
 
-    made = svc.staff(f.org, f.founder, f.agents["scout"], "east", StaffRole.MEMBER, until)
+    made = organization.staff(
+        svc, f.org, f.founder, f.agents["scout"], "east", StaffRole.MEMBER, until
+    )
 
     (back,) = [s for s in store.directory.staffing(f.org) if s.id == made.id]
     assert back == made
@@ -246,7 +261,9 @@ def test_a_staffing_end_given_in_another_offset_keeps_its_instant(store: Store) 
     f = Firm(svc)
     until = datetime(2031, 6, 1, 12, 0, tzinfo=timezone(timedelta(hours=5)))
 
-    made = svc.staff(f.org, f.founder, f.agents["scout"], "east", StaffRole.MEMBER, until)
+    made = organization.staff(
+        svc, f.org, f.founder, f.agents["scout"], "east", StaffRole.MEMBER, until
+    )
 
     (back,) = [s for s in store.directory.staffing(f.org) if s.id == made.id]
     assert_utc(back.valid_until)
@@ -263,7 +280,7 @@ def test_end_staffing_ends_authority_and_keeps_history(store: Store) -> None:
     assert current_projects((orion,), clock.at, StaffRole.MEMBER) == {"east"}
 
     ended_at = clock.advance(hours=1)
-    ended = svc.unstaff(f.org, f.founder, orion.id)
+    ended = organization.unstaff(svc, f.org, f.founder, orion.id)
 
     assert ended.id == orion.id
     assert ended.valid_from == orion.valid_from
@@ -277,7 +294,7 @@ def test_end_staffing_ends_authority_and_keeps_history(store: Store) -> None:
 
     # Ending it again later does not move the end.
     clock.advance(days=1)
-    again = svc.unstaff(f.org, f.founder, orion.id)
+    again = organization.unstaff(svc, f.org, f.founder, orion.id)
     assert again.valid_until == ended_at
     # Every other staffing is untouched.
     assert all(s.valid_until is None for s in store.directory.staffing(f.org) if s.id != orion.id)
@@ -288,24 +305,26 @@ def test_ending_a_later_planned_end_brings_it_forward(store: Store) -> None:
     svc = founder_only_services(store, clock)
     f = Firm(svc)
     planned = clock.at + timedelta(days=30)
-    made = svc.staff(f.org, f.founder, f.agents["scout"], "east", StaffRole.MEMBER, planned)
+    made = organization.staff(
+        svc, f.org, f.founder, f.agents["scout"], "east", StaffRole.MEMBER, planned
+    )
 
     now = clock.advance(minutes=5)
-    ended = svc.unstaff(f.org, f.founder, made.id)
+    ended = organization.unstaff(svc, f.org, f.founder, made.id)
 
     assert ended.valid_until == now
 
 
 def test_ending_an_unknown_or_foreign_staffing_is_not_found(
-    firm: Firm, services: Services, store: Store
+    firm: Firm, services: Ports, store: Store
 ) -> None:
     with pytest.raises(NotFound):
-        services.unstaff(firm.org, firm.founder, str(uuid.uuid4()))
+        organization.unstaff(services, firm.org, firm.founder, str(uuid.uuid4()))
 
-    other = services.onboard("Other Firm", "zed@other.example")
+    other = organization.onboard(services, "Other Firm", "zed@other.example")
     (orion,) = store.directory.staffing(firm.org, firm.agents["orion"])
     with pytest.raises(NotFound):
-        services.unstaff(other.org.id, other.founder.id, orion.id)
+        organization.unstaff(services, other.org.id, other.founder.id, orion.id)
     (still,) = store.directory.staffing(firm.org, firm.agents["orion"])
     assert still.valid_until is None
 
@@ -323,10 +342,10 @@ def test_ending_an_unknown_or_foreign_staffing_is_not_found(
     ids=["east-twice", "west-twice", "same-group"],
 )
 def test_a_barrier_with_overlapping_groups_is_refused(
-    firm: Firm, services: Services, store: Store, groups: list[list[str]]
+    firm: Firm, services: Ports, store: Store, groups: list[list[str]]
 ) -> None:
     with pytest.raises(ValidationError) as raised:
-        services.add_barrier(firm.org, firm.founder, "leaky", groups)
+        organization.add_barrier(services, firm.org, firm.founder, "leaky", groups)
 
     assert isinstance(raised.value, ValueError)
     assert "disjoint" in str(raised.value)
@@ -335,32 +354,36 @@ def test_a_barrier_with_overlapping_groups_is_refused(
 
 @pytest.mark.parametrize("groups", [[["east"]], [["east"], []], []], ids=["one", "empty", "none"])
 def test_a_barrier_that_separates_nothing_is_refused(
-    firm: Firm, services: Services, store: Store, groups: list[list[str]]
+    firm: Firm, services: Ports, store: Store, groups: list[list[str]]
 ) -> None:
     with pytest.raises(ValueError):
-        services.add_barrier(firm.org, firm.founder, "pointless", groups)
+        organization.add_barrier(services, firm.org, firm.founder, "pointless", groups)
 
     assert [b.name for b in store.directory.barriers(firm.org)] == ["wall"]
 
 
 def test_a_barrier_naming_an_unknown_project_is_not_found(
-    firm: Firm, services: Services, store: Store
+    firm: Firm, services: Ports, store: Store
 ) -> None:
     with pytest.raises(NotFound) as raised:
-        services.add_barrier(firm.org, firm.founder, "north wall", [["east"], ["north"]])
+        organization.add_barrier(
+            services, firm.org, firm.founder, "north wall", [["east"], ["north"]]
+        )
 
     assert "north" in str(raised.value)
     assert [b.name for b in store.directory.barriers(firm.org)] == ["wall"]
 
 
 def test_a_barrier_may_not_name_another_organizations_project(
-    firm: Firm, services: Services, store: Store
+    firm: Firm, services: Ports, store: Store
 ) -> None:
-    other = services.onboard("Other Firm", "zed@other.example")
-    services.add_project(other.org.id, other.founder.id, "north", "North")
+    other = organization.onboard(services, "Other Firm", "zed@other.example")
+    organization.add_project(services, other.org.id, other.founder.id, "north", "North")
 
     with pytest.raises(NotFound):
-        services.add_barrier(firm.org, firm.founder, "cross-tenant", [["east"], ["north"]])
+        organization.add_barrier(
+            services, firm.org, firm.founder, "cross-tenant", [["east"], ["north"]]
+        )
 
 
 # ---------------------------------------------------------------------------- commitments
@@ -372,7 +395,8 @@ def test_a_commitment_is_recorded_as_extracted_and_confirmed_once(store: Store) 
     f = Firm(svc)
     until = datetime(2031, 12, 31, tzinfo=UTC)
 
-    made = svc.add_commitment(
+    made = organization.add_commitment(
+        svc,
         f.org,
         f.founder,
         "Atlas data-room spend cap",
@@ -385,7 +409,7 @@ def test_a_commitment_is_recorded_as_extracted_and_confirmed_once(store: Store) 
 
     assert made.state is ReviewState.EXTRACTED
     assert not made.binds(clock.at)
-    (stored,) = svc.commitments(f.org, f.founder)
+    (stored,) = organization.commitments(svc, f.org, f.founder)
     assert stored == made
     assert stored.constraint == SpendCap(limit_cents=1_000_000, currency="USD")
     assert stored.provenance.source == "engagement-letter.pdf"
@@ -398,23 +422,26 @@ def test_a_commitment_is_recorded_as_extracted_and_confirmed_once(store: Store) 
     assert stored.confirmed_by is None and stored.confirmed_at is None
 
     confirmed_at = clock.advance(minutes=10)
-    confirmed = svc.confirm_commitment(made.id, f.founder)
+    confirmed = organization.confirm_commitment(svc, made.id, f.founder)
 
     assert confirmed.state is ReviewState.CONFIRMED
     assert confirmed.confirmed_by == f.founder
     assert confirmed.confirmed_at == confirmed_at
     assert_utc(confirmed.confirmed_at)
     assert confirmed.binds(confirmed_at)
-    assert svc.commitments(f.org, f.founder) == [confirmed]
+    assert organization.commitments(svc, f.org, f.founder) == [confirmed]
 
     clock.advance(minutes=10)
     with pytest.raises(Conflict):
-        svc.confirm_commitment(made.id, f.founder)
-    assert svc.commitments(f.org, f.founder) == [confirmed]  # the first confirmation stands
+        organization.confirm_commitment(svc, made.id, f.founder)
+    assert organization.commitments(svc, f.org, f.founder) == [
+        confirmed
+    ]  # the first confirmation stands
 
 
-def test_an_obligation_round_trips(firm: Firm, services: Services) -> None:
-    made = services.add_commitment(
+def test_an_obligation_round_trips(firm: Firm, services: Ports) -> None:
+    made = organization.add_commitment(
+        services,
         firm.org,
         firm.associate,
         "Deliver the Birch CIM",
@@ -422,16 +449,17 @@ def test_an_obligation_round_trips(firm: Firm, services: Services) -> None:
         source="call notes",
     )
 
-    (stored,) = services.commitments(firm.org, firm.founder)
+    (stored,) = organization.commitments(services, firm.org, firm.founder)
     assert stored == made
     assert stored.constraint == Obligation(text="CIM to the buyer list by 1 December")
     assert stored.projects == ()
     assert stored.provenance.recorded_by == firm.associate
 
 
-def test_a_commitment_on_an_unknown_project_is_not_found(firm: Firm, services: Services) -> None:
+def test_a_commitment_on_an_unknown_project_is_not_found(firm: Firm, services: Ports) -> None:
     with pytest.raises(NotFound):
-        services.add_commitment(
+        organization.add_commitment(
+            services,
             firm.org,
             firm.founder,
             "cap",
@@ -439,47 +467,53 @@ def test_a_commitment_on_an_unknown_project_is_not_found(firm: Firm, services: S
             source="x",
             projects=("east", "north"),
         )
-    assert services.commitments(firm.org, firm.founder) == []
+    assert organization.commitments(services, firm.org, firm.founder) == []
 
 
-def test_a_commitment_by_a_stranger_is_not_found(firm: Firm, services: Services) -> None:
+def test_a_commitment_by_a_stranger_is_not_found(firm: Firm, services: Ports) -> None:
     with pytest.raises(NotFound):
-        services.add_commitment(
-            firm.org, str(uuid.uuid4()), "cap", SpendCap(limit_cents=1), source="x"
+        organization.add_commitment(
+            services, firm.org, str(uuid.uuid4()), "cap", SpendCap(limit_cents=1), source="x"
         )
 
 
 def test_only_the_founder_confirms_and_only_in_their_organization(
-    firm: Firm, services: Services
+    firm: Firm, services: Ports
 ) -> None:
-    made = services.add_commitment(
-        firm.org, firm.associate, "cap", SpendCap(limit_cents=100), source="x", projects=("east",)
+    made = organization.add_commitment(
+        services,
+        firm.org,
+        firm.associate,
+        "cap",
+        SpendCap(limit_cents=100),
+        source="x",
+        projects=("east",),
     )
-    other = services.onboard("Other Firm", "zed@other.example")
+    other = organization.onboard(services, "Other Firm", "zed@other.example")
 
     with pytest.raises(Forbidden):
-        services.confirm_commitment(made.id, firm.associate)
+        organization.confirm_commitment(services, made.id, firm.associate)
     with pytest.raises(Forbidden):
-        services.confirm_commitment(made.id, firm.agents["orion"])
+        organization.confirm_commitment(services, made.id, firm.agents["orion"])
     with pytest.raises(NotFound):  # a stranger learns nothing, not even that it exists
-        services.confirm_commitment(made.id, str(uuid.uuid4()))
+        organization.confirm_commitment(services, made.id, str(uuid.uuid4()))
     with pytest.raises(NotFound):
-        services.confirm_commitment(made.id, other.founder.id)
+        organization.confirm_commitment(services, made.id, other.founder.id)
     with pytest.raises(NotFound):
-        services.confirm_commitment(str(uuid.uuid4()), firm.founder)
+        organization.confirm_commitment(services, str(uuid.uuid4()), firm.founder)
 
-    (stored,) = services.commitments(firm.org, firm.founder)
+    (stored,) = organization.commitments(services, firm.org, firm.founder)
     assert stored.state is ReviewState.EXTRACTED and stored.confirmed_by is None
 
 
 # ---------------------------------------------------------------------------- authorisation
 
 
-def test_only_the_founder_may_configure(firm: Firm, services: Services, store: Store) -> None:
+def test_only_the_founder_may_configure(firm: Firm, services: Ports, store: Store) -> None:
     projects, staffing = store.directory.projects(firm.org), store.directory.staffing(firm.org)
     barriers, people = store.directory.barriers(firm.org), store.directory.principals(firm.org)
     (orion,) = store.directory.staffing(firm.org, firm.agents["orion"])
-    other = services.onboard("Other Firm", "zed@other.example")
+    other = organization.onboard(services, "Other Firm", "zed@other.example")
 
     # Members without the right are refused; strangers are told nothing exists.
     for actor, refused in (
@@ -489,19 +523,21 @@ def test_only_the_founder_may_configure(firm: Firm, services: Services, store: S
         (str(uuid.uuid4()), NotFound),
     ):
         with pytest.raises(refused):
-            services.add_project(firm.org, actor, "north", "North")
+            organization.add_project(services, firm.org, actor, "north", "North")
         with pytest.raises(refused):
-            services.add_human(firm.org, actor, "eve@hv.example", "Eve")
+            organization.add_human(services, firm.org, actor, "eve@hv.example", "Eve")
         with pytest.raises(refused):
-            services.staff(firm.org, actor, actor, "west", StaffRole.MEMBER)
+            organization.staff(services, firm.org, actor, actor, "west", StaffRole.MEMBER)
         with pytest.raises(refused):
-            services.staff(firm.org, actor, firm.associate, "east", StaffRole.APPROVER)
+            organization.staff(
+                services, firm.org, actor, firm.associate, "east", StaffRole.APPROVER
+            )
         with pytest.raises(refused):
-            services.unstaff(firm.org, actor, orion.id)
+            organization.unstaff(services, firm.org, actor, orion.id)
         with pytest.raises(refused):
-            services.add_barrier(firm.org, actor, "wall-2", [["east"], ["west"]])
+            organization.add_barrier(services, firm.org, actor, "wall-2", [["east"], ["west"]])
         with pytest.raises(refused):
-            services.remember(firm.org, actor, "leak", ("east",), "planted")
+            organization.remember(services, firm.org, actor, "leak", ("east",), "planted")
 
     assert store.directory.projects(firm.org) == projects
     assert store.directory.staffing(firm.org) == staffing
@@ -511,9 +547,9 @@ def test_only_the_founder_may_configure(firm: Firm, services: Services, store: S
     assert isinstance(Forbidden("x"), PermissionError)
 
 
-def test_configuring_an_unknown_organization_is_not_found(services: Services) -> None:
+def test_configuring_an_unknown_organization_is_not_found(services: Ports) -> None:
     with pytest.raises(NotFound):
-        services.add_project(str(uuid.uuid4()), str(uuid.uuid4()), "east", "Atlas")
+        organization.add_project(services, str(uuid.uuid4()), str(uuid.uuid4()), "east", "Atlas")
 
 
 # ---------------------------------------------------------------------------- runs
@@ -553,9 +589,9 @@ def test_runs_create_is_idempotent_by_org_and_client_key(firm: Firm, store: Stor
 
 
 def test_the_same_client_key_in_another_org_or_no_key_makes_new_runs(
-    firm: Firm, services: Services, store: Store
+    firm: Firm, services: Ports, store: Store
 ) -> None:
-    other = services.onboard("Other Firm", "zed@other.example")
+    other = organization.onboard(services, "Other Firm", "zed@other.example")
     other_orion = next(a.id for a in other.agents if a.handle == "orion")
 
     a, created_a = store.runs.create(run_row(firm.org, firm.agents["orion"], "shared-key"))
@@ -615,9 +651,9 @@ def test_recall_gives_an_unstaffed_agent_nothing(firm: Firm, store: Store) -> No
     assert result.withheld == 2
 
 
-def test_recall_follows_current_staffing(firm: Firm, services: Services, store: Store) -> None:
+def test_recall_follows_current_staffing(firm: Firm, services: Ports, store: Store) -> None:
     (orion,) = store.directory.staffing(firm.org, firm.agents["orion"])
-    services.unstaff(firm.org, firm.founder, orion.id)
+    organization.unstaff(services, firm.org, firm.founder, orion.id)
 
     result = store.memory.recall(
         asker_principal_id=firm.agents["orion"],
@@ -630,8 +666,8 @@ def test_recall_follows_current_staffing(firm: Firm, services: Services, store: 
     assert result.withheld == 1
 
 
-def test_recall_never_crosses_organizations(firm: Firm, services: Services, store: Store) -> None:
-    other = services.onboard("Other Firm", "zed@other.example")
+def test_recall_never_crosses_organizations(firm: Firm, services: Ports, store: Store) -> None:
+    other = organization.onboard(services, "Other Firm", "zed@other.example")
 
     result = store.memory.recall(
         asker_principal_id=firm.agents["orion"], org_id=other.org.id, query=QUERY, now=utc_now()
@@ -685,7 +721,8 @@ def test_a_long_read_does_not_wait_for_a_writer(sqlite_url: str) -> None:
 
     store = Store.open(sqlite_url, TEST_KEYS, migrate_schema=False)
     try:
-        org = Services(store, None, make_settings(), utc_now).onboard("F", "f@f.example").org
+        ports = wire(store, None, make_settings(), utc_now)
+        org = organization.onboard(ports, "F", "f@f.example").org
         holding, release = threading.Event(), threading.Event()
 
         def writer() -> None:

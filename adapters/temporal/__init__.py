@@ -1,0 +1,1 @@
+"""Temporal, seen from the use cases: where runs execute."""

@@ -1,0 +1,54 @@
+"""Who may act and who may read: checked inside every use case, so that the HTTP API,
+the command line and the console cannot differ."""
+
+from __future__ import annotations
+
+from domain.errors import Forbidden, NotFound
+from domain.model import Organization, Principal, PrincipalKind, PrincipalStatus
+from domain.runs import RunRecord
+from domain.visibility import may_read, readable_projects
+from usecases.context import Ports
+
+
+def member(ports: Ports, org_id: str, actor_id: str) -> tuple[Organization, Principal]:
+    """The organization and the acting principal, an active human of it.
+
+    Someone outside the organization learns nothing, not even that it exists: an unknown
+    organization and another organization's are both :class:`NotFound`.
+    """
+    actor = ports.directory.find_principal(actor_id)
+    if actor is None or actor.org_id != org_id:
+        raise NotFound(f"no organization {org_id}")
+    if actor.kind is not PrincipalKind.HUMAN or actor.status is not PrincipalStatus.ACTIVE:
+        raise Forbidden("the acting principal must be an active human of this organization")
+    return ports.directory.org(org_id), actor
+
+
+def founder(ports: Ports, org_id: str, actor_id: str) -> Organization:
+    """The organization, if ``actor_id`` is its founder (who configures it)."""
+    org, _ = member(ports, org_id, actor_id)
+    if actor_id != org.founder_id:
+        raise Forbidden("only the organization's founder may change its configuration")
+    return org
+
+
+def readable(ports: Ports, org: Organization, actor: Principal) -> frozenset[str] | None:
+    """The projects ``actor`` may read, or None for all (the founder)."""
+    staffing = ports.directory.staffing(org.id, actor.id)
+    return readable_projects(actor, org, staffing, ports.clock())
+
+
+def run_for(ports: Ports, run_id: str, actor_id: str) -> RunRecord:
+    """The run, if ``actor_id`` may read it; to anyone else it does not exist."""
+    run = ports.runs.get(run_id)
+    try:
+        if run is None:
+            raise NotFound(f"no run {run_id}")
+        org, actor = member(ports, run.org_id, actor_id)
+    except NotFound:
+        raise NotFound(f"no run {run_id}") from None
+    if run.started_by != actor_id and not may_read(
+        readable(ports, org, actor), ports.runs.reach(run_id)
+    ):
+        raise NotFound(f"no run {run_id}")
+    return run

@@ -1,0 +1,33 @@
+"""What a use case receives: the ports, the clock, and the few settings that change what
+it may do."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime
+
+from domain.ports import (
+    AuditReader,
+    ConfigurationStore,
+    Directory,
+    GovernanceStore,
+    RunGateway,
+    RunRecords,
+)
+
+
+@dataclass(frozen=True)
+class Ports:
+    """The outside world as the use cases see it; built once per process by its
+    composition root (the worker, the API, the command line, a test)."""
+
+    directory: Directory
+    configuration: ConfigurationStore
+    runs: RunRecords
+    audit: AuditReader
+    governance: GovernanceStore
+    gateway: RunGateway
+    clock: Callable[[], datetime]
+    scripted_replies: bool = False
+    """Whether a run may carry the exact reply the model returns (the scripted provider)."""

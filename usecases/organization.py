@@ -1,0 +1,273 @@
+"""The organization and its configuration: onboarding, people, projects, staffing,
+barriers, commitments and memory records.
+
+Every change runs inside one :meth:`~domain.ports.ConfigurationStore.change`: the
+organization locked, the rule of :mod:`domain.configuration` checked against what is
+stored, the write and its audit entry committed together.
+"""
+
+from __future__ import annotations
+
+import uuid
+from datetime import datetime
+
+from pydantic import BaseModel
+
+from domain import configuration as rules
+from domain.errors import Conflict, NotFound
+from domain.model import (
+    AgentDefinition,
+    Barrier,
+    Charter,
+    CharterStatus,
+    Commitment,
+    Constraint,
+    Organization,
+    Principal,
+    PrincipalKind,
+    Project,
+    Provenance,
+    ReviewState,
+    Staffing,
+    StaffRole,
+)
+from domain.starter import STARTER_FLEET, StarterAgent
+from usecases.access import founder, member
+from usecases.context import Ports
+
+
+def new_id() -> str:
+    """A fresh random identifier."""
+    return str(uuid.uuid4())
+
+
+class Onboarded(BaseModel):
+    """A new organization, its founder and its starter fleet."""
+
+    org: Organization
+    founder: Principal
+    agents: list[Principal]
+
+
+def _starter_agent(org_id: str, spec: StarterAgent) -> tuple[Principal, AgentDefinition, Charter]:
+    agent = Principal(
+        id=new_id(),
+        org_id=org_id,
+        kind=PrincipalKind.AGENT,
+        handle=spec.handle,
+        display_name=spec.display_name,
+        agent_kind=spec.agent_kind,
+    )
+    definition = AgentDefinition(
+        principal_id=agent.id,
+        version=1,
+        instructions=spec.instructions,
+        budget_cents=spec.budget_cents,
+    )
+    charter = Charter(
+        principal_id=agent.id,
+        version=1,
+        status=CharterStatus.PUBLISHED,
+        role=spec.role,
+        purpose=spec.purpose,
+        tools=spec.tools,
+        budget_ceiling_cents=spec.ceiling_cents,
+        definition_pin=1,
+    )
+    return agent, definition, charter
+
+
+def onboard(
+    ports: Ports, name: str, founder_email: str, founder_name: str | None = None
+) -> Onboarded:
+    """Create an organization, its founder and the starter fleet of agents, atomically."""
+    if not name.strip() or "@" not in founder_email:
+        raise ValueError("an organization needs a name and a founder email")
+    org_id = new_id()
+    handle = rules.handle_for(founder_email, taken=(), fallback="founder")
+    if handle in {spec.handle for spec in STARTER_FLEET}:
+        handle = f"{handle}-founder"  # the starter agents' handles are taken
+    person = Principal(
+        id=new_id(),
+        org_id=org_id,
+        kind=PrincipalKind.HUMAN,
+        handle=handle,
+        display_name=founder_name or founder_email.rpartition("@")[0],
+        email=founder_email,
+    )
+    fleet = [_starter_agent(org_id, spec) for spec in STARTER_FLEET]
+    org = ports.configuration.create_org(name.strip(), person, fleet, ports.clock())
+    return Onboarded(org=org, founder=person, agents=[agent for agent, _, _ in fleet])
+
+
+def add_human(ports: Ports, org_id: str, actor_id: str, email: str, display_name: str) -> Principal:
+    """Invite a human colleague; they get authority only through staffing."""
+    founder(ports, org_id, actor_id)
+    with ports.configuration.change(org_id, actor_id, ports.clock) as change:
+        human = Principal(
+            id=new_id(),
+            org_id=org_id,
+            kind=PrincipalKind.HUMAN,
+            handle=rules.handle_for(email, change.handles()),
+            display_name=display_name,
+            email=email,
+        )
+        return change.add_principal(human)
+
+
+def principals(ports: Ports, org_id: str, actor_id: str) -> list[Principal]:
+    member(ports, org_id, actor_id)
+    return ports.directory.principals(org_id)
+
+
+def add_project(ports: Ports, org_id: str, actor_id: str, slug: str, name: str) -> Project:
+    """Create a project; the founder is staffed on it as approver, in one step."""
+    org = founder(ports, org_id, actor_id)
+    with ports.configuration.change(org_id, actor_id, ports.clock) as change:
+        project = change.add_project(Project(org_id=org_id, slug=slug, name=name))
+        change.add_staffing(
+            Staffing(
+                id=new_id(),
+                principal_id=org.founder_id,
+                project=slug,
+                role=StaffRole.APPROVER,
+                valid_from=change.now,
+            )
+        )
+        return project
+
+
+def projects(ports: Ports, org_id: str, actor_id: str) -> list[Project]:
+    member(ports, org_id, actor_id)
+    return ports.directory.projects(org_id)
+
+
+def staff(
+    ports: Ports,
+    org_id: str,
+    actor_id: str,
+    principal_id: str,
+    project: str,
+    role: StaffRole,
+    valid_until: datetime | None = None,
+) -> Staffing:
+    """Staff a principal on a project from now on. Only humans may be approvers, and an
+    agent is never staffed on both sides of a barrier."""
+    founder(ports, org_id, actor_id)
+    with ports.configuration.change(org_id, actor_id, ports.clock) as change:
+        who = change.principal(principal_id)
+        if project not in change.project_slugs():
+            raise NotFound(f"no project {project!r}")
+        if valid_until is not None and valid_until <= change.now:
+            raise ValueError("valid_until must lie in the future")
+        problem = rules.staffing_problem(
+            who, project, role, change.staffing(principal_id), change.barriers(), change.now
+        )
+        if problem is not None:
+            # an agent as approver is a malformed request; a wall in the way, a conflict
+            raise ValueError(problem) if role is StaffRole.APPROVER else Conflict(problem)
+        return change.add_staffing(
+            Staffing(
+                id=new_id(),
+                principal_id=principal_id,
+                project=project,
+                role=role,
+                valid_from=change.now,
+                valid_until=valid_until,
+            )
+        )
+
+
+def unstaff(ports: Ports, org_id: str, actor_id: str, staffing_id: str) -> Staffing:
+    """End a staffing now: its authority ends, its history stays."""
+    founder(ports, org_id, actor_id)
+    with ports.configuration.change(org_id, actor_id, ports.clock) as change:
+        return change.end_staffing(staffing_id)
+
+
+def staffing(ports: Ports, org_id: str, actor_id: str) -> list[Staffing]:
+    member(ports, org_id, actor_id)
+    return ports.directory.staffing(org_id)
+
+
+def add_barrier(
+    ports: Ports, org_id: str, actor_id: str, name: str, groups: list[list[str]]
+) -> Barrier:
+    """Wall project groups off from each other; the new wall may split neither an agent's
+    current staffing nor a stored memory record."""
+    founder(ports, org_id, actor_id)
+    barrier = Barrier(id=new_id(), org_id=org_id, name=name, groups=tuple(tuple(g) for g in groups))
+    with ports.configuration.change(org_id, actor_id, ports.clock) as change:
+        missing = {p for g in barrier.groups for p in g} - change.project_slugs()
+        if missing:
+            raise NotFound(f"no project {', '.join(sorted(missing))}")
+        agents = {p.id: p.handle for p in change.principals() if p.kind is PrincipalKind.AGENT}
+        problem = rules.barrier_problem(
+            barrier, agents, change.staffing(), change.records(), change.now
+        )
+        if problem is not None:
+            raise Conflict(problem)
+        return change.add_barrier(barrier)
+
+
+def add_commitment(
+    ports: Ports,
+    org_id: str,
+    actor_id: str,
+    title: str,
+    constraint: Constraint,
+    source: str,
+    excerpt: str = "",
+    projects: tuple[str, ...] = (),
+    valid_from: datetime | None = None,
+    valid_until: datetime | None = None,
+) -> Commitment:
+    """Record an extracted commitment: evidence until a human confirms it."""
+    member(ports, org_id, actor_id)
+    with ports.configuration.change(org_id, actor_id, ports.clock) as change:
+        unknown = set(projects) - change.project_slugs()
+        if unknown:
+            raise NotFound(f"no project {', '.join(sorted(unknown))}")
+        commitment = Commitment(
+            id=new_id(),
+            org_id=org_id,
+            title=title,
+            constraint=constraint,
+            provenance=Provenance(source=source, excerpt=excerpt, recorded_by=actor_id),
+            state=ReviewState.EXTRACTED,
+            projects=projects,
+            valid_from=valid_from or change.now,
+            valid_until=valid_until,
+        )
+        return change.add_commitment(commitment)
+
+
+def confirm_commitment(ports: Ports, commitment_id: str, actor_id: str) -> Commitment:
+    """The founder confirms an extracted commitment; from then on it binds."""
+    actor = ports.directory.find_principal(actor_id)
+    if actor is None:
+        raise NotFound(f"no commitment {commitment_id}")
+    founder(ports, actor.org_id, actor_id)
+    with ports.configuration.change(actor.org_id, actor_id, ports.clock) as change:
+        return change.confirm_commitment(commitment_id)
+
+
+def commitments(ports: Ports, org_id: str, actor_id: str) -> list[Commitment]:
+    member(ports, org_id, actor_id)
+    return ports.directory.commitments(org_id)
+
+
+def remember(
+    ports: Ports, org_id: str, actor_id: str, ref: str, projects: tuple[str, ...], text: str
+) -> None:
+    """Store a record in memory (the founder, until ingestion screening lands). A record
+    belongs to one side of every barrier."""
+    founder(ports, org_id, actor_id)
+    with ports.configuration.change(org_id, actor_id, ports.clock) as change:
+        unknown = set(projects) - change.project_slugs()
+        if unknown:
+            raise NotFound(f"no project {', '.join(sorted(unknown))}")
+        problem = rules.record_problem(projects, change.barriers())
+        if problem is not None:
+            raise ValueError(problem)
+        change.add_record(ref, projects, text)

@@ -1,0 +1,183 @@
+"""Agent runs: start one, read one, wait for one, decide one of its holds."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel
+
+from domain.errors import Conflict, Forbidden, NotFound
+from domain.intents import Decision, Intent, Outcome
+from domain.model import PrincipalKind
+from domain.runs import (
+    MAX_HOLD_SECONDS,
+    MIN_HOLD_SECONDS,
+    ApprovalSignal,
+    RunInput,
+    RunRecord,
+    RunState,
+)
+from usecases.access import member, run_for
+from usecases.context import Ports
+from usecases.organization import new_id
+
+
+class RunStarted(BaseModel):
+    """A run that was started (or found again by its client key)."""
+
+    run_id: str
+    workflow_id: str
+    created: bool
+    ui_url: str
+
+
+class IntentRecord(BaseModel):
+    """An intent of a run with its status and every decision, oldest first."""
+
+    intent: Intent
+    status: str
+    decisions: list[Decision]
+
+
+class RunView(BaseModel):
+    """A run as a reader sees it: workflow status, node states and every intent."""
+
+    run_id: str
+    workflow_id: str
+    org_id: str
+    agent_id: str
+    task: str
+    workflow_status: str
+    state: RunState | None
+    intents: list[IntentRecord]
+    ui_url: str
+
+
+class HoldSignalled(BaseModel):
+    """An approve or deny sent to the run holding an intent; the broker re-checks it."""
+
+    intent_id: str
+    run_id: str
+    workflow_id: str
+    signal: str
+    intent_digest: str
+
+
+async def start_run(
+    ports: Ports,
+    org_id: str,
+    actor_id: str,
+    agent_id: str,
+    task: str,
+    scripted_reply: str | None = None,
+    client_key: str | None = None,
+    hold_timeout_seconds: int | None = None,
+) -> RunStarted:
+    """Start an agent run on behalf of ``actor_id``, an active human of the organization;
+    the same client key returns the run it started before (and never runs it again)."""
+    member(ports, org_id, actor_id)
+    if scripted_reply is not None and not ports.scripted_replies:
+        raise Forbidden(
+            "scripted_reply is honoured only when the server runs the scripted provider"
+        )
+    agent = ports.directory.principal(org_id, agent_id)
+    if agent.kind is not PrincipalKind.AGENT:
+        raise ValueError(f"{agent.handle} is not an agent")
+    if not task.strip():
+        raise ValueError("a run needs a task")
+    if hold_timeout_seconds is not None and not (
+        MIN_HOLD_SECONDS <= hold_timeout_seconds <= MAX_HOLD_SECONDS
+    ):
+        raise ValueError(
+            f"hold_timeout_seconds must lie between {MIN_HOLD_SECONDS} and {MAX_HOLD_SECONDS}"
+        )
+    run_id, now = new_id(), ports.clock()
+    current = ports.directory.staffing(org_id, agent_id)
+    run, created = ports.runs.create(
+        RunRecord(
+            id=run_id,
+            org_id=org_id,
+            agent_id=agent_id,
+            task=task,
+            workflow_id=f"agent-run-{run_id}",
+            client_key=client_key,
+            started_by=actor_id,
+            projects=tuple(sorted(s.project for s in current if s.active_at(now))),
+            created_at=now,
+        )
+    )
+    if not created and (run.agent_id, run.task) != (agent_id, task):
+        raise Conflict("this client key already started a different run")
+    run_input = RunInput(
+        run_id=run.id,
+        org_id=org_id,
+        agent_id=agent_id,
+        task=task,
+        scripted_reply=scripted_reply,
+        **({"hold_timeout_seconds": hold_timeout_seconds} if hold_timeout_seconds else {}),
+    )
+    # Starting is idempotent by workflow id, so a crash between the record and the start
+    # is repaired by the client retrying with its key.
+    await ports.gateway.start(run_input, run.workflow_id, agent.handle)
+    return RunStarted(
+        run_id=run.id,
+        workflow_id=run.workflow_id,
+        created=created,
+        ui_url=ports.gateway.ui_url(run.workflow_id),
+    )
+
+
+async def run_view(ports: Ports, run_id: str, actor_id: str) -> RunView:
+    """Status, node states (from the workflow) and intents with decisions (from the
+    record). A human reads a run only within their own projects (the founder and whoever
+    started it read it anyway); to anyone else it does not exist."""
+    run = run_for(ports, run_id, actor_id)
+    status, state = await ports.gateway.state(run.workflow_id)
+    intents = [
+        IntentRecord(intent=i, status=s, decisions=d) for i, s, d in ports.runs.intents(run_id)
+    ]
+    return RunView(
+        run_id=run.id,
+        workflow_id=run.workflow_id,
+        org_id=run.org_id,
+        agent_id=run.agent_id,
+        task=run.task,
+        workflow_status=status,
+        state=state,
+        intents=intents,
+        ui_url=ports.gateway.ui_url(run.workflow_id),
+    )
+
+
+async def wait_run(ports: Ports, run_id: str, actor_id: str) -> RunState:
+    """Wait for a run to finish; its final state."""
+    run = run_for(ports, run_id, actor_id)
+    return await ports.gateway.result(run.workflow_id)
+
+
+async def decide_hold(
+    ports: Ports, intent_id: str, actor_id: str, approver_id: str, approve: bool, reason: str = ""
+) -> HoldSignalled:
+    """Send an approve or deny bound to the intent's digest; the broker re-checks it in the
+    run. The acting principal speaks only for itself: ``approver_id`` must be the actor."""
+    if approver_id != actor_id:
+        raise Forbidden("approver_id must be the acting principal")
+    found = ports.runs.intent(intent_id)
+    try:
+        if found is None:
+            raise NotFound(f"no intent {intent_id}")
+        run = run_for(ports, found[2], actor_id)
+    except NotFound:
+        raise NotFound(f"no intent {intent_id}") from None
+    intent, status, run_id = found
+    if status != Outcome.HOLD:
+        raise Conflict(f"intent is {status}, not held")
+    signal = ApprovalSignal(
+        intent_id=intent_id, approver_id=approver_id, intent_digest=intent.digest, reason=reason
+    )
+    await ports.gateway.signal(run.workflow_id, approve, signal)
+    return HoldSignalled(
+        intent_id=intent_id,
+        run_id=run_id,
+        workflow_id=run.workflow_id,
+        signal="approve" if approve else "deny",
+        intent_digest=intent.digest,
+    )

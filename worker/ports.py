@@ -1,0 +1,39 @@
+"""Build the ports the use cases receive, from settings and opened adapters."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import datetime
+
+from temporalio.client import Client
+
+from adapters.store.store import Store
+from adapters.temporal.gateway import TemporalRuns
+from usecases.context import Ports
+from worker.clock import utc_now
+from worker.settings import Settings
+
+
+def build_ports(
+    store: Store,
+    client: Client | None,
+    settings: Settings,
+    clock: Callable[[], datetime] = utc_now,
+) -> Ports:
+    """The use cases' view of this process: the store, Temporal (None: unreachable), the
+    clock, and whether scripted replies are honoured (only under the scripted provider)."""
+    return Ports(
+        directory=store.directory,
+        configuration=store.configuration,
+        runs=store.runs,
+        audit=store.audit,
+        governance=store.governance,
+        gateway=TemporalRuns(
+            client,
+            settings.task_queue,
+            settings.temporal_ui_url,
+            settings.temporal_namespace,
+        ),
+        clock=clock,
+        scripted_replies=settings.resolved_provider == "scripted",
+    )
