@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: install demo up test lint bench clean
+.PHONY: install demo up test lint bench chaos clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -34,6 +34,11 @@ lint: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python -m bench
+
+## make chaos: kill and restart workers (and Temporal once) under load; check what must hold.
+chaos: $(STAMP)
+	VERLETICA_TEST_POSTGRES_URL=$${VERLETICA_TEST_POSTGRES_URL:-postgresql://postgres@127.0.0.1:5432/test} \
+		$(BIN)/python -m bench.chaos
 
 clean:
 	rm -rf .verletica

@@ -15,7 +15,7 @@ from temporalio import activity
 P = ParamSpec("P")
 T = TypeVar("T")
 
-BEAT_SECONDS = 1.0
+BEAT_SECONDS = 0.5
 
 
 async def beating(work: Awaitable[T]) -> T:

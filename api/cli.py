@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import signal
 import sys
 from collections.abc import Awaitable, Callable
 from typing import Annotated, Any, TypeVar
@@ -256,6 +257,24 @@ def worker() -> None:
     os.execv(sys.executable, [sys.executable, "-m", "worker"])
 
 
+class _Stopped(Exception):
+    """A signal asked the stack to stop."""
+
+
+def _stop_on_signals() -> None:
+    """SIGINT, SIGTERM (a supervisor, ``docker stop``) and SIGHUP (a closed terminal) all
+    stop what this command started, instead of leaving it running behind."""
+
+    def stop(signum: int, _frame: object) -> None:
+        # A second signal while stopping must not cut the stopping short.
+        for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+            signal.signal(sig, signal.SIG_IGN)
+        raise _Stopped(signal.Signals(signum).name)
+
+    for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+        signal.signal(sig, stop)
+
+
 def _stack_session(play: bool, keep_running: bool | None) -> None:
     from api.demo import play as play_demo
     from api.demo import render
@@ -263,10 +282,11 @@ def _stack_session(play: bool, keep_running: bool | None) -> None:
 
     settings = Settings()
     stack = Stack(settings)
-    console.print("Starting the Temporal dev server, a worker and the API…")
-    stack.start()
-    console.print(f"API {stack.api_url}  ·  Temporal UI {settings.temporal_ui_url}")
+    _stop_on_signals()
     try:
+        console.print("Starting the Temporal dev server, a worker and the API…")
+        stack.start()
+        console.print(f"API {stack.api_url}  ·  Temporal UI {settings.temporal_ui_url}")
         if play:
 
             async def go() -> None:
@@ -279,9 +299,9 @@ def _stack_session(play: bool, keep_running: bool | None) -> None:
         if keep_running:
             console.print("Running. Press Ctrl-C to stop.")
             while True:
-                asyncio.run(asyncio.sleep(3600))
-    except KeyboardInterrupt:
-        pass
+                signal.pause()
+    except (KeyboardInterrupt, _Stopped) as why:
+        console.print(f"Stopping ({why or 'interrupted'})…")
     finally:
         stack.stop()
 

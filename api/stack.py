@@ -22,6 +22,7 @@ class Stack:
         self.settings = settings
         self.children: list[subprocess.Popen[bytes]] = []
         self.temporal: subprocess.Popen[bytes] | None = None
+        self._starting_temporal = False
 
     @property
     def api_url(self) -> str:
@@ -37,7 +38,9 @@ class Stack:
         """Dev server (unless one answers already), a worker, the API; wait until healthy."""
         Path(self.settings.data_dir).mkdir(parents=True, exist_ok=True)
         self.settings.chain_keys()  # the worker and the API must find one audit key, not race
+        self._starting_temporal = True  # a signal during the start must still stop it
         self.temporal = devserver.start(self.settings)
+        self._starting_temporal = False
         self._spawn("worker", "-m", "worker")
         self._spawn(
             "api", "-m", "uvicorn", "--factory", "api.app:create_app",
@@ -76,3 +79,6 @@ class Stack:
         if self.temporal is not None:
             devserver.stop(self.settings, self.temporal)
             self.temporal = None
+        elif self._starting_temporal:
+            devserver.stop(self.settings)  # by the PID file it wrote
+            self._starting_temporal = False

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Mapping
-from datetime import datetime
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -35,7 +35,7 @@ def build_model(settings: Settings) -> ModelProvider:
     if provider == "replay":
         return ReplayProvider()
     if provider == "scripted":
-        return ScriptedProvider()
+        return ScriptedProvider(settings.scripted_delay_ms / 1000)
     assert settings.gemini_api_key is not None
     gemini = GeminiProvider(
         settings.gemini_api_key.get_secret_value(), settings.gemini_model, settings.gemini_base_url
@@ -129,4 +129,7 @@ def build_worker(
         task_queue=settings.task_queue,
         workflows=[AgentRunWorkflow],
         activities=list(activities.values()),
+        # When a worker dies, the tasks queued to it alone move to the shared queue after
+        # this, not after the default 10 s.
+        sticky_queue_schedule_to_start_timeout=timedelta(seconds=3),
     )

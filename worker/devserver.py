@@ -15,6 +15,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from urllib.parse import urlsplit
 
 from worker.settings import Settings
 from workflows import search_attributes as sa
@@ -57,10 +58,10 @@ def _port_open(host: str, port: int) -> bool:
         return s.connect_ex((host, port)) == 0
 
 
-def start(
-    settings: Settings, ui_port: int = 8233, timeout: float = 60.0
-) -> subprocess.Popen[bytes] | None:
-    """Start the dev server unless one already answers; return the process we started."""
+def start(settings: Settings, timeout: float = 60.0) -> subprocess.Popen[bytes] | None:
+    """Start the dev server unless one already answers; return the process we started.
+    Its UI listens on the port of ``temporal_ui_url``."""
+    ui_port = urlsplit(settings.temporal_ui_url).port or 8233
     host, _, port_text = settings.temporal_address.rpartition(":")
     host = host or "127.0.0.1"
     port = int(port_text)

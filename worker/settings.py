@@ -43,6 +43,8 @@ class Settings(BaseSettings):
     gemini_model: str = "gemini-3.7-flash"
     gemini_base_url: str | None = None
     capture_path: str = "captured-fixtures.json"
+    scripted_delay_ms: int = Field(default=0, ge=0, le=600_000)
+    """How long the scripted provider takes to answer (to rehearse a model's latency)."""
 
     api_host: str = "127.0.0.1"
     api_port: int = 8000

@@ -42,10 +42,10 @@ with workflow.unsafe.imports_passed_through():
     from workflows import search_attributes as sa
 
 STEP_RETRY = RetryPolicy(
-    initial_interval=timedelta(seconds=1),
+    initial_interval=timedelta(milliseconds=500),
     backoff_coefficient=2.0,
     maximum_interval=timedelta(seconds=10),
-    maximum_attempts=5,
+    maximum_attempts=8,
     non_retryable_error_types=["PolicyViolation", "ModelUnavailable"],
 )
 BROKER_RETRY = RetryPolicy(
@@ -99,6 +99,9 @@ def _describe(err: BaseException) -> str:
     return f"{type(err).__name__}: {err}"
 
 
+HEARTBEAT = timedelta(seconds=2)
+"""Regular activities heartbeat twice a second while they work: a worker that dies
+mid-step is noticed within two seconds, and the step runs again on another worker."""
 RECHECK_FIRST = timedelta(seconds=1)
 RECHECK_MOST = timedelta(seconds=30)
 """How often an intent held for a collision is decided again: after 1 s, doubling to 30 s."""
@@ -195,6 +198,7 @@ class AgentRunWorkflow:
             AgentRunActivities.resolve,
             run,
             start_to_close_timeout=timedelta(seconds=30),
+            heartbeat_timeout=HEARTBEAT,
             retry_policy=STEP_RETRY,
             summary="resolve: identity, charter, registry pin, budget",
         )
@@ -208,6 +212,7 @@ class AgentRunWorkflow:
                 org_id=run.org_id, agent_id=run.agent_id, run_id=run.run_id, task=run.task
             ),
             start_to_close_timeout=timedelta(seconds=30),
+            heartbeat_timeout=HEARTBEAT,
             retry_policy=STEP_RETRY,
             summary=f"context: memory recall as {resolved.handle}",
         )
@@ -227,6 +232,7 @@ class AgentRunWorkflow:
                 scripted_reply=run.scripted_reply,
             ),
             start_to_close_timeout=timedelta(seconds=120),
+            heartbeat_timeout=HEARTBEAT,
             retry_policy=STEP_RETRY,
             summary=f"reasoning: one model call for {resolved.handle}",
         )
@@ -301,6 +307,7 @@ class AgentRunWorkflow:
                     org_id=run.org_id, intent_id=tracked.intent.id, decision=tracked.decision
                 ),
                 start_to_close_timeout=timedelta(seconds=15),
+                heartbeat_timeout=HEARTBEAT,
                 retry_policy=DISPATCH_RETRY,
                 summary=f"action: {tracked.intent.tool} (intent {tracked.intent.id[:8]})",
             )

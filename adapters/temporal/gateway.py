@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 from temporalio.client import Client, WorkflowExecutionStatus
 from temporalio.common import SearchAttributePair, TypedSearchAttributes, WorkflowIDReusePolicy
 from temporalio.exceptions import WorkflowAlreadyStartedError
@@ -11,6 +13,8 @@ from domain.errors import Conflict, Unavailable
 from domain.runs import ApprovalSignal, RunInput, RunState
 from workflows import search_attributes as sa
 from workflows.agent_run import AgentRunWorkflow
+
+WORKFLOW_TASK_TIMEOUT = timedelta(seconds=3)
 
 
 class TemporalRuns:
@@ -44,6 +48,9 @@ class TemporalRuns:
                     ]
                 ),
                 static_summary=f"{agent_handle}: {run.task[:80]}",
+                # A workflow task lost with its worker is retried after this, not after
+                # the default 10 s (local activities extend it while they run).
+                task_timeout=WORKFLOW_TASK_TIMEOUT,
                 # A finished run is never executed again under its id: a retried start
                 # with the same client key must not repeat its writes.
                 id_reuse_policy=WorkflowIDReusePolicy.REJECT_DUPLICATE,

@@ -1,0 +1,518 @@
+"""The chaos harness: governed runs across several worker processes on PostgreSQL, while
+workers are killed (SIGKILL) and restarted at random and the Temporal dev server is
+restarted once. Afterwards it checks what must hold whatever happened:
+
+- every run reached a terminal state;
+- no resource was written twice (a second payment of one invoice needs a human's
+  approval of the repeat), no intent wrote twice;
+- no write happened without an allowing entry before it in the chain;
+- no two colliding intents were ever allowed at once;
+- the chain verifies;
+
+and reports how long runs took to recover from a lost task: from the kill to the
+workflow's next step done (median and worst).
+
+``make chaos`` (``python -m bench.chaos``) needs ``VERLETICA_TEST_POSTGRES_URL``; the
+slower test ``tests/e2e/test_chaos.py`` runs the same harness.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import random
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from collections import defaultdict
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+
+import psycopg
+from rich.console import Console
+from rich.table import Table
+from sqlalchemy import select
+from temporalio.api.enums.v1 import EventType
+from temporalio.client import Client, WorkflowExecutionStatus
+
+from adapters.store.db import libpq_url, migrate, normalise_url
+from adapters.store.store import Store
+from adapters.store.tables import CONNECTOR_TABLES, IntentRow
+from domain.audit import ChainKey, ChainKeys
+from domain.errors import Conflict, NotFound, Unavailable
+from domain.model import SpendCap, StaffRole
+from usecases import organization, runs
+from usecases.context import Ports
+from worker import devserver
+from worker.ports import build_ports
+from worker.settings import Settings
+from worker.temporal import make_client
+
+ROOT = Path(__file__).resolve().parents[1]
+LOST = {
+    EventType.EVENT_TYPE_ACTIVITY_TASK_TIMED_OUT,
+    EventType.EVENT_TYPE_WORKFLOW_TASK_TIMED_OUT,
+}
+RELEASING = ("dispatched", "expired", "denied", "reject")
+"""Entries after which an intent holds its operation key no more."""
+PROGRESS = {
+    EventType.EVENT_TYPE_ACTIVITY_TASK_COMPLETED,
+    EventType.EVENT_TYPE_WORKFLOW_TASK_COMPLETED,
+}
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def _reply(*actions: dict[str, object]) -> str:
+    return json.dumps({"summary": "chaos", "actions": list(actions)})
+
+
+def _pay(invoice: str, amount: int, project: str = "east") -> dict[str, object]:
+    return {
+        "tool": "payments.pay",
+        "projects": [project],
+        "cost_cents": amount,
+        "justification": "due",
+        "payload": {
+            "payee": "Northwind",
+            "invoice": invoice,
+            "amount_cents": amount,
+            "currency": "USD",
+            "memo": "chaos",
+        },
+    }
+
+
+def _mail(to: str) -> dict[str, object]:
+    return {
+        "tool": "email.send",
+        "projects": ["east"],
+        "cost_cents": 0,
+        "justification": "j",
+        "payload": {"to": to, "subject": "s", "body": "b"},
+    }
+
+
+@dataclass
+class ChaosReport:
+    """What happened and what held."""
+
+    runs: int = 0
+    terminal: int = 0
+    kills: int = 0
+    temporal_restarts: int = 0
+    writes: int = 0
+    duplicate_writes: int = 0
+    writes_without_allow: int = 0
+    double_allowed: int = 0
+    chain_ok: bool = False
+    recoveries: list[float] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+
+    @property
+    def sound(self) -> bool:
+        """True when every invariant held."""
+        return (
+            self.terminal == self.runs
+            and self.duplicate_writes == 0
+            and self.writes_without_allow == 0
+            and self.double_allowed == 0
+            and self.chain_ok
+        )
+
+
+class _Worker:
+    def __init__(self, n: int, env: dict[str, str], logs: Path) -> None:
+        self.n, self.env, self.logs = n, env, logs
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    def start(self) -> None:
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "worker"],
+            cwd=ROOT,
+            env=self.env,
+            stdout=(self.logs / f"worker-{self.n}.log").open("ab"),
+            stderr=subprocess.STDOUT,
+        )
+
+    @property
+    def identity(self) -> str:
+        assert self.proc is not None
+        return f"{self.proc.pid}@{socket.gethostname()}"
+
+    def kill(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGKILL)
+            self.proc.wait(timeout=10)
+
+    def stop(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+
+
+@contextmanager
+def _postgres(base_url: str) -> Iterator[str]:
+    name = f"vt_chaos_{uuid.uuid4().hex[:8]}"
+    admin = libpq_url(base_url)
+    with psycopg.connect(admin, autocommit=True) as conn:
+        conn.execute(f'CREATE DATABASE "{name}"')
+    url = normalise_url(base_url).rsplit("/", 1)[0] + f"/{name}"
+    try:
+        migrate(url)
+        yield url
+    finally:
+        with psycopg.connect(admin, autocommit=True) as conn:
+            conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+def _tasks(rng: random.Random, count: int) -> list[str]:
+    """Replies for ``count`` runs: mail, small and large payments, and pairs of payments
+    of one invoice (collisions, and repeats of a paid invoice)."""
+    replies: list[str] = []
+    for i in range(count):
+        kind = i % 5
+        if kind == 0:
+            replies.append(_reply(_mail(f"client{i}@atlas.example")))
+        elif kind == 1:
+            replies.append(_reply(_pay(f"INV-{i}", rng.randint(1_000, 20_000))))
+        elif kind == 2:
+            replies.append(_reply(_pay(f"INV-{i}", 150_000)))  # over the threshold: held
+        else:  # kinds 3 and 4 pay one invoice: they collide, or the second repeats it
+            replies.append(_reply(_pay(f"SHARED-{i // 5}", rng.randint(1_000, 20_000))))
+    return replies
+
+
+async def run_chaos(
+    postgres_url: str,
+    runs_count: int = 30,
+    workers: int = 3,
+    seed: int | None = None,
+    logs: Path | None = None,
+) -> ChaosReport:
+    """Run the harness; see the module's docstring."""
+    rng = random.Random(seed)
+    report = ChaosReport(runs=runs_count)
+    keys = ChainKeys(current=ChainKey(os.urandom(32)))
+    with tempfile.TemporaryDirectory() as tmp, _postgres(postgres_url) as db_url:
+        data = Path(tmp)
+        logs = logs or data
+        port, ui = _free_port(), _free_port()
+        settings = Settings(
+            database_url=db_url,
+            data_dir=str(data),
+            temporal_address=f"127.0.0.1:{port}",
+            temporal_ui_url=f"http://127.0.0.1:{ui}",
+            task_queue=f"chaos-{uuid.uuid4().hex[:6]}",
+            model_provider="scripted",
+            audit_key=keys.current.secret.hex(),
+        )  # type: ignore[call-arg]
+        env = {
+            **os.environ,
+            "VERLETICA_DATABASE_URL": db_url,
+            "VERLETICA_TEMPORAL_ADDRESS": settings.temporal_address,
+            "VERLETICA_TASK_QUEUE": settings.task_queue,
+            "VERLETICA_MODEL_PROVIDER": "scripted",
+            "VERLETICA_AUDIT_KEY": keys.current.secret.hex(),
+            "VERLETICA_DATA_DIR": str(data),
+            # the model "thinks" for a while, as a real one does: kills catch runs mid-step
+            "VERLETICA_SCRIPTED_DELAY_MS": "2000",
+        }
+        server = devserver.start(settings)
+        store = Store.open(db_url, keys, migrate_schema=False)
+        pool = [_Worker(n, env, logs) for n in range(workers)]
+        kills: list[tuple[float, str]] = []
+        try:
+            client = await make_client(settings)
+            ports = build_ports(store, client, settings)
+            org, founder = _firm(ports)
+            for w in pool:
+                w.start()
+            started: list[runs.RunStarted] = []
+            agent = _agent(ports, org, founder)
+            submitting = asyncio.create_task(
+                _submit(ports, org, founder, agent, rng, runs_count, started)
+            )
+            approving = asyncio.create_task(_keep_approving(ports, store, org, founder))
+            deadline = time.monotonic() + 300
+            try:
+                while time.monotonic() < deadline:
+                    if submitting.done() and await _all_terminal(client, started):
+                        break
+                    victim = rng.choice(pool)
+                    if victim.proc is not None and victim.proc.poll() is None:
+                        kills.append((time.time(), victim.identity))
+                        victim.kill()
+                        report.kills += 1
+                        await asyncio.sleep(rng.uniform(0.3, 1.0))
+                        victim.start()
+                    if report.temporal_restarts == 0 and len(started) >= runs_count // 2:
+                        server = _restart_temporal(settings, server)
+                        report.temporal_restarts += 1
+                    await asyncio.sleep(rng.uniform(1.0, 3.0))
+            finally:
+                approving.cancel()
+                await submitting
+            report.terminal = await _count_terminal(client, started)
+            statuses = await _statuses(client, started)
+            report.problems += [
+                f"run {run.workflow_id} did not end: {status}"
+                for run, status in zip(started, statuses, strict=True)
+                if status in (None, WorkflowExecutionStatus.RUNNING)
+            ]
+            report.recoveries = await _recoveries(client, started, kills)
+            _check_writes(store, org, report)
+            report.chain_ok = store.audit.verify(org).ok
+        finally:
+            for w in pool:
+                w.stop()
+            store.close()
+            devserver.stop(settings, server)
+    return report
+
+
+def _firm(ports: Ports) -> tuple[str, str]:
+    done = organization.onboard(ports, "Chaos & Co", "ada@chaos.example", "Ada")
+    org, founder = done.org.id, done.founder.id
+    ledger = next(a.id for a in done.agents if a.handle == "ledger")
+    for slug in ("east", "west"):
+        organization.add_project(ports, org, founder, slug, slug.title())
+    organization.add_barrier(ports, org, founder, "wall", [["east"], ["west"]])
+    organization.staff(ports, org, founder, ledger, "east", StaffRole.MEMBER)
+    cap = organization.add_commitment(
+        ports, org, founder, "cap", SpendCap(limit_cents=10**9), "letter", projects=("east",)
+    )
+    organization.confirm_commitment(ports, cap.id, founder)
+    return org, founder
+
+
+def _agent(ports: Ports, org: str, founder: str) -> str:
+    return next(p.id for p in organization.principals(ports, org, founder) if p.handle == "ledger")
+
+
+async def _submit(
+    ports: Ports,
+    org: str,
+    founder: str,
+    agent: str,
+    rng: random.Random,
+    count: int,
+    started: list[runs.RunStarted],
+) -> None:
+    """Start the runs a few at a time while the chaos goes on."""
+    for i, reply in enumerate(_tasks(rng, count)):
+        while True:
+            try:
+                started.append(
+                    await runs.start_run(
+                        ports, org, founder, agent, f"chaos {i}", reply, client_key=f"k{i}"
+                    )
+                )
+                break
+            except Unavailable:  # Temporal restarting: the client key makes a retry safe
+                await asyncio.sleep(0.5)
+        await asyncio.sleep(rng.uniform(0.4, 1.0))
+
+
+async def _keep_approving(ports: Ports, store: Store, org: str, founder: str) -> None:
+    while True:
+        await _approve_holds(ports, store, org, founder)
+        await asyncio.sleep(0.5)
+
+
+async def _approve_holds(ports: Ports, store: Store, org: str, founder: str) -> None:
+    """The founder approves every hold a human may release (not the collisions)."""
+    with store.db.read() as s:
+        held = list(
+            s.execute(
+                select(IntentRow.id).where(IntentRow.org_id == org, IntentRow.status == "hold")
+            ).scalars()
+        )
+    for intent_id in held:
+        with store.governance.unit(org, datetime.now(UTC)) as unit:
+            latest = unit.latest(intent_id)
+        if latest is None or "collision" in latest.rule.split("+"):
+            continue
+        try:
+            await runs.decide_hold(ports, intent_id, founder, founder, approve=True)
+        except (Unavailable, Conflict, NotFound):
+            continue  # Temporal down, or the run moved on: try again next round
+
+
+async def _statuses(client: Client, started: list[runs.RunStarted]) -> list[object]:
+    out = []
+    for run in started:
+        try:
+            out.append((await client.get_workflow_handle(run.workflow_id).describe()).status)
+        except Exception:  # noqa: BLE001 - Temporal restarting: not terminal yet
+            out.append(None)
+    return out
+
+
+async def _all_terminal(client: Client, started: list[runs.RunStarted]) -> bool:
+    return await _count_terminal(client, started) == len(started)
+
+
+async def _count_terminal(client: Client, started: list[runs.RunStarted]) -> int:
+    running = {None, WorkflowExecutionStatus.RUNNING}
+    return sum(1 for s in await _statuses(client, started) if s not in running)
+
+
+def _restart_temporal(settings: Settings, server: object) -> object:
+    devserver.stop(settings, server)  # type: ignore[arg-type]
+    time.sleep(1.0)
+    return devserver.start(settings)
+
+
+async def _recoveries(
+    client: Client, started: list[runs.RunStarted], kills: list[tuple[float, str]]
+) -> list[float]:
+    """For each task a killed worker held: seconds from the kill to the run's next step
+    done."""
+    out: list[float] = []
+    for run in started:
+        events = [
+            e async for e in client.get_workflow_handle(run.workflow_id).fetch_history_events()
+        ]
+        starts: dict[int, str] = {}
+        for event in events:
+            identity = getattr(event.activity_task_started_event_attributes, "identity", "") or (
+                getattr(event.workflow_task_started_event_attributes, "identity", "")
+            )
+            if identity:
+                starts[event.event_id] = identity
+        for i, event in enumerate(events):
+            if event.event_type not in LOST:
+                continue
+            attrs = (
+                event.activity_task_timed_out_event_attributes
+                if event.event_type == EventType.EVENT_TYPE_ACTIVITY_TASK_TIMED_OUT
+                else event.workflow_task_timed_out_event_attributes
+            )
+            who = starts.get(getattr(attrs, "started_event_id", 0), "")
+            killed = [t for t, identity in kills if identity == who]
+            if not killed:
+                continue
+            at = killed[0]
+            after = next(
+                (
+                    e.event_time.ToDatetime(UTC).timestamp()
+                    for e in events[i:]
+                    if e.event_type in PROGRESS
+                ),
+                None,
+            )
+            if after is not None and after >= at:
+                out.append(after - at)
+    return out
+
+
+def _check_writes(store: Store, org: str, report: ChaosReport) -> None:
+    """Writes against the chain: each after an allowing entry, no resource written twice
+    without a human's approval, and no two colliding intents allowed at once."""
+    entries = store.audit.entries(org)
+    seq_of: dict[tuple[str, str], int] = {}
+    holder: dict[str, str] = {}
+    key_of: dict[str, str] = {}
+    for e in entries:
+        if e.intent_id is None:
+            continue
+        body = e.payload.get("intent")
+        if isinstance(body, dict) and body.get("tool") == "payments.pay":
+            invoice = str(body.get("payload", {}).get("invoice", "")).strip().lower()
+            key_of[e.intent_id] = f"payments.pay:{invoice or '*'}"
+        seq_of.setdefault((e.intent_id, e.decision), e.seq)
+        key = key_of.get(e.intent_id)
+        if key is None:
+            continue
+        if e.decision in ("allow", "approved"):
+            other = holder.get(key)
+            if other is not None and other != e.intent_id and e.decision == "allow":
+                report.double_allowed += 1
+                report.problems.append(f"{key}: {e.intent_id} allowed while {other} held it")
+            holder[key] = e.intent_id
+        elif (
+            e.decision in ("dispatched", "expired", "denied", "reject")
+            and holder.get(key) == e.intent_id
+        ):
+            del holder[key]
+    paid: dict[str, list[str]] = defaultdict(list)
+    for system, table in CONNECTOR_TABLES:
+        with store.db.read() as s:
+            rows = list(s.execute(select(table).where(table.org_id == org)).scalars())
+        for row in rows:
+            report.writes += 1
+            allowed = min(
+                (seq_of.get((row.intent_id, d), 10**12) for d in ("allow", "approved")),
+                default=10**12,
+            )
+            dispatched = seq_of.get((row.intent_id, "dispatched"), 0)
+            if not allowed < dispatched:
+                report.writes_without_allow += 1
+                report.problems.append(f"{system} {row.intent_id}: no allow before its write")
+            if system == "payments":
+                paid[key_of.get(row.intent_id, "?")].append(row.intent_id)
+    for key, intents in paid.items():
+        repeats = [i for i in intents[1:] if (i, "approved") not in seq_of]
+        report.duplicate_writes += len(repeats)
+        if repeats:
+            report.problems.append(f"{key} written again without approval: {repeats}")
+
+
+def render(report: ChaosReport, console: Console) -> None:
+    """The counts and the recovery times."""
+    table = Table(title="chaos: runs across worker processes killed at random")
+    table.add_column("what")
+    table.add_column("count", justify="right")
+    rows = [
+        ("runs", report.runs),
+        ("runs terminal", report.terminal),
+        ("workers killed (SIGKILL) and restarted", report.kills),
+        ("Temporal dev server restarts", report.temporal_restarts),
+        ("connector writes", report.writes),
+        ("duplicate writes", report.duplicate_writes),
+        ("writes without a prior allow", report.writes_without_allow),
+        ("colliding intents allowed at once", report.double_allowed),
+        ("chain verifies", "yes" if report.chain_ok else "NO"),
+        ("lost tasks recovered", len(report.recoveries)),
+    ]
+    if report.recoveries:
+        rows += [
+            ("recovery, median (s)", f"{statistics.median(report.recoveries):.1f}"),
+            ("recovery, worst (s)", f"{max(report.recoveries):.1f}"),
+        ]
+    for what, value in rows:
+        table.add_row(what, str(value))
+    console.print(table)
+    for problem in report.problems:
+        console.print(f"[red]{problem}[/]")
+
+
+def main() -> None:
+    url = os.environ.get("VERLETICA_TEST_POSTGRES_URL")
+    if not url:
+        raise SystemExit("set VERLETICA_TEST_POSTGRES_URL (a PostgreSQL server to create a db in)")
+    runs_count = int(os.environ.get("CHAOS_RUNS", "30"))
+    report = asyncio.run(run_chaos(url, runs_count=runs_count, seed=None))
+    render(report, Console())
+    raise SystemExit(0 if report.sound else 1)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,30 @@
+"""The chaos harness as a (slower) test: 30 runs across 3 worker processes on PostgreSQL,
+workers killed and restarted at random, the Temporal dev server restarted once; every
+invariant must hold."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from bench.chaos import run_chaos
+from tests.conftest import PG_URL
+
+pytestmark = [pytest.mark.temporal, pytest.mark.postgres]
+
+
+async def test_chaos_keeps_every_invariant(tmp_path: Path) -> None:
+    if not PG_URL:
+        pytest.skip("VERLETICA_TEST_POSTGRES_URL is unset: the chaos test did NOT run")
+    report = await run_chaos(PG_URL, runs_count=30, workers=3, seed=7, logs=tmp_path)
+    assert report.terminal == report.runs, report
+    assert report.kills >= 3 and report.temporal_restarts == 1, report
+    assert report.writes >= 10, report
+    assert (report.duplicate_writes, report.writes_without_allow, report.double_allowed) == (
+        0,
+        0,
+        0,
+    ), report.problems
+    assert report.chain_ok
+    assert report.sound
