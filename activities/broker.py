@@ -107,6 +107,7 @@ class BrokerActivities:
                 request.org_id,
                 request.decision,
                 self._clock(),
+                request.intent,
             )
         except BrokerPoisoned as exc:
             raise ApplicationError(str(exc), type=BROKER_POISONED, non_retryable=True) from exc

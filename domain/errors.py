@@ -32,6 +32,11 @@ class TokenRefused(PermissionError):
     """A connector refused a dispatch token: it does not name an audited allow of this
     very intent, or the intent was closed since."""
 
+    def __init__(self, reason: str, foundation: bool = False) -> None:
+        super().__init__(reason)
+        self.foundation = foundation
+        """True when the record itself is broken (the broker must be poisoned)."""
+
 
 class BrokerPoisoned(RuntimeError):
     """The organization's broker is poisoned: it decides nothing and dispatches nothing

@@ -84,7 +84,9 @@ class Connector(Protocol):
 
     def write(self, write: ConnectorWrite) -> DispatchResult:
         """Perform the write once per intent id, and record it (the ``dispatched`` audit
-        entry) in the same commit; a replay returns the first result."""
+        entry) in the same commit; a replay returns the first result. Refuses with
+        :class:`~domain.errors.BrokerPoisoned` for a poisoned broker and
+        :class:`~domain.errors.TokenRefused` for a token that does not permit the write."""
         ...
 
 
@@ -174,9 +176,9 @@ class GovernanceStore(Protocol):
         """Lock ``org_id`` and open a unit whose appends carry ``now``."""
         ...
 
-    def dispatch_token(self, org_id: str, decision: Decision) -> tuple[Intent, DispatchToken]:
-        """Check the invariants a write needs and name the decision that allows it;
-        raises :class:`~domain.errors.FoundationBroken` when one fails."""
+    def token_for(self, org_id: str, decision: Decision) -> tuple[Intent, DispatchToken]:
+        """The intent ``decision`` is about and the token naming it (the connector checks
+        the token, in the write's own transaction)."""
         ...
 
 

@@ -163,6 +163,9 @@ class DispatchRequest(Frozen):
     org_id: str
     intent_id: str
     decision: Decision
+    intent: Intent | None = None
+    """The intent itself (the connector checks it against its audited digest); older runs
+    sent none, and the intent is then read from the record."""
 
 
 class NodeStatus(StrEnum):

@@ -22,6 +22,7 @@ from domain.errors import (
 from domain.governance import records
 from domain.governance.broker import STAGES, StageFn, evaluate, observed
 from domain.governance.review import reconfirm, refused, review
+from domain.governance.tokens import token_for
 from domain.governance.values import (
     BrokerMode,
     HoldState,
@@ -309,22 +310,16 @@ def dispatch(
     org_id: str,
     decision: Decision,
     now: datetime,
+    intent: Intent | None = None,
 ) -> DispatchResult:
-    """Perform the write an audited allow permits. A poisoned broker refuses, on the
-    record; a broken invariant (the allowing entry missing, altered, or not this
-    intent's) poisons the organization's broker, on the record, and refuses."""
-    with store.unit(org_id, now) as unit:
-        poisoned = unit.poisoned()
-    if poisoned is not None:
-        _refuse_dispatch(store, org_id, decision.intent_id, "broker_poisoned", poisoned, now)
-        raise BrokerPoisoned(poisoned)
-    try:
-        intent, token = store.dispatch_token(org_id, decision)
-    except FoundationBroken as broken:
-        _refuse_dispatch(
-            store, org_id, decision.intent_id, "foundation_broken", str(broken), now, poison=True
-        )
-        raise
+    """Perform the write an audited allow permits. The connector checks the token in the
+    write's own transaction. A poisoned broker refuses, on the record; a token that the
+    record itself contradicts (the allowing entry missing, altered, or not this intent's)
+    poisons the organization's broker, on the record, and is refused."""
+    if intent is None:
+        intent, token = store.token_for(org_id, decision)
+    else:
+        token = token_for(intent, decision)
     tool = REGISTRY[intent.tool]
     connector = connectors.get((tool.system, tool.action))
     if connector is None:
@@ -333,8 +328,14 @@ def dispatch(
         raise TokenRefused(problem)
     try:
         return connector.write(ConnectorWrite(intent=intent, tool=tool, token=token))
+    except BrokerPoisoned as poisoned:
+        _refuse_dispatch(store, org_id, intent.id, "broker_poisoned", str(poisoned), now)
+        raise
     except TokenRefused as refusal:
-        _refuse_dispatch(store, org_id, intent.id, "token_refused", str(refusal), now)
+        rule = "foundation_broken" if refusal.foundation else "token_refused"
+        _refuse_dispatch(store, org_id, intent.id, rule, str(refusal), now, refusal.foundation)
+        if refusal.foundation:
+            raise FoundationBroken(str(refusal)) from refusal
         raise
 
 

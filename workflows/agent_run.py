@@ -304,7 +304,10 @@ class AgentRunWorkflow:
             tracked.dispatch = await workflow.execute_activity_method(
                 BrokerActivities.dispatch,
                 DispatchRequest(
-                    org_id=run.org_id, intent_id=tracked.intent.id, decision=tracked.decision
+                    org_id=run.org_id,
+                    intent_id=tracked.intent.id,
+                    decision=tracked.decision,
+                    intent=tracked.intent,
                 ),
                 start_to_close_timeout=timedelta(seconds=15),
                 heartbeat_timeout=HEARTBEAT,

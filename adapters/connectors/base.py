@@ -8,13 +8,13 @@ from datetime import datetime
 
 from sqlmodel import Session, SQLModel
 
-from adapters.store.audit_log import lock_head
+from adapters.store.audit_log import ChainWriter, lock
 from adapters.store.convert import audit_entry
 from adapters.store.governance import record_dispatch
 from adapters.store.session import Database
 from adapters.store.tables import AuditEntryRow, IntentRow
 from domain.audit import ChainKeys
-from domain.errors import TokenRefused
+from domain.errors import BrokerPoisoned, TokenRefused
 from domain.governance.tokens import token_problem
 from domain.intents import DispatchResult, Outcome
 from domain.ports import ConnectorWrite
@@ -39,7 +39,14 @@ def check_token(session: Session, write: ConnectorWrite, keys: ChainKeys) -> Non
         recorded is not None and recorded.dispatched,
     )
     if problem is not None:
-        raise TokenRefused(problem)
+        raise TokenRefused(problem.reason, foundation=problem.foundation)
+    if token.audit_seq > 1:
+        prev = session.get(AuditEntryRow, (token.org_id, token.audit_seq - 1))
+        assert row is not None
+        if prev is None or prev.entry_hash != row.prev_hash:
+            raise TokenRefused(
+                f"audit entry {token.audit_seq} is not linked to its predecessor", foundation=True
+            )
 
 
 class TableConnector(ABC):
@@ -76,7 +83,9 @@ class TableConnector(ABC):
         if (write.tool.system, write.tool.action) != (self.system, self.action):
             raise TokenRefused(f"{write.tool.name} is not {self.system}.{self.action}")
         with self._db.transaction() as s:
-            lock_head(s, write.intent.org_id)
+            locked = lock(s, write.intent.org_id)
+            if locked.poisoned is not None:
+                raise BrokerPoisoned(locked.poisoned)
             check_token(s, write, self._keys)
             duplicate = s.get(self.row_type, write.intent.id) is not None
             result = DispatchResult(
@@ -90,5 +99,7 @@ class TableConnector(ABC):
             if not duplicate:
                 s.add(self.build_row(write, now))
                 s.flush()
-            record_dispatch(s, write.intent.org_id, result, now, self._keys)
+            chain = ChainWriter(s, write.intent.org_id, self._keys, locked)
+            record_dispatch(s, chain, result, now)
+            chain.flush()
         return result

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass
 from datetime import datetime
 
 from sqlalchemy import insert, select, update
@@ -28,7 +29,7 @@ from domain.audit import (
     link,
     verify_chain,
 )
-from domain.crosscheck import ChainFacts, DecisionRecord, WriteRecord
+from domain.crosscheck import CONFIGURATION, ChainFacts, DecisionRecord, WriteRecord
 from domain.tools import REGISTRY
 
 
@@ -39,37 +40,93 @@ class AuditError(RuntimeError):
 def lock_head(session: Session, org_id: str) -> ChainHead:
     """Read the org's chain head under a row lock; serialises appends, broker decisions
     and configuration changes of one organization."""
+    return lock(session, org_id).head
+
+
+@dataclass
+class LockedHead:
+    """An organization's head row, read under its lock at the start of a transaction."""
+
+    head: ChainHead
+    poisoned: str | None
+    config_seq: int
+
+
+def lock(session: Session, org_id: str) -> LockedHead:
+    """Take the organization's lock and read its head row; :class:`AuditError` when the
+    organization has none."""
     row = session.execute(
-        select(col(AuditHeadRow.seq), col(AuditHeadRow.entry_hash), col(AuditHeadRow.signature))
+        select(
+            col(AuditHeadRow.seq),
+            col(AuditHeadRow.entry_hash),
+            col(AuditHeadRow.signature),
+            col(AuditHeadRow.poisoned),
+            col(AuditHeadRow.config_seq),
+        )
         .where(col(AuditHeadRow.org_id) == org_id)
         .with_for_update()
     ).first()
     if row is None:
         raise AuditError(f"organization {org_id} has no audit chain")
-    return ChainHead(seq=row.seq, entry_hash=row.entry_hash, signature=row.signature)
+    head = ChainHead(seq=row.seq, entry_hash=row.entry_hash, signature=row.signature)
+    return LockedHead(head=head, poisoned=row.poisoned, config_seq=row.config_seq)
+
+
+class ChainWriter:
+    """Appends to one organization's chain inside a transaction that holds its lock. The
+    head is read once, kept here, and written back once by :meth:`flush`: a transaction
+    that appends many entries (a batch of decisions) updates the head row once."""
+
+    def __init__(self, session: Session, org_id: str, keys: ChainKeys, locked: LockedHead) -> None:
+        self._s = session
+        self.org_id = org_id
+        self._keys = keys
+        self.head = locked.head
+        self.config_seq = locked.config_seq
+        self._dirty = False
+
+    def recorded(self, event_key: str) -> AuditEntry | None:
+        row = self._s.execute(
+            select(AuditEntryRow).where(
+                col(AuditEntryRow.org_id) == self.org_id, col(AuditEntryRow.event_key) == event_key
+            )
+        ).scalar_one_or_none()
+        return None if row is None else convert.audit_entry(row)
+
+    def append(self, draft: AuditDraft, now: datetime, fresh: bool = False) -> AuditEntry:
+        """Append ``draft``; idempotent by its event key unless the caller knows it is
+        ``fresh`` (it has just checked that the event has no entry)."""
+        if not fresh:
+            existing = self.recorded(draft.event_key)
+            if existing is not None:
+                return existing
+        at = now.isoformat(timespec="microseconds")
+        entry, self.head = link(self.org_id, self.head, draft, at, self._keys)
+        self._s.execute(insert(AuditEntryRow).values(**entry.model_dump()))
+        if draft.stage == CONFIGURATION:
+            self.config_seq = entry.seq
+        self._dirty = True
+        return entry
+
+    def flush(self) -> None:
+        """Write the head row back, if anything was appended."""
+        if self._dirty:
+            self._s.execute(
+                update(AuditHeadRow)
+                .where(col(AuditHeadRow.org_id) == self.org_id)
+                .values(**self.head.model_dump(), config_seq=self.config_seq)
+            )
+            self._dirty = False
 
 
 def append(
     session: Session, org_id: str, draft: AuditDraft, now: datetime, keys: ChainKeys
 ) -> AuditEntry:
     """Append ``draft`` (idempotent by event key) inside the caller's transaction, signed
-    with ``keys``. A plain SQL insert, not an ORM round trip: this is the hot path of
-    every decision."""
-    head = lock_head(session, org_id)
-    existing = session.execute(
-        select(AuditEntryRow).where(
-            col(AuditEntryRow.org_id) == org_id, col(AuditEntryRow.event_key) == draft.event_key
-        )
-    ).scalar_one_or_none()
-    if existing is not None:
-        return convert.audit_entry(existing)
-    entry, new_head = link(org_id, head, draft, now.isoformat(timespec="microseconds"), keys)
-    session.execute(insert(AuditEntryRow).values(**entry.model_dump()))
-    session.execute(
-        update(AuditHeadRow)
-        .where(col(AuditHeadRow.org_id) == org_id)
-        .values(**new_head.model_dump())
-    )
+    with ``keys``, taking the organization's lock if the caller has not."""
+    writer = ChainWriter(session, org_id, keys, lock(session, org_id))
+    entry = writer.append(draft, now)
+    writer.flush()
     return entry
 
 

@@ -15,35 +15,30 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import datetime
 
-from sqlalchemy import delete, select, update
+from sqlalchemy import delete, insert, select, update
 from sqlalchemy.exc import DBAPIError
 from sqlmodel import Session, col
 
 from adapters.store import convert
-from adapters.store.audit_log import AuditError, append
+from adapters.store.audit_log import AuditError, ChainWriter, LockedHead, lock
 from adapters.store.db import utc
+from adapters.store.org_cache import OrgCache, OrgPolicy
 from adapters.store.session import Database
 from adapters.store.tables import (
-    AgentDefinitionRow,
-    AuditEntryRow,
     AuditHeadRow,
-    BarrierRow,
-    CharterRow,
     ClaimRow,
-    CommitmentRow,
     DecisionRow,
     HoldRow,
     IntentRow,
     MemoryNodeRow,
     PrincipalRow,
-    ProjectRow,
     StaffingRow,
 )
 from domain.audit import AuditDraft, AuditEntry, ChainKeys
 from domain.errors import FoundationBroken, NotFound, StoreFailure
 from domain.governance import records
 from domain.governance.broker import operation_key, spend_of, wildcard_key
-from domain.governance.tokens import token_problem
+from domain.governance.tokens import token_for
 from domain.governance.values import (
     BrokerSnapshot,
     Effects,
@@ -96,37 +91,52 @@ def _latest_decision(s: Session, intent_id: str) -> Decision | None:
 
 
 def record_dispatch(
-    s: Session, org_id: str, result: DispatchResult, now: datetime, keys: ChainKeys
+    s: Session, chain: ChainWriter, result: DispatchResult, now: datetime
 ) -> AuditEntry:
-    """Record a connector's write inside the connector's own transaction, so that the
-    write and its record commit together or not at all. The intent's operation key is
-    released; a write that may not be repeated (an invoice is paid once) is found again by
-    its intent's ``op_key``. The caller holds the organization's lock."""
-    row = s.get(IntentRow, result.intent_id)
-    if row is not None:
-        row.dispatched = True
-        s.add(row)
-    _release_claims(s, org_id, result.intent_id)
-    return append(s, org_id, records.dispatch_draft(result), now, keys)
+    """Record a connector's write inside the connector's own transaction (which holds the
+    organization's lock), so that the write and its record commit together or not at
+    all. The intent's operation key is released; a write that may not be repeated (an
+    invoice is paid once) is found again by its intent's ``op_key``."""
+    s.execute(
+        update(IntentRow).where(col(IntentRow.id) == result.intent_id).values(dispatched=True)
+    )
+    _release_claims(s, chain.org_id, result.intent_id)
+    return chain.append(records.dispatch_draft(result), now)
 
 
 class SqlGovernanceUnit:
     """:class:`~domain.ports.GovernanceUnit` over one locked transaction."""
 
     def __init__(
-        self, session: Session, org_id: str, now: datetime, keys: ChainKeys, poisoned: str | None
+        self,
+        session: Session,
+        org_id: str,
+        now: datetime,
+        locked: LockedHead,
+        chain: ChainWriter,
+        cache: OrgCache,
     ) -> None:
         self._s = session
         self.org_id = org_id
         self._now = now
-        self._keys = keys
-        self._poisoned = poisoned
+        self._poisoned = locked.poisoned
+        self._config_seq = locked.config_seq
+        self._chain = chain
+        self._cache = cache
+        self._new: set[str] = set()
+        """Intents known to have no row yet (their latest decision was looked up: none)."""
 
     def poisoned(self) -> str | None:
         return self._poisoned
 
+    def _policy(self) -> OrgPolicy:
+        return self._cache.policy(self._s, self.org_id, self._config_seq)
+
     def latest(self, intent_id: str) -> Decision | None:
-        return _latest_decision(self._s, intent_id)
+        latest = _latest_decision(self._s, intent_id)
+        if latest is None:
+            self._new.add(intent_id)
+        return latest
 
     def stored(self, intent_id: str) -> StoredIntent | None:
         row = self._s.get(IntentRow, intent_id)
@@ -150,60 +160,68 @@ class SqlGovernanceUnit:
         return _principal_and_staffing(self._s, principal_id)
 
     def recorded(self, event_key: str) -> AuditEntry | None:
-        row = self._s.execute(
-            select(AuditEntryRow).where(
-                col(AuditEntryRow.org_id) == self.org_id,
-                col(AuditEntryRow.event_key) == event_key,
-            )
-        ).scalar_one_or_none()
-        return None if row is None else convert.audit_entry(row)
+        return self._chain.recorded(event_key)
 
     def append(self, draft: AuditDraft) -> AuditEntry:
-        return append(self._s, self.org_id, draft, self._now, self._keys)
+        return self._chain.append(draft, self._now)
 
     def snapshot(self, intent: Intent) -> BrokerSnapshot:
-        s, org, now = self._s, self.org_id, self._now
-        principal, staffing = _principal_and_staffing(s, intent.principal_id)
-        if principal is not None and principal.org_id != org:
-            principal, staffing = None, ()
-        d = (
-            s.execute(
-                select(AgentDefinitionRow)
-                .where(col(AgentDefinitionRow.principal_id) == intent.principal_id)
-                .order_by(col(AgentDefinitionRow.version).desc())
+        policy = self._policy()
+        tool = REGISTRY.get(intent.tool)
+        spends = tool is not None and spend_of(intent, tool) > 0
+        run_spent, committed = self._spend(intent, policy) if spends else (0, {})
+        # Built from trusted, already-validated values: no need to validate them again.
+        return BrokerSnapshot.model_construct(
+            now=self._now,
+            principal=policy.principals.get(intent.principal_id),
+            definition=policy.definitions.get(intent.principal_id),
+            charter=policy.charters.get(intent.principal_id),
+            projects=policy.projects,
+            staffing=policy.staffing.get(intent.principal_id, ()),
+            barriers=policy.barriers,
+            commitments=policy.commitments,
+            records=self._records(intent),
+            run_spent_cents=run_spent,
+            committed_spend=committed,
+            in_flight=self._in_flight(intent),
+            completed=self._completed(intent),
+            tools=REGISTRY,
+        )
+
+    def _records(self, intent: Intent) -> dict[str, tuple[str, ...]]:
+        if not intent.references:
+            return {}
+        rows = self._s.execute(
+            select(col(MemoryNodeRow.ref), col(MemoryNodeRow.projects)).where(
+                col(MemoryNodeRow.org_id) == self.org_id,
+                col(MemoryNodeRow.ref).in_(intent.references),
             )
-            .scalars()
-            .first()
         )
-        c = (
-            s.execute(
-                select(CharterRow)
-                .where(col(CharterRow.principal_id) == intent.principal_id)
-                .order_by(col(CharterRow.version).desc())
-            )
-            .scalars()
-            .first()
-        )
-        commitments = tuple(
-            convert.commitment(r)
-            for r in s.execute(
-                select(CommitmentRow).where(col(CommitmentRow.org_id) == org)
-            ).scalars()
-        )
-        # Only intents that moved money matter to budgets and caps.
+        return {r.ref: tuple(r.projects) for r in rows}
+
+    def _spend(self, intent: Intent, policy: OrgPolicy) -> tuple[int, dict[str, int]]:
+        """What this intent's run has spent, and what each binding spend cap has
+        committed: read only for an intent that moves money."""
+        now = self._now
         spending = [
             r
-            for r in s.execute(
-                select(IntentRow).where(
-                    col(IntentRow.org_id) == org,
+            for r in self._s.execute(
+                select(
+                    col(IntentRow.id),
+                    col(IntentRow.run_id),
+                    col(IntentRow.reach),
+                    col(IntentRow.spend_cents),
+                    col(IntentRow.created_at),
+                ).where(
+                    col(IntentRow.org_id) == self.org_id,
                     col(IntentRow.status).in_(SPENDING),
                     col(IntentRow.spend_cents) > 0,
                 )
-            ).scalars()
+            )
             if r.id != intent.id
         ]
         committed: dict[str, int] = {}
-        for cm in commitments:
+        for cm in policy.commitments:
             if isinstance(cm.constraint, SpendCap) and cm.binds(now):
                 committed[cm.id] = sum(
                     r.spend_cents
@@ -212,39 +230,8 @@ class SqlGovernanceUnit:
                     and cm.valid_from <= utc(r.created_at)
                     and (cm.valid_until is None or utc(r.created_at) < cm.valid_until)
                 )
-        records_ = {
-            r.ref: tuple(r.projects)
-            for r in s.execute(
-                select(MemoryNodeRow).where(
-                    col(MemoryNodeRow.org_id) == org,
-                    col(MemoryNodeRow.ref).in_(intent.references),
-                )
-            ).scalars()
-        }
-        return BrokerSnapshot(
-            now=now,
-            principal=principal,
-            definition=None if d is None else convert.definition(d),
-            charter=None if c is None else convert.charter(c),
-            projects=frozenset(
-                s.execute(
-                    select(col(ProjectRow.slug)).where(col(ProjectRow.org_id) == org)
-                ).scalars()
-            ),
-            staffing=staffing,
-            barriers=tuple(
-                convert.barrier(r)
-                for r in s.execute(
-                    select(BarrierRow).where(col(BarrierRow.org_id) == org)
-                ).scalars()
-            ),
-            commitments=commitments,
-            records=records_,
-            run_spent_cents=sum(r.spend_cents for r in spending if r.run_id == intent.run_id),
-            committed_spend=committed,
-            in_flight=self._in_flight(intent),
-            completed=self._completed(intent),
-        )
+        run_spent = sum(r.spend_cents for r in spending if r.run_id == intent.run_id)
+        return run_spent, committed
 
     def _in_flight(self, intent: Intent) -> tuple[InFlight, ...]:
         """Claims this intent collides with: on its key or its operation's wildcard; for
@@ -289,35 +276,45 @@ class SqlGovernanceUnit:
     def record(
         self, intent: Intent, decision: Decision, effects: Effects, draft: AuditDraft
     ) -> Decision:
-        s, now = self._s, self._now
-        row = s.get(IntentRow, intent.id)
-        if row is None:
+        s, now, org = self._s, self._now, self.org_id
+        new = intent.id in self._new
+        if new:
             tool = REGISTRY.get(intent.tool)
-            row = IntentRow(
-                id=intent.id,
-                org_id=intent.org_id,
-                run_id=intent.run_id,
-                principal_id=intent.principal_id,
-                tool=intent.tool,
-                body=intent.model_dump(mode="json"),
-                digest=intent.digest,
-                status=effects.status,
-                reach=list(decision.reach or intent.projects),
-                spend_cents=0 if tool is None else spend_of(intent, tool),
-                op_key=_op_key(intent),
-                created_at=now,
+            s.execute(
+                insert(IntentRow).values(
+                    id=intent.id,
+                    org_id=intent.org_id,
+                    run_id=intent.run_id,
+                    principal_id=intent.principal_id,
+                    tool=intent.tool,
+                    body=intent.model_dump(mode="json"),
+                    digest=intent.digest,
+                    status=effects.status,
+                    reach=list(decision.reach or intent.projects),
+                    spend_cents=0 if tool is None else spend_of(intent, tool),
+                    dispatched=False,
+                    op_key=_op_key(intent),
+                    created_at=now,
+                )
             )
-        row.status = effects.status
-        s.add(row)
+            self._new.discard(intent.id)
+        else:
+            s.execute(
+                update(IntentRow)
+                .where(col(IntentRow.id) == intent.id)
+                .values(status=effects.status)
+            )
         if effects.release:
-            _release_claims(s, self.org_id, intent.id)
-        if effects.claim is not None and s.get(ClaimRow, (self.org_id, effects.claim)) is None:
-            s.add(
-                ClaimRow(org_id=self.org_id, key=effects.claim, intent_id=intent.id, claimed_at=now)
+            _release_claims(s, org, intent.id)
+        if effects.claim is not None and (new or s.get(ClaimRow, (org, effects.claim)) is None):
+            s.execute(
+                insert(ClaimRow).values(
+                    org_id=org, key=effects.claim, intent_id=intent.id, claimed_at=now
+                )
             )
         if effects.hold is not None:
-            self._hold(intent.id, effects)
-        entry = append(s, self.org_id, draft, now, self._keys)
+            self._hold(intent.id, effects, new)
+        entry = self._chain.append(draft, now, fresh=new)
         recorded = decision.model_copy(
             update={
                 "audit_seq": entry.seq,
@@ -325,9 +322,9 @@ class SqlGovernanceUnit:
                 "intent_digest": intent.digest,
             }
         )
-        s.add(
-            DecisionRow(
-                org_id=self.org_id,
+        s.execute(
+            insert(DecisionRow).values(
+                org_id=org,
                 intent_id=intent.id,
                 outcome=recorded.outcome,
                 stage=recorded.stage,
@@ -346,8 +343,8 @@ class SqlGovernanceUnit:
         )
         return recorded
 
-    def _hold(self, intent_id: str, effects: Effects) -> None:
-        hold = self._s.get(HoldRow, intent_id)
+    def _hold(self, intent_id: str, effects: Effects, new: bool) -> None:
+        hold = None if new else self._s.get(HoldRow, intent_id)
         if effects.hold is HoldState.OPEN:
             if hold is None:
                 hold = HoldRow(
@@ -387,9 +384,10 @@ class SqlGovernanceUnit:
 class SqlGovernance:
     """:class:`~domain.ports.GovernanceStore` over SQLite or PostgreSQL."""
 
-    def __init__(self, db: Database, keys: ChainKeys) -> None:
+    def __init__(self, db: Database, keys: ChainKeys, cache: OrgCache | None = None) -> None:
         self._db = db
         self._keys = keys
+        self._cache = cache or OrgCache()
 
     @contextmanager
     def unit(self, org_id: str, now: datetime) -> Iterator[SqlGovernanceUnit]:
@@ -397,47 +395,22 @@ class SqlGovernance:
         organization :class:`NotFound`."""
         try:
             with self._db.transaction() as s:
-                head = s.execute(
-                    select(col(AuditHeadRow.poisoned))
-                    .where(col(AuditHeadRow.org_id) == org_id)
-                    .with_for_update()
-                ).first()
-                if head is None:
-                    raise NotFound(f"no organization {org_id}")
-                yield SqlGovernanceUnit(s, org_id, now, self._keys, head.poisoned)
-        except (DBAPIError, AuditError) as exc:
+                try:
+                    locked = lock(s, org_id)
+                except AuditError as exc:
+                    raise NotFound(f"no organization {org_id}") from exc
+                chain = ChainWriter(s, org_id, self._keys, locked)
+                yield SqlGovernanceUnit(s, org_id, now, locked, chain, self._cache)
+                chain.flush()
+        except DBAPIError as exc:
             raise StoreFailure(str(exc).splitlines()[0]) from exc
 
-    def dispatch_token(self, org_id: str, decision: Decision) -> tuple[Intent, DispatchToken]:
-        """The invariants that must hold before any connector write: the decision is in
-        the chain, intact, signed and linked to the entry before it, about this intent and
-        its content, an allow or an approval, and the intent's current state."""
+    def token_for(self, org_id: str, decision: Decision) -> tuple[Intent, DispatchToken]:
+        """The intent a decision is about and the token naming that decision (checked by
+        the connector, in the write's own transaction)."""
         with self._db.read() as s:
             row = s.get(IntentRow, decision.intent_id)
             if row is None or row.org_id != org_id:
                 raise FoundationBroken(f"intent {decision.intent_id} is not recorded")
             intent = convert.intent(row)
-            if decision.audit_seq is None or decision.entry_hash is None:
-                raise FoundationBroken("the decision has no audit entry")
-            token = DispatchToken(
-                org_id=org_id,
-                intent_id=intent.id,
-                audit_seq=decision.audit_seq,
-                entry_hash=decision.entry_hash,
-                intent_digest=intent.digest,
-            )
-            entry_row = s.get(AuditEntryRow, (org_id, decision.audit_seq))
-            entry = None if entry_row is None else convert.audit_entry(entry_row)
-            problem = token_problem(
-                token, intent, entry, self._keys, Outcome(row.status), row.dispatched
-            )
-            if problem is not None:
-                raise FoundationBroken(problem)
-            assert entry is not None
-            if entry.seq > 1:
-                prev = s.get(AuditEntryRow, (org_id, entry.seq - 1))
-                if prev is None or prev.entry_hash != entry.prev_hash:
-                    raise FoundationBroken(
-                        f"audit entry {entry.seq} is not linked to its predecessor"
-                    )
-            return intent, token
+        return intent, token_for(intent, decision)

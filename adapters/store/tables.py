@@ -248,6 +248,9 @@ class AuditHeadRow(SQLModel, table=True):
     signature: str = Field(default="", sa_column_kwargs={"server_default": ""})
     poisoned: str | None = None
     """Why the organization's broker is poisoned (it then decides and dispatches nothing)."""
+    config_seq: int = Field(default=0, sa_column_kwargs={"server_default": "0"})
+    """The sequence of the newest ``configuration`` entry: what a cached copy of the
+    organization's configuration is checked against."""
 
 
 class AuditEntryRow(SQLModel, table=True):

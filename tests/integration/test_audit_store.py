@@ -13,12 +13,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from sqlalchemy import delete, insert, select, text, update
 
-from adapters.connectors.base import TokenRefused
 from adapters.connectors.payments import PaymentsLedger
 from adapters.store.store import Store
 from adapters.store.tables import AuditEntryRow, AuditHeadRow, DecisionRow, PaymentRow
 from domain.audit import GENESIS_HASH, AuditDraft, AuditEntry, ChainKey, ChainKeys, entry_hash
-from domain.errors import Conflict
+from domain.errors import Conflict, TokenRefused
 from domain.intents import Decision, Intent, Outcome
 from domain.model import SpendCap, StaffRole
 from domain.ports import ConnectorWrite
@@ -342,7 +341,7 @@ def test_connector_rows_are_cross_checked_against_the_chain(store: Store, firm: 
     intent = _payment(firm, "X-2", 10_000)
     decision = governance.decide(store.governance, intent, utc_now())
     payments = PaymentsLedger(store.db, utc_now, store.keys)
-    _, token = store.governance.dispatch_token(firm.org, decision)
+    _, token = store.governance.token_for(firm.org, decision)
     payments.write(ConnectorWrite(intent=intent, tool=REGISTRY[intent.tool], token=token))
     assert store.audit.verify(firm.org).ok
     with store.db.transaction() as s:
@@ -357,7 +356,7 @@ def test_a_paid_invoice_keeps_blocking_while_an_expired_payment_releases_it(
     payments = PaymentsLedger(store.db, utc_now, store.keys)
     paid = _payment(firm, "INV-P", 10_000)
     decision = governance.decide(store.governance, paid, utc_now())
-    _, token = store.governance.dispatch_token(firm.org, decision)
+    _, token = store.governance.token_for(firm.org, decision)
     payments.write(ConnectorWrite(intent=paid, tool=REGISTRY[paid.tool], token=token))
 
     twice = governance.decide(store.governance, _payment(firm, " inv-p", 10_000), utc_now())
@@ -379,7 +378,7 @@ def test_a_write_that_happened_is_never_closed_as_failed(store: Store, firm: Fir
     payments = PaymentsLedger(store.db, utc_now, store.keys)
     paid = _payment(firm, "INV-R", 10_000)
     decision = governance.decide(store.governance, paid, utc_now())
-    _, token = store.governance.dispatch_token(firm.org, decision)
+    _, token = store.governance.token_for(firm.org, decision)
     payments.write(ConnectorWrite(intent=paid, tool=REGISTRY[paid.tool], token=token))
     closed = _close(store, firm.org, paid.id, utc_now(), "dispatch_failed", "gave up")
     assert closed.outcome is Outcome.ALLOW  # it was dispatched: nothing to close
@@ -393,7 +392,7 @@ def test_a_closed_intent_can_no_longer_be_written(store: Store, firm: Firm) -> N
     payments = PaymentsLedger(store.db, utc_now, store.keys)
     late = _payment(firm, "INV-L", 10_000)
     decision = governance.decide(store.governance, late, utc_now())
-    _, token = store.governance.dispatch_token(firm.org, decision)
+    _, token = store.governance.token_for(firm.org, decision)
     _close(store, firm.org, late.id, utc_now(), "dispatch_failed", "gave up")
     with pytest.raises(TokenRefused, match="expired"):
         payments.write(ConnectorWrite(intent=late, tool=REGISTRY[late.tool], token=token))
@@ -406,7 +405,7 @@ def _paid(store: Store, firm: Firm, invoice: str) -> tuple[Intent, int, str]:
     payments = PaymentsLedger(store.db, utc_now, store.keys)
     intent = _payment(firm, invoice, 10_000)
     decision = governance.decide(store.governance, intent, utc_now())
-    _, token = store.governance.dispatch_token(firm.org, decision)
+    _, token = store.governance.token_for(firm.org, decision)
     payments.write(ConnectorWrite(intent=intent, tool=REGISTRY[intent.tool], token=token))
     return intent, token.audit_seq, token.entry_hash
 

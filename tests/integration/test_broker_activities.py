@@ -172,8 +172,8 @@ class FailingOnce:
     def unit(self, org_id: str, now: datetime) -> AbstractContextManager[GovernanceUnit]:
         return self._unit(org_id, now)
 
-    def dispatch_token(self, org_id: str, decision: Decision) -> Any:
-        return self.inner.dispatch_token(org_id, decision)
+    def token_for(self, org_id: str, decision: Decision) -> Any:
+        return self.inner.token_for(org_id, decision)
 
 
 class _Failing:

@@ -12,18 +12,19 @@ from typing import Any
 import pytest
 from sqlalchemy import func, select, update
 
-from adapters.connectors.base import TableConnector, TokenRefused
+from adapters.connectors.base import TableConnector
 from adapters.connectors.email import EmailOutbox
 from adapters.connectors.payments import PaymentsLedger
-from adapters.store.governance import FoundationBroken
 from adapters.store.store import Store
 from adapters.store.tables import AuditEntryRow, EmailRow, IntentRow, PaymentRow
+from domain.errors import BrokerPoisoned, FoundationBroken, TokenRefused
 from domain.intents import Decision, DispatchToken, Intent, Outcome, Stage
 from domain.ports import ConnectorWrite
 from domain.tools import EMAIL_SEND, PAYMENTS_PAY
 from tests.conftest import Firm, utc_now
 from usecases import governance, organization
 from usecases.context import Ports
+from worker.bootstrap import build_connectors
 
 
 def email_intent(
@@ -130,7 +131,7 @@ def test_an_allowed_email_is_audited_and_dispatchable(store: Store, firm: Firm) 
     assert entry.intent_id == intent.id and entry.decision == Outcome.ALLOW
     assert store.audit.verify(firm.org).ok
 
-    got, token = store.governance.dispatch_token(firm.org, decision)
+    got, token = store.governance.token_for(firm.org, decision)
 
     assert got == intent
     assert token == DispatchToken(
@@ -144,7 +145,7 @@ def test_an_allowed_email_is_audited_and_dispatchable(store: Store, firm: Firm) 
 
 def test_email_outbox_writes_one_row_once(store: Store, firm: Firm) -> None:
     intent, decision = allowed_email(store, firm)
-    got, token = store.governance.dispatch_token(firm.org, decision)
+    got, token = store.governance.token_for(firm.org, decision)
     outbox = EmailOutbox(store.db, utc_now, store.keys)
     assert outbox.system == "email" and outbox.actions == frozenset({"send"})
 
@@ -174,7 +175,7 @@ def test_email_outbox_writes_one_row_once(store: Store, firm: Firm) -> None:
 
 def test_a_second_outbox_instance_also_sees_the_duplicate(store: Store, firm: Firm) -> None:
     _, decision = allowed_email(store, firm)
-    intent, token = store.governance.dispatch_token(firm.org, decision)
+    intent, token = store.governance.token_for(firm.org, decision)
     write = ConnectorWrite(intent=intent, tool=EMAIL_SEND, token=token)
 
     EmailOutbox(store.db, utc_now, store.keys).write(write)
@@ -198,7 +199,7 @@ def _refused(store: Store, intent: Intent, token: DispatchToken) -> TokenRefused
 
 def test_a_token_with_an_altered_entry_hash_is_refused(store: Store, firm: Firm) -> None:
     _, decision = allowed_email(store, firm)
-    intent, token = store.governance.dispatch_token(firm.org, decision)
+    intent, token = store.governance.token_for(firm.org, decision)
     flipped = ("1" if token.entry_hash[0] == "0" else "0") + token.entry_hash[1:]
 
     _refused(store, intent, forged(token, entry_hash=flipped))
@@ -210,7 +211,7 @@ def test_a_token_with_an_altered_entry_hash_is_refused(store: Store, firm: Firm)
 def test_a_token_pointing_at_another_entry_is_refused(store: Store, firm: Firm) -> None:
     _, other = allowed_email(store, firm, to="someone-else@atlas.example")
     _, decision = allowed_email(store, firm)
-    intent, token = store.governance.dispatch_token(firm.org, decision)
+    intent, token = store.governance.token_for(firm.org, decision)
     assert other.audit_seq is not None and other.audit_seq != token.audit_seq
 
     # Another entry's sequence with this entry's hash: no such entry.
@@ -225,7 +226,7 @@ def test_a_token_pointing_at_another_entry_is_refused(store: Store, firm: Firm) 
 
 def test_a_token_with_another_digest_is_refused(store: Store, firm: Firm) -> None:
     _, decision = allowed_email(store, firm)
-    intent, token = store.governance.dispatch_token(firm.org, decision)
+    intent, token = store.governance.token_for(firm.org, decision)
 
     _refused(store, intent, forged(token, intent_digest="f" * 64))
 
@@ -234,7 +235,7 @@ def test_a_token_with_another_digest_is_refused(store: Store, firm: Firm) -> Non
 
 def test_an_intent_changed_after_the_decision_is_refused(store: Store, firm: Firm) -> None:
     _, decision = allowed_email(store, firm)
-    intent, token = store.governance.dispatch_token(firm.org, decision)
+    intent, token = store.governance.token_for(firm.org, decision)
     redirected = intent.model_copy(
         update={"payload": {**intent.payload, "to": "attacker@evil.example"}}
     )
@@ -249,7 +250,7 @@ def test_an_intent_changed_after_the_decision_is_refused(store: Store, firm: Fir
 
 def test_a_token_naming_another_intent_or_org_is_refused(store: Store, firm: Firm) -> None:
     _, decision = allowed_email(store, firm)
-    intent, token = store.governance.dispatch_token(firm.org, decision)
+    intent, token = store.governance.token_for(firm.org, decision)
 
     _refused(store, intent, forged(token, intent_id=str(uuid.uuid4())))
     _refused(store, intent, forged(token, org_id=str(uuid.uuid4())))
@@ -274,11 +275,18 @@ def test_a_token_naming_a_rejected_decision_is_refused(store: Store, firm: Firm)
     assert count(store, EmailRow) == 0
 
 
+def _dispatch(store: Store, org: str, decision: Any) -> Any:
+    """The dispatch use case: the connector checks the token in its own transaction."""
+    return governance.dispatch(
+        store.governance, build_connectors(store, utc_now), org, decision, utc_now()
+    )
+
+
 def test_dispatch_token_refuses_a_rejected_decision(store: Store, firm: Firm) -> None:
     _, decision = rejected_email(store, firm)
 
     with pytest.raises(FoundationBroken) as raised:
-        store.governance.dispatch_token(firm.org, decision)
+        _dispatch(store, firm.org, decision)
 
     assert isinstance(raised.value, RuntimeError)
     assert "reject" in str(raised.value)
@@ -288,9 +296,7 @@ def test_dispatch_token_refuses_a_rejection_relabelled_as_allow(store: Store, fi
     _, decision = rejected_email(store, firm)
 
     with pytest.raises(FoundationBroken):
-        store.governance.dispatch_token(
-            firm.org, decision.model_copy(update={"outcome": Outcome.ALLOW})
-        )
+        _dispatch(store, firm.org, decision.model_copy(update={"outcome": Outcome.ALLOW}))
 
 
 def test_dispatch_token_refuses_a_held_payment(store: Store, firm: Firm) -> None:
@@ -300,7 +306,7 @@ def test_dispatch_token_refuses_a_held_payment(store: Store, firm: Firm) -> None
     assert "money_over_threshold" in decision.rule
 
     with pytest.raises(FoundationBroken):
-        store.governance.dispatch_token(firm.org, decision)
+        _dispatch(store, firm.org, decision)
     assert decision.audit_seq is not None and decision.entry_hash is not None
     token = DispatchToken(
         org_id=firm.org,
@@ -309,7 +315,8 @@ def test_dispatch_token_refuses_a_held_payment(store: Store, firm: Firm) -> None
         entry_hash=decision.entry_hash,
         intent_digest=intent.digest,
     )
-    with pytest.raises(TokenRefused):
+    # the first attempt poisoned the broker: the connector now refuses before looking
+    with pytest.raises(BrokerPoisoned):
         PaymentsLedger(store.db, utc_now, store.keys).write(
             ConnectorWrite(intent=intent, tool=PAYMENTS_PAY, token=token)
         )
@@ -333,7 +340,7 @@ def test_dispatch_token_refuses_a_decision_that_is_not_in_the_chain(
     _, decision = allowed_email(store, firm)
 
     with pytest.raises(FoundationBroken):
-        store.governance.dispatch_token(firm.org, decision.model_copy(update=change))
+        _dispatch(store, firm.org, decision.model_copy(update=change))
 
 
 def test_dispatch_token_refuses_another_organization(
@@ -343,7 +350,7 @@ def test_dispatch_token_refuses_another_organization(
     other = organization.onboard(services, "Other Firm", "zed@other.example")
 
     with pytest.raises(FoundationBroken):
-        store.governance.dispatch_token(other.org.id, decision)
+        _dispatch(store, other.org.id, decision)
 
 
 def test_dispatch_token_refuses_another_intents_allowed_entry(store: Store, firm: Firm) -> None:
@@ -351,7 +358,8 @@ def test_dispatch_token_refuses_another_intents_allowed_entry(store: Store, firm
     _, decision = allowed_email(store, firm)
 
     with pytest.raises(FoundationBroken):
-        store.governance.dispatch_token(
+        _dispatch(
+            store,
             firm.org,
             decision.model_copy(
                 update={"audit_seq": other.audit_seq, "entry_hash": other.entry_hash}
@@ -375,7 +383,7 @@ def test_a_tampered_audit_payload_breaks_dispatch(store: Store, firm: Firm) -> N
     )
 
     with pytest.raises(FoundationBroken) as raised:
-        store.governance.dispatch_token(firm.org, decision)
+        _dispatch(store, firm.org, decision)
     assert "hash" in str(raised.value)
     assert not store.audit.verify(firm.org).ok
 
@@ -387,9 +395,7 @@ def test_a_tampered_audit_decision_breaks_dispatch(store: Store, firm: Firm) -> 
     tamper_entry(store, firm.org, decision.audit_seq, decision=Outcome.ALLOW.value)
 
     with pytest.raises(FoundationBroken):
-        store.governance.dispatch_token(
-            firm.org, decision.model_copy(update={"outcome": Outcome.ALLOW})
-        )
+        _dispatch(store, firm.org, decision.model_copy(update={"outcome": Outcome.ALLOW}))
 
 
 def test_a_broken_link_to_the_previous_entry_breaks_dispatch(store: Store, firm: Firm) -> None:
@@ -400,7 +406,7 @@ def test_a_broken_link_to_the_previous_entry_breaks_dispatch(store: Store, firm:
     tamper_entry(store, firm.org, first.audit_seq, entry_hash="e" * 64)
 
     with pytest.raises(FoundationBroken) as raised:
-        store.governance.dispatch_token(firm.org, second)
+        _dispatch(store, firm.org, second)
     assert "predecessor" in str(raised.value)
 
 
@@ -413,10 +419,10 @@ def test_an_intent_rewritten_in_the_database_breaks_dispatch(store: Store, firm:
         s.execute(update(IntentRow).where(IntentRow.id == intent.id).values(body=body))  # type: ignore[arg-type]
 
     with pytest.raises(FoundationBroken):
-        store.governance.dispatch_token(firm.org, decision)
+        _dispatch(store, firm.org, decision)
 
 
-def test_an_intent_whose_status_was_rewritten_breaks_dispatch(store: Store, firm: Firm) -> None:
+def test_an_intent_closed_since_its_allow_is_not_written(store: Store, firm: Firm) -> None:
     intent, decision = allowed_email(store, firm)
 
     with store.db.transaction() as s:
@@ -426,8 +432,8 @@ def test_an_intent_whose_status_was_rewritten_breaks_dispatch(store: Store, firm
             .values(status=Outcome.DENIED.value)
         )
 
-    with pytest.raises(FoundationBroken):
-        store.governance.dispatch_token(firm.org, decision)
+    with pytest.raises(TokenRefused, match="denied"):
+        _dispatch(store, firm.org, decision)
 
 
 # ---------------------------------------------------------------------------- payments
@@ -437,7 +443,7 @@ def test_payments_ledger_writes_an_allowed_payment_once(store: Store, firm: Firm
     intent = payment_intent(firm, amount=99_999)
     decision = decide(store, intent)
     assert decision.outcome is Outcome.ALLOW, decision
-    got, token = store.governance.dispatch_token(firm.org, decision)
+    got, token = store.governance.token_for(firm.org, decision)
     ledger = PaymentsLedger(store.db, utc_now, store.keys)
     assert ledger.system == "payments" and ledger.actions == frozenset({"pay"})
 
@@ -489,7 +495,7 @@ def test_payments_ledger_refuses_forged_tokens(
     intent = payment_intent(firm)
     decision = decide(store, intent)
     assert decision.outcome is Outcome.ALLOW and decision.audit_seq == (other.audit_seq or 0) + 1
-    got, token = store.governance.dispatch_token(firm.org, decision)
+    got, token = store.governance.token_for(firm.org, decision)
     if change.get("audit_seq") == "other":
         change = {"audit_seq": other.audit_seq}
 
@@ -510,8 +516,9 @@ def test_payments_ledger_refuses_a_rejected_payment(store: Store, firm: Firm) ->
     assert decision.audit_seq is not None and decision.entry_hash is not None
 
     with pytest.raises(FoundationBroken):
-        store.governance.dispatch_token(firm.org, decision)
-    with pytest.raises(TokenRefused):
+        _dispatch(store, firm.org, decision)
+    # the attempt poisoned the broker: the connector now refuses before looking
+    with pytest.raises(BrokerPoisoned):
         PaymentsLedger(store.db, utc_now, store.keys).write(
             ConnectorWrite(
                 intent=intent,
@@ -542,7 +549,7 @@ def test_a_payment_tampered_in_the_audit_log_is_not_dispatched(store: Store, fir
     tamper_entry(store, firm.org, decision.audit_seq, payload=body)
 
     with pytest.raises(FoundationBroken):
-        store.governance.dispatch_token(firm.org, decision)
+        _dispatch(store, firm.org, decision)
     assert count(store, PaymentRow) == 0
 
 
@@ -561,7 +568,7 @@ def test_a_payment_whose_amount_is_not_an_integer_is_not_paid_unreviewed(
     decision = decide(store, intent)
 
     if decision.outcome is Outcome.ALLOW:
-        got, token = store.governance.dispatch_token(firm.org, decision)
+        got, token = store.governance.token_for(firm.org, decision)
         PaymentsLedger(store.db, utc_now, store.keys).write(
             ConnectorWrite(intent=got, tool=PAYMENTS_PAY, token=token)
         )

@@ -142,7 +142,7 @@ def _pay_invoice(store: Store, firm: Firm, invoice: str) -> tuple[Intent, object
 
 
 def _write(store: Store, firm: Firm, intent: Intent, decision: object) -> None:
-    _, token = store.governance.dispatch_token(firm.org, decision)  # type: ignore[arg-type]
+    _, token = store.governance.token_for(firm.org, decision)  # type: ignore[arg-type]
     PaymentsLedger(store.db, utc_now, store.keys).write(
         ConnectorWrite(intent=intent, tool=REGISTRY[intent.tool], token=token)
     )

@@ -1,0 +1,127 @@
+"""A process's copy of each organization's configuration, checked against its head.
+
+Every configuration change appends a ``configuration`` entry, and the head row keeps the
+sequence of the newest one (``config_seq``). A reader that knows the current
+``config_seq`` (a decision reads it with the lock it takes anyway) uses the copy it has
+for that sequence, or loads one: no decision re-reads projects, barriers, commitments,
+charters and staffing that have not changed, and no process can act on a stale copy.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import defaultdict
+from dataclasses import dataclass, field
+
+from sqlalchemy import select
+from sqlmodel import Session, col
+
+from adapters.store import convert
+from adapters.store.tables import (
+    AgentDefinitionRow,
+    AuditHeadRow,
+    BarrierRow,
+    CharterRow,
+    CommitmentRow,
+    PrincipalRow,
+    ProjectRow,
+    StaffingRow,
+)
+from domain.model import AgentDefinition, Barrier, Charter, Commitment, Principal, Staffing
+
+
+@dataclass(frozen=True)
+class OrgPolicy:
+    """An organization's configuration as of one ``config_seq``."""
+
+    config_seq: int
+    projects: frozenset[str]
+    barriers: tuple[Barrier, ...]
+    commitments: tuple[Commitment, ...]
+    principals: dict[str, Principal] = field(default_factory=dict)
+    definitions: dict[str, AgentDefinition] = field(default_factory=dict)
+    """The newest definition of each agent."""
+    charters: dict[str, Charter] = field(default_factory=dict)
+    """The newest charter of each agent."""
+    staffing: dict[str, tuple[Staffing, ...]] = field(default_factory=dict)
+    """Every staffing row (current or not), by principal."""
+
+
+def _load(s: Session, org_id: str, config_seq: int) -> OrgPolicy:
+    principals = {
+        r.id: convert.principal(r)
+        for r in s.execute(select(PrincipalRow).where(col(PrincipalRow.org_id) == org_id))
+        .scalars()
+        .all()
+    }
+    ids = list(principals)
+    definitions: dict[str, AgentDefinition] = {}
+    for d in s.execute(
+        select(AgentDefinitionRow)
+        .where(col(AgentDefinitionRow.principal_id).in_(ids))
+        .order_by(col(AgentDefinitionRow.version))
+    ).scalars():
+        definitions[d.principal_id] = convert.definition(d)
+    charters: dict[str, Charter] = {}
+    for c in s.execute(
+        select(CharterRow)
+        .where(col(CharterRow.principal_id).in_(ids))
+        .order_by(col(CharterRow.version))
+    ).scalars():
+        charters[c.principal_id] = convert.charter(c)
+    staffing: dict[str, list[Staffing]] = defaultdict(list)
+    for r in s.execute(select(StaffingRow).where(col(StaffingRow.org_id) == org_id)).scalars():
+        staffing[r.principal_id].append(convert.staffing(r))
+    return OrgPolicy(
+        config_seq=config_seq,
+        projects=frozenset(
+            s.execute(select(col(ProjectRow.slug)).where(col(ProjectRow.org_id) == org_id))
+            .scalars()
+            .all()
+        ),
+        barriers=tuple(
+            convert.barrier(r)
+            for r in s.execute(select(BarrierRow).where(col(BarrierRow.org_id) == org_id))
+            .scalars()
+            .all()
+        ),
+        commitments=tuple(
+            convert.commitment(r)
+            for r in s.execute(select(CommitmentRow).where(col(CommitmentRow.org_id) == org_id))
+            .scalars()
+            .all()
+        ),
+        principals=principals,
+        definitions=definitions,
+        charters=charters,
+        staffing={k: tuple(v) for k, v in staffing.items()},
+    )
+
+
+class OrgCache:
+    """Each organization's newest configuration this process has seen."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._by_org: dict[str, OrgPolicy] = {}
+
+    def policy(self, s: Session, org_id: str, config_seq: int) -> OrgPolicy:
+        """The configuration as of ``config_seq`` (read in ``s`` if this process has no
+        copy of that sequence)."""
+        cached = self._by_org.get(org_id)
+        if cached is not None and cached.config_seq == config_seq:
+            return cached
+        loaded = _load(s, org_id, config_seq)
+        with self._lock:
+            current = self._by_org.get(org_id)
+            if current is None or current.config_seq < config_seq:
+                self._by_org[org_id] = loaded
+        return loaded
+
+    def current(self, s: Session, org_id: str) -> OrgPolicy | None:
+        """The configuration as it stands now (one read of the head row); None for an
+        unknown organization."""
+        seq = s.execute(
+            select(col(AuditHeadRow.config_seq)).where(col(AuditHeadRow.org_id) == org_id)
+        ).scalar_one_or_none()
+        return None if seq is None else self.policy(s, org_id, seq)
