@@ -55,10 +55,15 @@ class AgentRunActivities:
 
     def _resolve(self, run: RunInput) -> ResolvedAgent:
         now = self._clock()
-        principal = self._directory.find_principal(run.agent_id)
-        definition, charter = self._directory.agent_profile(run.agent_id)
-        staffing = self._directory.staffing(run.org_id, run.agent_id) if principal else []
-        result = resolve_agent(run.org_id, principal, definition, charter, staffing, now)
+        agent = self._directory.agent(run.org_id, run.agent_id)
+        result = resolve_agent(
+            run.org_id,
+            None if agent is None else agent.principal,
+            None if agent is None else agent.definition,
+            None if agent is None else agent.charter,
+            [] if agent is None else list(agent.staffing),
+            now,
+        )
         if isinstance(result, ResolveRefusal):
             record_run_rejection(
                 self._governance,
@@ -96,8 +101,12 @@ class AgentRunActivities:
         )
 
     def _prompts(self, request: ReasoningRequest) -> ModelRequest:
-        principal = self._directory.find_principal(request.agent_id)
-        definition, charter = self._directory.agent_profile(request.agent_id)
+        agent = self._directory.agent(request.org_id, request.agent_id)
+        principal, definition, charter = (
+            (None, None, None)
+            if agent is None
+            else (agent.principal, agent.definition, agent.charter)
+        )
         if principal is None or definition is None or charter is None:
             raise ApplicationError(
                 "the agent vanished after resolve", type=POLICY_VIOLATION, non_retryable=True

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from datetime import datetime
 from enum import StrEnum
+from functools import cached_property
 from typing import Any
 
 from pydantic import Field
@@ -38,10 +40,17 @@ class Intent(Frozen):
     justification: str
     references: tuple[Slug, ...] = ()
 
-    @property
+    @cached_property
     def digest(self) -> str:
-        """SHA-256 of the canonical intent; an approval is bound to it."""
+        """SHA-256 of the canonical intent; an approval is bound to it. (Computed once: an
+        intent is immutable; :meth:`model_copy` forgets it.)"""
         return digest(self.model_dump(mode="json"))
+
+    def model_copy(self, *, update: Mapping[str, Any] | None = None, deep: bool = False) -> Intent:
+        """A copy; with ``update``, a different intent, whose digest is computed afresh."""
+        copy = super().model_copy(update=update, deep=deep)
+        copy.__dict__.pop("digest", None)
+        return copy
 
     @classmethod
     def from_proposal(

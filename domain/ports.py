@@ -99,14 +99,24 @@ class RecallResult(Frozen):
     withheld: int = Field(default=0, ge=0)
 
 
+class AgentProfile(Frozen):
+    """An agent as the resolve and reasoning steps read it."""
+
+    principal: Principal
+    definition: AgentDefinition | None
+    """The newest definition."""
+    charter: Charter | None
+    """The newest charter."""
+    staffing: tuple[Staffing, ...]
+    """Every staffing row, current or not."""
+
+
 class AgentDirectory(Protocol):
     """What the resolve and reasoning steps read of the directory."""
 
-    def find_principal(self, principal_id: str) -> Principal | None: ...
-
-    def agent_profile(self, principal_id: str) -> tuple[AgentDefinition | None, Charter | None]: ...
-
-    def staffing(self, org_id: str, principal_id: str | None = None) -> list[Staffing]: ...
+    def agent(self, org_id: str, principal_id: str) -> AgentProfile | None:
+        """The agent, if ``org_id`` has such a principal."""
+        ...
 
 
 class MemoryRecall(Protocol):
@@ -199,8 +209,6 @@ class Directory(Protocol):
         ...
 
     def principals(self, org_id: str) -> list[Principal]: ...
-
-    def agent_profile(self, principal_id: str) -> tuple[AgentDefinition | None, Charter | None]: ...
 
     def projects(self, org_id: str) -> list[Project]: ...
 

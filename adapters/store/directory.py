@@ -9,28 +9,22 @@ from sqlalchemy import select
 from sqlmodel import col
 
 from adapters.store import convert
+from adapters.store.org_cache import OrgCache, OrgPolicy
 from adapters.store.session import Database
 from adapters.store.tables import (
-    AgentDefinitionRow,
-    BarrierRow,
-    CharterRow,
-    CommitmentRow,
-    OrgRow,
     PrincipalRow,
     ProjectRow,
-    StaffingRow,
 )
 from domain.errors import NotFound
 from domain.model import (
-    AgentDefinition,
     Barrier,
-    Charter,
     Commitment,
     Organization,
     Principal,
     Project,
     Staffing,
 )
+from domain.ports import AgentProfile
 
 
 def new_id() -> str:
@@ -39,25 +33,32 @@ def new_id() -> str:
 
 
 class Directory:
-    """Reads an organization's standing records (:class:`~domain.ports.Directory`)."""
+    """Reads an organization's standing records (:class:`~domain.ports.Directory`), from
+    this process's copy of its configuration whenever that copy is current."""
 
-    def __init__(self, db: Database) -> None:
+    def __init__(self, db: Database, cache: OrgCache | None = None) -> None:
         self._db = db
+        self._cache = cache or OrgCache()
+
+    def _policy(self, org_id: str) -> OrgPolicy:
+        with self._db.read() as s:
+            policy = self._cache.current(s, org_id)
+        if policy is None:
+            raise NotFound(f"no organization {org_id}")
+        return policy
 
     # organizations and principals -------------------------------------------------------
     def org(self, org_id: str) -> Organization:
-        with self._db.read() as s:
-            row = s.get(OrgRow, org_id)
-            if row is None:
-                raise NotFound(f"no organization {org_id}")
-            return convert.org(row)
+        policy = self._policy(org_id)
+        if policy.org is None:
+            raise NotFound(f"no organization {org_id}")
+        return policy.org
 
     def principal(self, org_id: str, principal_id: str) -> Principal:
-        with self._db.read() as s:
-            row = s.get(PrincipalRow, principal_id)
-            if row is None or row.org_id != org_id:
-                raise NotFound(f"no principal {principal_id} in this organization")
-            return convert.principal(row)
+        found = self._policy(org_id).principals.get(principal_id)
+        if found is None:
+            raise NotFound(f"no principal {principal_id} in this organization")
+        return found
 
     def find_principal(self, principal_id: str) -> Principal | None:
         """A principal by id, in whatever organization."""
@@ -66,42 +67,24 @@ class Directory:
             return None if row is None else convert.principal(row)
 
     def principals(self, org_id: str) -> list[Principal]:
-        with self._db.read() as s:
-            rows = s.execute(
-                select(PrincipalRow)
-                .where(col(PrincipalRow.org_id) == org_id)
-                .order_by(
-                    col(PrincipalRow.kind),
-                    col(PrincipalRow.handle),
-                )
-            ).scalars()
-            return [convert.principal(r) for r in rows]
+        return sorted(self._policy(org_id).principals.values(), key=lambda p: (p.kind, p.handle))
 
-    def agent_profile(self, principal_id: str) -> tuple[AgentDefinition | None, Charter | None]:
-        """The newest definition and charter of an agent."""
-        with self._db.read() as s:
-            d = (
-                s.execute(
-                    select(AgentDefinitionRow)
-                    .where(col(AgentDefinitionRow.principal_id) == principal_id)
-                    .order_by(col(AgentDefinitionRow.version).desc())
-                )
-                .scalars()
-                .first()
-            )
-            c = (
-                s.execute(
-                    select(CharterRow)
-                    .where(col(CharterRow.principal_id) == principal_id)
-                    .order_by(col(CharterRow.version).desc())
-                )
-                .scalars()
-                .first()
-            )
-            return (
-                None if d is None else convert.definition(d),
-                None if c is None else convert.charter(c),
-            )
+    def agent(self, org_id: str, principal_id: str) -> AgentProfile | None:
+        """An agent of ``org_id`` with its newest definition and charter and its staffing;
+        None when the organization has no such principal."""
+        try:
+            policy = self._policy(org_id)
+        except NotFound:
+            return None
+        principal = policy.principals.get(principal_id)
+        if principal is None:
+            return None
+        return AgentProfile(
+            principal=principal,
+            definition=policy.definitions.get(principal_id),
+            charter=policy.charters.get(principal_id),
+            staffing=policy.staffing.get(principal_id, ()),
+        )
 
     # projects, staffing, barriers, commitments (reads; writes go through
     # adapters.store.configuration, under the organization's lock) ------------------------
@@ -115,20 +98,13 @@ class Directory:
             return [convert.project(r) for r in rows]
 
     def staffing(self, org_id: str, principal_id: str | None = None) -> list[Staffing]:
-        with self._db.read() as s:
-            query = select(StaffingRow).where(col(StaffingRow.org_id) == org_id)
-            if principal_id is not None:
-                query = query.where(col(StaffingRow.principal_id) == principal_id)
-            return [convert.staffing(r) for r in s.execute(query).scalars()]
+        by_principal = self._policy(org_id).staffing
+        if principal_id is not None:
+            return list(by_principal.get(principal_id, ()))
+        return [row for rows in by_principal.values() for row in rows]
 
     def barriers(self, org_id: str) -> list[Barrier]:
-        with self._db.read() as s:
-            rows = s.execute(select(BarrierRow).where(col(BarrierRow.org_id) == org_id)).scalars()
-            return [convert.barrier(r) for r in rows]
+        return list(self._policy(org_id).barriers)
 
     def commitments(self, org_id: str) -> list[Commitment]:
-        with self._db.read() as s:
-            rows = s.execute(
-                select(CommitmentRow).where(col(CommitmentRow.org_id) == org_id)
-            ).scalars()
-            return [convert.commitment(r) for r in rows]
+        return list(self._policy(org_id).commitments)

@@ -23,11 +23,20 @@ from adapters.store.tables import (
     BarrierRow,
     CharterRow,
     CommitmentRow,
+    OrgRow,
     PrincipalRow,
     ProjectRow,
     StaffingRow,
 )
-from domain.model import AgentDefinition, Barrier, Charter, Commitment, Principal, Staffing
+from domain.model import (
+    AgentDefinition,
+    Barrier,
+    Charter,
+    Commitment,
+    Organization,
+    Principal,
+    Staffing,
+)
 
 
 @dataclass(frozen=True)
@@ -35,6 +44,7 @@ class OrgPolicy:
     """An organization's configuration as of one ``config_seq``."""
 
     config_seq: int
+    org: Organization | None
     projects: frozenset[str]
     barriers: tuple[Barrier, ...]
     commitments: tuple[Commitment, ...]
@@ -72,8 +82,10 @@ def _load(s: Session, org_id: str, config_seq: int) -> OrgPolicy:
     staffing: dict[str, list[Staffing]] = defaultdict(list)
     for r in s.execute(select(StaffingRow).where(col(StaffingRow.org_id) == org_id)).scalars():
         staffing[r.principal_id].append(convert.staffing(r))
+    org = s.get(OrgRow, org_id)
     return OrgPolicy(
         config_seq=config_seq,
+        org=None if org is None else convert.org(org),
         projects=frozenset(
             s.execute(select(col(ProjectRow.slug)).where(col(ProjectRow.org_id) == org_id))
             .scalars()

@@ -10,6 +10,7 @@ from adapters.store.db import make_engine, migrate
 from adapters.store.directory import Directory
 from adapters.store.governance import SqlGovernance
 from adapters.store.memory import MemoryBank
+from adapters.store.org_cache import OrgCache
 from adapters.store.runs import Runs
 from adapters.store.session import Database
 from domain.audit import ChainKeys
@@ -35,13 +36,14 @@ class Store:
         if migrate_schema:
             migrate(url)
         db = Database(make_engine(url))
+        cache = OrgCache()
         return cls(
             db=db,
             keys=keys,
-            directory=Directory(db),
+            directory=Directory(db, cache),
             configuration=SqlConfiguration(db, keys),
             audit=AuditLog(db, keys),
-            governance=SqlGovernance(db, keys),
+            governance=SqlGovernance(db, keys, cache),
             memory=MemoryBank(db),
             runs=Runs(db),
         )

@@ -99,7 +99,10 @@ def test_every_starter_agent_has_a_published_charter_pinned_to_definition_v1(
     specs = {s.handle: s for s in STARTER_FLEET}
 
     for agent in onboarded.agents:
-        definition, charter = store.directory.agent_profile(agent.id)
+        profile = store.directory.agent(org_id=agent.org_id, principal_id=agent.id)
+        assert profile is not None and profile.principal == agent
+        definition, charter = profile.definition, profile.charter
+        assert definition is not None
         spec = specs[agent.handle]
         assert definition == AgentDefinition(
             principal_id=agent.id,

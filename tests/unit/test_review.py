@@ -369,3 +369,12 @@ def test_an_approval_stands_on_the_evidence_it_was_shown() -> None:
     assert reconfirm(_hold("already_done", ("i-a",)), _hold("already_done", ("i-a",))) is None
     grown = reconfirm(_hold("already_done", ("i-a",)), _hold("already_done", ("i-a", "i-b")))
     assert grown is not None and grown.rule == "hold_reasons_changed" and "i-b" in grown.reason
+
+
+def test_a_changed_copy_of_an_intent_has_its_own_digest() -> None:
+    """The digest is computed once per intent; a copy with changes must not inherit it."""
+    original = INTENT.digest
+    changed = INTENT.model_copy(update={"payload": {**INTENT.payload, "payee": "mallory"}})
+    assert changed.digest != original
+    assert INTENT.model_copy().digest == original
+    assert Intent.model_validate(changed.model_dump()).digest == changed.digest
