@@ -302,12 +302,11 @@ def payload_problem(tool: ToolSpec, payload: object) -> str | None:
     """Why ``payload`` does not fit ``tool`` exactly, or None when it does."""
     if not isinstance(payload, dict):
         return "payload must be an object"
-    missing = set(tool.params) - payload.keys()
-    if missing:
-        return f"payload misses {sorted(missing)}"
-    extra = payload.keys() - set(tool.params)
-    if extra:
-        return f"payload has unexpected {sorted(extra)}"
+    if payload.keys() != tool.params.keys():
+        missing = tool.params.keys() - payload.keys()
+        if missing:
+            return f"payload misses {sorted(missing)}"
+        return f"payload has unexpected {sorted(payload.keys() - tool.params.keys())}"
     for name, kind in tool.params.items():
         value = payload[name]
         if kind is ParamType.INTEGER:

@@ -45,6 +45,7 @@ from domain.governance.values import (
     HoldState,
     InFlight,
     StoredIntent,
+    in_flight_by_key,
 )
 from domain.intents import Decision, DispatchResult, DispatchToken, Intent, Outcome
 from domain.model import Principal, SpendCap, Staffing
@@ -169,9 +170,9 @@ class SqlGovernanceUnit:
         policy = self._policy()
         tool = REGISTRY.get(intent.tool)
         spends = tool is not None and spend_of(intent, tool) > 0
-        run_spent, committed = self._spend(intent, policy) if spends else (0, {})
-        # Built from trusted, already-validated values: no need to validate them again.
-        return BrokerSnapshot.model_construct(
+        records = self._records(intent)
+        run_spent, committed = self._spend(intent, policy, records) if spends else (0, {})
+        return BrokerSnapshot(
             now=self._now,
             principal=policy.principals.get(intent.principal_id),
             definition=policy.definitions.get(intent.principal_id),
@@ -180,7 +181,8 @@ class SqlGovernanceUnit:
             staffing=policy.staffing.get(intent.principal_id, ()),
             barriers=policy.barriers,
             commitments=policy.commitments,
-            records=self._records(intent),
+            index=policy.index,
+            records=records,
             run_spent_cents=run_spent,
             committed_spend=committed,
             in_flight=self._in_flight(intent),
@@ -199,10 +201,14 @@ class SqlGovernanceUnit:
         )
         return {r.ref: tuple(r.projects) for r in rows}
 
-    def _spend(self, intent: Intent, policy: OrgPolicy) -> tuple[int, dict[str, int]]:
-        """What this intent's run has spent, and what each binding spend cap has
-        committed: read only for an intent that moves money."""
+    def _spend(
+        self, intent: Intent, policy: OrgPolicy, records: dict[str, tuple[str, ...]]
+    ) -> tuple[int, dict[str, int]]:
+        """What this intent's run has spent, and what each binding spend cap that may
+        cover it (any of its projects or its records' projects) has committed: read only
+        for an intent that moves money."""
         now = self._now
+        reach = {*intent.projects, *(p for projects in records.values() for p in projects)}
         spending = [
             r
             for r in self._s.execute(
@@ -221,7 +227,7 @@ class SqlGovernanceUnit:
             if r.id != intent.id
         ]
         committed: dict[str, int] = {}
-        for cm in policy.commitments:
+        for cm in policy.index.caps(reach):
             if isinstance(cm.constraint, SpendCap) and cm.binds(now):
                 committed[cm.id] = sum(
                     r.spend_cents
@@ -233,12 +239,12 @@ class SqlGovernanceUnit:
         run_spent = sum(r.spend_cents for r in spending if r.run_id == intent.run_id)
         return run_spent, committed
 
-    def _in_flight(self, intent: Intent) -> tuple[InFlight, ...]:
+    def _in_flight(self, intent: Intent) -> dict[str, tuple[InFlight, ...]]:
         """Claims this intent collides with: on its key or its operation's wildcard; for
         an intent that names no resource, every claim of its operation."""
         tool = REGISTRY.get(intent.tool)
         if tool is None:
-            return ()
+            return {}
         key, wildcard = _op_key(intent), wildcard_key(tool)
         where = (
             col(ClaimRow.key).in_([key, wildcard])
@@ -251,7 +257,7 @@ class SqlGovernanceUnit:
             .where(col(ClaimRow.org_id) == self.org_id, where)
             .order_by(col(ClaimRow.claimed_at))
         )
-        return tuple(
+        return in_flight_by_key(
             InFlight(key=r.key, intent_id=r.intent_id, status=Outcome(r.status)) for r in rows
         )
 

@@ -28,6 +28,7 @@ from adapters.store.tables import (
     ProjectRow,
     StaffingRow,
 )
+from domain.governance.index import PolicyIndex
 from domain.model import (
     AgentDefinition,
     Barrier,
@@ -55,6 +56,11 @@ class OrgPolicy:
     """The newest charter of each agent."""
     staffing: dict[str, tuple[Staffing, ...]] = field(default_factory=dict)
     """Every staffing row (current or not), by principal."""
+    index: PolicyIndex = field(init=False)
+    """``barriers`` and ``commitments`` indexed by project, built once per sequence."""
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "index", PolicyIndex.of(self.barriers, self.commitments))
 
 
 def _load(s: Session, org_id: str, config_seq: int) -> OrgPolicy:

@@ -13,6 +13,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 
+from domain.governance.index import PolicyIndex
 from domain.governance.values import BrokerMode, BrokerSnapshot, Verdict
 from domain.intents import Decision, Intent, Outcome, Stage
 from domain.model import (
@@ -52,7 +53,7 @@ class Hold:
     completing does)."""
 
 
-@dataclass
+@dataclass(slots=True)
 class _Path:
     intent: Intent
     snap: BrokerSnapshot
@@ -62,6 +63,28 @@ class _Path:
     digest: str = ""
     evidence: tuple[str, ...] = ()
     claim: str | None = None
+
+    spend: int = 0
+    """Money the intent moves (set by the identity stage)."""
+    _policy: PolicyIndex | None = None
+    _staffed: set[str] | None = None
+
+    # Computed on first use, without functools.cached_property: its lock costs more
+    # than the computation on this path.
+    @property
+    def policy(self) -> PolicyIndex:
+        if self._policy is None:
+            self._policy = self.snap.policy()
+        return self._policy
+
+    @property
+    def staffed(self) -> set[str]:
+        """Projects the acting agent is staffed on now, as a member or approver."""
+        if self._staffed is None:
+            self._staffed = current_projects(
+                self.snap.staffing, self.snap.now, StaffRole.MEMBER, self.intent.principal_id
+            )
+        return self._staffed
 
 
 StageFn = Callable[[_Path], Reject | Hold | None]
@@ -100,12 +123,16 @@ def wildcard_key(tool: ToolSpec) -> str:
     return f"{tool.system}.{tool.action}:*"
 
 
+_APPROVER_ROLES = frozenset({StaffRole.APPROVER})
+_ANY_ROLE = frozenset(StaffRole)
+
+
 def current_projects(
     staffing: tuple[Staffing, ...], now: datetime, role: StaffRole, principal_id: str | None = None
 ) -> set[str]:
     """Projects in which ``staffing`` grants ``role`` (approver implies member) at ``now``,
     counting only rows of ``principal_id`` when given."""
-    wanted = {StaffRole.APPROVER} if role is StaffRole.APPROVER else set(StaffRole)
+    wanted = _APPROVER_ROLES if role is StaffRole.APPROVER else _ANY_ROLE
     return {
         s.project
         for s in staffing
@@ -140,7 +167,7 @@ def _identity(p: _Path) -> Reject | None:
     if problem is not None:
         return Reject("invalid_payload", problem)
     budget = effective_budget(s.definition, s.charter)
-    spend = spend_of(intent, p.tool)
+    spend = p.spend = spend_of(intent, p.tool)
     if s.run_spent_cents + spend > budget:
         return Reject(
             "budget_exceeded",
@@ -156,8 +183,7 @@ def _staffing(p: _Path) -> Reject | None:
     unknown = declared - p.snap.projects
     if unknown:
         return Reject("unknown_project", f"no such project: {', '.join(sorted(unknown))}")
-    staffed = current_projects(p.snap.staffing, p.snap.now, StaffRole.MEMBER, p.intent.principal_id)
-    missing = declared - staffed
+    missing = declared - p.staffed
     if missing:
         return Reject("not_staffed", f"not currently staffed on {', '.join(sorted(missing))}")
     return None
@@ -171,22 +197,22 @@ def _scope(p: _Path) -> Reject | None:
             return Reject("unknown_reference", f"record {ref!r} is unknown; reach cannot be known")
         reach.update(projects)
     p.reach = frozenset(reach)
-    for barrier in p.snap.barriers:
-        touched = barrier.groups_touched(p.reach)
-        if len(touched) > 1:
-            sides = " | ".join(",".join(barrier.groups[i]) for i in touched)
-            return Reject(
-                "barrier_crossed", f"reach {sorted(p.reach)} spans barrier {barrier.name}: {sides}"
-            )
-    staffed = current_projects(p.snap.staffing, p.snap.now, StaffRole.MEMBER, p.intent.principal_id)
+    crossed = p.policy.crossed(p.reach)
+    if crossed is not None:
+        barrier, touched = crossed
+        sides = " | ".join(",".join(barrier.groups[i]) for i in touched)
+        return Reject(
+            "barrier_crossed", f"reach {sorted(p.reach)} spans barrier {barrier.name}: {sides}"
+        )
+    staffed = p.staffed
     # Configuration never staffs an agent across a wall; should the store say otherwise,
     # the agent acts on neither side rather than carry one side's work to the other.
-    for barrier in p.snap.barriers:
-        if len(barrier.groups_touched(frozenset(staffed))) > 1:
-            return Reject(
-                "staffing_straddles_barrier",
-                f"the agent is staffed on both sides of {barrier.name}; it may act on neither",
-            )
+    straddled = p.policy.crossed(staffed)
+    if straddled is not None:
+        return Reject(
+            "staffing_straddles_barrier",
+            f"the agent is staffed on both sides of {straddled[0].name}; it may act on neither",
+        )
     outside = p.reach - staffed
     if outside:
         return Reject(
@@ -198,11 +224,11 @@ def _scope(p: _Path) -> Reject | None:
 
 def _commitments(p: _Path) -> Hold | None:
     assert p.tool is not None
-    spend = spend_of(p.intent, p.tool)
+    spend = p.spend
     if spend == 0:
         return None
-    for c in p.snap.commitments:
-        if not (isinstance(c.constraint, SpendCap) and c.binds(p.snap.now) and c.covers(p.reach)):
+    for c in p.policy.caps(p.reach):
+        if not (isinstance(c.constraint, SpendCap) and c.binds(p.snap.now)):
             continue
         spent = p.snap.committed_spend.get(c.id, 0)
         currency = p.intent.payload.get("currency", c.constraint.currency)
@@ -246,11 +272,13 @@ def _collisions(p: _Path) -> Hold | None:
             )
     # Another intent in flight on the same resource, on the operation's wildcard, or (for
     # an intent that names no resource) on any resource of the operation: wait for them.
-    others = tuple(
-        f
-        for f in p.snap.in_flight
-        if f.intent_id != p.intent.id and (key is None or f.key in (key, wildcard))
-    )
+    in_flight = p.snap.in_flight
+    if key is not None:
+        claims = [*in_flight.get(key, ()), *in_flight.get(wildcard, ())]
+    else:  # no resource named: every key of the operation (the wildcard's prefix)
+        prefix = wildcard[:-1]
+        claims = [f for k, group in in_flight.items() if k.startswith(prefix) for f in group]
+    others = tuple(f for f in claims if f.intent_id != p.intent.id)
     if others:
         p.evidence = tuple(dict.fromkeys(f.intent_id for f in others))
         what = key or f"{p.tool.name} without a {p.tool.resource_param}"
@@ -271,7 +299,7 @@ def _collisions(p: _Path) -> Hold | None:
 def _approval(p: _Path) -> Hold | None:
     assert p.tool is not None
     threshold = p.tool.approval_over_cents
-    spend = spend_of(p.intent, p.tool)
+    spend = p.spend
     if threshold is not None and spend > threshold:
         return Hold(
             "money_over_threshold",

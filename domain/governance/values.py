@@ -8,10 +8,12 @@ decision without knowing what decisions mean.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
 from datetime import datetime
 from enum import StrEnum
 
+from domain.governance.index import PolicyIndex
 from domain.intents import BrokerMode, Decision, Intent, Outcome
 from domain.model import (
     AgentDefinition,
@@ -35,6 +37,7 @@ __all__ = [
     "ReviewResult",
     "Verdict",
     "effects_of",
+    "in_flight_by_key",
 ]
 
 
@@ -46,8 +49,13 @@ class InFlight(Frozen):
     status: Outcome
 
 
-class BrokerSnapshot(Frozen):
-    """Everything the broker reads, loaded at one moment, inside the decision's transaction."""
+@dataclass(frozen=True, slots=True, kw_only=True)
+class BrokerSnapshot:
+    """Everything the broker reads, loaded at one moment, inside the decision's transaction.
+
+    A plain frozen dataclass, not a validated model: it is built for every decision from
+    values that were validated when they were stored, and never leaves the process.
+    """
 
     now: datetime
     principal: Principal | None
@@ -58,22 +66,41 @@ class BrokerSnapshot(Frozen):
     """The acting principal's staffing rows (current or not; the stage filters by time)."""
     barriers: tuple[Barrier, ...] = ()
     commitments: tuple[Commitment, ...] = ()
-    records: Mapping[str, tuple[str, ...]] = {}
+    index: PolicyIndex | None = None
+    """``barriers`` and ``commitments`` indexed by project, when the caller has it built
+    (the store keeps one per configuration); otherwise the stages build it."""
+    records: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     """Projects of each referenced record, by reference; missing means unknown."""
     run_spent_cents: int = 0
     """Spend of this run's intents already allowed or approved."""
-    committed_spend: Mapping[str, int] = {}
+    committed_spend: Mapping[str, int] = field(default_factory=dict)
     """Spend already counted against each binding commitment, by commitment id."""
-    in_flight: tuple[InFlight, ...] = ()
-    """Intents holding this intent's operation key, the operation's wildcard key, or (for
-    an intent that names no resource) any key of the operation."""
-    completed: Mapping[str, tuple[str, ...]] = {}
+    in_flight: Mapping[str, tuple[InFlight, ...]] = field(default_factory=dict)
+    """Intents holding an operation key, by key: at least those on this intent's key and
+    its operation's wildcard key, and (for an intent that names no resource) every key of
+    the operation. More is harmless: the stage looks up only what it collides with."""
+    completed: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     """Operation keys of non-repeatable writes already done (a paid invoice), and the
     intents that did them."""
-    tools: Mapping[str, ToolSpec] = REGISTRY
+    tools: Mapping[str, ToolSpec] = field(default_factory=lambda: REGISTRY)
+
+    def policy(self) -> PolicyIndex:
+        """The barriers and spend caps indexed by project."""
+        if self.index is not None:
+            return self.index
+        return PolicyIndex.of(self.barriers, self.commitments)
 
 
-class Verdict(Frozen):
+def in_flight_by_key(claims: Iterable[InFlight]) -> dict[str, tuple[InFlight, ...]]:
+    """``claims`` grouped by key, each group in the order given."""
+    grouped: dict[str, list[InFlight]] = {}
+    for claim in claims:
+        grouped.setdefault(claim.key, []).append(claim)
+    return {key: tuple(group) for key, group in grouped.items()}
+
+
+@dataclass(frozen=True, slots=True)
+class Verdict:
     """The broker's decision and the operation key the intent now holds, if any."""
 
     decision: Decision

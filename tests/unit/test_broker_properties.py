@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from itertools import count
 from typing import Any
@@ -20,7 +21,7 @@ from domain.governance.broker import (
     spend_of,
     wildcard_key,
 )
-from domain.governance.values import BrokerSnapshot, InFlight
+from domain.governance.values import BrokerSnapshot, InFlight, in_flight_by_key
 from domain.intents import Decision, Intent, Outcome, Stage
 from domain.model import (
     AgentDefinition,
@@ -82,17 +83,17 @@ class Claims:
     def __init__(self, held: Mapping[str, str] | None = None) -> None:
         self.held: dict[str, str] = dict(held or {})
 
-    def in_flight(self, intent: Intent) -> tuple[InFlight, ...]:
+    def in_flight(self, intent: Intent) -> dict[str, tuple[InFlight, ...]]:
         tool = REGISTRY[intent.tool]
         key, wildcard = operation_key(tool, intent.payload), wildcard_key(tool)
-        return tuple(
+        return in_flight_by_key(
             InFlight(key=k, intent_id=i, status=Outcome.ALLOW)
             for k, i in self.held.items()
             if (k in (key, wildcard) if key is not None else k.startswith(wildcard[:-1]))
         )
 
     def decide(self, intent: Intent, snap: BrokerSnapshot) -> Decision:
-        verdict = evaluate(intent, snap.model_copy(update={"in_flight": self.in_flight(intent)}))
+        verdict = evaluate(intent, replace(snap, in_flight=self.in_flight(intent)))
         if verdict.claim is not None:
             self.held.setdefault(verdict.claim, intent.id)
         return verdict.decision
@@ -143,7 +144,7 @@ def snapshot(
         records=dict(records or {}),
         run_spent_cents=run_spent_cents,
         committed_spend=dict(committed_spend or {}),
-        in_flight=tuple(
+        in_flight=in_flight_by_key(
             InFlight(key=k, intent_id=i, status=Outcome.ALLOW) for k, i in (in_flight or {}).items()
         ),
     )
@@ -645,9 +646,7 @@ def test_an_in_flight_key_collides_without_claiming() -> None:
     claims = Claims({key: "i-other"})
     verdict = evaluate(
         intent,
-        snapshot(staffing=staffed(["east"])).model_copy(
-            update={"in_flight": claims.in_flight(intent)}
-        ),
+        replace(snapshot(staffing=staffed(["east"])), in_flight=claims.in_flight(intent)),
     )
     held_at(verdict.decision, Stage.COLLISIONS, "collision")
     assert verdict.claim is None
