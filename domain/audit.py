@@ -16,7 +16,7 @@ import hashlib
 import hmac
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from pydantic import Field
 
@@ -33,18 +33,18 @@ class ChainKey:
 
     secret: bytes = field(repr=False)
 
+    key_id: str = field(init=False)
+    """A public name for the key: the first 8 hex digits of SHA-256(key)."""
+
     def __post_init__(self) -> None:
         if len(self.secret) < MIN_KEY_BYTES:
             raise ValueError(f"an audit key needs at least {MIN_KEY_BYTES} bytes")
-
-    @property
-    def key_id(self) -> str:
-        """A public name for the key: the first 8 hex digits of SHA-256(key)."""
-        return hashlib.sha256(b"verletica-audit-key:" + self.secret).hexdigest()[:8]
+        key_id = hashlib.sha256(b"verletica-audit-key:" + self.secret).hexdigest()[:8]
+        object.__setattr__(self, "key_id", key_id)
 
     def mac(self, message: bytes) -> str:
         """Hex HMAC-SHA256 of ``message``."""
-        return hmac.new(self.secret, message, hashlib.sha256).hexdigest()
+        return hmac.digest(self.secret, message, "sha256").hex()
 
 
 @dataclass(frozen=True)
@@ -59,18 +59,23 @@ class ChainKeys:
 
     current: ChainKey
     retired: tuple[ChainKey, ...] = ()
+    _ranked: dict[str, tuple[int, ChainKey]] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        ranked: dict[str, tuple[int, ChainKey]] = {}
+        for rank, key in enumerate((*self.retired, self.current)):
+            ranked.setdefault(key.key_id, (rank, key))
+        object.__setattr__(self, "_ranked", ranked)
 
     def _by_id(self, key_id: str) -> ChainKey | None:
-        return next((k for k in (self.current, *self.retired) if k.key_id == key_id), None)
+        found = self._ranked.get(key_id)
+        return None if found is None else found[1]
 
     def rank(self, signature: str) -> int:
         """How new the key that made ``signature`` is: 0 for the oldest retired key, the
         number of retired keys for the current one, -1 for an unknown key."""
-        key_id = signature.partition(":")[0]
-        for rank, key in enumerate((*self.retired, self.current)):
-            if key.key_id == key_id:
-                return rank
-        return -1
+        found = self._ranked.get(signature.partition(":")[0])
+        return -1 if found is None else found[0]
 
     def _sign(self, message: bytes) -> str:
         return f"{self.current.key_id}:{self.current.mac(message)}"
@@ -135,7 +140,56 @@ class AuditEntry(Frozen):
 
     def body(self) -> dict[str, Any]:
         """Everything the entry hash covers."""
-        return self.model_dump(mode="json", exclude={"entry_hash", "signature"})
+        return entry_body(self)
+
+
+class ChainLink(Protocol):
+    """An entry as the verifier reads it: an :class:`AuditEntry`, or a row as stored
+    (verifying a long chain should not build a validated model per entry)."""
+
+    @property
+    def org_id(self) -> str: ...
+    @property
+    def seq(self) -> int: ...
+    @property
+    def at(self) -> str: ...
+    @property
+    def event_key(self) -> str: ...
+    @property
+    def actor(self) -> str: ...
+    @property
+    def intent_id(self) -> str | None: ...
+    @property
+    def decision(self) -> str: ...
+    @property
+    def stage(self) -> str: ...
+    @property
+    def rule(self) -> str: ...
+    @property
+    def payload(self) -> dict[str, Any]: ...
+    @property
+    def prev_hash(self) -> str: ...
+    @property
+    def entry_hash(self) -> str: ...
+    @property
+    def signature(self) -> str: ...
+
+
+def entry_body(entry: ChainLink) -> dict[str, Any]:
+    """Everything an entry's hash covers: all of it but the hash and the signature."""
+    return {
+        "org_id": entry.org_id,
+        "seq": entry.seq,
+        "at": entry.at,
+        "event_key": entry.event_key,
+        "actor": entry.actor,
+        "intent_id": entry.intent_id,
+        "decision": entry.decision,
+        "stage": entry.stage,
+        "rule": entry.rule,
+        "payload": entry.payload,
+        "prev_hash": entry.prev_hash,
+    }
 
 
 class ChainHead(Frozen):
@@ -176,9 +230,9 @@ def link(
     return entry, new_head
 
 
-def entry_problem(entry: AuditEntry, keys: ChainKeys) -> str | None:
+def entry_problem(entry: ChainLink, keys: ChainKeys) -> str | None:
     """Why ``entry`` on its own cannot be trusted (content or signature), or None."""
-    if entry_hash(entry.prev_hash, entry.body()) != entry.entry_hash:
+    if entry_hash(entry.prev_hash, entry_body(entry)) != entry.entry_hash:
         return "entry hash does not match its content"
     if not keys.entry_signed(entry.entry_hash, entry.signature):
         return "entry signature is missing or not made by a known audit key"
@@ -196,7 +250,7 @@ class ChainVerification(Frozen):
 
 
 def _entry_break(
-    org_id: str, entry: AuditEntry, expected_seq: int, prev: str, keys: ChainKeys, newest: int
+    org_id: str, entry: ChainLink, expected_seq: int, prev: str, keys: ChainKeys, newest: int
 ) -> str | None:
     """Why ``entry`` cannot stand at ``expected_seq`` after ``prev``, or None."""
     if entry.seq != expected_seq:
@@ -215,9 +269,9 @@ def _entry_break(
 
 def _first_break(
     org_id: str,
-    entries: Iterable[AuditEntry],
+    entries: Iterable[ChainLink],
     keys: ChainKeys,
-    observe: Callable[[AuditEntry], None] | None,
+    observe: Callable[[ChainLink], None] | None,
 ) -> tuple[int, str, int, str | None, int]:
     """Walk the chain: (entries seen, last good hash, position of the break, problem, rank
     of the newest key seen)."""
@@ -238,10 +292,10 @@ def _first_break(
 
 def verify_chain(
     org_id: str,
-    entries: Iterable[AuditEntry],
+    entries: Iterable[ChainLink],
     head: ChainHead | None,
     keys: ChainKeys,
-    observe: Callable[[AuditEntry], None] | None = None,
+    observe: Callable[[ChainLink], None] | None = None,
 ) -> ChainVerification:
     """Check sequence, links, hashes and signatures of ``entries`` (in storage order) and
     the signed ``head``. ``observe`` sees every entry that verified, in order (the

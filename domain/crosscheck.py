@@ -17,7 +17,7 @@ import uuid
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from domain.audit import AuditDraft, AuditEntry
+from domain.audit import AuditDraft, ChainLink
 from domain.canonical import sha256_hex
 from domain.governance.broker import operation_key
 from domain.intents import Outcome
@@ -147,7 +147,7 @@ class ChainFacts:
         self._dispatched: dict[str, str] = {}
         self._config: dict[tuple[str, str], tuple[int, Any]] = {}
 
-    def observe(self, entry: AuditEntry) -> None:
+    def observe(self, entry: ChainLink) -> None:
         """Note what later checks need of ``entry`` (called once per verified entry)."""
         if entry.seq in self._wanted:
             self._seen[entry.seq] = _Seen(

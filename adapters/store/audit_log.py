@@ -5,8 +5,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
-from sqlalchemy import insert, select, update
+from sqlalchemy import bindparam, insert, select, update
 from sqlmodel import Session, col
 
 from adapters.store import convert
@@ -19,6 +20,7 @@ from adapters.store.tables import (
     DecisionRow,
     IntentRow,
     OrgRow,
+    table_of,
 )
 from domain.audit import (
     AuditDraft,
@@ -52,20 +54,38 @@ class LockedHead:
     config_seq: int
 
 
+_heads, _entries = table_of(AuditHeadRow), table_of(AuditEntryRow)
+_LOCK = (
+    select(
+        _heads.c.seq,
+        _heads.c.entry_hash,
+        _heads.c.signature,
+        _heads.c.poisoned,
+        _heads.c.config_seq,
+    )
+    .where(_heads.c.org_id == bindparam("org_id"))
+    .with_for_update()
+)
+_RECORDED = select(*_entries.c).where(
+    _entries.c.org_id == bindparam("org_id"), _entries.c.event_key == bindparam("event_key")
+)
+_INSERT_ENTRY = insert(_entries)
+_WRITE_HEAD = (
+    update(_heads)
+    .where(_heads.c.org_id == bindparam("b_org_id"))
+    .values(
+        seq=bindparam("b_seq"),
+        entry_hash=bindparam("b_entry_hash"),
+        signature=bindparam("b_signature"),
+        config_seq=bindparam("b_config_seq"),
+    )
+)
+
+
 def lock(session: Session, org_id: str) -> LockedHead:
     """Take the organization's lock and read its head row; :class:`AuditError` when the
     organization has none."""
-    row = session.execute(
-        select(
-            col(AuditHeadRow.seq),
-            col(AuditHeadRow.entry_hash),
-            col(AuditHeadRow.signature),
-            col(AuditHeadRow.poisoned),
-            col(AuditHeadRow.config_seq),
-        )
-        .where(col(AuditHeadRow.org_id) == org_id)
-        .with_for_update()
-    ).first()
+    row = session.connection().execute(_LOCK, {"org_id": org_id}).first()
     if row is None:
         raise AuditError(f"organization {org_id} has no audit chain")
     head = ChainHead(seq=row.seq, entry_hash=row.entry_hash, signature=row.signature)
@@ -78,43 +98,61 @@ class ChainWriter:
     that appends many entries (a batch of decisions) updates the head row once."""
 
     def __init__(self, session: Session, org_id: str, keys: ChainKeys, locked: LockedHead) -> None:
-        self._s = session
+        self._c = session.connection()
         self.org_id = org_id
         self._keys = keys
         self.head = locked.head
         self.config_seq = locked.config_seq
         self._dirty = False
+        self._pending: list[dict[str, Any]] = []
+        """Fresh entries not yet written (written together, a statement for all)."""
+
+    def write_pending(self) -> None:
+        """Write the fresh entries appended so far."""
+        if self._pending:
+            self._c.execute(_INSERT_ENTRY, self._pending)
+            self._pending.clear()
 
     def recorded(self, event_key: str) -> AuditEntry | None:
-        row = self._s.execute(
-            select(AuditEntryRow).where(
-                col(AuditEntryRow.org_id) == self.org_id, col(AuditEntryRow.event_key) == event_key
-            )
-        ).scalar_one_or_none()
+        self.write_pending()
+        row = self._c.execute(
+            _RECORDED, {"org_id": self.org_id, "event_key": event_key}
+        ).one_or_none()
         return None if row is None else convert.audit_entry(row)
 
     def append(self, draft: AuditDraft, now: datetime, fresh: bool = False) -> AuditEntry:
         """Append ``draft``; idempotent by its event key unless the caller knows it is
-        ``fresh`` (it has just checked that the event has no entry)."""
+        ``fresh`` (it has just checked that the event has no entry). A fresh entry is
+        written with the next that is not, or by :meth:`flush`."""
         if not fresh:
             existing = self.recorded(draft.event_key)
             if existing is not None:
                 return existing
         at = now.isoformat(timespec="microseconds")
         entry, self.head = link(self.org_id, self.head, draft, at, self._keys)
-        self._s.execute(insert(AuditEntryRow).values(**entry.model_dump()))
+        if fresh:
+            self._pending.append(entry.model_dump())
+        else:
+            self._c.execute(_INSERT_ENTRY, entry.model_dump())
         if draft.stage == CONFIGURATION:
             self.config_seq = entry.seq
         self._dirty = True
         return entry
 
     def flush(self) -> None:
-        """Write the head row back, if anything was appended."""
+        """Write pending entries and the head row back, if anything was appended."""
+        self.write_pending()
         if self._dirty:
-            self._s.execute(
-                update(AuditHeadRow)
-                .where(col(AuditHeadRow.org_id) == self.org_id)
-                .values(**self.head.model_dump(), config_seq=self.config_seq)
+            head = self.head
+            self._c.execute(
+                _WRITE_HEAD,
+                {
+                    "b_org_id": self.org_id,
+                    "b_seq": head.seq,
+                    "b_entry_hash": head.entry_hash,
+                    "b_signature": head.signature,
+                    "b_config_seq": self.config_seq,
+                },
             )
             self._dirty = False
 
@@ -180,6 +218,27 @@ def _written(s: Session, org_id: str) -> dict[str, str | None]:
     return {r.id: r.op_key for r in rows}
 
 
+_ENTRY_COLUMNS = tuple(
+    col(getattr(AuditEntryRow, name))
+    for name in (
+        "org_id",
+        "seq",
+        "at",
+        "event_key",
+        "actor",
+        "intent_id",
+        "decision",
+        "stage",
+        "rule",
+        "payload",
+        "prev_hash",
+        "entry_hash",
+        "signature",
+    )
+)
+"""An entry's columns: a row of them has the attributes of a :class:`ChainLink`."""
+
+
 class AuditLog:
     """Appends to, reads and verifies organizations' chains."""
 
@@ -220,12 +279,14 @@ class AuditLog:
         """Recompute every hash, link and signature of the org's chain, compare it with its
         signed head, and check that every decision and connector row names its entry."""
         with self._db.read() as s:
-            rows = s.execute(
-                select(AuditEntryRow)
+            # Plain rows, streamed: a long chain is neither held in memory at once nor
+            # turned into validated models one by one.
+            entries = s.execute(
+                select(*_ENTRY_COLUMNS)
                 .where(col(AuditEntryRow.org_id) == org_id)
                 .order_by(col(AuditEntryRow.seq))
-            ).scalars()
-            entries = (convert.audit_entry(r) for r in rows)
+                .execution_options(yield_per=2000)
+            )
             head_row = s.get(AuditHeadRow, org_id)
             head = (
                 None

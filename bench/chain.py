@@ -1,0 +1,164 @@
+"""Verifying an organization's audit chain against hashing its entries and nothing else.
+
+The chain holds decisions of emails and payments (each with its intent's body) and the
+connector writes that follow, as governance appends them. The figure is
+:meth:`AuditLog.verify` (read, re-hash, check links and signatures, cross-check the
+decision rows) in entries per second; the baseline is SHA-256 over the same entries'
+canonical bytes, already in memory, chained: the floor no verifier can go below.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import time
+import uuid
+from dataclasses import dataclass
+from datetime import UTC, datetime
+
+from adapters.connectors.email import EmailOutbox
+from adapters.connectors.payments import PaymentsLedger
+from adapters.store.audit_log import ChainWriter, lock
+from adapters.store.governance import SqlGovernanceUnit, record_dispatch
+from adapters.store.org_cache import OrgCache
+from adapters.store.store import Store
+from bench.stack import bench_keys
+from domain.audit import entry_hash
+from domain.canonical import canonical_json
+from domain.governance import records
+from domain.governance.tokens import token_for
+from domain.governance.values import Verdict, effects_of
+from domain.intents import Decision, DispatchResult, Intent, Outcome, Stage
+from domain.ports import ConnectorWrite
+from domain.tools import REGISTRY
+from usecases import organization
+from worker.ports import build_ports
+from worker.settings import Settings
+
+CHUNK = 5_000
+
+
+@dataclass(frozen=True)
+class ChainFigures:
+    """Entries per second: verifying, and hashing alone."""
+
+    entries: int
+    verify_per_s: float
+    sha256_per_s: float
+
+
+def _intent(org: str, agent: str, i: int) -> Intent:
+    if i % 2:
+        return Intent(
+            id=f"i-{i}",
+            org_id=org,
+            run_id=f"r-{i // 4}",
+            principal_id=agent,
+            tool="email.send",
+            projects=("east",),
+            cost_cents=0,
+            justification="follow up with the client",
+            payload={"to": f"c{i}@client.example", "subject": "Status", "body": "All on track."},
+        )
+    return Intent(
+        id=f"i-{i}",
+        org_id=org,
+        run_id=f"r-{i // 4}",
+        principal_id=agent,
+        tool="payments.pay",
+        projects=("east",),
+        cost_cents=12_500,
+        justification="supplier invoice due",
+        payload={
+            "payee": "Northwind",
+            "invoice": f"inv-{i}",
+            "amount_cents": 12_500,
+            "currency": "USD",
+            "memo": "October",
+        },
+    )
+
+
+def fill(store: Store, org: str, agent: str, n: int) -> None:
+    """Append about ``n`` entries as governance and the connectors do: per intent, its
+    decision (intent and decision rows) and its write (connector row, dispatch entry),
+    many per transaction (how they are grouped does not change what verifying costs)."""
+    now = datetime.now(UTC)
+    connectors = {  # only their rows are used here
+        "payments.pay": PaymentsLedger(store.db, lambda: now, store.keys),
+        "email.send": EmailOutbox(store.db, lambda: now, store.keys),
+    }
+    i = 0
+    while i < n:
+        with store.db.transaction() as s:
+            locked = lock(s, org)
+            chain = ChainWriter(s, org, store.keys, locked)
+            unit = SqlGovernanceUnit(s, org, now, locked, chain, OrgCache())
+            for _ in range(min(CHUNK, n - i) // 2):
+                intent = _intent(org, agent, i)
+                verdict = Verdict(
+                    Decision(
+                        intent_id=intent.id,
+                        outcome=Outcome.ALLOW,
+                        stage=Stage.AUDIT,
+                        rule="all_stages_passed",
+                        reason="every stage passed",
+                        reach=("east",),
+                        intent_digest=intent.digest,
+                        decided_at=now,
+                    )
+                )
+                unit.latest(intent.id)
+                decision = unit.record(
+                    intent,
+                    verdict.decision,
+                    effects_of(verdict.decision),
+                    records.decision_draft(intent, verdict.decision, f"decide:{intent.id}", "b"),
+                )
+                connector = connectors[intent.tool]
+                write = ConnectorWrite(
+                    intent=intent, tool=REGISTRY[intent.tool], token=token_for(intent, decision)
+                )
+                s.add(connector.build_row(write, now))
+                system, action = intent.tool.split(".")
+                result = DispatchResult(
+                    intent_id=intent.id,
+                    system=system,
+                    action=action,
+                    external_id=intent.id,
+                    duplicate=False,
+                )
+                record_dispatch(s, chain, result, now)
+                i += 2
+            chain.flush()
+
+
+def measure(url: str, n: int = 100_000) -> ChainFigures:
+    """Verify a chain of about ``n`` entries on ``url``, and hash the same entries."""
+    store = Store.open(url, bench_keys(), migrate_schema=False)
+    try:
+        ports = build_ports(store, None, Settings(database_url=url))
+        done = organization.onboard(ports, "Chain", f"c{uuid.uuid4().hex[:6]}@bench.example")
+        org = done.org.id
+        agent = next(a.id for a in done.agents if a.handle == "ledger")
+        organization.add_project(ports, org, done.founder.id, "east", "East")
+        fill(store, org, agent, n)
+        store.audit.verify(org)  # warm the database's cache the same way for both
+        start = time.perf_counter()
+        verified = store.audit.verify(org)
+        verify_s = time.perf_counter() - start
+        assert verified.ok, verified
+        bodies = [e.body() for e in store.audit.entries(org)]
+        canonical = [(b["prev_hash"].encode("ascii"), canonical_json(b)) for b in bodies]
+        sha256 = hashlib.sha256
+        start = time.perf_counter()
+        for prev, body in canonical:
+            sha256(prev + body).hexdigest()
+        hash_s = time.perf_counter() - start
+        assert entry_hash(bodies[-1]["prev_hash"], bodies[-1]) == verified.head_hash
+        return ChainFigures(
+            entries=verified.entries,
+            verify_per_s=verified.entries / verify_s,
+            sha256_per_s=len(canonical) / hash_s,
+        )
+    finally:
+        store.close()
