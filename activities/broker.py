@@ -5,16 +5,17 @@ case in :mod:`usecases.governance`."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
 
 from temporalio import activity
 from temporalio.exceptions import ApplicationError
 
+from activities.batching import DecisionBatcher
 from activities.heartbeat import in_thread
 from domain.errors import BrokerPoisoned, FoundationBroken, TokenRefused
 from domain.governance.values import BrokerMode
-from domain.intents import Decision, DispatchResult
+from domain.intents import Decision, DispatchResult, Intent
 from domain.ports import Connector, GovernanceStore
 from domain.runs import (
     BrokerRequest,
@@ -48,13 +49,16 @@ class BrokerActivities:
         self._connectors = connectors
         self._clock = clock
         self._mode = mode
+        self._batcher = DecisionBatcher(self._decide_many, clock)
+
+    def _decide_many(self, intents: Sequence[Intent], now: datetime) -> list[Decision]:
+        return governance.decide_many(self._store, intents, now, self._mode)
 
     @activity.defn(name="broker_decide")
     async def decide(self, request: BrokerRequest) -> Decision:
-        """Run the ordered stages; the decision is in the audit chain before this returns."""
-        return await in_thread(
-            governance.decide, self._store, request.intent, self._clock(), self._mode
-        )
+        """Run the ordered stages; the decision is in the audit chain before this returns.
+        Decisions arriving together share one transaction (group commit)."""
+        return await self._batcher.decide(request.intent)
 
     @activity.defn(name="broker_review")
     async def review(self, request: ReviewRequest) -> ReviewOutcome:

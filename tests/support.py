@@ -1,9 +1,10 @@
-"""Helpers the tests share: racing calls on threads, and running a workflow to its end on
-the time-skipping test server."""
+"""Helpers the tests share: racing calls on threads, a payment intent, and running a
+workflow to its end on the time-skipping test server."""
 
 from __future__ import annotations
 
 import threading
+import uuid
 from collections.abc import Callable
 from datetime import timedelta
 from typing import Any
@@ -11,8 +12,36 @@ from typing import Any
 from temporalio.client import WorkflowExecutionStatus
 from temporalio.testing import WorkflowEnvironment
 
+from domain.intents import Intent
 from domain.runs import RunState
 from workflows.agent_run import AgentRunWorkflow
+
+
+def payment_intent(
+    org: str,
+    agent: str,
+    amount: int,
+    invoice: str | None = None,
+    run_id: str | None = None,
+) -> Intent:
+    """A payment on project ``east`` (a fresh invoice unless one is named)."""
+    return Intent(
+        id=str(uuid.uuid4()),
+        org_id=org,
+        run_id=run_id or f"run-{uuid.uuid4().hex[:8]}",
+        principal_id=agent,
+        tool="payments.pay",
+        projects=("east",),
+        cost_cents=amount,
+        justification="due",
+        payload={
+            "payee": "N",
+            "invoice": invoice or f"INV-{uuid.uuid4().hex[:6]}",
+            "amount_cents": amount,
+            "currency": "USD",
+            "memo": "m",
+        },
+    )
 
 
 def race(calls: list[Callable[[], Any]]) -> list[Any]:

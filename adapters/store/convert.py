@@ -1,6 +1,11 @@
-"""Row ↔ domain conversions."""
+"""Row ↔ domain conversions. A row is an ORM object or a Core row of the same table's
+columns (the hot paths read those)."""
 
 from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy import Row
 
 from adapters.store.db import utc, utc_or_none
 from adapters.store.tables import (
@@ -40,7 +45,7 @@ def org(row: OrgRow) -> Organization:
     return Organization(id=row.id, name=row.name, founder_id=row.founder_id)
 
 
-def principal(row: PrincipalRow) -> Principal:
+def principal(row: PrincipalRow | Row[Any]) -> Principal:
     return Principal(
         id=row.id,
         org_id=row.org_id,
@@ -79,7 +84,7 @@ def project(row: ProjectRow) -> Project:
     return Project(org_id=row.org_id, slug=row.slug, name=row.name)
 
 
-def staffing(row: StaffingRow) -> Staffing:
+def staffing(row: StaffingRow | Row[Any]) -> Staffing:
     return Staffing(
         id=row.id,
         principal_id=row.principal_id,
@@ -114,11 +119,11 @@ def commitment(row: CommitmentRow) -> Commitment:
     )
 
 
-def intent(row: IntentRow) -> Intent:
+def intent(row: IntentRow | Row[Any]) -> Intent:
     return Intent.model_validate(row.body)
 
 
-def decision(row: DecisionRow) -> Decision:
+def decision(row: DecisionRow | Row[Any]) -> Decision:
     return Decision(
         intent_id=row.intent_id,
         outcome=Outcome(row.outcome),
@@ -137,7 +142,7 @@ def decision(row: DecisionRow) -> Decision:
     )
 
 
-def audit_entry(row: AuditEntryRow) -> AuditEntry:
+def audit_entry(row: AuditEntryRow | Row[Any]) -> AuditEntry:
     return AuditEntry(
         org_id=row.org_id,
         seq=row.seq,

@@ -13,11 +13,13 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass, field
 from datetime import datetime
+from typing import Any, NamedTuple
 
-from sqlalchemy import delete, insert, select, update
+from sqlalchemy import Connection, bindparam, delete, insert, select, update
 from sqlalchemy.exc import DBAPIError
-from sqlmodel import Session, col
+from sqlmodel import Session
 
 from adapters.store import convert
 from adapters.store.audit_log import AuditError, ChainWriter, LockedHead, lock
@@ -33,6 +35,7 @@ from adapters.store.tables import (
     MemoryNodeRow,
     PrincipalRow,
     StaffingRow,
+    table_of,
 )
 from domain.audit import AuditDraft, AuditEntry, ChainKeys
 from domain.errors import FoundationBroken, NotFound, StoreFailure
@@ -53,42 +56,109 @@ from domain.tools import REGISTRY
 
 SPENDING = (Outcome.ALLOW.value, Outcome.APPROVED.value)
 
+# Statements are built once, with bound parameters, and run on the unit's connection:
+# building a statement and passing it through the ORM cost ten times what SQLite takes
+# to answer it, and a decision runs a dozen of them.
+_intents, _decisions = table_of(IntentRow), table_of(DecisionRow)
+_claims, _holds = table_of(ClaimRow), table_of(HoldRow)
+_heads, _nodes = table_of(AuditHeadRow), table_of(MemoryNodeRow)
+_principals, _staffing = table_of(PrincipalRow), table_of(StaffingRow)
 
-def _release_claims(s: Session, org_id: str, intent_id: str) -> None:
-    """Release the in-flight keys of an intent that is done, or will not write."""
-    s.execute(
-        delete(ClaimRow).where(col(ClaimRow.org_id) == org_id, col(ClaimRow.intent_id) == intent_id)
+_LATEST = (
+    select(*_decisions.c)
+    .where(_decisions.c.intent_id == bindparam("intent_id"))
+    .order_by(_decisions.c.id.desc())
+    .limit(1)
+)
+_INTENT = select(*_intents.c).where(_intents.c.id == bindparam("intent_id"))
+_HOLD = select(*_holds.c).where(_holds.c.intent_id == bindparam("intent_id"))
+_PRINCIPAL = select(*_principals.c).where(_principals.c.id == bindparam("principal_id"))
+_STAFFING = select(*_staffing.c).where(_staffing.c.principal_id == bindparam("principal_id"))
+_RECORDS = select(_nodes.c.ref, _nodes.c.projects).where(
+    _nodes.c.org_id == bindparam("org_id"), _nodes.c.ref.in_(bindparam("refs", expanding=True))
+)
+_SPENDING = select(
+    _intents.c.id,
+    _intents.c.run_id,
+    _intents.c.reach,
+    _intents.c.spend_cents,
+    _intents.c.created_at,
+).where(
+    _intents.c.org_id == bindparam("org_id"),
+    _intents.c.status.in_(SPENDING),
+    _intents.c.spend_cents > 0,
+)
+_IN_FLIGHT = (
+    select(_claims.c.key, _claims.c.intent_id, _intents.c.status)
+    .join(_intents, _intents.c.id == _claims.c.intent_id)
+    .order_by(_claims.c.claimed_at)
+)
+_IN_FLIGHT_ON_KEYS = _IN_FLIGHT.where(
+    _claims.c.org_id == bindparam("org_id"),
+    _claims.c.key.in_([bindparam("key"), bindparam("wildcard")]),
+)
+_IN_FLIGHT_ON_PREFIX = _IN_FLIGHT.where(
+    _claims.c.org_id == bindparam("org_id"), _claims.c.key.like(bindparam("pattern"), escape="/")
+)
+_COMPLETED = (
+    select(_intents.c.id)
+    .where(
+        _intents.c.org_id == bindparam("org_id"),
+        _intents.c.op_key == bindparam("op_key"),
+        _intents.c.dispatched,
     )
+    .order_by(_intents.c.created_at)
+)
+_CLAIM_HOLDER = select(_claims.c.intent_id).where(
+    _claims.c.org_id == bindparam("org_id"), _claims.c.key == bindparam("key")
+)
+_INSERT_INTENT, _INSERT_DECISION = insert(_intents), insert(_decisions)
+_INSERT_CLAIM, _INSERT_HOLD = insert(_claims), insert(_holds)
+_SET_STATUS = (
+    update(_intents)
+    .where(_intents.c.id == bindparam("b_intent_id"))
+    .values(status=bindparam("b_status"))
+)
+_SET_DISPATCHED = (
+    update(_intents).where(_intents.c.id == bindparam("b_intent_id")).values(dispatched=True)
+)
+_RELEASE = delete(_claims).where(
+    _claims.c.org_id == bindparam("org_id"), _claims.c.intent_id == bindparam("intent_id")
+)
+_SET_HOLD_RELEASE = (
+    update(_holds)
+    .where(_holds.c.intent_id == bindparam("b_intent_id"))
+    .values(release=bindparam("b_release"))
+)
+_RESOLVE_HOLD = (
+    update(_holds)
+    .where(_holds.c.intent_id == bindparam("b_intent_id"), _holds.c.state == HoldState.OPEN.value)
+    .values(
+        state=bindparam("b_state"),
+        resolved_by=bindparam("b_resolved_by"),
+        resolved_at=bindparam("b_resolved_at"),
+    )
+)
+_SET_POISONED = (
+    update(_heads)
+    .where(_heads.c.org_id == bindparam("b_org_id"))
+    .values(poisoned=bindparam("b_poisoned"))
+)
+
+
+def _like_prefix(prefix: str) -> str:
+    """A LIKE pattern (escape character ``/``) matching strings that start with ``prefix``."""
+    return prefix.replace("/", "//").replace("%", "/%").replace("_", "/_") + "%"
+
+
+def _release_claims(c: Connection, org_id: str, intent_id: str) -> None:
+    """Release the in-flight keys of an intent that is done, or will not write."""
+    c.execute(_RELEASE, {"org_id": org_id, "intent_id": intent_id})
 
 
 def _op_key(intent: Intent) -> str | None:
     tool = REGISTRY.get(intent.tool)
     return None if tool is None else operation_key(tool, intent.payload)
-
-
-def _principal_and_staffing(
-    s: Session, principal_id: str
-) -> tuple[Principal | None, tuple[Staffing, ...]]:
-    row = s.get(PrincipalRow, principal_id)
-    if row is None:
-        return None, ()
-    staffing = s.execute(
-        select(StaffingRow).where(col(StaffingRow.principal_id) == principal_id)
-    ).scalars()
-    return convert.principal(row), tuple(convert.staffing(r) for r in staffing)
-
-
-def _latest_decision(s: Session, intent_id: str) -> Decision | None:
-    row = (
-        s.execute(
-            select(DecisionRow)
-            .where(col(DecisionRow.intent_id) == intent_id)
-            .order_by(col(DecisionRow.id).desc())
-        )
-        .scalars()
-        .first()
-    )
-    return None if row is None else convert.decision(row)
 
 
 def record_dispatch(
@@ -98,11 +168,103 @@ def record_dispatch(
     organization's lock), so that the write and its record commit together or not at
     all. The intent's operation key is released; a write that may not be repeated (an
     invoice is paid once) is found again by its intent's ``op_key``."""
-    s.execute(
-        update(IntentRow).where(col(IntentRow.id) == result.intent_id).values(dispatched=True)
-    )
-    _release_claims(s, chain.org_id, result.intent_id)
+    c = s.connection()
+    c.execute(_SET_DISPATCHED, {"b_intent_id": result.intent_id})
+    _release_claims(c, chain.org_id, result.intent_id)
     return chain.append(records.dispatch_draft(result), now)
+
+
+def _open_hold(intent_id: str, org_id: str, release: list[str], now: datetime) -> dict[str, Any]:
+    return {
+        "intent_id": intent_id,
+        "org_id": org_id,
+        "state": HoldState.OPEN.value,
+        "release": release,
+        "opened_at": now,
+        "resolved_by": None,
+        "resolved_at": None,
+    }
+
+
+class _Spending(NamedTuple):
+    """An intent that counts against budgets and caps (as :data:`_SPENDING` reads it)."""
+
+    id: str
+    run_id: str
+    reach: list[str]
+    spend_cents: int
+    created_at: datetime
+
+
+@dataclass
+class _Pending:
+    """Rows of intents decided for the first time in this unit, not yet written.
+
+    A batch of decisions (group commit) writes them a statement per table, not a
+    statement per row; meanwhile the unit answers its reads from here too: an intent's
+    decision, the operation keys claimed, the spend allowed. Anything else the unit does
+    writes them first.
+    """
+
+    intents: list[dict[str, Any]] = field(default_factory=list)
+    decisions: list[dict[str, Any]] = field(default_factory=list)
+    holds: list[dict[str, Any]] = field(default_factory=list)
+    claim_rows: list[dict[str, Any]] = field(default_factory=list)
+    claims: dict[str, list[InFlight]] = field(default_factory=dict)
+    """Keys claimed, by key."""
+    spending: list[_Spending] = field(default_factory=list)
+    decided: dict[str, Decision] = field(default_factory=dict)
+
+    def add_intent(
+        self, intent: Intent, decision: Decision, effects: Effects, org_id: str, now: datetime
+    ) -> None:
+        tool = REGISTRY.get(intent.tool)
+        spend = 0 if tool is None else spend_of(intent, tool)
+        reach = list(decision.reach or intent.projects)
+        self.intents.append(
+            {
+                "id": intent.id,
+                "org_id": intent.org_id,
+                "run_id": intent.run_id,
+                "principal_id": intent.principal_id,
+                "tool": intent.tool,
+                "body": intent.model_dump(mode="json"),
+                "digest": intent.digest,
+                "status": effects.status.value,
+                "reach": reach,
+                "spend_cents": spend,
+                "dispatched": False,
+                "op_key": _op_key(intent),
+                "created_at": now,
+            }
+        )
+        if effects.claim is not None:
+            self.claim_rows.append(
+                {"org_id": org_id, "key": effects.claim, "intent_id": intent.id, "claimed_at": now}
+            )
+            self.claims.setdefault(effects.claim, []).append(
+                InFlight(key=effects.claim, intent_id=intent.id, status=effects.status)
+            )
+        if effects.hold is HoldState.OPEN:
+            self.holds.append(_open_hold(intent.id, org_id, list(effects.release_conditions), now))
+        if effects.status.value in SPENDING and spend > 0:
+            self.spending.append(_Spending(intent.id, intent.run_id, reach, spend, now))
+        self.decided[intent.id] = decision
+
+    def write(self, c: Connection) -> None:
+        """Write every pending row, and forget them."""
+        for statement, rows in (
+            (_INSERT_INTENT, self.intents),
+            (_INSERT_CLAIM, self.claim_rows),
+            (_INSERT_HOLD, self.holds),
+            (_INSERT_DECISION, self.decisions),
+        ):
+            if rows:
+                c.execute(statement, rows)
+                rows.clear()
+        self.claims.clear()
+        self.spending.clear()
+        self.decided.clear()
 
 
 class SqlGovernanceUnit:
@@ -118,6 +280,7 @@ class SqlGovernanceUnit:
         cache: OrgCache,
     ) -> None:
         self._s = session
+        self._c = session.connection()
         self.org_id = org_id
         self._now = now
         self._poisoned = locked.poisoned
@@ -126,27 +289,38 @@ class SqlGovernanceUnit:
         self._cache = cache
         self._new: set[str] = set()
         """Intents known to have no row yet (their latest decision was looked up: none)."""
+        self._rows = _Pending()
 
     def poisoned(self) -> str | None:
         return self._poisoned
 
+    def flush(self) -> None:
+        """Write the rows of the new intents decided so far, a statement per table."""
+        self._rows.write(self._c)
+        self._chain.write_pending()
+
     def _policy(self) -> OrgPolicy:
         return self._cache.policy(self._s, self.org_id, self._config_seq)
 
+    def _latest(self, intent_id: str) -> Decision | None:
+        row = self._c.execute(_LATEST, {"intent_id": intent_id}).first()
+        return None if row is None else convert.decision(row)
+
     def latest(self, intent_id: str) -> Decision | None:
-        latest = _latest_decision(self._s, intent_id)
+        latest = self._rows.decided.get(intent_id) or self._latest(intent_id)
         if latest is None:
             self._new.add(intent_id)
         return latest
 
     def stored(self, intent_id: str) -> StoredIntent | None:
-        row = self._s.get(IntentRow, intent_id)
+        self.flush()
+        row = self._c.execute(_INTENT, {"intent_id": intent_id}).first()
         if row is None or row.org_id != self.org_id:
             return None
-        latest = _latest_decision(self._s, intent_id)
+        latest = self._latest(intent_id)
         if latest is None:
             return None
-        hold = self._s.get(HoldRow, intent_id)
+        hold = self._c.execute(_HOLD, {"intent_id": intent_id}).first()
         return StoredIntent(
             intent=convert.intent(row),
             run_id=row.run_id,
@@ -158,12 +332,22 @@ class SqlGovernanceUnit:
         )
 
     def principal(self, principal_id: str) -> tuple[Principal | None, tuple[Staffing, ...]]:
-        return _principal_and_staffing(self._s, principal_id)
+        policy = self._policy()
+        known = policy.principals.get(principal_id)
+        if known is not None:
+            return known, policy.staffing.get(principal_id, ())
+        row = self._c.execute(_PRINCIPAL, {"principal_id": principal_id}).first()
+        if row is None:
+            return None, ()
+        staffing = self._c.execute(_STAFFING, {"principal_id": principal_id})
+        return convert.principal(row), tuple(convert.staffing(r) for r in staffing)
 
     def recorded(self, event_key: str) -> AuditEntry | None:
+        self.flush()
         return self._chain.recorded(event_key)
 
     def append(self, draft: AuditDraft) -> AuditEntry:
+        self.flush()
         return self._chain.append(draft, self._now)
 
     def snapshot(self, intent: Intent) -> BrokerSnapshot:
@@ -193,12 +377,7 @@ class SqlGovernanceUnit:
     def _records(self, intent: Intent) -> dict[str, tuple[str, ...]]:
         if not intent.references:
             return {}
-        rows = self._s.execute(
-            select(col(MemoryNodeRow.ref), col(MemoryNodeRow.projects)).where(
-                col(MemoryNodeRow.org_id) == self.org_id,
-                col(MemoryNodeRow.ref).in_(intent.references),
-            )
-        )
+        rows = self._c.execute(_RECORDS, {"org_id": self.org_id, "refs": list(intent.references)})
         return {r.ref: tuple(r.projects) for r in rows}
 
     def _spend(
@@ -209,23 +388,8 @@ class SqlGovernanceUnit:
         for an intent that moves money."""
         now = self._now
         reach = {*intent.projects, *(p for projects in records.values() for p in projects)}
-        spending = [
-            r
-            for r in self._s.execute(
-                select(
-                    col(IntentRow.id),
-                    col(IntentRow.run_id),
-                    col(IntentRow.reach),
-                    col(IntentRow.spend_cents),
-                    col(IntentRow.created_at),
-                ).where(
-                    col(IntentRow.org_id) == self.org_id,
-                    col(IntentRow.status).in_(SPENDING),
-                    col(IntentRow.spend_cents) > 0,
-                )
-            )
-            if r.id != intent.id
-        ]
+        stored = [_Spending(*r) for r in self._c.execute(_SPENDING, {"org_id": self.org_id})]
+        spending = [r for r in [*stored, *self._rows.spending] if r.id != intent.id]
         committed: dict[str, int] = {}
         for cm in policy.index.caps(reach):
             if isinstance(cm.constraint, SpendCap) and cm.binds(now):
@@ -246,20 +410,25 @@ class SqlGovernanceUnit:
         if tool is None:
             return {}
         key, wildcard = _op_key(intent), wildcard_key(tool)
-        where = (
-            col(ClaimRow.key).in_([key, wildcard])
-            if key is not None
-            else col(ClaimRow.key).startswith(wildcard[:-1], autoescape=True)
-        )
-        rows = self._s.execute(
-            select(col(ClaimRow.key), col(ClaimRow.intent_id), col(IntentRow.status))
-            .join(IntentRow, col(IntentRow.id) == col(ClaimRow.intent_id))
-            .where(col(ClaimRow.org_id) == self.org_id, where)
-            .order_by(col(ClaimRow.claimed_at))
-        )
-        return in_flight_by_key(
+        if key is not None:
+            rows = self._c.execute(
+                _IN_FLIGHT_ON_KEYS, {"org_id": self.org_id, "key": key, "wildcard": wildcard}
+            )
+        else:
+            rows = self._c.execute(
+                _IN_FLIGHT_ON_PREFIX,
+                {"org_id": self.org_id, "pattern": _like_prefix(wildcard[:-1])},
+            )
+        claims = [
             InFlight(key=r.key, intent_id=r.intent_id, status=Outcome(r.status)) for r in rows
-        )
+        ]
+        pending = self._rows.claims
+        if key is not None:
+            claims += [*pending.get(key, ()), *pending.get(wildcard, ())]
+        else:
+            prefix = wildcard[:-1]
+            claims += [c for k, group in pending.items() if k.startswith(prefix) for c in group]
+        return in_flight_by_key(claims)
 
     def _completed(self, intent: Intent) -> dict[str, tuple[str, ...]]:
         """For a write that may not be repeated: the intents that already did it."""
@@ -267,59 +436,18 @@ class SqlGovernanceUnit:
         key = _op_key(intent)
         if tool is None or tool.repeatable or key is None:
             return {}
-        done = self._s.execute(
-            select(col(IntentRow.id))
-            .where(
-                col(IntentRow.org_id) == self.org_id,
-                col(IntentRow.op_key) == key,
-                col(IntentRow.dispatched),
-            )
-            .order_by(col(IntentRow.created_at))
-        ).scalars()
+        done = self._c.execute(_COMPLETED, {"org_id": self.org_id, "op_key": key}).scalars()
         ids = tuple(done)
         return {key: ids} if ids else {}
 
     def record(
         self, intent: Intent, decision: Decision, effects: Effects, draft: AuditDraft
     ) -> Decision:
-        s, now, org = self._s, self._now, self.org_id
+        now, org = self._now, self.org_id
         new = intent.id in self._new
-        if new:
-            tool = REGISTRY.get(intent.tool)
-            s.execute(
-                insert(IntentRow).values(
-                    id=intent.id,
-                    org_id=intent.org_id,
-                    run_id=intent.run_id,
-                    principal_id=intent.principal_id,
-                    tool=intent.tool,
-                    body=intent.model_dump(mode="json"),
-                    digest=intent.digest,
-                    status=effects.status,
-                    reach=list(decision.reach or intent.projects),
-                    spend_cents=0 if tool is None else spend_of(intent, tool),
-                    dispatched=False,
-                    op_key=_op_key(intent),
-                    created_at=now,
-                )
-            )
-            self._new.discard(intent.id)
-        else:
-            s.execute(
-                update(IntentRow)
-                .where(col(IntentRow.id) == intent.id)
-                .values(status=effects.status)
-            )
-        if effects.release:
-            _release_claims(s, org, intent.id)
-        if effects.claim is not None and (new or s.get(ClaimRow, (org, effects.claim)) is None):
-            s.execute(
-                insert(ClaimRow).values(
-                    org_id=org, key=effects.claim, intent_id=intent.id, claimed_at=now
-                )
-            )
-        if effects.hold is not None:
-            self._hold(intent.id, effects, new)
+        if not new:  # a decision on a recorded intent: what is pending goes first
+            self.flush()
+            self._update(intent.id, effects)
         entry = self._chain.append(draft, now, fresh=new)
         recorded = decision.model_copy(
             update={
@@ -328,61 +456,74 @@ class SqlGovernanceUnit:
                 "intent_digest": intent.digest,
             }
         )
-        s.execute(
-            insert(DecisionRow).values(
-                org_id=org,
-                intent_id=intent.id,
-                outcome=recorded.outcome,
-                stage=recorded.stage,
-                rule=recorded.rule,
-                reason=recorded.reason,
-                release=list(recorded.release),
-                reach=list(recorded.reach),
-                evidence=list(recorded.evidence),
-                mode=recorded.mode,
-                enforced=recorded.enforced,
-                intent_digest=intent.digest,
-                audit_seq=entry.seq,
-                entry_hash=entry.entry_hash,
-                decided_at=now,
-            )
+        if new:
+            self._new.discard(intent.id)
+            self._rows.add_intent(intent, recorded, effects, org, now)
+        self._rows.decisions.append(
+            {
+                "org_id": org,
+                "intent_id": intent.id,
+                "outcome": recorded.outcome.value,
+                "stage": recorded.stage.value,
+                "rule": recorded.rule,
+                "reason": recorded.reason,
+                "release": list(recorded.release),
+                "reach": list(recorded.reach),
+                "evidence": list(recorded.evidence),
+                "mode": recorded.mode.value,
+                "enforced": None if recorded.enforced is None else recorded.enforced.value,
+                "intent_digest": intent.digest,
+                "audit_seq": entry.seq,
+                "entry_hash": entry.entry_hash,
+                "decided_at": now,
+            }
         )
+        if not new:
+            self.flush()
         return recorded
 
-    def _hold(self, intent_id: str, effects: Effects, new: bool) -> None:
-        hold = None if new else self._s.get(HoldRow, intent_id)
+    def _update(self, intent_id: str, effects: Effects) -> None:
+        """Apply ``effects`` to a recorded intent: its status, its keys, its hold."""
+        c, org, now = self._c, self.org_id, self._now
+        c.execute(_SET_STATUS, {"b_intent_id": intent_id, "b_status": effects.status.value})
+        if effects.release:
+            _release_claims(c, org, intent_id)
+        if (
+            effects.claim is not None
+            and c.execute(_CLAIM_HOLDER, {"org_id": org, "key": effects.claim}).first() is None
+        ):
+            c.execute(
+                _INSERT_CLAIM,
+                {"org_id": org, "key": effects.claim, "intent_id": intent_id, "claimed_at": now},
+            )
         if effects.hold is HoldState.OPEN:
-            if hold is None:
-                hold = HoldRow(
-                    intent_id=intent_id,
-                    org_id=self.org_id,
-                    state=HoldState.OPEN,
-                    release=list(effects.release_conditions),
-                    opened_at=self._now,
-                )
-            hold.release = list(effects.release_conditions)
-            self._s.add(hold)
-        elif hold is not None and hold.state == HoldState.OPEN:
-            hold.state = str(effects.hold)
-            hold.resolved_by = effects.resolved_by
-            hold.resolved_at = self._now
-            self._s.add(hold)
+            release = list(effects.release_conditions)
+            if c.execute(_HOLD, {"intent_id": intent_id}).first() is not None:
+                c.execute(_SET_HOLD_RELEASE, {"b_intent_id": intent_id, "b_release": release})
+            else:
+                c.execute(_INSERT_HOLD, _open_hold(intent_id, org, release, now))
+        elif effects.hold is not None:  # resolves an open hold, if the intent has one
+            c.execute(
+                _RESOLVE_HOLD,
+                {
+                    "b_intent_id": intent_id,
+                    "b_state": str(effects.hold),
+                    "b_resolved_by": effects.resolved_by,
+                    "b_resolved_at": now,
+                },
+            )
+
+    def _set_poisoned(self, reason: str | None) -> None:
+        self.flush()
+        self._c.execute(_SET_POISONED, {"b_org_id": self.org_id, "b_poisoned": reason})
 
     def poison(self, draft: AuditDraft, reason: str) -> None:
-        self._s.execute(
-            update(AuditHeadRow)
-            .where(col(AuditHeadRow.org_id) == self.org_id)
-            .values(poisoned=reason[:2000])
-        )
+        self._set_poisoned(reason[:2000])
         self.append(draft)
         self._poisoned = reason
 
     def unpoison(self, draft: AuditDraft) -> None:
-        self._s.execute(
-            update(AuditHeadRow)
-            .where(col(AuditHeadRow.org_id) == self.org_id)
-            .values(poisoned=None)
-        )
+        self._set_poisoned(None)
         self.append(draft)
         self._poisoned = None
 
@@ -406,7 +547,9 @@ class SqlGovernance:
                 except AuditError as exc:
                     raise NotFound(f"no organization {org_id}") from exc
                 chain = ChainWriter(s, org_id, self._keys, locked)
-                yield SqlGovernanceUnit(s, org_id, now, locked, chain, self._cache)
+                unit = SqlGovernanceUnit(s, org_id, now, locked, chain, self._cache)
+                yield unit
+                unit.flush()
                 chain.flush()
         except DBAPIError as exc:
             raise StoreFailure(str(exc).splitlines()[0]) from exc

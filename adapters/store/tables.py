@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import JSON, BigInteger, Column, DateTime, Dialect, UniqueConstraint
+from sqlalchemy import JSON, BigInteger, Column, DateTime, Dialect, Table, UniqueConstraint
 from sqlalchemy.types import TypeDecorator
 from sqlmodel import Field, SQLModel
 
@@ -306,3 +306,11 @@ CONNECTOR_TABLES: tuple[tuple[str, type[PaymentRow] | type[EmailRow]], ...] = (
     ("email", EmailRow),
 )
 """Tables written by connectors; each row names the audited decision that allowed it."""
+
+
+def table_of(model: type[SQLModel]) -> Table:
+    """The Core table of a SQLModel class (for statements built once and run on a
+    connection: the hot paths skip the ORM's per-statement work)."""
+    table = model.__table__  # type: ignore[attr-defined]
+    assert isinstance(table, Table)
+    return table

@@ -257,19 +257,6 @@ def _collisions(p: _Path) -> Hold | None:
     assert p.tool is not None
     key = operation_key(p.tool, p.intent.payload)
     wildcard = wildcard_key(p.tool)
-    if key is not None:
-        done = tuple(i for i in p.snap.completed.get(key, ()) if i != p.intent.id)
-        if done:
-            p.evidence = done
-            return Hold(
-                "already_done",
-                f"{key} was already done by intent(s) {', '.join(done)}; "
-                f"{p.tool.name} is not repeated silently",
-                (
-                    f"a human staffed as approver on {', '.join(sorted(p.reach))} approves "
-                    f"doing it again with this exact intent (digest {p.intent.digest[:12]}…)",
-                ),
-            )
     # Another intent in flight on the same resource, on the operation's wildcard, or (for
     # an intent that names no resource) on any resource of the operation: wait for them.
     in_flight = p.snap.in_flight
@@ -292,7 +279,23 @@ def _collisions(p: _Path) -> Hold | None:
             ),
             by_human=False,
         )
+    # The intent holds its key from here on, held or not: a human's approval of a repeat
+    # or of a large payment must not let a second write to the resource start beside it.
     p.claim = key or wildcard
+    done = (
+        () if key is None else tuple(i for i in p.snap.completed.get(key, ()) if i != p.intent.id)
+    )
+    if done:
+        p.evidence = done
+        return Hold(
+            "already_done",
+            f"{key} was already done by intent(s) {', '.join(done)}; "
+            f"{p.tool.name} is not repeated silently",
+            (
+                f"a human staffed as approver on {', '.join(sorted(p.reach))} approves "
+                f"doing it again with this exact intent (digest {p.intent.digest[:12]}…)",
+            ),
+        )
     return None
 
 

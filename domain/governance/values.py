@@ -153,7 +153,9 @@ def effects_of(
                 release_conditions=decision.release,
             )
         case Outcome.APPROVED:
-            return Effects(status=Outcome.APPROVED, hold=HoldState.APPROVED, resolved_by=by)
+            return Effects(
+                status=Outcome.APPROVED, claim=claim, hold=HoldState.APPROVED, resolved_by=by
+            )
         case Outcome.DENIED:
             return Effects(
                 status=Outcome.DENIED, release=True, hold=HoldState.DENIED, resolved_by=by

@@ -4,7 +4,6 @@ concurrent appenders, concurrent broker decisions, and refusal on a broken chain
 from __future__ import annotations
 
 import threading
-import uuid
 from functools import partial
 from typing import Any
 
@@ -23,7 +22,7 @@ from domain.model import SpendCap, StaffRole
 from domain.ports import ConnectorWrite
 from domain.tools import REGISTRY
 from tests.conftest import Firm, utc_now
-from tests.support import race
+from tests.support import payment_intent, race
 from usecases import governance, organization
 from worker.bootstrap import verify_chains
 
@@ -176,23 +175,7 @@ def test_appending_the_same_event_twice_is_idempotent(store: Store, firm: Firm) 
 
 
 def _payment(firm: Firm, invoice: str, amount: int) -> Intent:
-    return Intent(
-        id=str(uuid.uuid4()),
-        org_id=firm.org,
-        run_id=str(uuid.uuid4()),
-        principal_id=firm.agents["ledger"],
-        tool="payments.pay",
-        projects=("east",),
-        payload={
-            "payee": "Northwind",
-            "invoice": invoice,
-            "amount_cents": amount,
-            "currency": "USD",
-            "memo": "m",
-        },
-        cost_cents=amount,
-        justification="due",
-    )
+    return payment_intent(firm.org, firm.agents["ledger"], amount, invoice)
 
 
 def _close(store: Store, org: str, intent_id: str, now: Any, rule: str, reason: str) -> Decision:
@@ -368,6 +351,26 @@ def test_a_paid_invoice_keeps_blocking_while_an_expired_payment_releases_it(
     _close(store, firm.org, dropped.id, utc_now(), "run_failed", "the run failed")
     retried = governance.decide(store.governance, _payment(firm, "INV-Q", 10_000), utc_now())
     assert retried.outcome is Outcome.ALLOW
+    assert store.audit.verify(firm.org).ok
+
+
+def test_two_repeats_of_a_paid_invoice_cannot_both_be_approved_to_run_at_once(
+    store: Store, firm: Firm
+) -> None:
+    """A held repeat holds the invoice's key while its human decides (found by the
+    interleaving property test: two held repeats, both approved, were two writes to one
+    invoice at the same time)."""
+    payments = PaymentsLedger(store.db, utc_now, store.keys)
+    paid = _payment(firm, "INV-T", 10_000)
+    decision = governance.decide(store.governance, paid, utc_now())
+    _, token = store.governance.token_for(firm.org, decision)
+    payments.write(ConnectorWrite(intent=paid, tool=REGISTRY[paid.tool], token=token))
+
+    first = governance.decide(store.governance, _payment(firm, "INV-T", 10_000), utc_now())
+    assert (first.outcome, first.rule) == (Outcome.HOLD, "already_done")
+    second = governance.decide(store.governance, _payment(firm, "INV-T", 10_000), utc_now())
+    assert (second.outcome, second.rule) == (Outcome.HOLD, "collision")
+    assert second.evidence == (first.intent_id,)
     assert store.audit.verify(firm.org).ok
 
 

@@ -24,6 +24,7 @@ from domain.intents import ApprovalRequest, ApprovalVerdict, Decision, Intent, O
 from domain.ports import GovernanceStore, GovernanceUnit
 from domain.runs import BrokerRequest, DispatchRequest, ReviewRequest
 from tests.conftest import Firm, utc_now
+from tests.support import payment_intent
 from usecases import governance
 from worker.bootstrap import build_connectors
 
@@ -31,23 +32,7 @@ ENV = ActivityEnvironment()
 
 
 def _pay(firm: Firm, amount: int, invoice: str | None = None) -> Intent:
-    return Intent(
-        id=str(uuid.uuid4()),
-        org_id=firm.org,
-        run_id=f"run-{uuid.uuid4().hex[:6]}",
-        principal_id=firm.agents["ledger"],
-        tool="payments.pay",
-        projects=("east",),
-        cost_cents=amount,
-        justification="due",
-        payload={
-            "payee": "N",
-            "invoice": invoice or f"INV-{uuid.uuid4().hex[:6]}",
-            "amount_cents": amount,
-            "currency": "USD",
-            "memo": "m",
-        },
-    )
+    return payment_intent(firm.org, firm.agents["ledger"], amount, invoice)
 
 
 def _email_from_vega(firm: Firm) -> Intent:

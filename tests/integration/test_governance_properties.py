@@ -22,6 +22,7 @@ from adapters.store.tables import ClaimRow, IntentRow
 from domain.intents import ApprovalRequest, ApprovalVerdict, Intent, Outcome
 from domain.model import SpendCap, StaffRole
 from tests.conftest import utc_now
+from tests.support import payment_intent
 from usecases import governance, organization
 from usecases.context import Ports
 from worker.bootstrap import build_connectors
@@ -33,6 +34,14 @@ AMOUNTS = [10_000, 60_000, 150_000]
 STEPS = st.lists(
     st.one_of(
         st.tuples(st.just("decide"), st.sampled_from(INVOICES), st.sampled_from(AMOUNTS)),
+        st.tuples(  # several decided in one transaction (group commit)
+            st.just("batch"),
+            st.lists(
+                st.tuples(st.sampled_from(INVOICES), st.sampled_from(AMOUNTS)),
+                min_size=1,
+                max_size=4,
+            ),
+        ),
         st.tuples(st.just("dispatch"), st.integers(0, 9)),
         st.tuples(st.just("approve"), st.integers(0, 9)),
         st.tuples(st.just("close"), st.integers(0, 9)),
@@ -80,6 +89,46 @@ def _check(store: Store, org: str, cap_from: Any) -> None:
     assert store.audit.verify(org).ok
 
 
+def payment(org: str, agent: str, invoice: str, amount: int) -> Intent:
+    return payment_intent(org, agent, amount, invoice)
+
+
+def _firm(services: Ports) -> tuple[str, str, str]:
+    done = organization.onboard(services, "Prop", f"f{uuid.uuid4().hex[:8]}@prop.example")
+    org, founder = done.org.id, done.founder.id
+    ledger = next(a.id for a in done.agents if a.handle == "ledger")
+    organization.add_project(services, org, founder, "east", "East")
+    organization.staff(services, org, founder, ledger, "east", StaffRole.MEMBER)
+    cap = organization.add_commitment(
+        services, org, founder, "cap", SpendCap(limit_cents=CAP), source="l", projects=("east",)
+    )
+    organization.confirm_commitment(services, cap.id, founder)
+    return org, founder, ledger
+
+
+def test_a_batch_decides_as_the_same_intents_one_by_one(services: Ports, store: Store) -> None:
+    @settings(max_examples=15, deadline=None, suppress_health_check=list(HealthCheck))
+    @given(
+        st.lists(
+            st.tuples(st.sampled_from(INVOICES), st.sampled_from(AMOUNTS)), min_size=1, max_size=8
+        )
+    )
+    def check(steps: list[tuple[str, int]]) -> None:
+        one_by_one, batched = _firm(services), _firm(services)
+        alone = [payment(one_by_one[0], one_by_one[2], i, a) for i, a in steps]
+        together = [payment(batched[0], batched[2], i, a) for i, a in steps]
+        singles = [governance.decide(store.governance, i, utc_now()) for i in alone]
+        grouped = governance.decide_many(store.governance, together, utc_now())
+        assert [(d.outcome, d.rule) for d in grouped] == [(d.outcome, d.rule) for d in singles]
+        assert [d.intent_id for d in grouped] == [i.id for i in together]
+        # a retried intent in the same batch gets its recorded decision back
+        again = governance.decide_many(store.governance, [together[0], together[0]], utc_now())
+        assert again == [grouped[0], grouped[0]]
+        assert store.audit.verify(batched[0]).ok
+
+    check()
+
+
 def test_no_interleaving_double_books_a_resource_or_overruns_a_cap(
     services: Ports, store: Store
 ) -> None:
@@ -117,25 +166,13 @@ def test_no_interleaving_double_books_a_resource_or_overruns_a_cap(
                 return found[k % len(found)] if found else None
 
             if step[0] == "decide":
-                intent = Intent(
-                    id=str(uuid.uuid4()),
-                    org_id=org,
-                    run_id=f"run-{uuid.uuid4().hex[:8]}",
-                    principal_id=ledger,
-                    tool="payments.pay",
-                    projects=("east",),
-                    cost_cents=step[2],
-                    justification="due",
-                    payload={
-                        "payee": "N",
-                        "invoice": step[1],
-                        "amount_cents": step[2],
-                        "currency": "USD",
-                        "memo": "m",
-                    },
-                )
+                intent = payment(org, ledger, step[1], step[2])
                 governance.decide(store.governance, intent, utc_now())
                 intents.append(intent)
+            elif step[0] == "batch":
+                batch = [payment(org, ledger, invoice, amount) for invoice, amount in step[1]]
+                governance.decide_many(store.governance, batch, utc_now())
+                intents.extend(batch)
             elif step[0] == "dispatch" and (target := pick(step[1], "allow", "approved")):
                 with store.governance.unit(org, utc_now()) as unit:
                     latest = unit.latest(target.id)

@@ -12,29 +12,14 @@ from domain.model import SpendCap
 from domain.ports import ConnectorWrite
 from domain.tools import REGISTRY
 from tests.conftest import Firm, utc_now
+from tests.support import payment_intent
 from usecases import governance, organization
 
 RUN = "run-1"
 
 
 def _pay(firm: Firm, amount: int, run_id: str = RUN) -> Intent:
-    return Intent(
-        id=str(uuid.uuid4()),
-        org_id=firm.org,
-        run_id=run_id,
-        principal_id=firm.agents["ledger"],
-        tool="payments.pay",
-        projects=("east",),
-        cost_cents=amount,
-        justification="due",
-        payload={
-            "payee": "N",
-            "invoice": f"INV-{uuid.uuid4().hex[:6]}",
-            "amount_cents": amount,
-            "currency": "USD",
-            "memo": "m",
-        },
-    )
+    return payment_intent(firm.org, firm.agents["ledger"], amount, run_id=run_id)
 
 
 def _approve(
@@ -151,27 +136,58 @@ def _write(store: Store, firm: Firm, intent: Intent, decision: object) -> None:
 def test_an_approver_is_never_shown_stale_evidence_of_a_repeat_payment(
     store: Store, firm: Firm
 ) -> None:
-    """A was paid; B and C, two more payments of the same invoice, are held naming A.
-    Once B is approved and paid, approving C on the evidence it was shown (only A) is
-    refused, and C is held again naming A and B."""
+    """A was paid. B, a second payment of the same invoice, is held naming A, and holds
+    the invoice's key while a human decides. C, a third, waits on B (a collision no human
+    may waive). Once B is approved and paid, C is decided again by itself and held
+    naming A and B: its approver sees every earlier write."""
     a, decided = _pay_invoice(store, firm, "INV-7")
     _write(store, firm, a, decided)
     b, held_b = _pay_invoice(store, firm, "INV-7")
     c, held_c = _pay_invoice(store, firm, "INV-7")
-    for held in (held_b, held_c):
-        assert held.outcome is Outcome.HOLD and held.evidence == (a.id,)  # type: ignore[attr-defined]
+    assert (held_b.outcome, held_b.rule, held_b.evidence) == (  # type: ignore[attr-defined]
+        Outcome.HOLD,
+        "already_done",
+        (a.id,),
+    )
+    assert (held_c.outcome, held_c.rule, held_c.evidence) == (  # type: ignore[attr-defined]
+        Outcome.HOLD,
+        "collision",
+        (b.id,),
+    )
+    refused, _ = _approve(store, firm, c, 1, run_id=c.run_id)
+    assert not refused.accepted  # waiting on B is not a human's to waive
 
     approved_b, decision_b = _approve(store, firm, b, 1, run_id=b.run_id)
     assert approved_b.accepted
     _write(store, firm, b, decision_b)
 
-    refused, renewed = _approve(store, firm, c, 1, run_id=c.run_id)
-    assert not refused.accepted and refused.rule == "hold_reasons_changed"
-    assert b.id in refused.reason
-    assert renewed is not None and renewed.outcome is Outcome.HOLD
+    renewed = governance.recheck(store.governance, firm.org, c.id, utc_now())
+    assert (renewed.outcome, renewed.rule) == (Outcome.HOLD, "already_done")
     assert set(renewed.evidence) == {a.id, b.id}
     approved_c, _ = _approve(store, firm, c, 2, run_id=c.run_id)
     assert approved_c.accepted  # on the evidence it now shows
+    assert store.audit.verify(firm.org).ok
+
+
+def test_approving_a_hold_whose_collision_has_ended_claims_the_key(
+    store: Store, firm: Firm
+) -> None:
+    """Found by the interleaving property test: B waited on A for the same invoice; A was
+    closed; a human then approved B, which held no key yet, so a third payment C was
+    allowed beside it. The approval now claims B's key, and C waits on B."""
+    a, allowed = _pay_invoice(store, firm, "INV-9")
+    assert allowed.outcome is Outcome.ALLOW  # type: ignore[attr-defined]
+    b, held = _pay_invoice(store, firm, "INV-9")
+    assert (held.outcome, held.rule) == (Outcome.HOLD, "collision")  # type: ignore[attr-defined]
+    governance.close(store.governance, firm.org, a.id, "run_failed", "gave up", utc_now())
+    approved, _ = _approve(store, firm, b, 1, run_id=b.run_id)
+    assert approved.accepted
+    c, third = _pay_invoice(store, firm, "INV-9")
+    assert (third.outcome, third.rule, third.evidence) == (  # type: ignore[attr-defined]
+        Outcome.HOLD,
+        "collision",
+        (b.id,),
+    )
     assert store.audit.verify(firm.org).ok
 
 
