@@ -101,10 +101,12 @@ class BareApproval:
 
 
 async def serve() -> None:
+    from worker.bytecode import keep_bytecode
     from worker.settings import Settings
     from worker.temporal import make_client
 
     settings = Settings()
+    keep_bytecode(settings.data_dir)  # as the governed worker does
     client = await make_client(settings)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()

@@ -321,9 +321,12 @@ class AuditReader(Protocol):
 class RunGateway(Protocol):
     """Where runs execute (Temporal). Unreachable: :class:`~domain.errors.Unavailable`."""
 
-    async def start(self, run: RunInput, workflow_id: str, agent_handle: str) -> None:
-        """Start the run's workflow; a start repeated under the same id does nothing (and
-        never runs a finished workflow again)."""
+    async def start(
+        self, run: RunInput, workflow_id: str, agent_handle: str, projects: tuple[str, ...] = ()
+    ) -> None:
+        """Start the run's workflow, findable by org, agent and the agent's ``projects``; a
+        start repeated under the same id does nothing (and never runs a finished workflow
+        again)."""
         ...
 
     async def state(self, workflow_id: str) -> tuple[str, RunState | None]:

@@ -116,7 +116,7 @@ async def start_run(
     )
     # Starting is idempotent by workflow id, so a crash between the record and the start
     # is repaired by the client retrying with its key.
-    await ports.gateway.start(run_input, run.workflow_id, agent.handle)
+    await ports.gateway.start(run_input, run.workflow_id, agent.handle, run.projects)
     return RunStarted(
         run_id=run.id,
         workflow_id=run.workflow_id,

@@ -8,6 +8,7 @@ import signal
 
 from adapters.store.store import Store
 from worker.bootstrap import build_worker
+from worker.bytecode import keep_bytecode
 from worker.settings import Settings
 from worker.temporal import make_client
 
@@ -31,7 +32,9 @@ async def serve(settings: Settings) -> None:
 
 def main() -> None:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
-    asyncio.run(serve(Settings()))
+    settings = Settings()
+    keep_bytecode(settings.data_dir)
+    asyncio.run(serve(settings))
 
 
 if __name__ == "__main__":

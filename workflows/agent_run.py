@@ -105,6 +105,10 @@ mid-step is noticed within two seconds, and the step runs again on another worke
 RECHECK_FIRST = timedelta(seconds=1)
 RECHECK_MOST = timedelta(seconds=30)
 """How often an intent held for a collision is decided again: after 1 s, doubling to 30 s."""
+LEAN_SEARCH_ATTRIBUTES = "lean-search-attributes"
+"""Patch: the run starts with its projects and ``VerleticaNeedsHuman`` false, so it upserts
+them only when they change (each upsert is a visibility write on the server). Histories
+recorded before the patch replay with the upserts they had."""
 
 
 def _waits_for_collision(decision: Decision) -> bool:
@@ -130,6 +134,7 @@ class AgentRunWorkflow:
         self._error: str | None = None
         self._tracked: list[_Tracked] = []
         self._inbox: list[ApprovalRequest] = []
+        self._flagged_needs_human = False
         self._attempts = 0
 
     # ----------------------------------------------------------------- signals and queries
@@ -182,7 +187,8 @@ class AgentRunWorkflow:
             self._fail("the run was cancelled")
             await self._close_unfinished(run, "run_cancelled")
             raise
-        workflow.upsert_search_attributes([sa.NEEDS_HUMAN.value_set(False)])
+        if not workflow.patched(LEAN_SEARCH_ATTRIBUTES) or self._flagged_needs_human:
+            workflow.upsert_search_attributes([sa.NEEDS_HUMAN.value_set(False)])
         return self.state()
 
     def _fail(self, error: str) -> None:
@@ -203,7 +209,11 @@ class AgentRunWorkflow:
             summary="resolve: identity, charter, registry pin, budget",
         )
         self._nodes["resolve"] = NodeStatus.DONE
-        workflow.upsert_search_attributes([sa.PROJECTS.value_set(list(resolved.projects))])
+        started_with = workflow.info().typed_search_attributes.get(sa.PROJECTS)
+        if not workflow.patched(LEAN_SEARCH_ATTRIBUTES) or sorted(started_with or ()) != sorted(
+            resolved.projects
+        ):
+            workflow.upsert_search_attributes([sa.PROJECTS.value_set(list(resolved.projects))])
 
         self._nodes["context"] = NodeStatus.RUNNING
         context = await workflow.execute_activity_method(
@@ -350,6 +360,7 @@ class AgentRunWorkflow:
         self._nodes["hold"] = NodeStatus.WAITING
         self._status = RunStatus.NEEDS_HUMAN
         workflow.upsert_search_attributes([sa.NEEDS_HUMAN.value_set(True)])
+        self._flagged_needs_human = True
         deadline = workflow.now() + timedelta(seconds=run.hold_timeout_seconds)
         recheck_after = RECHECK_FIRST
         while open_holds := self._open_holds():

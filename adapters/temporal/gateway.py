@@ -33,7 +33,9 @@ class TemporalRuns:
     def ui_url(self, workflow_id: str) -> str:
         return f"{self._ui}/{workflow_id}"
 
-    async def start(self, run: RunInput, workflow_id: str, agent_handle: str) -> None:
+    async def start(
+        self, run: RunInput, workflow_id: str, agent_handle: str, projects: tuple[str, ...] = ()
+    ) -> None:
         try:
             await self._client().start_workflow(
                 AgentRunWorkflow.run,
@@ -45,6 +47,7 @@ class TemporalRuns:
                         SearchAttributePair(sa.ORG, run.org_id),
                         SearchAttributePair(sa.AGENT, agent_handle),
                         SearchAttributePair(sa.NEEDS_HUMAN, False),
+                        *([SearchAttributePair(sa.PROJECTS, list(projects))] if projects else []),
                     ]
                 ),
                 static_summary=f"{agent_handle}: {run.task[:80]}",

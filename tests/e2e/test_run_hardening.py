@@ -5,10 +5,12 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import AsyncIterator
+from typing import Any
 
 import pytest
 from sqlalchemy import func, select
 from temporalio import activity
+from temporalio.client import WorkflowHandle
 from temporalio.exceptions import ApplicationError
 from temporalio.testing import WorkflowEnvironment
 
@@ -21,6 +23,7 @@ from tests.conftest import TEST_KEYS, Firm, make_settings, utc_now, wire
 from usecases import runs
 from usecases.context import Ports
 from worker.bootstrap import build_worker
+from workflows import search_attributes as sa
 from workflows.agent_run import AgentRunWorkflow
 
 pytestmark = pytest.mark.temporal
@@ -187,3 +190,33 @@ async def test_a_failed_run_closes_its_holds_and_releases_its_keys(env: Env) -> 
     }
     assert _count(store, select(func.count()).select_from(ClaimRow)) == 0
     assert store.audit.verify(firm.org).ok
+
+
+async def test_runs_are_findable_by_their_search_attributes(env: Env) -> None:
+    """A run starts with its org, agent, projects and VerleticaNeedsHuman false; the flag
+    is true while a hold waits and false again once the run is done."""
+    svc, firm = env.svc, env.firm
+    client = env.temporal.client
+    async with build_worker(client, svc.settings, env.store, model=ScriptedProvider()):
+        started = await runs.start_run(
+            svc, firm.org, firm.founder, firm.agents["ledger"], "pay", _reply(_pay("S-1", 200_000))
+        )
+        handle = client.get_workflow_handle_for(AgentRunWorkflow.run, started.workflow_id)
+        held = await _held(env, started.workflow_id)
+        assert await _attribute(handle, sa.ORG, firm.org)
+        assert await _attribute(handle, sa.PROJECTS, ["east"])
+        assert await _attribute(handle, sa.NEEDS_HUMAN, True)
+        intent = held.intents[0].intent
+        await runs.decide_hold(svc, intent.id, firm.founder, firm.founder, approve=True)
+        await asyncio.wait_for(handle.result(), 60)
+        assert await _attribute(handle, sa.NEEDS_HUMAN, False)
+
+
+async def _attribute(handle: WorkflowHandle[Any, Any], key: Any, expected: object) -> bool:
+    """Whether the run's search attribute ``key`` reaches ``expected`` (visibility is
+    updated asynchronously)."""
+    for _ in range(50):
+        if (await handle.describe()).typed_search_attributes.get(key) == expected:
+            return True
+        await asyncio.sleep(0.1)
+    return False
