@@ -6,28 +6,46 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable
 from datetime import datetime
 
-from sqlmodel import Session, SQLModel
+from sqlalchemy import Connection, bindparam, insert, select
+from sqlmodel import SQLModel
 
 from adapters.store.audit_log import ChainWriter, lock
 from adapters.store.convert import audit_entry
 from adapters.store.governance import record_dispatch
 from adapters.store.session import Database
-from adapters.store.tables import AuditEntryRow, IntentRow
+from adapters.store.tables import AuditEntryRow, IntentRow, table_of
 from domain.audit import ChainKeys
 from domain.errors import BrokerPoisoned, TokenRefused
 from domain.governance.tokens import token_problem
 from domain.intents import DispatchResult, Outcome
 from domain.ports import ConnectorWrite
 
+_entries, _intents = table_of(AuditEntryRow), table_of(IntentRow)
+# The allowing entry and its predecessor in one read; the intent's recorded state.
+_ENTRY_AND_PREVIOUS = select(*_entries.c).where(
+    _entries.c.org_id == bindparam("org_id"),
+    _entries.c.seq.in_([bindparam("seq"), bindparam("prev_seq")]),
+)
+_INTENT_STATE = select(_intents.c.org_id, _intents.c.status, _intents.c.dispatched).where(
+    _intents.c.id == bindparam("intent_id")
+)
 
-def check_token(session: Session, write: ConnectorWrite, keys: ChainKeys) -> None:
+
+def check_token(connection: Connection, write: ConnectorWrite, keys: ChainKeys) -> None:
     """Refuse a write unless its token names an audited allow/approve of this exact intent,
     and the intent may still be dispatched (it was not closed in the meantime)."""
     token, intent = write.token, write.intent
     if write.intent.tool != write.tool.name:
         raise TokenRefused(f"the intent is for {write.intent.tool}, not {write.tool.name}")
-    row = session.get(AuditEntryRow, (token.org_id, token.audit_seq))
-    recorded = session.get(IntentRow, intent.id)
+    rows = {
+        r.seq: r
+        for r in connection.execute(
+            _ENTRY_AND_PREVIOUS,
+            {"org_id": token.org_id, "seq": token.audit_seq, "prev_seq": token.audit_seq - 1},
+        )
+    }
+    row = rows.get(token.audit_seq)
+    recorded = connection.execute(_INTENT_STATE, {"intent_id": intent.id}).first()
     if recorded is not None and recorded.org_id != intent.org_id:
         recorded = None
     problem = token_problem(
@@ -36,12 +54,12 @@ def check_token(session: Session, write: ConnectorWrite, keys: ChainKeys) -> Non
         None if row is None else audit_entry(row),
         keys,
         None if recorded is None else Outcome(recorded.status),
-        recorded is not None and recorded.dispatched,
+        recorded is not None and bool(recorded.dispatched),
     )
     if problem is not None:
         raise TokenRefused(problem.reason, foundation=problem.foundation)
     if token.audit_seq > 1:
-        prev = session.get(AuditEntryRow, (token.org_id, token.audit_seq - 1))
+        prev = rows.get(token.audit_seq - 1)
         assert row is not None
         if prev is None or prev.entry_hash != row.prev_hash:
             raise TokenRefused(
@@ -69,6 +87,9 @@ class TableConnector(ABC):
         self._db = db
         self._clock = clock
         self._keys = keys
+        table = table_of(self.row_type)
+        self._find = select(table.c.intent_id).where(table.c.intent_id == bindparam("intent_id"))
+        self._insert = insert(table)
 
     @property
     def actions(self) -> frozenset[str]:
@@ -86,8 +107,10 @@ class TableConnector(ABC):
             locked = lock(s, write.intent.org_id)
             if locked.poisoned is not None:
                 raise BrokerPoisoned(locked.poisoned)
-            check_token(s, write, self._keys)
-            duplicate = s.get(self.row_type, write.intent.id) is not None
+            connection = s.connection()
+            check_token(connection, write, self._keys)
+            found = connection.execute(self._find, {"intent_id": write.intent.id}).first()
+            duplicate = found is not None
             result = DispatchResult(
                 intent_id=write.intent.id,
                 system=self.system,
@@ -97,8 +120,7 @@ class TableConnector(ABC):
             )
             now = self._clock()
             if not duplicate:
-                s.add(self.build_row(write, now))
-                s.flush()
+                connection.execute(self._insert, [self.build_row(write, now).model_dump()])
             chain = ChainWriter(s, write.intent.org_id, self._keys, locked)
             record_dispatch(s, chain, result, now)
             chain.flush()

@@ -10,13 +10,14 @@ from __future__ import annotations
 
 import re
 from datetime import datetime
+from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import Row, bindparam, insert, select
 from sqlmodel import col
 
-from adapters.store import convert
+from adapters.store.org_cache import OrgCache
 from adapters.store.session import Database
-from adapters.store.tables import BarrierRow, MemoryNodeRow, MemoryReadRow, StaffingRow
+from adapters.store.tables import MemoryNodeRow, MemoryReadRow, table_of
 from domain.governance.broker import current_projects
 from domain.model import StaffRole
 from domain.ports import RecallResult
@@ -28,45 +29,43 @@ def _words(text: str) -> set[str]:
     return {w for w in _WORD.findall(text.lower()) if len(w) > 2}
 
 
+_nodes, _reads = table_of(MemoryNodeRow), table_of(MemoryReadRow)
+_NODES = (
+    select(_nodes.c.ref, _nodes.c.text, _nodes.c.projects)
+    .where(_nodes.c.org_id == bindparam("org_id"))
+    .order_by(_nodes.c.ref)
+)
+_LOG_READ = insert(_reads)
+
+
 class MemoryBank:
     """Facade over stored memory; the only way agent-facing code reads it."""
 
-    def __init__(self, db: Database) -> None:
+    def __init__(self, db: Database, cache: OrgCache) -> None:
         self._db = db
+        self._cache = cache
 
     def recall(
         self, *, asker_principal_id: str, org_id: str, query: str, now: datetime, limit: int = 5
     ) -> RecallResult:
         """Nodes matching ``query``, gated for the asker; the read is logged either way."""
         with self._db.transaction() as s:
-            staffing = tuple(
-                convert.staffing(r)
-                for r in s.execute(
-                    select(StaffingRow).where(col(StaffingRow.principal_id) == asker_principal_id)
-                ).scalars()
-            )
+            policy = self._cache.current(s, org_id)
+            staffing = () if policy is None else policy.staffing.get(asker_principal_id, ())
             allowed = current_projects(staffing, now, StaffRole.MEMBER, asker_principal_id)
             # Someone staffed on two sides of a barrier (only a human can be) reads
             # neither side's records through this path: the wall holds for reads too.
-            for barrier in (
-                convert.barrier(b)
-                for b in s.execute(
-                    select(BarrierRow).where(col(BarrierRow.org_id) == org_id)
-                ).scalars()
-            ):
+            for barrier in () if policy is None else policy.barriers:
                 if len(barrier.groups_touched(frozenset(allowed))) > 1:
                     allowed -= {p for group in barrier.groups for p in group}
             wanted = _words(query)
-            nodes = s.execute(
-                select(MemoryNodeRow)
-                .where(col(MemoryNodeRow.org_id) == org_id)
-                .order_by(col(MemoryNodeRow.ref))
-            ).scalars()
+            connection = s.connection()
+            nodes = connection.execute(_NODES, {"org_id": org_id}).all()
             scored = sorted(
                 ((len(wanted & _words(n.text + " " + n.ref)), n) for n in nodes),
                 key=lambda pair: -pair[0],
             )
-            released: list[MemoryNodeRow] = []
+            released: list[Row[Any, Any, Any]] = []
             withheld = 0
             for score, node in scored:
                 if score == 0 or len(released) >= limit:
@@ -75,16 +74,20 @@ class MemoryBank:
                     released.append(node)
                 else:
                     withheld += 1
-            s.add(
-                MemoryReadRow(
-                    org_id=org_id,
-                    asker_id=asker_principal_id,
-                    query=query,
-                    released=[n.ref for n in released],
-                    withheld=withheld,
-                    outcome="released" if released else ("withheld" if withheld else "empty"),
-                    at=now,
-                )
+            outcome = "released" if released else ("withheld" if withheld else "empty")
+            connection.execute(
+                _LOG_READ,
+                [
+                    {
+                        "org_id": org_id,
+                        "asker_id": asker_principal_id,
+                        "query": query,
+                        "released": [n.ref for n in released],
+                        "withheld": withheld,
+                        "outcome": outcome,
+                        "at": now,
+                    }
+                ],
             )
             return RecallResult(
                 released=tuple(f"[{n.ref}] {n.text}" for n in released),

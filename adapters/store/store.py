@@ -44,7 +44,7 @@ class Store:
             configuration=SqlConfiguration(db, keys),
             audit=AuditLog(db, keys),
             governance=SqlGovernance(db, keys, cache),
-            memory=MemoryBank(db),
+            memory=MemoryBank(db, cache),
             runs=Runs(db),
         )
 
