@@ -20,7 +20,7 @@ from typing import Any, Protocol
 
 from pydantic import Field
 
-from domain.canonical import canonical_json, sha256_hex
+from domain.canonical import CheckedObject, canonical_json, sha256_hex
 from domain.model import Frozen
 
 GENESIS_HASH = "0" * 64
@@ -177,7 +177,7 @@ class ChainLink(Protocol):
 
 def entry_body(entry: ChainLink) -> dict[str, Any]:
     """Everything an entry's hash covers: all of it but the hash and the signature."""
-    return {
+    body = {
         "org_id": entry.org_id,
         "seq": entry.seq,
         "at": entry.at,
@@ -190,6 +190,11 @@ def entry_body(entry: ChainLink) -> dict[str, Any]:
         "payload": entry.payload,
         "prev_hash": entry.prev_hash,
     }
+    # The other fields are strings, an integer and None: the body is as plain as its
+    # payload (see domain.canonical).
+    if type(entry.payload) is CheckedObject and type(entry.seq) is int and 0 <= entry.seq < 2**53:
+        return CheckedObject(body)
+    return body
 
 
 class ChainHead(Frozen):

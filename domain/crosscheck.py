@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from domain.audit import AuditDraft, ChainLink
@@ -98,8 +99,9 @@ def config_draft(change: ConfigRecord, actor: str, rule: str) -> AuditDraft:
     )
 
 
-class DecisionRecord(Frozen):
-    """A decision row as stored."""
+@dataclass(frozen=True, slots=True)
+class DecisionRecord:
+    """A decision row as stored (a plain dataclass: verification builds one per row)."""
 
     row: str
     intent_id: str
@@ -111,7 +113,8 @@ class DecisionRecord(Frozen):
     reason: str
 
 
-class WriteRecord(Frozen):
+@dataclass(frozen=True, slots=True)
+class WriteRecord:
     """A connector row as stored: the write a system received."""
 
     system: str
@@ -122,7 +125,8 @@ class WriteRecord(Frozen):
     """The row's fields that come from the intent's payload."""
 
 
-class _Seen(Frozen):
+@dataclass(frozen=True, slots=True)
+class _Seen:
     entry_hash: str
     intent_id: str | None
     decision: str

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import Any, NamedTuple
 
-from sqlalchemy import bindparam, insert, select, update
+from sqlalchemy import Row, Text, bindparam, cast, insert, select, update
 from sqlmodel import Session, col
 
 from adapters.store import convert
@@ -31,6 +31,7 @@ from domain.audit import (
     link,
     verify_chain,
 )
+from domain.canonical import loads_checked
 from domain.crosscheck import CONFIGURATION, ChainFacts, DecisionRecord, WriteRecord
 from domain.tools import REGISTRY
 
@@ -197,14 +198,19 @@ def _decisions(s: Session, org_id: str) -> Iterator[DecisionRecord]:
 def _writes(s: Session, org_id: str) -> Iterator[WriteRecord]:
     for system, table in CONNECTOR_TABLES:
         params = sorted({p for t in REGISTRY.values() if t.system == system for p in t.params})
-        rows = s.execute(select(table).where(col(table.org_id) == org_id)).scalars()
+        t = table_of(table)
+        rows = s.connection().execute(
+            select(t.c.intent_id, t.c.audit_seq, t.c.entry_hash, *(t.c[p] for p in params)).where(
+                t.c.org_id == org_id
+            )
+        )
         for row in rows:
             yield WriteRecord(
                 system=system,
                 intent_id=row.intent_id,
                 audit_seq=row.audit_seq,
                 entry_hash=row.entry_hash,
-                payload={p: getattr(row, p) for p in params},
+                payload={p: row._mapping[p] for p in params},
             )
 
 
@@ -218,25 +224,57 @@ def _written(s: Session, org_id: str) -> dict[str, str | None]:
     return {r.id: r.op_key for r in rows}
 
 
-_ENTRY_COLUMNS = tuple(
-    col(getattr(AuditEntryRow, name))
-    for name in (
-        "org_id",
-        "seq",
-        "at",
-        "event_key",
-        "actor",
-        "intent_id",
-        "decision",
-        "stage",
-        "rule",
-        "payload",
-        "prev_hash",
-        "entry_hash",
-        "signature",
-    )
+_LINK_FIELDS = (
+    "org_id",
+    "seq",
+    "at",
+    "event_key",
+    "actor",
+    "intent_id",
+    "decision",
+    "stage",
+    "rule",
+    "payload",
+    "prev_hash",
+    "entry_hash",
+    "signature",
 )
-"""An entry's columns: a row of them has the attributes of a :class:`ChainLink`."""
+_PAYLOAD_AT = _LINK_FIELDS.index("payload")
+
+
+class _Link(NamedTuple):
+    """An entry as verification reads it: a :class:`ChainLink` made of plain values."""
+
+    org_id: str
+    seq: int
+    at: str
+    event_key: str
+    actor: str
+    intent_id: str | None
+    decision: str
+    stage: str
+    rule: str
+    payload: dict[str, Any]
+    prev_hash: str
+    entry_hash: str
+    signature: str
+
+
+# The payload as its stored text: parsed by loads_checked, which notes on the way whether
+# the standard library's encoder may canonicalise it.
+_ENTRY_COLUMNS = tuple(
+    cast(col(AuditEntryRow.payload), Text)
+    if name == "payload"
+    else col(getattr(AuditEntryRow, name))
+    for name in _LINK_FIELDS
+)
+
+
+def _links(rows: Iterable[Row[Any]]) -> Iterator[_Link]:
+    for row in rows:
+        values = list(row)
+        values[_PAYLOAD_AT] = loads_checked(values[_PAYLOAD_AT])
+        yield _Link(*values)
 
 
 class AuditLog:
@@ -296,7 +334,7 @@ class AuditLog:
                 )
             )
             facts = ChainFacts(_decisions(s, org_id), _writes(s, org_id))
-            result = verify_chain(org_id, entries, head, self._keys, facts.observe)
+            result = verify_chain(org_id, _links(entries), head, self._keys, facts.observe)
             if not result.ok:
                 return result
             disagreement = facts.problem(_written(s, org_id), stored_configuration(s, org_id))

@@ -1,7 +1,9 @@
-"""The fast canonical encoder gives the reference RFC 8785 bytes, or the same refusal."""
+"""The fast canonical encoder gives the reference RFC 8785 bytes, or the same refusal, on
+values as they come and on payloads parsed the way verification parses them."""
 
 from __future__ import annotations
 
+import json
 from enum import StrEnum
 from typing import Any
 
@@ -10,7 +12,7 @@ import rfc8785
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from domain.canonical import canonical_json
+from domain.canonical import CheckedObject, canonical_json, loads_checked
 
 # Every code point, surrogates included, and keys far outside ASCII (where code-point
 # order and UTF-16 order disagree: U+FB01 sorts after U+1F600 in UTF-16).
@@ -77,3 +79,49 @@ def test_known_awkward_values(value: Any) -> None:
 def test_what_the_reference_refuses_is_refused(value: Any) -> None:
     with pytest.raises(rfc8785.CanonicalizationError):
         canonical_json(value)
+
+
+JSON_OBJECTS = st.dictionaries(KEYS, VALUES, max_size=5)
+
+
+@settings(max_examples=600)
+@given(JSON_OBJECTS, st.booleans())
+def test_a_checked_parse_canonicalises_as_the_reference_does(
+    value: dict[str, Any], ascii_text: bool
+) -> None:
+    """Parsed as verification parses a stored payload (ASCII with escapes, as the column
+    type writes it, or raw UTF-8), the fast path gives the reference bytes or the same
+    refusal: a float, a large integer or a key outside ASCII anywhere is noticed."""
+    try:
+        text = json.dumps(value, ensure_ascii=ascii_text, allow_nan=True)
+    except UnicodeEncodeError:
+        return
+    parsed = json.loads(text)
+    checked = loads_checked(text)
+    assert checked == parsed or text.count("NaN")  # NaN != NaN
+    expected = reference(parsed)
+    if isinstance(expected, bytes):
+        assert canonical_json(checked) == expected
+        assert canonical_json({"payload": checked, "seq": 1}) == reference(
+            {"payload": parsed, "seq": 1}
+        )
+    else:
+        with pytest.raises(expected):
+            canonical_json(checked)
+
+
+@pytest.mark.parametrize(
+    ("text", "plain"),
+    [
+        ('{"a": 1, "b": ["x", {"c": null}]}', True),
+        ('{"a": 1.0}', False),
+        ('{"a": [{"b": 9007199254740992}]}', False),
+        ('{"a": {"\\u00e9": 1}}', False),
+        ('{"a": {"é": 1}}', False),
+        ('{"a": "\\u00e9"}', True),
+        ('{"a": NaN}', False),
+        ("[1, 2]", False),
+    ],
+)
+def test_what_a_checked_parse_calls_plain(text: str, plain: bool) -> None:
+    assert (type(loads_checked(text)) is CheckedObject) is plain
