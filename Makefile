@@ -33,7 +33,8 @@ lint: $(STAMP)
 	$(BIN)/lint-imports
 
 bench: $(STAMP)
-	$(BIN)/python -m bench
+	VERLETICA_TEST_POSTGRES_URL=$${VERLETICA_TEST_POSTGRES_URL:-postgresql://postgres@127.0.0.1:5432/test} \
+		$(BIN)/python -m bench $(BENCH_ARGS)
 
 ## make chaos: kill and restart workers (and Temporal once) under load; check what must hold.
 chaos: $(STAMP)

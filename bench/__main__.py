@@ -1,162 +1,197 @@
-"""Audit append and broker decision cost, against an ORM-append baseline in the same run.
+"""`make bench`: every speed figure of the governance path beside a baseline measured in
+the same run, with its target.
 
-The append path uses a plain SQL insert inside the caller's transaction (DESIGN: an
-ORM round trip measured ≈4.8× slower). This prints per-operation medians over several
-rounds and each case's ratio to the baseline. Set ``VERLETICA_TEST_POSTGRES_URL`` to
-include PostgreSQL.
+- runs: governed against a bare workflow of the same shape on one dev server
+  (throughput with 32 in flight, unloaded p50, approval signal → connector write);
+- decisions: durable decisions per second for one organization with concurrent runs,
+  against the database's one-row commit floor;
+- pure stages: p99 of the broker's stages on a large organization against a small one;
+- chain: verification against SHA-256 over the same entries.
+
+PostgreSQL figures need ``VERLETICA_TEST_POSTGRES_URL`` (a server where a database can be
+created); without it they are skipped, and the table says so.
 """
 
 from __future__ import annotations
 
+import asyncio
 import os
-import secrets
-import statistics
-import tempfile
+import sys
 import time
-import uuid
-from collections.abc import Callable
-from datetime import UTC, datetime
+from enum import StrEnum
+from typing import Annotated
 
-import psycopg
+import typer
 from rich.console import Console
-from rich.table import Table
-from sqlalchemy import select
 
-from adapters.store.audit_log import append
-from adapters.store.db import libpq_url, migrate, normalise_url
-from adapters.store.store import Store
-from adapters.store.tables import AuditEntryRow, AuditHeadRow
-from domain.audit import AuditDraft, ChainHead, ChainKey, ChainKeys, link
-from domain.intents import Intent
-from domain.model import StaffRole
-from usecases import governance, organization
-from worker.ports import build_ports
-from worker.settings import Settings
+from bench import chain, decisions, pure, runs
+from bench.figures import Figure, print_figures
+from bench.stack import database
 
-ROUNDS, PER_ROUND = 5, 200
+app = typer.Typer(add_completion=False)
 
 
-def now() -> datetime:
-    return datetime.now(UTC)
+class Part(StrEnum):
+    """One group of figures."""
+
+    RUNS = "runs"
+    DECISIONS = "decisions"
+    PURE = "pure"
+    CHAIN = "chain"
 
 
-def timed(fn: Callable[[int], None]) -> float:
-    """Median seconds per operation over ROUNDS rounds of PER_ROUND operations."""
-    samples = []
-    for r in range(ROUNDS):
-        start = time.perf_counter()
-        for i in range(PER_ROUND):
-            fn(r * PER_ROUND + i)
-        samples.append((time.perf_counter() - start) / PER_ROUND)
-    return statistics.median(samples)
-
-
-def bench(url: str) -> list[tuple[str, float]]:
-    keys = ChainKeys(current=ChainKey(secrets.token_bytes(32)))
-    store = Store.open(url, keys, migrate_schema=False)
-    svc = build_ports(store, None, Settings(database_url=url), now)
-    done = organization.onboard(svc, "Bench", "b@bench.example")
-    org, founder = done.org.id, done.founder.id
-    agent = next(a.id for a in done.agents if a.handle == "orion")
-    organization.add_project(svc, org, founder, "east", "East")
-    organization.staff(svc, org, founder, agent, "east", StaffRole.MEMBER)
-    tag = uuid.uuid4().hex[:6]
-
-    def draft(i: int, kind: str) -> AuditDraft:
-        return AuditDraft(
-            event_key=f"{kind}-{tag}-{i}",
-            actor="bench",
-            decision="allow",
-            stage="bench",
-            rule="bench",
-            payload={"i": i},
-        )
-
-    def orm_append(i: int) -> None:
-        with store.db.transaction() as s:
-            head_row = s.get(AuditHeadRow, org, with_for_update=True)
-            assert head_row is not None
-            key = draft(i, "orm").event_key  # the same idempotency lookup as the real path
-            found = s.execute(
-                select(AuditEntryRow).where(
-                    AuditEntryRow.org_id == org, AuditEntryRow.event_key == key
-                )
-            ).scalar_one_or_none()
-            assert found is None
-            entry, head = link(
-                org,
-                ChainHead(seq=head_row.seq, entry_hash=head_row.entry_hash),
-                draft(i, "orm"),
-                now().isoformat(),
-                keys,
-            )
-            s.add(AuditEntryRow(**entry.model_dump()))
-            head_row.seq, head_row.entry_hash = entry.seq, entry.entry_hash
-            head_row.signature = head.signature
-            s.add(head_row)
-            s.flush()
-            s.refresh(head_row)
-
-    def sql_append(i: int) -> None:
-        with store.db.transaction() as s:
-            append(s, org, draft(i, "sql"), now(), keys)
-
-    def decide(i: int) -> None:
-        intent = Intent(
-            id=f"{tag}-{i}",
-            org_id=org,
-            run_id="bench",
-            principal_id=agent,
-            tool="email.send",
-            projects=("east",),
-            cost_cents=0,
-            justification="b",
-            payload={"to": f"c{i}@x.example", "subject": "s", "body": "b"},
-        )
-        governance.decide(store.governance, intent, now())
-
-    results = [
-        ("audit append, ORM round trip, same lookups (baseline)", timed(orm_append)),
-        ("audit append, plain SQL (used)", timed(sql_append)),
-        ("broker decision: snapshot + stages + audit", timed(decide)),
+def _run_figures(kind: str, where: str, quick: bool) -> list[Figure]:
+    with database(kind) as url:
+        if quick:
+            got = asyncio.run(runs.measure(url, n=60, in_flight=16, rounds=1))
+        else:
+            got = asyncio.run(runs.measure(url))
+    throughput = got.governed_per_s / got.bare_per_s
+    p50 = got.governed_p50_ms / got.bare_p50_ms
+    approval = got.approval_p50_ms / got.bare_signal_p50_ms
+    return [
+        Figure(
+            "run throughput, 32 in flight",
+            where,
+            got.governed_per_s,
+            got.bare_per_s,
+            "runs/s",
+            "bare workflow",
+            "≥ 0.8",
+            throughput >= 0.8,
+        ),
+        Figure(
+            "run latency p50, one at a time",
+            where,
+            got.governed_p50_ms,
+            got.bare_p50_ms,
+            "ms",
+            "bare workflow",
+            "≤ 1.3",
+            p50 <= 1.3,
+        ),
+        Figure(
+            "approval signal → run done, p50",
+            where,
+            got.approval_p50_ms,
+            got.bare_signal_p50_ms,
+            "ms",
+            "bare signal + activity",
+            "≤ 1.5",
+            approval <= 1.5,
+        ),
     ]
-    assert store.audit.verify(org).ok
-    store.close()
-    return results
 
 
-def main() -> None:
-    console = Console()
-    targets = {}
-    with tempfile.TemporaryDirectory() as tmp:
-        sqlite = f"sqlite:///{tmp}/bench.db"
-        migrate(sqlite)
-        targets["SQLite"] = sqlite
-        pg = os.environ.get("VERLETICA_TEST_POSTGRES_URL")
-        name = f"vt_bench_{uuid.uuid4().hex[:8]}"
-        admin = libpq_url(pg) if pg else None
-        if admin:
-            with psycopg.connect(admin, autocommit=True) as conn:
-                conn.execute(f'CREATE DATABASE "{name}"')
-            targets["PostgreSQL"] = normalise_url(pg or "").rsplit("/", 1)[0] + f"/{name}"
-            migrate(targets["PostgreSQL"])
-        try:
-            table = Table(title=f"median per operation, {ROUNDS} rounds × {PER_ROUND}")
-            for col in ("database", "case", "ms/op", "ops/s", "× baseline"):
-                table.add_column(col)
-            for db, url in targets.items():
-                rows = bench(url)
-                base = rows[0][1]
-                for case, secs in rows:
-                    table.add_row(
-                        db, case, f"{secs * 1e3:.3f}", f"{1 / secs:,.0f}", f"{secs / base:.2f}"
-                    )
-            console.print(table)
-        finally:
-            if admin:
-                with psycopg.connect(admin, autocommit=True) as conn:
-                    conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+def _decision_figures(kind: str, where: str, quick: bool) -> list[Figure]:
+    goal = 3000.0 if kind == "sqlite" else 800.0
+    with database(kind) as url:
+        got = decisions.measure(url, runs=32 if quick else 64, each=20 if quick else 40)
+    return [
+        Figure(
+            "durable decisions/s, one org, concurrent runs",
+            where,
+            got.grouped_per_s,
+            got.floor_per_s,
+            "/s",
+            "one-row commits",
+            f"≥ {goal:,.0f}/s",
+            got.grouped_per_s >= goal,
+        ),
+        Figure(
+            "durable decisions/s, one at a time",
+            where,
+            got.single_per_s,
+            got.floor_per_s,
+            "/s",
+            "one-row commits",
+            "(context)",
+            True,
+        ),
+    ]
+
+
+def _pure_figures(quick: bool) -> list[Figure]:
+    n = 5_000 if quick else 20_000
+    large = pure.stage_times(pure.LARGE, n=n)
+    small = pure.stage_times(pure.SMALL, n=n)
+    return [
+        Figure(
+            "pure stages p99, large org",
+            "—",
+            large.p99_ms,
+            small.p99_ms,
+            "ms",
+            "small org",
+            "≤ 0.05 ms",
+            large.p99_ms <= 0.05,
+        ),
+        Figure(
+            "pure stages p50, large org",
+            "—",
+            large.p50_ms,
+            small.p50_ms,
+            "ms",
+            "small org",
+            "(context)",
+            True,
+        ),
+    ]
+
+
+def _chain_figures(kind: str, where: str, quick: bool) -> list[Figure]:
+    with database(kind) as url:
+        got = chain.measure(url, n=10_000 if quick else 100_000)
+    return [
+        Figure(
+            f"chain verification ({got.entries:,} entries)",
+            where,
+            got.verify_per_s,
+            got.sha256_per_s,
+            "entries/s",
+            "SHA-256 alone",
+            "≥ 200,000/s",
+            got.verify_per_s >= 200_000,
+        )
+    ]
+
+
+@app.command()
+def main(
+    only: Annotated[
+        list[Part] | None, typer.Option(help="Measure only these parts (repeatable).")
+    ] = None,
+    quick: Annotated[
+        bool, typer.Option(help="Fewer runs and entries: a smoke test, not a figure.")
+    ] = False,
+) -> None:
+    """Measure the governance path and print one table."""
+    console = Console(width=None if sys.stdout.isatty() else 150)
+    parts = set(only or list(Part))
+    kinds = [("sqlite", "SQLite")]
+    if os.environ.get("VERLETICA_TEST_POSTGRES_URL"):
+        kinds.append(("postgres", "PostgreSQL"))
+    else:
+        console.print("[yellow]VERLETICA_TEST_POSTGRES_URL is not set: SQLite only.[/]")
+    figures: list[Figure] = []
+    started = time.perf_counter()
+    if Part.PURE in parts:
+        console.print("pure stages …")
+        figures += _pure_figures(quick)
+    for kind, where in kinds:
+        if Part.DECISIONS in parts:
+            console.print(f"decisions on {where} …")
+            figures += _decision_figures(kind, where, quick)
+        if Part.CHAIN in parts:
+            console.print(f"chain on {where} …")
+            figures += _chain_figures(kind, where, quick)
+        if Part.RUNS in parts:
+            console.print(f"runs on {where} …")
+            figures += _run_figures(kind, where, quick)
+    took = time.perf_counter() - started
+    title = f"Verletica governance path ({'quick, ' if quick else ''}{took:.0f} s)"
+    print_figures(figures, title, console)
 
 
 if __name__ == "__main__":
-    main()
+    app()

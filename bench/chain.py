@@ -93,6 +93,7 @@ def fill(store: Store, org: str, agent: str, n: int) -> None:
             locked = lock(s, org)
             chain = ChainWriter(s, org, store.keys, locked)
             unit = SqlGovernanceUnit(s, org, now, locked, chain, OrgCache())
+            decided: list[tuple[Intent, Decision]] = []
             for _ in range(min(CHUNK, n - i) // 2):
                 intent = _intent(org, agent, i)
                 verdict = Verdict(
@@ -114,6 +115,10 @@ def fill(store: Store, org: str, agent: str, n: int) -> None:
                     effects_of(verdict.decision),
                     records.decision_draft(intent, verdict.decision, f"decide:{intent.id}", "b"),
                 )
+                decided.append((intent, decision))
+                i += 2
+            unit.flush()  # the decisions' rows first, as their own transaction would
+            for intent, decision in decided:
                 connector = connectors[intent.tool]
                 write = ConnectorWrite(
                     intent=intent, tool=REGISTRY[intent.tool], token=token_for(intent, decision)
@@ -128,7 +133,6 @@ def fill(store: Store, org: str, agent: str, n: int) -> None:
                     duplicate=False,
                 )
                 record_dispatch(s, chain, result, now)
-                i += 2
             chain.flush()
 
 

@@ -108,7 +108,9 @@ RECHECK_MOST = timedelta(seconds=30)
 LEAN_SEARCH_ATTRIBUTES = "lean-search-attributes"
 """Patch: the run starts with its projects and ``VerleticaNeedsHuman`` false, so it upserts
 them only when they change (each upsert is a visibility write on the server). Histories
-recorded before the patch replay with the upserts they had."""
+recorded before the patch replay with the upserts they had. (The patch marker brings its
+own upsert, of ``TemporalChangeVersion``: a run that is not held makes one where it made
+two; removing the patch once old runs are gone makes it none.)"""
 
 
 def _waits_for_collision(decision: Decision) -> bool:
