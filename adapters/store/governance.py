@@ -77,17 +77,23 @@ _STAFFING = select(*_staffing.c).where(_staffing.c.principal_id == bindparam("pr
 _RECORDS = select(_nodes.c.ref, _nodes.c.projects).where(
     _nodes.c.org_id == bindparam("org_id"), _nodes.c.ref.in_(bindparam("refs", expanding=True))
 )
-_SPENDING = select(
+# What a spending intent spent, where and when never changes once it is recorded; only
+# whether it still counts (its status) does. So a decision reads the ids that count and
+# reads the facts only of ids this process has not seen (no reach decoded per row).
+_SPENDING_IDS = select(_intents.c.id).where(
+    _intents.c.org_id == bindparam("org_id"),
+    _intents.c.status.in_(SPENDING),
+    _intents.c.spend_cents > 0,
+)
+_SPENDING_FACTS = select(
     _intents.c.id,
     _intents.c.run_id,
     _intents.c.reach,
     _intents.c.spend_cents,
     _intents.c.created_at,
-).where(
-    _intents.c.org_id == bindparam("org_id"),
-    _intents.c.status.in_(SPENDING),
-    _intents.c.spend_cents > 0,
-)
+).where(_intents.c.id.in_(bindparam("ids", expanding=True)))
+_FACTS_KEPT = 500_000
+"""Spending facts a process keeps (about 100 MB at most); past that it starts over."""
 _IN_FLIGHT = (
     select(_claims.c.key, _claims.c.intent_id, _intents.c.status)
     .join(_intents, _intents.c.id == _claims.c.intent_id)
@@ -187,13 +193,14 @@ def _open_hold(intent_id: str, org_id: str, release: list[str], now: datetime) -
 
 
 class _Spending(NamedTuple):
-    """An intent that counts against budgets and caps (as :data:`_SPENDING` reads it)."""
+    """An intent that counts against budgets and caps: its run, reach, amount and time."""
 
     id: str
     run_id: str
-    reach: list[str]
+    reach: frozenset[str]
     spend_cents: int
     created_at: datetime
+    """UTC."""
 
 
 @dataclass
@@ -248,7 +255,9 @@ class _Pending:
         if effects.hold is HoldState.OPEN:
             self.holds.append(_open_hold(intent.id, org_id, list(effects.release_conditions), now))
         if effects.status.value in SPENDING and spend > 0:
-            self.spending.append(_Spending(intent.id, intent.run_id, reach, spend, now))
+            self.spending.append(
+                _Spending(intent.id, intent.run_id, frozenset(reach), spend, utc(now))
+            )
         self.decided[intent.id] = decision
 
     def write(self, c: Connection) -> None:
@@ -388,20 +397,44 @@ class SqlGovernanceUnit:
         for an intent that moves money."""
         now = self._now
         reach = {*intent.projects, *(p for projects in records.values() for p in projects)}
-        stored = [_Spending(*r) for r in self._c.execute(_SPENDING, {"org_id": self.org_id})]
-        spending = [r for r in [*stored, *self._rows.spending] if r.id != intent.id]
+        spending = [
+            r for r in [*self._stored_spending(), *self._rows.spending] if r.id != intent.id
+        ]
         committed: dict[str, int] = {}
         for cm in policy.index.caps(reach):
             if isinstance(cm.constraint, SpendCap) and cm.binds(now):
                 committed[cm.id] = sum(
                     r.spend_cents
                     for r in spending
-                    if cm.covers(frozenset(r.reach))
-                    and cm.valid_from <= utc(r.created_at)
-                    and (cm.valid_until is None or utc(r.created_at) < cm.valid_until)
+                    if cm.covers(r.reach)
+                    and cm.valid_from <= r.created_at
+                    and (cm.valid_until is None or r.created_at < cm.valid_until)
                 )
         run_spent = sum(r.spend_cents for r in spending if r.run_id == intent.run_id)
         return run_spent, committed
+
+    def _stored_spending(self) -> list[_Spending]:
+        """The org's stored intents that count against budgets and caps."""
+        facts = self._cache.facts  # shared by threads: only get, set and clear it
+        known: list[_Spending] = []
+        missing: list[str] = []
+        for intent_id in self._c.execute(_SPENDING_IDS, {"org_id": self.org_id}).scalars():
+            fact = facts.get(intent_id)
+            if fact is None:
+                missing.append(intent_id)
+            else:
+                known.append(fact)
+        if len(facts) + len(missing) > _FACTS_KEPT:
+            facts.clear()
+        for start in range(0, len(missing), 500):
+            rows = self._c.execute(_SPENDING_FACTS, {"ids": missing[start : start + 500]})
+            for r in rows:
+                fact = _Spending(
+                    r.id, r.run_id, frozenset(r.reach), r.spend_cents, utc(r.created_at)
+                )
+                facts[r.id] = fact
+                known.append(fact)
+        return known
 
     def _in_flight(self, intent: Intent) -> dict[str, tuple[InFlight, ...]]:
         """Claims this intent collides with: on its key or its operation's wildcard; for

@@ -12,6 +12,7 @@ from __future__ import annotations
 import threading
 from collections import defaultdict
 from dataclasses import dataclass, field
+from typing import Any
 
 from sqlalchemy import select
 from sqlmodel import Session, col
@@ -122,6 +123,10 @@ class OrgCache:
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._by_org: dict[str, OrgPolicy] = {}
+        self.facts: dict[str, Any] = {}
+        """Facts that never change once written, by key: what a spending intent spent,
+        where and when (see adapters.store.governance). Not configuration, but shared
+        the same way."""
 
     def policy(self, s: Session, org_id: str, config_seq: int) -> OrgPolicy:
         """The configuration as of ``config_seq`` (read in ``s`` if this process has no

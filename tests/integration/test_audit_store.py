@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 from sqlalchemy import delete, insert, select, text, update
 
 from adapters.connectors.payments import PaymentsLedger
+from adapters.store import governance as governance_store
 from adapters.store.store import Store
 from adapters.store.tables import AuditEntryRow, AuditHeadRow, DecisionRow, PaymentRow
 from domain.audit import GENESIS_HASH, AuditDraft, AuditEntry, ChainKey, ChainKeys, entry_hash
@@ -218,6 +219,37 @@ def test_concurrent_payments_never_overrun_a_confirmed_cap(store: Store, firm: F
         d.outcome is Outcome.HOLD and "spend_cap" in d.rule for d in decisions if d not in allowed
     )
     assert store.audit.verify(firm.org).ok
+
+
+def test_a_cap_holds_whether_spending_facts_are_known_or_forgotten(
+    store: Store, firm: Firm, db_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Spend is summed from facts a process keeps about spending intents; a process that
+    has never seen them (or has forgotten them: a tiny limit here) sums the same, and an
+    expired payment stops counting."""
+    monkeypatch.setattr(governance_store, "_FACTS_KEPT", 2)
+    cap = organization.add_commitment(
+        firm.svc,
+        firm.org,
+        firm.founder,
+        "cap",
+        SpendCap(limit_cents=100_000),
+        source="letter",
+        projects=("east",),
+    )
+    organization.confirm_commitment(firm.svc, cap.id, firm.founder)
+    paid = [_payment(firm, f"INV-F{i}", 30_000) for i in range(3)]
+    for intent in paid:
+        assert governance.decide(store.governance, intent, utc_now()).outcome is Outcome.ALLOW
+    other = Store.open(db_url, store.keys, migrate_schema=False)  # as another process
+    try:
+        over = governance.decide(other.governance, _payment(firm, "INV-F9", 30_000), utc_now())
+        assert (over.outcome, over.rule) == (Outcome.HOLD, "spend_cap")
+        _close(store, firm.org, paid[0].id, utc_now(), "run_failed", "gave up")
+        fits = governance.decide(other.governance, _payment(firm, "INV-F8", 30_000), utc_now())
+        assert fits.outcome is Outcome.ALLOW
+    finally:
+        other.close()
 
 
 def test_a_retried_decision_returns_the_recorded_one(store: Store, firm: Firm) -> None:
