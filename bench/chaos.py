@@ -42,6 +42,7 @@ from rich.console import Console
 from rich.table import Table
 from sqlalchemy import select
 from temporalio.api.enums.v1 import EventType
+from temporalio.api.history.v1 import HistoryEvent
 from temporalio.client import Client, WorkflowExecutionStatus
 
 from adapters.store.db import libpq_url, migrate, normalise_url
@@ -397,6 +398,7 @@ async def _recoveries(
             )
             if identity:
                 starts[event.event_id] = identity
+        out += _retried_activities(events, kills)
         for i, event in enumerate(events):
             if event.event_type not in LOST:
                 continue
@@ -420,6 +422,33 @@ async def _recoveries(
             )
             if after is not None and after >= at:
                 out.append(after - at)
+    return out
+
+
+def _retried_activities(events: list[HistoryEvent], kills: list[tuple[float, str]]) -> list[float]:
+    """Activities whose attempt was lost with its worker. Their retries are not in the
+    history (only the attempt that finished is), but that attempt's started event says
+    it is a retry after a timeout. The lost attempt's worker is not named, so the kill is
+    taken to be the first one after the activity was scheduled: the figure is an upper
+    bound on the recovery, from that kill to the activity done."""
+    out: list[float] = []
+    scheduled: dict[int, float] = {}
+    retried: dict[int, bool] = {}
+    for event in events:
+        at = event.event_time.ToDatetime(UTC).timestamp()
+        if event.event_type == EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED:
+            scheduled[event.event_id] = at
+        elif event.event_type == EventType.EVENT_TYPE_ACTIVITY_TASK_STARTED:
+            attrs = event.activity_task_started_event_attributes
+            retried[attrs.scheduled_event_id] = attrs.attempt > 1 and attrs.last_failure.HasField(
+                "timeout_failure_info"
+            )
+        elif event.event_type == EventType.EVENT_TYPE_ACTIVITY_TASK_COMPLETED:
+            done = event.activity_task_completed_event_attributes.scheduled_event_id
+            if retried.get(done) and done in scheduled:
+                after = [t for t, _ in kills if scheduled[done] <= t <= at]
+                if after:
+                    out.append(at - after[0])
     return out
 
 
