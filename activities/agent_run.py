@@ -94,6 +94,7 @@ class AgentRunActivities:
                 org_id=request.org_id,
                 query=request.task,
                 now=self._clock(),
+                on_behalf_of=request.on_behalf_of,
             )
         )
         return ContextPack(

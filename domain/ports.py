@@ -123,8 +123,19 @@ class MemoryRecall(Protocol):
     """The gated read path of the memory bank."""
 
     def recall(
-        self, *, asker_principal_id: str, org_id: str, query: str, now: datetime, limit: int = 5
-    ) -> RecallResult: ...
+        self,
+        *,
+        asker_principal_id: str,
+        org_id: str,
+        query: str,
+        now: datetime,
+        limit: int = 5,
+        on_behalf_of: str | None = None,
+    ) -> RecallResult:
+        """Records matching ``query`` that ``asker_principal_id`` may read and, when a
+        human started the run, that ``on_behalf_of`` may read too. Every read is logged,
+        a failed one included."""
+        ...
 
 
 class GovernanceUnit(Protocol):

@@ -25,6 +25,9 @@ class RunInput(Frozen):
     org_id: str
     agent_id: str
     task: str
+    requested_by: str | None = None
+    """The human the run acts for (who started it); None for a run the system started.
+    The run reads memory only as far as both the agent and this human may see."""
     scripted_reply: str | None = None
     hold_timeout_seconds: int = Field(
         default=DEFAULT_HOLD_SECONDS, ge=MIN_HOLD_SECONDS, le=MAX_HOLD_SECONDS
@@ -76,12 +79,13 @@ class ResolvedAgent(Frozen):
 
 
 class ContextRequest(Frozen):
-    """Recall context for a run, as the agent."""
+    """Recall context for a run, as the agent, on behalf of the human who started it."""
 
     org_id: str
     agent_id: str
     run_id: str
     task: str
+    on_behalf_of: str | None = None
 
 
 class ContextPack(Frozen):
@@ -211,5 +215,7 @@ class RunState(Frozen):
     )
     summary: str = ""
     rejection: ParseRejection | None = None
+    released: tuple[str, ...] = ()
+    """The memory records the gate released to the run (refs)."""
     intents: tuple[IntentView, ...] = ()
     error: str | None = None

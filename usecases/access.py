@@ -47,8 +47,8 @@ def run_for(ports: Ports, run_id: str, actor_id: str) -> RunRecord:
         org, actor = member(ports, run.org_id, actor_id)
     except NotFound:
         raise NotFound(f"no run {run_id}") from None
-    if run.started_by != actor_id and not may_read(
-        readable(ports, org, actor), ports.runs.reach(run_id)
-    ):
+    # Starting a run grants nothing: what it produced is shown only to those who may see
+    # everything that went into it (its agent's projects and its intents' reach).
+    if not may_read(readable(ports, org, actor), ports.runs.reach(run_id)):
         raise NotFound(f"no run {run_id}")
     return run

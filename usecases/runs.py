@@ -111,6 +111,7 @@ async def start_run(
         org_id=org_id,
         agent_id=agent_id,
         task=task,
+        requested_by=actor_id,
         scripted_reply=scripted_reply,
         **({"hold_timeout_seconds": hold_timeout_seconds} if hold_timeout_seconds else {}),
     )

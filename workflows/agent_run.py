@@ -137,6 +137,7 @@ class AgentRunWorkflow:
         self._tracked: list[_Tracked] = []
         self._inbox: list[ApprovalRequest] = []
         self._flagged_needs_human = False
+        self._released: tuple[str, ...] = ()
         self._attempts = 0
 
     # ----------------------------------------------------------------- signals and queries
@@ -159,6 +160,7 @@ class AgentRunWorkflow:
             nodes=dict(self._nodes),
             summary=self._summary,
             rejection=self._rejection,
+            released=self._released,
             intents=tuple(t.view() for t in self._tracked),
             error=self._error,
         )
@@ -221,7 +223,11 @@ class AgentRunWorkflow:
         context = await workflow.execute_activity_method(
             AgentRunActivities.context,
             ContextRequest(
-                org_id=run.org_id, agent_id=run.agent_id, run_id=run.run_id, task=run.task
+                org_id=run.org_id,
+                agent_id=run.agent_id,
+                run_id=run.run_id,
+                task=run.task,
+                on_behalf_of=run.requested_by,
             ),
             start_to_close_timeout=timedelta(seconds=30),
             heartbeat_timeout=HEARTBEAT,
@@ -229,6 +235,7 @@ class AgentRunWorkflow:
             summary=f"context: memory recall as {resolved.handle}",
         )
         self._nodes["context"] = NodeStatus.DONE
+        self._released = context.refs
 
         self._nodes["reasoning"] = NodeStatus.RUNNING
         reasoning = await workflow.execute_activity_method(

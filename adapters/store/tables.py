@@ -150,6 +150,8 @@ class MemoryReadRow(SQLModel, table=True):
     id: int | None = Field(default=None, primary_key=True)
     org_id: str = Field(index=True)
     asker_id: str
+    on_behalf_of: str | None = None
+    """The human a run acts for, when one started it."""
     query: str
     released: list[str] = _json()
     withheld: int

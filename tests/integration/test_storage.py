@@ -745,3 +745,44 @@ def test_a_long_read_does_not_wait_for_a_writer(sqlite_url: str) -> None:
             t.join()
     finally:
         store.close()
+
+
+def test_a_read_that_fails_is_still_logged(
+    firm: Firm, store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def broken(*_: object) -> None:
+        raise OSError("disk went away")
+
+    monkeypatch.setattr(store.memory, "_recall", broken)
+    with pytest.raises(OSError):
+        store.memory.recall(
+            asker_principal_id=firm.agents["orion"], org_id=firm.org, query=QUERY, now=utc_now()
+        )
+    (read,) = store.memory.reads(firm.org)
+    assert (read.asker_id, read.outcome, read.released) == (firm.agents["orion"], "failed", [])
+
+
+def test_a_read_for_a_human_releases_only_what_both_may_read(firm: Firm, store: Store) -> None:
+    """Vega reads West; acting for Ben (East only) she reads nothing of it; acting for the
+    founder (who reads everything) she reads what she alone would; acting for someone
+    outside the organization, nothing."""
+
+    def refs(on_behalf_of: str | None) -> tuple[str, ...]:
+        return store.memory.recall(
+            asker_principal_id=firm.agents["vega"],
+            org_id=firm.org,
+            query=QUERY,
+            now=utc_now(),
+            on_behalf_of=on_behalf_of,
+        ).released_refs
+
+    assert refs(None) == ("birch-cim",)
+    assert refs(firm.founder) == ("birch-cim",)
+    assert refs(firm.associate) == ()
+    assert refs("someone-else") == ()
+    assert [r.on_behalf_of for r in store.memory.reads(firm.org)] == [
+        None,
+        firm.founder,
+        firm.associate,
+        "someone-else",
+    ]
