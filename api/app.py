@@ -14,7 +14,7 @@ from fastapi.responses import JSONResponse
 from temporalio.service import RPCError
 
 from adapters.store.store import Store
-from api.routers import audit, organizations, runs
+from api.routers import audit, memory, organizations, runs
 from domain.errors import Conflict, Forbidden, NotFound, StoreFailure, Unavailable
 from domain.text import NUL
 from usecases.context import Ports
@@ -107,7 +107,7 @@ def create_app(settings: Settings | None = None, ports: Ports | None = None) -> 
     app.add_exception_handler(Unavailable, error(503))
     app.add_exception_handler(StoreFailure, error(503))
     app.add_exception_handler(RPCError, error(503))
-    for router in (organizations.router, runs.router, audit.router):
+    for router in (organizations.router, runs.router, audit.router, memory.router):
         app.include_router(router)
 
     @app.get("/healthz")

@@ -17,7 +17,7 @@ from rich.table import Table
 
 from adapters.store.store import Store
 from domain.model import SpendCap, StaffRole
-from usecases import audit, organization, runs
+from usecases import audit, memory, organization, runs
 from usecases.context import Ports
 from worker.clock import utc_now
 from worker.ports import build_ports
@@ -29,10 +29,12 @@ projects_app = typer.Typer(help="Projects (departments, engagements).", no_args_
 commit_app = typer.Typer(help="Commitments: record (extracted) and confirm.", no_args_is_help=True)
 audit_app = typer.Typer(help="The audit chain.", no_args_is_help=True)
 broker_app = typer.Typer(help="The broker's state: poisoned or not.", no_args_is_help=True)
+memory_app = typer.Typer(help="Organizational memory: the read log.", no_args_is_help=True)
 app.add_typer(projects_app, name="projects")
 app.add_typer(commit_app, name="commit")
 app.add_typer(audit_app, name="audit")
 app.add_typer(broker_app, name="broker")
+app.add_typer(memory_app, name="memory")
 # Off a terminal (make demo piped, CI logs) rich would wrap tables at 80 columns.
 console = Console(width=None if sys.stdout.isatty() else 160)
 T = TypeVar("T")
@@ -230,6 +232,26 @@ def audit_verify(org: Org, actor: As) -> None:
     _show(view.verification)
     if not view.verification.ok:
         raise typer.Exit(2)
+
+
+@memory_app.command("reads")
+def memory_reads(org: Org, actor: As) -> None:
+    """Every read of the organization's memory: who asked, for whom, what it released."""
+    log = _sync(lambda s: memory.reads(s, org, actor))
+    table = Table(title="memory reads")
+    for column in ("at", "asker", "on behalf of", "query", "released", "withheld", "outcome"):
+        table.add_column(column)
+    for r in log:
+        table.add_row(
+            r.at.isoformat(timespec="seconds"),
+            r.asker_id,
+            r.on_behalf_of or "",
+            r.query[:60],
+            ", ".join(r.released),
+            str(r.withheld),
+            r.outcome,
+        )
+    console.print(table)
 
 
 @broker_app.command("status")

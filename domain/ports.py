@@ -99,6 +99,27 @@ class RecallResult(Frozen):
     withheld: int = Field(default=0, ge=0)
 
 
+class MemoryRead(Frozen):
+    """One logged read of memory: who asked, for whom, what it released or withheld."""
+
+    at: datetime
+    asker_id: str
+    on_behalf_of: str | None
+    query: str
+    released: tuple[str, ...]
+    withheld: int
+    outcome: str
+    """``released``, ``withheld``, ``empty`` or ``failed``."""
+
+
+class MemoryReadLog(Protocol):
+    """The memory read log."""
+
+    def reads(self, org_id: str) -> list[MemoryRead]:
+        """Every read of the organization's memory, oldest first."""
+        ...
+
+
 class AgentProfile(Frozen):
     """An agent as the resolve and reasoning steps read it."""
 

@@ -12,6 +12,7 @@ from domain.ports import (
     ConfigurationStore,
     Directory,
     GovernanceStore,
+    MemoryReadLog,
     RunGateway,
     RunRecords,
 )
@@ -28,6 +29,7 @@ class Ports:
     audit: AuditReader
     governance: GovernanceStore
     gateway: RunGateway
+    memory: MemoryReadLog
     clock: Callable[[], datetime]
     scripted_replies: bool = False
     """Whether a run may carry the exact reply the model returns (the scripted provider)."""

@@ -34,6 +34,7 @@ def build_ports(
             settings.temporal_ui_url,
             settings.temporal_namespace,
         ),
+        memory=store.memory,
         clock=clock,
         scripted_replies=settings.resolved_provider == "scripted",
     )

@@ -20,7 +20,7 @@ from adapters.store.org_cache import OrgCache
 from adapters.store.session import Database
 from adapters.store.tables import MemoryNodeRow, MemoryReadRow, table_of
 from domain.model import PrincipalKind
-from domain.ports import RecallResult
+from domain.ports import MemoryRead, RecallResult
 from domain.visibility import gated_projects, on_behalf, readable_projects
 
 _WORD = re.compile(r"[a-z0-9]+")
@@ -131,13 +131,23 @@ class MemoryBank:
             withheld=withheld,
         )
 
-    def reads(self, org_id: str) -> list[MemoryReadRow]:
+    def reads(self, org_id: str) -> list[MemoryRead]:
         """The read log of an organization, oldest first."""
         with self._db.read() as s:
-            return list(
-                s.execute(
-                    select(MemoryReadRow)
-                    .where(col(MemoryReadRow.org_id) == org_id)
-                    .order_by(col(MemoryReadRow.id))
-                ).scalars()
-            )
+            rows = s.execute(
+                select(MemoryReadRow)
+                .where(col(MemoryReadRow.org_id) == org_id)
+                .order_by(col(MemoryReadRow.id))
+            ).scalars()
+            return [
+                MemoryRead(
+                    at=r.at,
+                    asker_id=r.asker_id,
+                    on_behalf_of=r.on_behalf_of,
+                    query=r.query,
+                    released=tuple(r.released),
+                    withheld=r.withheld,
+                    outcome=r.outcome,
+                )
+                for r in rows
+            ]

@@ -9,6 +9,7 @@ from fastapi.testclient import TestClient
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from adapters.store.store import Store
 from api.app import create_app
 from tests.conftest import Firm, wire
 from usecases import organization
@@ -291,3 +292,26 @@ def test_runs_without_temporal_are_a_clear_503(api: TestClient, firm: Firm) -> N
     )
     assert r.status_code == 503
     assert "Temporal" in r.json()["detail"]
+
+
+def test_the_memory_read_log_is_the_founders(api: TestClient, firm: Firm, store: Store) -> None:
+    store.memory.recall(
+        asker_principal_id=firm.agents["vega"],
+        org_id=firm.org,
+        query="Birch CIM",
+        now=firm.svc.clock(),
+        on_behalf_of=firm.associate,
+    )
+    r = api.get(f"/v1/orgs/{firm.org}/memory/reads", headers={H: firm.founder})
+    assert r.status_code == 200, r.text
+    (read,) = r.json()
+    assert (read["asker_id"], read["on_behalf_of"], read["released"], read["outcome"]) == (
+        firm.agents["vega"],
+        firm.associate,
+        [],
+        "withheld",
+    )
+    assert (
+        api.get(f"/v1/orgs/{firm.org}/memory/reads", headers={H: firm.associate}).status_code == 403
+    )
+    assert api.get("/v1/orgs/nope/memory/reads", headers={H: firm.founder}).status_code == 404

@@ -97,3 +97,10 @@ def test_an_agent_cannot_record_a_commitment(cli: CliRunner) -> None:
     )
     assert result.exit_code == 1, result.output
     assert "error:" in result.output
+
+
+def test_the_memory_read_log_from_the_command_line(cli: CliRunner) -> None:
+    org, founder, _ = _onboard(cli, "Harbor", "ada@hv.example")
+    env = {"VERLETICA_ORG": org, "VERLETICA_ACTOR": founder}
+    out = _ok(cli.invoke(app, ["memory", "reads"], env=env))
+    assert "memory reads" in out
