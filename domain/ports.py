@@ -5,9 +5,10 @@ Adapters implement these Protocols; the domain and the activities only see them.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager
 from datetime import datetime
+from enum import StrEnum
 from typing import Protocol
 
 from pydantic import Field
@@ -15,6 +16,7 @@ from pydantic import Field
 from domain.audit import AuditDraft, AuditEntry, ChainHead, ChainVerification
 from domain.governance.values import BrokerSnapshot, Effects, StoredIntent
 from domain.intents import Decision, DispatchResult, DispatchToken, Intent
+from domain.memory.release import Span
 from domain.model import (
     AgentDefinition,
     Barrier,
@@ -99,12 +101,37 @@ class RecallResult(Frozen):
     withheld: int = Field(default=0, ge=0)
 
 
+class EmbedPurpose(StrEnum):
+    """What a text is embedded for: stored as a document, or asked as a query."""
+
+    DOCUMENT = "document"
+    QUERY = "query"
+
+
+class Embedder(Protocol):
+    """Turns text into vectors for similarity search."""
+
+    @property
+    def name(self) -> str:
+        """Which model made the vectors (vectors of different models never mix)."""
+        ...
+
+    @property
+    def dimensions(self) -> int: ...
+
+    def embed(self, texts: Sequence[str], purpose: EmbedPurpose) -> list[bytes]:
+        """One L2-normalised vector per text, as ``dimensions`` little-endian float32."""
+        ...
+
+
 class MemoryRead(Frozen):
     """One logged read of memory: who asked, for whom, what it released or withheld."""
 
     at: datetime
     asker_id: str
     on_behalf_of: str | None
+    path: str
+    """The read path: ``recall`` (a run's context), ``similarity``, ``get``."""
     query: str
     released: tuple[str, ...]
     withheld: int
@@ -286,7 +313,16 @@ class OrgChange(Protocol):
 
     def add_barrier(self, barrier: Barrier) -> Barrier: ...
 
-    def add_record(self, ref: str, projects: tuple[str, ...], text: str) -> None: ...
+    def add_record(
+        self,
+        ref: str,
+        projects: tuple[str, ...],
+        text: str,
+        spans: tuple[Span, ...] = (),
+        embedding: tuple[str, bytes] | None = None,
+    ) -> None:
+        """Store a memory record, with its tagged spans and (embedder name, vector)."""
+        ...
 
     def add_commitment(self, commitment: Commitment) -> Commitment: ...
 

@@ -138,6 +138,7 @@ def make_settings(**overrides: object) -> Settings:
     values: dict[str, object] = {
         "task_queue": f"tq-{uuid.uuid4()}",
         "model_provider": "scripted",
+        "embedder": "local",
         "audit_key": TEST_KEYS.current.secret.hex(),
     }
     values.update(overrides)

@@ -11,6 +11,7 @@ from domain.ports import (
     AuditReader,
     ConfigurationStore,
     Directory,
+    Embedder,
     GovernanceStore,
     MemoryReadLog,
     RunGateway,
@@ -30,6 +31,7 @@ class Ports:
     governance: GovernanceStore
     gateway: RunGateway
     memory: MemoryReadLog
+    embedder: Embedder
     clock: Callable[[], datetime]
     scripted_replies: bool = False
     """Whether a run may carry the exact reply the model returns (the scripted provider)."""

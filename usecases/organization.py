@@ -31,6 +31,7 @@ from domain.model import (
     Staffing,
     StaffRole,
 )
+from domain.ports import EmbedPurpose
 from domain.starter import STARTER_FLEET, StarterAgent
 from usecases.access import founder, member
 from usecases.context import Ports
@@ -263,6 +264,8 @@ def remember(
     """Store a record in memory (the founder, until ingestion screening lands). A record
     belongs to one side of every barrier."""
     founder(ports, org_id, actor_id)
+    # Embedded before the organization's lock is taken: a model call never holds it.
+    (vector,) = ports.embedder.embed([text], EmbedPurpose.DOCUMENT)
     with ports.configuration.change(org_id, actor_id, ports.clock) as change:
         unknown = set(projects) - change.project_slugs()
         if unknown:
@@ -270,4 +273,4 @@ def remember(
         problem = rules.record_problem(projects, change.barriers())
         if problem is not None:
             raise ValueError(problem)
-        change.add_record(ref, projects, text)
+        change.add_record(ref, projects, text, embedding=(ports.embedder.name, vector))

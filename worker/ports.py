@@ -7,11 +7,28 @@ from datetime import datetime
 
 from temporalio.client import Client
 
+from adapters.memory.embedders import GeminiEmbedder, WordLlamaEmbedder
 from adapters.store.store import Store
 from adapters.temporal.gateway import TemporalRuns
+from domain.ports import Embedder
 from usecases.context import Ports
 from worker.clock import utc_now
 from worker.settings import Settings
+
+_LOCAL = WordLlamaEmbedder()
+"""One local model per process (it loads once, on first use)."""
+
+
+def build_embedder(settings: Settings) -> Embedder:
+    """Memory's embedder, as the settings choose it."""
+    if settings.resolved_embedder == "gemini":
+        assert settings.gemini_api_key is not None  # the settings refuse it otherwise
+        return GeminiEmbedder(
+            settings.gemini_api_key.get_secret_value(),
+            settings.gemini_embedding_model,
+            settings.gemini_base_url,
+        )
+    return _LOCAL
 
 
 def build_ports(
@@ -35,6 +52,7 @@ def build_ports(
             settings.temporal_namespace,
         ),
         memory=store.memory,
+        embedder=build_embedder(settings),
         clock=clock,
         scripted_replies=settings.resolved_provider == "scripted",
     )

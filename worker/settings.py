@@ -36,6 +36,10 @@ class Settings(BaseSettings):
     temporal_ui_url: str = "http://localhost:8233"
 
     model_provider: ModelProviderName | None = None
+    embedder: Literal["local", "gemini"] | None = None
+    """Memory's embedder: ``local`` (WordLlama, in the wheel), or ``gemini``; unset:
+    gemini when GEMINI_API_KEY is set, local otherwise."""
+    gemini_embedding_model: str = "gemini-embedding-001"
     """None picks Gemini when an API key is set, else replay."""
     gemini_api_key: SecretStr | None = Field(
         default=None, validation_alias=AliasChoices("VERLETICA_GEMINI_API_KEY", "GEMINI_API_KEY")
@@ -80,6 +84,8 @@ class Settings(BaseSettings):
             if value is not None:
                 for part in value.get_secret_value().split(","):
                     _parse_key(part, f"VERLETICA_{name.upper()}")
+        if self.embedder == "gemini" and self.gemini_api_key is None:
+            raise ValueError("the gemini embedder needs GEMINI_API_KEY")
         if self.resolved_provider in ("gemini", "capture") and self.gemini_api_key is None:
             raise ValueError("the gemini provider needs GEMINI_API_KEY")
         return self
@@ -100,6 +106,13 @@ class Settings(BaseSettings):
             )
         )
         return ChainKeys(current=ChainKey(current), retired=tuple(ChainKey(k) for k in retired))
+
+    @property
+    def resolved_embedder(self) -> Literal["local", "gemini"]:
+        """The embedder this process uses."""
+        if self.embedder is not None:
+            return self.embedder
+        return "gemini" if self.gemini_api_key is not None else "local"
 
     @property
     def resolved_provider(self) -> ModelProviderName:

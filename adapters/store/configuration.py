@@ -47,6 +47,7 @@ from domain.crosscheck import (
     memory_config_record,
 )
 from domain.errors import Conflict, NotFound
+from domain.memory.release import Span
 from domain.model import (
     AgentDefinition,
     Barrier,
@@ -218,7 +219,14 @@ class OrgConfiguration:
         )
         return {r.ref: tuple(r.projects) for r in rows}
 
-    def add_record(self, ref: str, projects: tuple[str, ...], text: str) -> None:
+    def add_record(
+        self,
+        ref: str,
+        projects: tuple[str, ...],
+        text: str,
+        spans: tuple[Span, ...] = (),
+        embedding: tuple[str, bytes] | None = None,
+    ) -> None:
         """Store a memory record; a reference is stored once."""
         self._add(
             MemoryNodeRow(
@@ -226,6 +234,9 @@ class OrgConfiguration:
                 ref=ref,
                 projects=list(projects),
                 text=text,
+                spans=[s.model_dump() for s in spans],
+                embedder=None if embedding is None else embedding[0],
+                embedding=None if embedding is None else embedding[1],
                 author_id=self._actor,
                 created_at=self.now,
             ),

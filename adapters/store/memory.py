@@ -59,7 +59,12 @@ class MemoryBank:
         """Nodes matching ``query`` that the asker (and, for a run a human started, that
         human) may read. The read is logged whatever happens: a read that fails is logged
         as failed, in a transaction of its own."""
-        log = {"org_id": org_id, "asker_id": asker_principal_id, "on_behalf_of": on_behalf_of}
+        log = {
+            "org_id": org_id,
+            "asker_id": asker_principal_id,
+            "on_behalf_of": on_behalf_of,
+            "path": "recall",
+        }
         try:
             with self._db.transaction() as s:
                 connection = s.connection()
@@ -144,6 +149,7 @@ class MemoryBank:
                     at=r.at,
                     asker_id=r.asker_id,
                     on_behalf_of=r.on_behalf_of,
+                    path=r.path,
                     query=r.query,
                     released=tuple(r.released),
                     withheld=r.withheld,

@@ -5,7 +5,16 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import JSON, BigInteger, Column, DateTime, Dialect, Table, UniqueConstraint
+from sqlalchemy import (
+    JSON,
+    BigInteger,
+    Column,
+    DateTime,
+    Dialect,
+    LargeBinary,
+    Table,
+    UniqueConstraint,
+)
 from sqlalchemy.types import TypeDecorator
 from sqlmodel import Field, SQLModel
 
@@ -141,6 +150,13 @@ class MemoryNodeRow(SQLModel, table=True):
     ref: str = Field(primary_key=True)
     projects: list[str] = _json()
     text: str
+    spans: list[dict[str, Any]] = Field(
+        default_factory=list, sa_column=Column(JSON, nullable=False, server_default="[]")
+    )
+    """Tagged identifying detail: ``{kind, start, end}`` offsets into ``text``."""
+    embedding: bytes | None = Field(default=None, sa_column=Column(LargeBinary, nullable=True))
+    """The L2-normalised float32 vector of ``text``, by ``embedder``."""
+    embedder: str | None = None
     author_id: str
     created_at: datetime = _ts()
 
@@ -152,6 +168,8 @@ class MemoryReadRow(SQLModel, table=True):
     asker_id: str
     on_behalf_of: str | None = None
     """The human a run acts for, when one started it."""
+    path: str = Field(default="recall", sa_column_kwargs={"server_default": "recall"})
+    """The read path: ``recall`` (a run's context), ``similarity``, ``get``."""
     query: str
     released: list[str] = _json()
     withheld: int

@@ -105,7 +105,7 @@ async def test_a_human_gets_nothing_back_from_the_other_side_of_a_wall(
     # The read log names on whose behalf each read was made, and what it released.
     reads = [r for r in store.memory.reads(firm.org) if r.query.startswith("Summarise")]
     by_requester = {r.on_behalf_of: r for r in reads}
-    assert by_requester[firm.associate].released == []
+    assert by_requester[firm.associate].released == ()
     assert by_requester[firm.associate].withheld >= 1
     assert by_requester[firm.associate].asker_id == firm.agents["vega"]
-    assert by_requester[firm.founder].released == ["birch-cim"]
+    assert by_requester[firm.founder].released == ("birch-cim",)

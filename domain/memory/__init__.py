@@ -1,0 +1,1 @@
+"""Organizational memory in the domain: nodes, tagged spans and the release rule."""
