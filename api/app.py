@@ -18,7 +18,7 @@ from api.routers import audit, memory, organizations, runs
 from domain.errors import Conflict, Forbidden, NotFound, StoreFailure, Unavailable
 from domain.text import NUL
 from usecases.context import Ports
-from worker.ports import build_ports
+from worker.ports import build_embedder, build_ports
 from worker.settings import Settings
 from worker.temporal import make_client
 
@@ -80,7 +80,7 @@ def create_app(settings: Settings | None = None, ports: Ports | None = None) -> 
             yield
             return
         conf = settings or Settings()
-        store = Store.open(conf.database_url, conf.chain_keys())
+        store = Store.open(conf.database_url, conf.chain_keys(), embedder=build_embedder(conf))
         client = await make_client(conf)
         app.state.ports = build_ports(store, client, conf)
         yield

@@ -20,7 +20,7 @@ from domain.model import SpendCap, StaffRole
 from usecases import audit, memory, organization, runs
 from usecases.context import Ports
 from worker.clock import utc_now
-from worker.ports import build_ports
+from worker.ports import build_embedder, build_ports
 from worker.settings import Settings
 from worker.temporal import make_client
 
@@ -29,7 +29,9 @@ projects_app = typer.Typer(help="Projects (departments, engagements).", no_args_
 commit_app = typer.Typer(help="Commitments: record (extracted) and confirm.", no_args_is_help=True)
 audit_app = typer.Typer(help="The audit chain.", no_args_is_help=True)
 broker_app = typer.Typer(help="The broker's state: poisoned or not.", no_args_is_help=True)
-memory_app = typer.Typer(help="Organizational memory: the read log.", no_args_is_help=True)
+memory_app = typer.Typer(
+    help="Organizational memory: query it, and its read log.", no_args_is_help=True
+)
 app.add_typer(projects_app, name="projects")
 app.add_typer(commit_app, name="commit")
 app.add_typer(audit_app, name="audit")
@@ -48,7 +50,9 @@ As = Annotated[
 def _services(fn: Callable[[Ports], Awaitable[T]], temporal: bool = False) -> T:
     async def go() -> T:
         settings = Settings()
-        store = Store.open(settings.database_url, settings.chain_keys())
+        store = Store.open(
+            settings.database_url, settings.chain_keys(), embedder=build_embedder(settings)
+        )
         client = await make_client(settings) if temporal else None
         try:
             return await fn(build_ports(store, client, settings, utc_now))
@@ -234,18 +238,52 @@ def audit_verify(org: Org, actor: As) -> None:
         raise typer.Exit(2)
 
 
+@memory_app.command("query")
+def memory_query(
+    text: str,
+    org: Org,
+    actor: As,
+    k: Annotated[int, typer.Option(help="How many records at most.")] = 10,
+) -> None:
+    """The records most similar to TEXT that you may read, best first."""
+    result = _sync(lambda s: memory.query(s, org, actor, text, k))
+    table = Table(title=f"memory: {text[:60]}")
+    for column in ("score", "record", "release", "text"):
+        table.add_column(column)
+    for hit in result.hits:
+        table.add_row(
+            f"{hit.score:.3f}",
+            hit.view.ref or "",
+            hit.view.release.value,
+            (hit.view.text or "")[:100],
+        )
+    console.print(table)
+    if result.withheld:
+        console.print(f"{result.withheld} closer record(s) withheld: not yours to see")
+
+
 @memory_app.command("reads")
 def memory_reads(org: Org, actor: As) -> None:
     """Every read of the organization's memory: who asked, for whom, what it released."""
     log = _sync(lambda s: memory.reads(s, org, actor))
     table = Table(title="memory reads")
-    for column in ("at", "asker", "on behalf of", "query", "released", "withheld", "outcome"):
+    for column in (
+        "at",
+        "asker",
+        "on behalf of",
+        "path",
+        "query",
+        "released",
+        "withheld",
+        "outcome",
+    ):
         table.add_column(column)
     for r in log:
         table.add_row(
             r.at.isoformat(timespec="seconds"),
             r.asker_id,
             r.on_behalf_of or "",
+            r.path,
             r.query[:60],
             ", ".join(r.released),
             str(r.withheld),

@@ -75,6 +75,11 @@ class MemoryBody(Body):
     text: str = Field(min_length=1, max_length=20_000)
 
 
+class MemoryQueryBody(Body):
+    text: str = Field(min_length=1, max_length=4000)
+    k: int = Field(default=10, ge=1, le=50)
+
+
 class RunBody(Body):
     agent_id: str = Field(max_length=100)
     task: str = Field(min_length=1, max_length=4000)

@@ -16,7 +16,7 @@ from pydantic import Field
 from domain.audit import AuditDraft, AuditEntry, ChainHead, ChainVerification
 from domain.governance.values import BrokerSnapshot, Effects, StoredIntent
 from domain.intents import Decision, DispatchResult, DispatchToken, Intent
-from domain.memory.release import Span
+from domain.memory.release import NodeView, Span
 from domain.model import (
     AgentDefinition,
     Barrier,
@@ -139,8 +139,45 @@ class MemoryRead(Frozen):
     """``released``, ``withheld``, ``empty`` or ``failed``."""
 
 
-class MemoryReadLog(Protocol):
-    """The memory read log."""
+class MemoryHit(Frozen):
+    """One node a similarity query released, and how similar it is (cosine)."""
+
+    view: NodeView
+    score: float
+
+
+class QueryResult(Frozen):
+    """What a similarity query gave one reader."""
+
+    hits: tuple[MemoryHit, ...] = ()
+    withheld: int = Field(default=0, ge=0)
+    """How many nodes scored above the last hit but are not the reader's to see."""
+
+
+class MemoryBankPort(Protocol):
+    """The memory bank's read paths as the use cases see them: each names its asker,
+    goes through the release rule and is logged."""
+
+    def query(
+        self,
+        *,
+        asker_principal_id: str,
+        org_id: str,
+        text: str,
+        now: datetime,
+        k: int = 10,
+        on_behalf_of: str | None = None,
+    ) -> QueryResult: ...
+
+    def get(
+        self,
+        *,
+        asker_principal_id: str,
+        org_id: str,
+        ref: str,
+        now: datetime,
+        on_behalf_of: str | None = None,
+    ) -> NodeView: ...
 
     def reads(self, org_id: str) -> list[MemoryRead]:
         """Every read of the organization's memory, oldest first."""

@@ -13,7 +13,7 @@ from domain.ports import (
     Directory,
     Embedder,
     GovernanceStore,
-    MemoryReadLog,
+    MemoryBankPort,
     RunGateway,
     RunRecords,
 )
@@ -30,7 +30,7 @@ class Ports:
     audit: AuditReader
     governance: GovernanceStore
     gateway: RunGateway
-    memory: MemoryReadLog
+    memory: MemoryBankPort
     embedder: Embedder
     clock: Callable[[], datetime]
     scripted_replies: bool = False

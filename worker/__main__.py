@@ -9,6 +9,7 @@ import signal
 from adapters.store.store import Store
 from worker.bootstrap import build_worker
 from worker.bytecode import keep_bytecode
+from worker.ports import build_embedder
 from worker.settings import Settings
 from worker.temporal import make_client
 
@@ -17,7 +18,9 @@ log = logging.getLogger("verletica.worker")
 
 async def serve(settings: Settings) -> None:
     """Connect, verify the audit chains, and poll the task queue until SIGINT/SIGTERM."""
-    store = Store.open(settings.database_url, settings.chain_keys())
+    store = Store.open(
+        settings.database_url, settings.chain_keys(), embedder=build_embedder(settings)
+    )
     client = await make_client(settings)
     worker = build_worker(client, settings, store)
     stop = asyncio.Event()

@@ -7,16 +7,13 @@ from datetime import datetime
 
 from temporalio.client import Client
 
-from adapters.memory.embedders import GeminiEmbedder, WordLlamaEmbedder
+from adapters.memory.embedders import GeminiEmbedder, local_embedder
 from adapters.store.store import Store
 from adapters.temporal.gateway import TemporalRuns
 from domain.ports import Embedder
 from usecases.context import Ports
 from worker.clock import utc_now
 from worker.settings import Settings
-
-_LOCAL = WordLlamaEmbedder()
-"""One local model per process (it loads once, on first use)."""
 
 
 def build_embedder(settings: Settings) -> Embedder:
@@ -28,7 +25,7 @@ def build_embedder(settings: Settings) -> Embedder:
             settings.gemini_embedding_model,
             settings.gemini_base_url,
         )
-    return _LOCAL
+    return local_embedder()
 
 
 def build_ports(
@@ -52,7 +49,7 @@ def build_ports(
             settings.temporal_namespace,
         ),
         memory=store.memory,
-        embedder=build_embedder(settings),
+        embedder=store.memory.embedder,
         clock=clock,
         scripted_replies=settings.resolved_provider == "scripted",
     )

@@ -92,3 +92,14 @@ class GeminiEmbedder:
                 raise ValueError("the embedding service answered with the wrong shape")
             out += _rows(values)
         return out
+
+
+_LOCAL: WordLlamaEmbedder | None = None
+
+
+def local_embedder() -> WordLlamaEmbedder:
+    """The process's local embedder (one model, loaded on first use)."""
+    global _LOCAL
+    if _LOCAL is None:
+        _LOCAL = WordLlamaEmbedder()
+    return _LOCAL

@@ -4,16 +4,18 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from adapters.memory.bank import MemoryBank
+from adapters.memory.embedders import local_embedder
 from adapters.store.audit_log import AuditLog
 from adapters.store.configuration import SqlConfiguration
 from adapters.store.db import make_engine, migrate
 from adapters.store.directory import Directory
 from adapters.store.governance import SqlGovernance
-from adapters.store.memory import MemoryBank
 from adapters.store.org_cache import OrgCache
 from adapters.store.runs import Runs
 from adapters.store.session import Database
 from domain.audit import ChainKeys
+from domain.ports import Embedder
 
 
 @dataclass(frozen=True)
@@ -31,8 +33,16 @@ class Store:
     runs: Runs
 
     @classmethod
-    def open(cls, url: str, keys: ChainKeys, *, migrate_schema: bool = True) -> Store:
-        """Connect to ``url`` (SQLite file or PostgreSQL) and bring its schema up to date."""
+    def open(
+        cls,
+        url: str,
+        keys: ChainKeys,
+        *,
+        migrate_schema: bool = True,
+        embedder: Embedder | None = None,
+    ) -> Store:
+        """Connect to ``url`` (SQLite file or PostgreSQL) and bring its schema up to date.
+        Memory embeds with ``embedder`` (default: the local model)."""
         if migrate_schema:
             migrate(url)
         db = Database(make_engine(url))
@@ -44,7 +54,7 @@ class Store:
             configuration=SqlConfiguration(db, keys),
             audit=AuditLog(db, keys),
             governance=SqlGovernance(db, keys, cache),
-            memory=MemoryBank(db, cache),
+            memory=MemoryBank(db, cache, embedder or local_embedder()),
             runs=Runs(db),
         )
 

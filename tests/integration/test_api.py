@@ -315,3 +315,19 @@ def test_the_memory_read_log_is_the_founders(api: TestClient, firm: Firm, store:
         api.get(f"/v1/orgs/{firm.org}/memory/reads", headers={H: firm.associate}).status_code == 403
     )
     assert api.get("/v1/orgs/nope/memory/reads", headers={H: firm.founder}).status_code == 404
+
+
+def test_memory_query_and_records_through_the_api(api: TestClient, firm: Firm) -> None:
+    ben = {H: firm.associate}
+    r = api.post(
+        f"/v1/orgs/{firm.org}/memory/query", json={"text": "Atlas kickoff", "k": 3}, headers=ben
+    )
+    assert r.status_code == 200, r.text
+    assert [h["view"]["ref"] for h in r.json()["hits"]] == ["atlas-kickoff"]
+    assert (
+        api.get(f"/v1/orgs/{firm.org}/memory/records/atlas-kickoff", headers=ben).json()["release"]
+        == "whole"
+    )
+    assert api.get(f"/v1/orgs/{firm.org}/memory/records/birch-cim", headers=ben).status_code == 404
+    bad = api.post(f"/v1/orgs/{firm.org}/memory/query", json={"text": "x", "k": 99}, headers=ben)
+    assert bad.status_code == 422

@@ -102,5 +102,7 @@ def test_an_agent_cannot_record_a_commitment(cli: CliRunner) -> None:
 def test_the_memory_read_log_from_the_command_line(cli: CliRunner) -> None:
     org, founder, _ = _onboard(cli, "Harbor", "ada@hv.example")
     env = {"VERLETICA_ORG": org, "VERLETICA_ACTOR": founder}
+    _ok(cli.invoke(app, ["projects", "add", "east", "Atlas"], env=env))
+    _ok(cli.invoke(app, ["memory", "query", "Atlas kickoff"], env=env))
     out = _ok(cli.invoke(app, ["memory", "reads"], env=env))
-    assert "memory reads" in out
+    assert "memory reads" in out and "similarity" in out

@@ -1,0 +1,204 @@
+"""The memory bank's read paths on SQLite and PostgreSQL: similarity, by reference and a
+run's recall each release only what the reader may read now, as the release rule shows
+it, and log every read."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from adapters.store.store import Store
+from domain.errors import NotFound
+from domain.memory.release import Release, Span
+from domain.model import StaffRole
+from domain.ports import EmbedPurpose
+from tests.conftest import Firm, utc_now
+from usecases import memory, organization
+from usecases.context import Ports
+
+ATLAS = "What is on the agenda of the Atlas kickoff meeting?"
+BIRCH = "Birch CIM revenue projections"
+
+
+def _hits(result: object) -> list[str]:
+    return [h.view.ref for h in result.hits]  # type: ignore[attr-defined]
+
+
+def test_a_similarity_query_releases_only_the_readers_side(firm: Firm, services: Ports) -> None:
+    # Ben (East) finds the East record, never the West one, however he asks.
+    for text in (ATLAS, BIRCH, "projections kickoff notes"):
+        result = memory.query(services, firm.org, firm.associate, text, k=5)
+        assert _hits(result) in ([], ["atlas-kickoff"])
+        assert all(h.view.release is Release.WHOLE for h in result.hits)
+    withheld = memory.query(services, firm.org, firm.associate, BIRCH, k=5)
+    assert withheld.withheld == 1  # the West record scored higher: counted, never shown
+    # The founder is staffed on both sides of the wall: reads neither side here.
+    assert _hits(memory.query(services, firm.org, firm.founder, ATLAS)) == []
+    reads = services.memory.reads(firm.org)
+    assert [r.path for r in reads] == ["similarity"] * 5
+    assert all("birch-cim" not in r.released for r in reads)
+
+
+def test_the_best_match_comes_first(firm: Firm, services: Ports) -> None:
+    organization.remember(
+        services, firm.org, firm.founder, "atlas-fees", ("east",), "Invoice for Atlas fees"
+    )
+    result = memory.query(services, firm.org, firm.associate, "Atlas kickoff agenda", k=5)
+    assert _hits(result)[0] == "atlas-kickoff"
+    assert set(_hits(result)) == {"atlas-kickoff", "atlas-fees"}  # the new record is found
+    assert result.hits[0].score >= result.hits[1].score
+
+
+def test_reads_follow_staffing_in_both_directions(firm: Firm, services: Ports) -> None:
+    (east,) = services.directory.staffing(firm.org, firm.associate)
+    organization.unstaff(services, firm.org, firm.founder, east.id)
+    later = utc_now() + timedelta(seconds=1)
+    after = services.memory.query(
+        asker_principal_id=firm.associate, org_id=firm.org, text=ATLAS, now=later
+    )
+    assert _hits(after) == []
+    organization.staff(services, firm.org, firm.founder, firm.associate, "west", StaffRole.MEMBER)
+    moved = services.memory.query(
+        asker_principal_id=firm.associate, org_id=firm.org, text=BIRCH, now=later
+    )
+    assert _hits(moved)[:1] == ["birch-cim"] and "atlas-kickoff" not in _hits(moved)
+
+
+def test_another_organization_with_the_same_slugs_gets_nothing(firm: Firm, services: Ports) -> None:
+    other = organization.onboard(services, "Copycat", "cat@copy.example")
+    for slug in ("east", "west"):
+        organization.add_project(services, other.org.id, other.founder.id, slug, slug)
+    organization.remember(
+        services, other.org.id, other.founder.id, "own-note", ("east",), "Atlas kickoff copy"
+    )
+    organization.staff(
+        services, other.org.id, other.founder.id, other.agents[0].id, "east", StaffRole.MEMBER
+    )
+    stranger = other.agents[0].id
+    # Asking the firm's memory: nothing, though the slugs match.
+    for org in (firm.org,):
+        result = services.memory.query(
+            asker_principal_id=stranger, org_id=org, text=ATLAS, now=utc_now()
+        )
+        assert _hits(result) == []
+        view = services.memory.get(
+            asker_principal_id=stranger, org_id=org, ref="atlas-kickoff", now=utc_now()
+        )
+        assert view.release is Release.WITHHELD and view.text is None
+    # Its own memory: only its own record.
+    own = services.memory.query(
+        asker_principal_id=stranger, org_id=other.org.id, text=ATLAS, now=utc_now()
+    )
+    assert _hits(own) == ["own-note"]
+
+
+def test_an_agent_gets_identifying_detail_masked_and_a_human_does_not(
+    firm: Firm, services: Ports, store: Store
+) -> None:
+    text = "Call Dana Reyes at +1 555 0100 about the Atlas kickoff."
+    spans = (Span(kind="person", start=5, end=15), Span(kind="phone", start=19, end=30))
+    (vector,) = services.embedder.embed([text], EmbedPurpose.DOCUMENT)
+    with services.configuration.change(firm.org, firm.founder, utc_now) as change:
+        change.add_record("atlas-contact", ("east",), text, spans, (services.embedder.name, vector))
+    orion = firm.agents["orion"]
+    as_agent = services.memory.get(
+        asker_principal_id=orion, org_id=firm.org, ref="atlas-contact", now=utc_now()
+    )
+    assert as_agent.release is Release.REDACTED
+    assert as_agent.text == "Call [person] at [phone] about the Atlas kickoff."
+    as_human = memory.get(services, firm.org, firm.associate, "atlas-contact")
+    assert as_human.release is Release.WHOLE and as_human.text == text
+    recalled = store.memory.recall(
+        asker_principal_id=orion, org_id=firm.org, query="Atlas kickoff", now=utc_now()
+    )
+    assert any("[phone]" in t for t in recalled.released)
+    assert not any("555" in t for t in recalled.released)
+
+
+def test_by_reference_a_withheld_record_looks_unknown(firm: Firm, services: Ports) -> None:
+    assert memory.get(services, firm.org, firm.associate, "atlas-kickoff").text
+    for ref in ("birch-cim", "no-such-ref"):
+        with pytest.raises(NotFound, match="no memory record"):
+            memory.get(services, firm.org, firm.associate, ref)
+    gets = [(r.query, r.released, r.withheld) for r in services.memory.reads(firm.org)]
+    assert gets == [
+        ("atlas-kickoff", ("atlas-kickoff",), 0),
+        ("birch-cim", (), 1),
+        ("no-such-ref", (), 0),
+    ]
+
+
+def test_query_input_is_checked(firm: Firm, services: Ports) -> None:
+    with pytest.raises(ValueError, match="needs text"):
+        memory.query(services, firm.org, firm.associate, "  ")
+    with pytest.raises(ValueError, match="between"):
+        memory.query(services, firm.org, firm.associate, ATLAS, k=0)
+    with pytest.raises(NotFound):
+        memory.query(services, firm.org, firm.agents["orion"] + "x", ATLAS)
+
+
+PROJECTS = ["east", "west", "north"]
+
+
+@settings(
+    max_examples=25,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+@given(
+    staffed=st.sets(st.sampled_from(PROJECTS)),
+    records=st.lists(
+        st.tuples(st.sampled_from(PROJECTS), st.sampled_from(["kickoff", "invoice", "model"])),
+        min_size=1,
+        max_size=6,
+    ),
+    agent=st.booleans(),
+)
+def test_no_read_path_releases_more_than_the_rule_allows(
+    firm: Firm,
+    services: Ports,
+    store: Store,
+    staffed: set[str],
+    records: list[tuple[str, str]],
+    agent: bool,
+) -> None:
+    """Random staffing and records: whatever recall, similarity or get releases belongs
+    to projects the reader may read now, and every call adds exactly one log line."""
+    org = organization.onboard(services, "Prop", f"p{len(records)}{agent}@prop.example")
+    org_id, founder = org.org.id, org.founder.id
+    for slug in PROJECTS:
+        organization.add_project(services, org_id, founder, slug, slug)
+    organization.add_barrier(services, org_id, founder, "wall", [["east"], ["west"]])
+    reader = (
+        next(a.id for a in org.agents)
+        if agent
+        else organization.add_human(services, org_id, founder, "r@prop.example", "R").id
+    )
+    for slug in sorted(staffed):
+        if agent and {"east", "west"} <= staffed and slug == "west":
+            continue  # an agent may not straddle the wall
+        organization.staff(services, org_id, founder, reader, slug, StaffRole.MEMBER)
+    for i, (slug, topic) in enumerate(records):
+        organization.remember(services, org_id, founder, f"r{i}", (slug,), f"the {topic} note")
+    now = utc_now() + timedelta(seconds=1)
+    active = {s.project for s in services.directory.staffing(org_id, reader)}
+    # straddling the wall (only a human can) hides both of its sides, nothing else
+    may_read = active - {"east", "west"} if {"east", "west"} <= active else active
+    home = {f"r{i}": slug for i, (slug, _) in enumerate(records)}
+    before = len(services.memory.reads(org_id))
+    released: list[str] = []
+    released += store.memory.recall(
+        asker_principal_id=reader, org_id=org_id, query="kickoff invoice model note", now=now
+    ).released_refs
+    released += _hits(
+        services.memory.query(asker_principal_id=reader, org_id=org_id, text="note", now=now)
+    )
+    for ref in home:
+        view = services.memory.get(asker_principal_id=reader, org_id=org_id, ref=ref, now=now)
+        if view.ref is not None:
+            released.append(view.ref)
+    assert all(home[ref] in may_read for ref in released), (released, may_read)
+    assert len(services.memory.reads(org_id)) == before + 2 + len(home)
