@@ -8,6 +8,7 @@ import os
 import signal
 import sys
 from collections.abc import Awaitable, Callable
+from pathlib import Path
 from typing import Annotated, Any, TypeVar
 
 import httpx
@@ -16,6 +17,7 @@ from rich.console import Console
 from rich.table import Table
 
 from adapters.store.store import Store
+from domain.memory.screen import screen
 from domain.model import SpendCap, StaffRole
 from usecases import audit, memory, organization, runs
 from usecases.context import Ports
@@ -260,6 +262,35 @@ def memory_query(
     console.print(table)
     if result.withheld:
         console.print(f"{result.withheld} closer record(s) withheld: not yours to see")
+
+
+@memory_app.command("screen")
+def memory_screen(
+    file: Annotated[Path, typer.Argument(help='JSON lines, each {"text": …}; - for stdin.')],
+) -> None:
+    """Screen texts as ingestion would, storing nothing: one JSON line out per line in,
+    with refused, reasons and the identifying detail found (type, start, end)."""
+    lines = sys.stdin if str(file) == "-" else file.open(encoding="utf-8")
+    with lines:
+        for number, line in enumerate(lines, start=1):
+            if not line.strip():
+                continue
+            try:
+                text = json.loads(line)["text"]
+                if not isinstance(text, str):
+                    raise TypeError("text is not a string")
+            except (ValueError, KeyError, TypeError) as exc:
+                out: dict[str, Any] = {"line": number, "error": f'not a {{"text": …}} line: {exc}'}
+            else:
+                result = screen(text)
+                out = {
+                    "refused": result.refused,
+                    "reasons": list(result.reasons),
+                    "spans": [
+                        {"type": s.kind, "start": s.start, "end": s.end} for s in result.spans
+                    ],
+                }
+            sys.stdout.write(json.dumps(out, ensure_ascii=False) + "\n")
 
 
 @memory_app.command("reads")

@@ -15,6 +15,10 @@ class Conflict(ValueError):
     """The request contradicts what is stored (a duplicate key, a wrong state)."""
 
 
+class Refused(ValueError):
+    """Input that screening refuses (instruction-like text), with the reasons."""
+
+
 class Forbidden(PermissionError):
     """The acting principal may not do this."""
 

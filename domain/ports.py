@@ -365,6 +365,11 @@ class OrgChange(Protocol):
 
     def confirm_commitment(self, commitment_id: str) -> Commitment: ...
 
+    def note(self, draft: AuditDraft) -> None:
+        """Append an entry that is not configuration (a refusal, a redaction) with the
+        change."""
+        ...
+
 
 class ConfigurationStore(Protocol):
     """Creates organizations and hands out configuration changes."""

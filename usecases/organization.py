@@ -14,7 +14,10 @@ from datetime import datetime
 from pydantic import BaseModel
 
 from domain import configuration as rules
-from domain.errors import Conflict, NotFound
+from domain.errors import Conflict, NotFound, Refused
+from domain.memory.ingest import redaction_draft, refusal_draft
+from domain.memory.pii import remove_never_kept
+from domain.memory.screen import screen
 from domain.model import (
     AgentDefinition,
     Barrier,
@@ -261,11 +264,20 @@ def commitments(ports: Ports, org_id: str, actor_id: str) -> list[Commitment]:
 def remember(
     ports: Ports, org_id: str, actor_id: str, ref: str, projects: tuple[str, ...], text: str
 ) -> None:
-    """Store a record in memory (the founder, until ingestion screening lands). A record
-    belongs to one side of every barrier."""
+    """Ingest a record into memory (the founder's, until roles arrive with the ingress).
+    The text is screened first: instruction-like text is refused (:class:`Refused`) and
+    the refusal recorded; card numbers and national ids are removed and the rest of the
+    identifying detail tagged, with a record of what was done (never the values). A
+    record belongs to one side of every barrier."""
     founder(ports, org_id, actor_id)
+    screened = screen(text)
+    if screened.refused:
+        with ports.configuration.change(org_id, actor_id, ports.clock) as change:
+            change.note(refusal_draft(actor_id, ref, projects, text, screened.reasons))
+        raise Refused("the text reads as instructions: " + "; ".join(screened.reasons))
+    kept_text, kept, removed = remove_never_kept(text, screened.spans)
     # Embedded before the organization's lock is taken: a model call never holds it.
-    (vector,) = ports.embedder.embed([text], EmbedPurpose.DOCUMENT)
+    (vector,) = ports.embedder.embed([kept_text], EmbedPurpose.DOCUMENT)
     with ports.configuration.change(org_id, actor_id, ports.clock) as change:
         unknown = set(projects) - change.project_slugs()
         if unknown:
@@ -273,4 +285,6 @@ def remember(
         problem = rules.record_problem(projects, change.barriers())
         if problem is not None:
             raise ValueError(problem)
-        change.add_record(ref, projects, text, embedding=(ports.embedder.name, vector))
+        change.add_record(ref, projects, kept_text, kept, (ports.embedder.name, vector))
+        if removed or kept:
+            change.note(redaction_draft(actor_id, ref, removed, kept))

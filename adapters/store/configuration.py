@@ -38,7 +38,7 @@ from adapters.store.tables import (
     ProjectRow,
     StaffingRow,
 )
-from domain.audit import ChainKeys, genesis
+from domain.audit import AuditDraft, ChainKeys, genesis
 from domain.crosscheck import (
     ConfigRecord,
     Configured,
@@ -105,6 +105,9 @@ class OrgConfiguration:
 
     def _audit(self, change: ConfigRecord, rule: str) -> None:
         append(self._s, self.org.id, config_draft(change, self._actor, rule), self.now, self._keys)
+
+    def note(self, draft: AuditDraft) -> None:
+        append(self._s, self.org.id, draft, self.now, self._keys)
 
     def _add(self, row: SQLModel, conflict: str) -> None:
         """Insert ``row`` now, so that a duplicate is reported as ``conflict``."""

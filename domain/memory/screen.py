@@ -1,0 +1,199 @@
+"""The ingestion screen: instruction-like content is refused, identifying detail found.
+
+This is the screen's first layer: fast deterministic rules. They look at the text as a
+model would read it, not as it is spelled: Unicode-normalised, with zero-width and
+other invisible characters taken out and look-alike letters from other scripts mapped to
+Latin (both are themselves reasons to refuse when they hide inside words), and again
+after decoding what looks encoded (base64, reversed text, ROT13). A text is refused when
+it tries to:
+
+- override the instructions the reader works under ("ignore all previous
+  instructions", "from now on you will…");
+- take over the reader's role ("you are now…", "developer mode", a forged
+  ``system:`` turn, "reveal your system prompt");
+- make the reader use tools or move data or money elsewhere ("send all the files
+  to…", "call the payments tool", ``curl https://…``);
+- give orders to the AI reading it mid-document ("Note to the AI assistant: …",
+  "if you are a language model…").
+
+A classifier trained in the repository and an optional model-based layer come next (see
+issue 7); the rules are the part that is exact about what it refuses and why.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import codecs
+import re
+import unicodedata
+
+from pydantic import Field
+
+from domain.memory.pii import detect
+from domain.memory.release import Span
+from domain.model import Frozen
+
+_INVISIBLE = re.compile("[\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]")
+_SOFT = re.compile("\u00ad")  # soft hyphens: common in pasted text, taken out, not refused
+# Letters of other scripts drawn like Latin ones (the common confusables).
+_LOOKALIKE = str.maketrans(
+    "аеорсухіјѕԁɡһӏтмнвкАВЕКМНОРСТХУІЈЅαοτυνκρεΑΒΕΗΙΚΜΝΟΡΤΥΧ",
+    "aeopcyxijsdghltmhbkABEKMHOPCTXYIJSaotuvkpeABEHIKMNOPTYX",
+)
+_LATIN_WORD = re.compile(r"[A-Za-z]")
+_BASE64 = re.compile(r"(?<![A-Za-z0-9+/=])[A-Za-z0-9+/]{24,}={0,2}(?![A-Za-z0-9+/=])")
+
+_INSTRUCTIONS = (
+    r"(?:instructions?|rules?|prompts?|directives?|guidelines?|guardrails?|polic(?:y|ies)|"
+    r"constraints?|programming|training|orders?)"
+)
+_AI = (
+    r"(?:ai|a\.i\.|artificial intelligence|ai (?:agent|assistant|model|system)s?|"
+    r"language models?|llms?|chatbots?|gpt|gemini|claude|copilot)"
+)
+_RULES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
+    (reason, re.compile(pattern, re.IGNORECASE))
+    for reason, pattern in (
+        (
+            "override",
+            r"\b(?:ignore|disregard|forget|override|bypass|skip|drop|abandon)\b[^.!?\n]{0,40}?"
+            r"\b(?:previous|prior|above|earlier|preceding|all|any|every|your|the|system|safety|"
+            rf"original|initial|existing)\b[^.!?\n]{{0,30}}?\b{_INSTRUCTIONS}",
+        ),
+        (
+            "override",
+            r"\b(?:from now on|henceforth|for the rest of this (?:conversation|session))\b"
+            r"[^.!?\n]{0,20}\byou\b",
+        ),
+        ("override", rf"\b(?:new|updated|real|actual|true) (?:system )?{_INSTRUCTIONS}\s*[:\-]"),
+        ("override", r"\b(?:do not|don't|never) (?:follow|obey|apply) (?:your|the|any)\b"),
+        ("role_hijack", r"\byou are (?:now|no longer|actually|really)\b"),
+        (
+            "role_hijack",
+            r"\b(?:act|behave|respond|operate) as (?:if you (?:were|are) )?(?:an? )?"
+            r"(?:unrestricted|unfiltered|jailbroken|uncensored|evil|rogue|different|new|"
+            r"admin|administrator|root|developer|system)\b",
+        ),
+        ("role_hijack", r"\bpretend (?:to be|that you are|you are)\b"),
+        ("role_hijack", r"\b(?:developer|god|dan|jailbreak|sudo|admin|debug) mode\b"),
+        ("role_hijack", r"(?:^|\n)\s*(?:system|assistant|developer)\s*:\s*\S"),
+        ("role_hijack", r"<\s*/?\s*(?:system|assistant|instructions?|im_start|im_end)\s*>"),
+        (
+            "role_hijack",
+            rf"\b(?:reveal|print|show|repeat|output|leak|disclose)\b[^.!?\n]{{0,20}}\b"
+            rf"(?:your|the) (?:system |hidden |initial |original )?{_INSTRUCTIONS}",
+        ),
+        (
+            "exfiltration",
+            r"\b(?:send|forward|e-?mail|upload|post|transfer|exfiltrate|leak|copy|share|wire)\b"
+            r"[^.!?\n]{0,50}\b(?:all|every|each|any|the entire|the whole|complete)\b[^.!?\n]{0,40}"
+            r"\b(?:data|files?|records?|credentials?|passwords?|keys?|secrets?|tokens?|memory|"
+            r"memories|contacts?|documents?|funds?|money|conversations?|history|emails?)\b"
+            r"[^.!?\n]{0,60}\b(?:to|into|at)\b",
+        ),
+        (
+            "tool_request",
+            r"\b(?:call|invoke|use|run|execute|trigger)\b[^.!?\n]{0,25}\b(?:the |a |your )?"
+            r"(?:tools?|functions?|commands?|shell|terminal|api|plugin|payments?\.pay|"
+            r"email\.send)\b",
+        ),
+        ("tool_request", r"\b(?:curl|wget)\s+(?:-\S+\s+)*https?://"),
+        ("tool_request", r"\b(?:payments\.pay|email\.send)\b"),
+        (
+            "addressed_to_ai",
+            rf"\b(?:note|message|instructions?|attention|important|reminder)s?\b[^.!?\n]{{0,5}}"
+            rf"\b(?:to|for)\b (?:the |any |all )?{_AI}\b",
+        ),
+        ("addressed_to_ai", rf"\bif you(?:'re| are) (?:an? )?{_AI}\b"),
+        (
+            "addressed_to_ai",
+            rf"\b(?:dear|hey|hello|hi|attention|psst)\b,? {_AI}\b",
+        ),
+        (
+            "addressed_to_ai",
+            rf"\b{_AI}\b[^.!?\n]{{0,30}}\b(?:must|should|shall|needs? to|is to|are to|has to|"
+            r"have to)\b[^.!?\n]{0,40}\b(?:ignore|reply|respond|say|output|send|include|add|"
+            r"approve|pay|transfer|recommend|rate|classify|summari[sz]e)\b",
+        ),
+    )
+)
+
+
+class ScreenResult(Frozen):
+    """What the screen found in one text."""
+
+    refused: bool
+    reasons: tuple[str, ...] = ()
+    """Why it was refused: ``kind: what gave it away``."""
+    spans: tuple[Span, ...] = ()
+    """Identifying detail, with offsets into the text as given."""
+    detail: dict[str, int] = Field(default_factory=dict)
+    """How many spans of each kind."""
+
+
+def _hidden(text: str) -> list[str]:
+    """Reasons the text hides characters or letters inside words."""
+    reasons = []
+    for m in re.finditer(r"\S+", text):
+        word = m.group()
+        if _INVISIBLE.search(word) and _LATIN_WORD.search(word):
+            reasons.append(f"hidden: invisible characters inside {_INVISIBLE.sub('', word)!r}")
+            break
+    for m in re.finditer(r"\w+", text):
+        word = m.group()
+        mapped = word.translate(_LOOKALIKE)
+        if mapped != word and _LATIN_WORD.search(word) and mapped.isascii():
+            reasons.append(f"homoglyph: {mapped!r} is spelled with look-alike letters")
+            break
+    return reasons
+
+
+def _normalised(text: str) -> str:
+    visible = _SOFT.sub("", _INVISIBLE.sub("", text))
+    return unicodedata.normalize("NFKC", visible).translate(_LOOKALIKE)
+
+
+def _rule_hits(text: str) -> list[str]:
+    hits = []
+    for reason, pattern in _RULES:
+        m = pattern.search(text)
+        if m is not None:
+            hits.append(f"{reason}: {m.group().strip()[:80]!r}")
+    return hits
+
+
+def _decoded(text: str) -> list[tuple[str, str]]:
+    """Readable texts hidden in ``text``: base64 blobs, the text reversed, ROT13."""
+    found = []
+    for m in _BASE64.finditer(text):
+        blob = m.group()
+        try:
+            raw = base64.b64decode(blob + "=" * (-len(blob) % 4), validate=True)
+            plain = raw.decode("utf-8")
+        except (binascii.Error, UnicodeDecodeError):
+            continue
+        if sum(ch.isprintable() or ch.isspace() for ch in plain) >= 0.9 * len(plain):
+            found.append(("base64", plain))
+    found.append(("reversed", text[::-1]))
+    found.append(("rot13", codecs.decode(text, "rot13")))
+    return found
+
+
+def screen(text: str) -> ScreenResult:
+    """Refuse instruction-like ``text`` (with its reasons) and find its identifying
+    detail (see the module's docstring)."""
+    reasons = _hidden(text)
+    clean = _normalised(text)
+    reasons += _rule_hits(clean)
+    if not reasons:
+        for how, hidden in _decoded(clean):
+            hits = _rule_hits(_normalised(hidden))
+            if hits:
+                reasons.append(f"encoded ({how}): {hits[0]}")
+                break
+    spans = detect(text)
+    detail: dict[str, int] = {}
+    for span in spans:
+        detail[span.kind] = detail.get(span.kind, 0) + 1
+    return ScreenResult(refused=bool(reasons), reasons=tuple(reasons), spans=spans, detail=detail)
