@@ -6,7 +6,9 @@ the same run, with its target.
 - decisions: durable decisions per second for one organization with concurrent runs,
   against the database's one-row commit floor;
 - pure stages: p99 of the broker's stages on a large organization against a small one;
-- chain: verification against SHA-256 over the same entries.
+- chain: verification against SHA-256 over the same entries;
+- memory: a gated top-10 similarity query over 10k and 100k records against an ungated
+  numpy top-10, and ingestion against embedding alone.
 
 PostgreSQL figures need ``VERLETICA_TEST_POSTGRES_URL`` (a server where a database can be
 created); without it they are skipped, and the table says so.
@@ -24,7 +26,7 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
-from bench import chain, decisions, pure, runs
+from bench import chain, decisions, memory, pure, runs
 from bench.figures import Figure, print_figures
 from bench.stack import database
 
@@ -38,6 +40,7 @@ class Part(StrEnum):
     DECISIONS = "decisions"
     PURE = "pure"
     CHAIN = "chain"
+    MEMORY = "memory"
 
 
 def _run_figures(kind: str, where: str, quick: bool) -> list[Figure]:
@@ -156,6 +159,48 @@ def _chain_figures(kind: str, where: str, quick: bool) -> list[Figure]:
     ]
 
 
+def _memory_figures(kind: str, where: str, quick: bool) -> list[Figure]:
+    figures = []
+    for nodes in (10_000,) if quick else (10_000, 100_000):
+        with database(kind) as url:
+            got = memory.measure(url, nodes=nodes, queries=50 if quick else 200)
+        figures += [
+            Figure(
+                f"memory gated top-10 p95, {nodes:,} records",
+                where,
+                got.p95_ms,
+                got.baseline_p95_ms,
+                "ms",
+                "ungated numpy top-10",
+                "≤ 50 ms",
+                got.p95_ms <= 50,
+            ),
+            Figure(
+                f"memory gated top-10 p50, {nodes:,} records",
+                where,
+                got.p50_ms,
+                got.baseline_p50_ms,
+                "ms",
+                "ungated numpy top-10",
+                "(context)",
+                True,
+            ),
+        ]
+    figures.append(
+        Figure(
+            "memory ingestion (screen, embed, store, audit)",
+            where,
+            got.ingest_per_s,
+            got.embed_per_s,
+            "/s",
+            "embedding alone",
+            "(context)",
+            True,
+        )
+    )
+    return figures
+
+
 @app.command()
 def main(
     only: Annotated[
@@ -185,6 +230,9 @@ def main(
         if Part.CHAIN in parts:
             console.print(f"chain on {where} …")
             figures += _chain_figures(kind, where, quick)
+        if Part.MEMORY in parts:
+            console.print(f"memory on {where} …")
+            figures += _memory_figures(kind, where, quick)
         if Part.RUNS in parts:
             console.print(f"runs on {where} …")
             figures += _run_figures(kind, where, quick)

@@ -1,0 +1,155 @@
+"""Memory: a gated top-10 similarity query over many records, and ingestion.
+
+The query is :meth:`MemoryBank.query` as a reader calls it: embed the question, build
+the reader under a read of the organization's configuration, mask the vectors the
+reader may not see, rank, release through the rule, log the read, commit. The records
+belong to 20 projects and the reader (a human) is staffed on half of them. The baseline
+is the same top-10 without any of that: one brute-force numpy product over the same
+matrix, ungated.
+
+The records are written straight into the table with random unit vectors (filling
+100,000 through ingestion would take minutes and measure ingestion, not search);
+ingestion is measured apart, through ``organization.remember`` (screen, embed, check the
+barrier rules under the organization's lock, store, chain entry, commit), against the
+embedder alone on the same texts.
+"""
+
+from __future__ import annotations
+
+import statistics
+import time
+import uuid
+from dataclasses import dataclass
+from datetime import UTC, datetime
+
+import numpy as np
+from sqlalchemy import insert, update
+
+from adapters.store.store import Store
+from adapters.store.tables import AuditHeadRow, MemoryNodeRow, table_of
+from bench.stack import bench_keys
+from domain.model import StaffRole
+from domain.ports import EmbedPurpose
+from usecases import organization
+from worker.ports import build_ports
+from worker.settings import Settings
+
+PROJECTS = [f"p{i:02d}" for i in range(20)]
+QUESTIONS = [
+    "What did we agree with the client about the delivery date?",
+    "Which invoices are overdue this quarter?",
+    "Summarise the risks in the engagement letter.",
+    "Who approved the last payment to the vendor?",
+]
+
+
+@dataclass(frozen=True)
+class MemoryFigures:
+    """Query times (ms) over ``nodes`` records, the ungated baseline, and ingestion."""
+
+    nodes: int
+    p50_ms: float
+    p95_ms: float
+    baseline_p50_ms: float
+    baseline_p95_ms: float
+    ingest_per_s: float
+    embed_per_s: float
+
+
+def _fill(store: Store, org: str, nodes: int, dims: int, embedder: str) -> np.ndarray:
+    rng = np.random.default_rng(7)
+    matrix = rng.standard_normal((nodes, dims)).astype("<f4")
+    matrix /= np.linalg.norm(matrix, axis=1, keepdims=True)
+    now = datetime.now(UTC)
+    table = table_of(MemoryNodeRow)
+    with store.db.transaction() as s:
+        c = s.connection()
+        for start in range(0, nodes, 5000):
+            c.execute(
+                insert(table),
+                [
+                    {
+                        "org_id": org,
+                        "ref": f"n{i:06d}",
+                        "projects": [PROJECTS[i % len(PROJECTS)]],
+                        "text": f"record {i} about delivery, invoices and engagement risks",
+                        "spans": [],
+                        "embedding": matrix[i].tobytes(),
+                        "embedder": embedder,
+                        "author_id": "bench",
+                        "created_at": now,
+                    }
+                    for i in range(start, min(start + 5000, nodes))
+                ],
+            )
+        # a new configuration sequence: the process reloads its index, as after a change
+        heads = table_of(AuditHeadRow)
+        c.execute(
+            update(heads).where(heads.c.org_id == org).values(config_seq=heads.c.config_seq + 1)
+        )
+    return matrix
+
+
+def _percentiles(samples: list[float]) -> tuple[float, float]:
+    samples = sorted(samples)
+    return statistics.median(samples) * 1e3, samples[int(len(samples) * 0.95)] * 1e3
+
+
+def measure(
+    url: str, nodes: int = 100_000, queries: int = 200, ingests: int = 200
+) -> MemoryFigures:
+    """Time queries over ``nodes`` records on ``url``, and ``ingests`` ingestions."""
+    store = Store.open(url, bench_keys(), migrate_schema=False)
+    try:
+        ports = build_ports(store, None, Settings(database_url=url, embedder="local"))
+        done = organization.onboard(ports, "Mem", f"m{uuid.uuid4().hex[:6]}@bench.example")
+        org, founder = done.org.id, done.founder.id
+        for slug in PROJECTS:
+            organization.add_project(ports, org, founder, slug, slug)
+        reader = organization.add_human(ports, org, founder, "r@bench.example", "Reader").id
+        for slug in PROJECTS[::2]:
+            organization.staff(ports, org, founder, reader, slug, StaffRole.MEMBER)
+        embedder = ports.embedder
+        matrix = _fill(store, org, nodes, embedder.dimensions, embedder.name)
+
+        def ask(i: int) -> None:
+            store.memory.query(
+                asker_principal_id=reader,
+                org_id=org,
+                text=QUESTIONS[i % len(QUESTIONS)],
+                now=datetime.now(UTC),
+                k=10,
+            )
+
+        ask(0)  # loads the index, as the first query after a change does
+        gated = []
+        for i in range(queries):
+            start = time.perf_counter()
+            ask(i)
+            gated.append(time.perf_counter() - start)
+        vectors = embedder.embed(QUESTIONS, EmbedPurpose.QUERY)
+        baseline = []
+        for i in range(queries):
+            q = np.frombuffer(vectors[i % len(vectors)], dtype="<f4")
+            start = time.perf_counter()
+            scores = matrix @ q
+            best = np.argpartition(-scores, 9)[:10]
+            best[np.argsort(-scores[best])]
+            baseline.append(time.perf_counter() - start)
+
+        texts = [
+            f"Engagement note {i}: the client asked about delivery dates and invoice terms."
+            for i in range(ingests)
+        ]
+        start = time.perf_counter()
+        embedder.embed(texts, EmbedPurpose.DOCUMENT)
+        embed_s = time.perf_counter() - start
+        start = time.perf_counter()
+        for i, text in enumerate(texts):
+            organization.remember(ports, org, founder, f"ingest-{i}", (PROJECTS[0],), text)
+        ingest_s = time.perf_counter() - start
+    finally:
+        store.close()
+    p50, p95 = _percentiles(gated)
+    b50, b95 = _percentiles(baseline)
+    return MemoryFigures(nodes, p50, p95, b50, b95, ingests / ingest_s, ingests / embed_s)
