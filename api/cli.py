@@ -264,6 +264,34 @@ def memory_query(
         console.print(f"{result.withheld} closer record(s) withheld: not yours to see")
 
 
+@memory_app.command("link")
+def memory_link(
+    src: str,
+    dst: str,
+    org: Org,
+    actor: As,
+    kind: Annotated[
+        str, typer.Option(help="relates, mentions, supersedes or derived_from.")
+    ] = "relates",
+    span: Annotated[
+        str | None, typer.Option(help="For derived_from: START:END of DST's text drawn on.")
+    ] = None,
+) -> None:
+    """Link record SRC to record DST (the founder's)."""
+    bounds = None
+    if span is not None:
+        start, _, end = span.partition(":")
+        bounds = (int(start), int(end))
+    link_id = _sync(lambda s: memory.link(s, org, actor, src, dst, kind, bounds))
+    console.print(f"linked: {link_id}")
+
+
+@memory_app.command("explain")
+def memory_explain(ref: str, org: Org, actor: As) -> None:
+    """Where record REF came from, as you may see it."""
+    _show(_sync(lambda s: memory.explain(s, org, actor, ref)))
+
+
 @memory_app.command("screen")
 def memory_screen(
     file: Annotated[Path, typer.Argument(help='JSON lines, each {"text": …}; - for stdin.')],

@@ -80,6 +80,14 @@ class MemoryQueryBody(Body):
     k: int = Field(default=10, ge=1, le=50)
 
 
+class MemoryLinkBody(Body):
+    src: Slug
+    dst: Slug
+    kind: str = Field(max_length=40)
+    span: tuple[int, int] | None = None
+    """For ``derived_from``: the span of ``dst``'s text that ``src`` drew on."""
+
+
 class RunBody(Body):
     agent_id: str = Field(max_length=100)
     task: str = Field(min_length=1, max_length=4000)

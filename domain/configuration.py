@@ -84,6 +84,37 @@ def record_problem(projects: Iterable[str], barriers: Iterable[Barrier]) -> str 
     return None
 
 
+LINK_KINDS = frozenset({"relates", "supersedes", "mentions", "derived_from"})
+"""Relations between records, and ``derived_from``: a derivation with its source span."""
+
+
+def link_problem(
+    kind: str,
+    src: tuple[str, ...] | None,
+    dst: tuple[str, ...] | None,
+    dst_length: int,
+    span: tuple[int, int] | None,
+    barriers: Iterable[Barrier],
+) -> str | None:
+    """Why two records (their projects; None: no such record) may not be linked, or None.
+    A link may not join two sides of a barrier: the link itself would tell one side about
+    the other."""
+    if kind not in LINK_KINDS:
+        return f"unknown link kind {kind!r}; one of {', '.join(sorted(LINK_KINDS))}"
+    if src is None or dst is None:
+        return "both records must exist"
+    crossed = straddled(barriers, (*src, *dst))
+    if crossed:
+        return f"a link may not join both sides of {', '.join(crossed)}"
+    if span is not None:
+        start, end = span
+        if not 0 <= start < end <= dst_length:
+            return f"the source span must lie within the source text (0–{dst_length})"
+    elif kind == "derived_from":
+        return "a derivation names the source span it drew on"
+    return None
+
+
 def handle_for(email: str, taken: Iterable[str], fallback: str = "member") -> str:
     """A free handle derived from an email's local part: ASCII, lower case, dashes.
 

@@ -154,6 +154,42 @@ class QueryResult(Frozen):
     """How many nodes scored above the last hit but are not the reader's to see."""
 
 
+class Neighbour(Frozen):
+    """A record linked to another, as the reader may see it."""
+
+    kind: str
+    outgoing: bool
+    """True for a link from the record asked about, False for one into it."""
+    view: NodeView
+
+
+class Neighbours(Frozen):
+    """The records linked to one record that the reader may see, and how many not."""
+
+    of: NodeView
+    neighbours: tuple[Neighbour, ...] = ()
+    withheld: int = Field(default=0, ge=0)
+
+
+class ExplanationStep(Frozen):
+    """One derivation in an explanation: ``view`` was drawn on, at ``source``."""
+
+    depth: int = Field(ge=1)
+    view: NodeView
+    """Withheld: a step the reader may not see (nothing of it shown, not followed)."""
+    source: str | None = None
+    """The source span drawn on, as the reader may see it (None when withheld)."""
+
+
+class Explanation(Frozen):
+    """Where a record came from: its derivations, walked back, as the reader may see
+    them. ``redacted`` when any step was withheld or masked."""
+
+    of: NodeView
+    steps: tuple[ExplanationStep, ...] = ()
+    redacted: bool = False
+
+
 class MemoryBankPort(Protocol):
     """The memory bank's read paths as the use cases see them: each names its asker,
     goes through the release rule and is logged."""
@@ -178,6 +214,26 @@ class MemoryBankPort(Protocol):
         now: datetime,
         on_behalf_of: str | None = None,
     ) -> NodeView: ...
+
+    def neighbours(
+        self,
+        *,
+        asker_principal_id: str,
+        org_id: str,
+        ref: str,
+        now: datetime,
+        on_behalf_of: str | None = None,
+    ) -> Neighbours: ...
+
+    def explain(
+        self,
+        *,
+        asker_principal_id: str,
+        org_id: str,
+        ref: str,
+        now: datetime,
+        on_behalf_of: str | None = None,
+    ) -> Explanation: ...
 
     def reads(self, org_id: str) -> list[MemoryRead]:
         """Every read of the organization's memory, oldest first."""
@@ -364,6 +420,14 @@ class OrgChange(Protocol):
     def add_commitment(self, commitment: Commitment) -> Commitment: ...
 
     def confirm_commitment(self, commitment_id: str) -> Commitment: ...
+
+    def record_length(self, ref: str) -> int:
+        """The length of a stored record's text (0 when there is none)."""
+        ...
+
+    def add_link(self, src: str, dst: str, kind: str, span: tuple[int, int] | None) -> str:
+        """Link two records; the link's id."""
+        ...
 
     def note(self, draft: AuditDraft) -> None:
         """Append an entry that is not configuration (a refusal, a redaction) with the

@@ -1,10 +1,13 @@
-"""Memory as its human readers see it: similarity queries, one node, the read log."""
+"""Memory as its human readers see it: similarity queries, one record, its links and
+where it came from, the read log; and the links between records."""
 
 from __future__ import annotations
 
+from domain import configuration as rules
 from domain.errors import NotFound
+from domain.memory.ingest import link_draft
 from domain.memory.release import NodeView, Release
-from domain.ports import MemoryRead, QueryResult
+from domain.ports import Explanation, MemoryRead, Neighbours, QueryResult
 from usecases.access import founder, member
 from usecases.context import Ports
 
@@ -30,6 +33,58 @@ def get(ports: Ports, org_id: str, actor_id: str, ref: str) -> NodeView:
     if view.release is Release.WITHHELD:
         raise NotFound(f"no memory record {ref}")
     return view
+
+
+def link(
+    ports: Ports,
+    org_id: str,
+    actor_id: str,
+    src: str,
+    dst: str,
+    kind: str,
+    span: tuple[int, int] | None = None,
+) -> str:
+    """Link two records (the founder's): a relation, or ``derived_from`` with the span
+    of ``dst`` that ``src`` drew on. A link may not join two sides of a barrier. Recorded
+    in the audit chain."""
+    founder(ports, org_id, actor_id)
+    with ports.configuration.change(org_id, actor_id, ports.clock) as change:
+        records = change.records()
+        problem = rules.link_problem(
+            kind,
+            records.get(src),
+            records.get(dst),
+            change.record_length(dst),
+            span,
+            change.barriers(),
+        )
+        if problem is not None:
+            raise ValueError(problem)
+        link_id = change.add_link(src, dst, kind, span)
+        change.note(link_draft(actor_id, link_id, src, dst, kind, span))
+    return link_id
+
+
+def neighbours(ports: Ports, org_id: str, actor_id: str, ref: str) -> Neighbours:
+    """The records linked to ``ref`` that the acting human may see."""
+    member(ports, org_id, actor_id)
+    found = ports.memory.neighbours(
+        asker_principal_id=actor_id, org_id=org_id, ref=ref, now=ports.clock()
+    )
+    if found.of.release is Release.WITHHELD:
+        raise NotFound(f"no memory record {ref}")
+    return found
+
+
+def explain(ports: Ports, org_id: str, actor_id: str, ref: str) -> Explanation:
+    """Where ``ref`` came from, as the acting human may see it."""
+    member(ports, org_id, actor_id)
+    found = ports.memory.explain(
+        asker_principal_id=actor_id, org_id=org_id, ref=ref, now=ports.clock()
+    )
+    if found.of.release is Release.WITHHELD:
+        raise NotFound(f"no memory record {ref}")
+    return found
 
 
 def reads(ports: Ports, org_id: str, actor_id: str) -> list[MemoryRead]:

@@ -31,14 +31,33 @@ from sqlmodel import Session, col
 
 from adapters.store.org_cache import OrgCache, OrgPolicy
 from adapters.store.session import Database
-from adapters.store.tables import AuditHeadRow, MemoryNodeRow, MemoryReadRow, table_of
-from domain.memory.release import WITHHELD, NodeView, Reader, Release, Span, StoredNode, release
+from adapters.store.tables import (
+    AuditHeadRow,
+    MemoryLinkRow,
+    MemoryNodeRow,
+    MemoryReadRow,
+    table_of,
+)
+from domain.memory.release import (
+    WITHHELD,
+    NodeView,
+    Reader,
+    Release,
+    Span,
+    StoredNode,
+    excerpt,
+    release,
+)
 from domain.model import PrincipalKind
 from domain.ports import (
     Embedder,
     EmbedPurpose,
+    Explanation,
+    ExplanationStep,
     MemoryHit,
     MemoryRead,
+    Neighbour,
+    Neighbours,
     QueryResult,
     RecallResult,
 )
@@ -63,6 +82,24 @@ _VECTORS = (
 )
 _BY_REFS = select(_nodes.c.ref, _nodes.c.text, _nodes.c.projects, _nodes.c.spans).where(
     _nodes.c.org_id == bindparam("org_id"), _nodes.c.ref.in_(bindparam("refs", expanding=True))
+)
+_links = table_of(MemoryLinkRow)
+_LINKS_OF = (
+    select(_links.c.src_ref, _links.c.dst_ref, _links.c.kind)
+    .where(
+        _links.c.org_id == bindparam("org_id"),
+        (_links.c.src_ref == bindparam("ref")) | (_links.c.dst_ref == bindparam("ref")),
+    )
+    .order_by(_links.c.created_at, _links.c.id)
+)
+_SOURCES_OF = (
+    select(_links.c.dst_ref, _links.c.span_start, _links.c.span_end)
+    .where(
+        _links.c.org_id == bindparam("org_id"),
+        _links.c.src_ref == bindparam("ref"),
+        _links.c.kind == "derived_from",
+    )
+    .order_by(_links.c.created_at, _links.c.id)
 )
 _CONFIG_SEQ = select(col(AuditHeadRow.config_seq)).where(
     col(AuditHeadRow.org_id) == bindparam("org_id")
@@ -341,6 +378,107 @@ class MemoryBank:
             "get", org_id, asker_principal_id, on_behalf_of, ref, now, read
         )
         return view
+
+    # ------------------------------------------------------------------------ links
+    def _node(self, c: Connection, org_id: str, ref: str) -> StoredNode | None:
+        rows = list(c.execute(_BY_REFS, {"org_id": org_id, "refs": [ref]}))
+        return _stored(org_id, rows[0]) if rows else None
+
+    def neighbours(
+        self,
+        *,
+        asker_principal_id: str,
+        org_id: str,
+        ref: str,
+        now: datetime,
+        on_behalf_of: str | None = None,
+    ) -> Neighbours:
+        """The records linked to ``ref``, either way, that the asker may see; nothing
+        when ``ref`` itself is not theirs to see."""
+
+        def read(c: Connection, s: Session, reader: Reader) -> tuple[Neighbours, list[str], int]:
+            node = self._node(c, org_id, ref)
+            start = WITHHELD if node is None else release(node, reader)
+            if start.release is Release.WITHHELD:
+                return Neighbours(of=WITHHELD), [], 1 if node is not None else 0
+            links = list(c.execute(_LINKS_OF, {"org_id": org_id, "ref": ref}))
+            others = {link.dst_ref if link.src_ref == ref else link.src_ref for link in links}
+            rows = {
+                r.ref: r for r in c.execute(_BY_REFS, {"org_id": org_id, "refs": sorted(others)})
+            }
+            found: list[Neighbour] = []
+            withheld = 0
+            for link in links:
+                outgoing = link.src_ref == ref
+                other = rows.get(link.dst_ref if outgoing else link.src_ref)
+                view = WITHHELD if other is None else release(_stored(org_id, other), reader)
+                if view.release is Release.WITHHELD:
+                    withheld += 1
+                else:
+                    found.append(Neighbour(kind=link.kind, outgoing=outgoing, view=view))
+            released = [ref, *(n.view.ref for n in found if n.view.ref is not None)]
+            return (
+                Neighbours(of=start, neighbours=tuple(found), withheld=withheld),
+                released,
+                withheld,
+            )
+
+        result: Neighbours = self._logged(
+            "neighbours", org_id, asker_principal_id, on_behalf_of, ref, now, read
+        )
+        return result
+
+    def explain(
+        self,
+        *,
+        asker_principal_id: str,
+        org_id: str,
+        ref: str,
+        now: datetime,
+        on_behalf_of: str | None = None,
+        depth: int = 5,
+    ) -> Explanation:
+        """Where ``ref`` came from: its derivations walked back (breadth first, at most
+        ``depth`` steps deep), each step as the asker may see it. A step the asker may
+        not see is shown as withheld, with neither its content nor its source span, and
+        its own sources are not followed: the explanation is then redacted."""
+
+        def read(c: Connection, s: Session, reader: Reader) -> tuple[Explanation, list[str], int]:
+            node = self._node(c, org_id, ref)
+            start = WITHHELD if node is None else release(node, reader)
+            if start.release is Release.WITHHELD:
+                return Explanation(of=WITHHELD), [], 1 if node is not None else 0
+            steps: list[ExplanationStep] = []
+            frontier, seen = [ref], {ref}
+            withheld = 0
+            for level in range(1, depth + 1):
+                following: list[str] = []
+                for here in frontier:
+                    for link in c.execute(_SOURCES_OF, {"org_id": org_id, "ref": here}):
+                        if link.dst_ref in seen:
+                            continue
+                        seen.add(link.dst_ref)
+                        source = self._node(c, org_id, link.dst_ref)
+                        view = WITHHELD if source is None else release(source, reader)
+                        if view.release is Release.WITHHELD or source is None:
+                            withheld += 1
+                            steps.append(ExplanationStep(depth=level, view=WITHHELD))
+                            continue
+                        shown = excerpt(source, view, link.span_start or 0, link.span_end or 0)
+                        steps.append(ExplanationStep(depth=level, view=view, source=shown))
+                        following.append(link.dst_ref)
+                frontier = following
+                if not frontier:
+                    break
+            redacted = withheld > 0 or any(st.view.release is Release.REDACTED for st in steps)
+            released = [ref, *(st.view.ref for st in steps if st.view.ref is not None)]
+            result = Explanation(of=start, steps=tuple(steps), redacted=redacted)
+            return result, released, withheld
+
+        result: Explanation = self._logged(
+            "explain", org_id, asker_principal_id, on_behalf_of, ref, now, read
+        )
+        return result
 
     # ------------------------------------------------------------------------ the log
     def reads(self, org_id: str) -> list[MemoryRead]:

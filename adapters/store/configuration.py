@@ -15,6 +15,7 @@ behind the chain's back (:mod:`domain.crosscheck`).
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
 from datetime import datetime
@@ -32,6 +33,7 @@ from adapters.store.tables import (
     BarrierRow,
     CharterRow,
     CommitmentRow,
+    MemoryLinkRow,
     MemoryNodeRow,
     OrgRow,
     PrincipalRow,
@@ -105,6 +107,27 @@ class OrgConfiguration:
 
     def _audit(self, change: ConfigRecord, rule: str) -> None:
         append(self._s, self.org.id, config_draft(change, self._actor, rule), self.now, self._keys)
+
+    def record_length(self, ref: str) -> int:
+        row = self._s.get(MemoryNodeRow, (self.org.id, ref))
+        return 0 if row is None else len(row.text)
+
+    def add_link(self, src: str, dst: str, kind: str, span: tuple[int, int] | None) -> str:
+        link_id = str(uuid.uuid4())
+        self._s.add(
+            MemoryLinkRow(
+                id=link_id,
+                org_id=self.org.id,
+                src_ref=src,
+                dst_ref=dst,
+                kind=kind,
+                span_start=None if span is None else span[0],
+                span_end=None if span is None else span[1],
+                author_id=self._actor,
+                created_at=self.now,
+            )
+        )
+        return link_id
 
     def note(self, draft: AuditDraft) -> None:
         append(self._s, self.org.id, draft, self.now, self._keys)

@@ -161,6 +161,23 @@ class MemoryNodeRow(SQLModel, table=True):
     created_at: datetime = _ts()
 
 
+class MemoryLinkRow(SQLModel, table=True):
+    """A typed link from one memory record to another: a relation (``relates``…) or a
+    derivation (``derived_from``: ``src_ref`` was derived from ``dst_ref``, drawing on
+    ``dst_ref``'s text between ``span_start`` and ``span_end``)."""
+
+    __tablename__ = "memory_links"
+    id: str = Field(primary_key=True)
+    org_id: str = Field(index=True)
+    src_ref: str
+    dst_ref: str
+    kind: str
+    span_start: int | None = None
+    span_end: int | None = None
+    author_id: str
+    created_at: datetime = _ts()
+
+
 class MemoryReadRow(SQLModel, table=True):
     __tablename__ = "memory_reads"
     id: int | None = Field(default=None, primary_key=True)

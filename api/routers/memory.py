@@ -4,11 +4,12 @@ the acting human's, through the release rule, and logged."""
 from __future__ import annotations
 
 from fastapi import APIRouter
+from pydantic import BaseModel
 
 from api.deps import Actor, PortsDep
-from api.schemas import MemoryQueryBody
+from api.schemas import MemoryLinkBody, MemoryQueryBody
 from domain.memory.release import NodeView
-from domain.ports import MemoryRead, QueryResult
+from domain.ports import Explanation, MemoryRead, Neighbours, QueryResult
 from usecases import memory
 
 router = APIRouter(tags=["memory"])
@@ -18,6 +19,33 @@ router = APIRouter(tags=["memory"])
 def query(org_id: str, body: MemoryQueryBody, ports: PortsDep, actor: Actor) -> QueryResult:
     """The records most similar to ``text`` that you may read, best first."""
     return memory.query(ports, org_id, actor, body.text, body.k)
+
+
+class LinkAnswer(BaseModel):
+    """A link stored."""
+
+    link_id: str
+
+
+@router.post("/v1/orgs/{org_id}/memory/links", status_code=201)
+def link(org_id: str, body: MemoryLinkBody, ports: PortsDep, actor: Actor) -> LinkAnswer:
+    """Link two records (the founder's); never across a barrier."""
+    return LinkAnswer(
+        link_id=memory.link(ports, org_id, actor, body.src, body.dst, body.kind, body.span)
+    )
+
+
+@router.get("/v1/orgs/{org_id}/memory/records/{ref}/neighbours")
+def neighbours(org_id: str, ref: str, ports: PortsDep, actor: Actor) -> Neighbours:
+    """The records linked to ``ref`` that you may see."""
+    return memory.neighbours(ports, org_id, actor, ref)
+
+
+@router.get("/v1/orgs/{org_id}/memory/records/{ref}/explain")
+def explain(org_id: str, ref: str, ports: PortsDep, actor: Actor) -> Explanation:
+    """Where ``ref`` came from, as you may see it (redacted where it passes through what
+    you may not see)."""
+    return memory.explain(ports, org_id, actor, ref)
 
 
 @router.get("/v1/orgs/{org_id}/memory/reads")

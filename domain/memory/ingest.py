@@ -53,3 +53,17 @@ def redaction_draft(
             "tagged": tagged,
         },
     )
+
+
+def link_draft(
+    actor: str, link_id: str, src: str, dst: str, kind: str, span: tuple[int, int] | None
+) -> AuditDraft:
+    """A link between two records."""
+    return AuditDraft(
+        event_key=f"memory:link:{link_id}",
+        actor=actor,
+        decision="linked",
+        stage=MEMORY,
+        rule=kind,
+        payload={"link": link_id, "src": src, "dst": dst, "span": list(span) if span else None},
+    )

@@ -98,6 +98,22 @@ def mask(text: str, spans: Iterable[Span]) -> str:
     return "".join(out)
 
 
+def excerpt(node: StoredNode, view: NodeView, start: int, end: int) -> str | None:
+    """``node.text[start:end]`` as the reader of ``view`` may see it: as stored for a
+    whole view, with tagged spans masked for a redacted one, nothing for a withheld one."""
+    if view.release is Release.WITHHELD:
+        return None
+    part = node.text[start:end]
+    if view.release is Release.WHOLE:
+        return part
+    inside = [
+        Span(kind=s.kind, start=max(s.start, start) - start, end=min(s.end, end) - start)
+        for s in node.spans
+        if s.start < end and s.end > start
+    ]
+    return mask(part, inside)
+
+
 def release(node: StoredNode, reader: Reader) -> NodeView:
     """What ``reader`` may see of ``node`` (see the module's docstring)."""
     if node.org_id != reader.org_id or not set(node.projects) <= reader.projects:

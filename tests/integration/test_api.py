@@ -331,3 +331,27 @@ def test_memory_query_and_records_through_the_api(api: TestClient, firm: Firm) -
     assert api.get(f"/v1/orgs/{firm.org}/memory/records/birch-cim", headers=ben).status_code == 404
     bad = api.post(f"/v1/orgs/{firm.org}/memory/query", json={"text": "x", "k": 99}, headers=ben)
     assert bad.status_code == 422
+
+
+def test_memory_links_neighbours_and_explanations_through_the_api(
+    api: TestClient, firm: Firm
+) -> None:
+    ada, ben = {H: firm.founder}, {H: firm.associate}
+    base = f"/v1/orgs/{firm.org}/memory"
+    crossing = {"src": "atlas-kickoff", "dst": "birch-cim", "kind": "relates"}
+    assert api.post(f"{base}/links", json=crossing, headers=ada).status_code == 422
+    assert api.post(f"{base}/links", json=crossing, headers=ben).status_code == 403
+    api.post(
+        base, json={"ref": "atlas-brief", "projects": ["east"], "text": "Atlas brief"}, headers=ada
+    )
+    made = api.post(
+        f"{base}/links",
+        json={"src": "atlas-brief", "dst": "atlas-kickoff", "kind": "derived_from", "span": [0, 5]},
+        headers=ada,
+    )
+    assert made.status_code == 201, made.text
+    explained = api.get(f"{base}/records/atlas-brief/explain", headers=ben).json()
+    assert [s["source"] for s in explained["steps"]] == ["Atlas"]
+    near = api.get(f"{base}/records/atlas-kickoff/neighbours", headers=ben).json()
+    assert [n["view"]["ref"] for n in near["neighbours"]] == ["atlas-brief"]
+    assert api.get(f"{base}/records/birch-cim/explain", headers=ben).status_code == 404

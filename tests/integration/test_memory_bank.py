@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from adapters.store.store import Store
-from domain.errors import NotFound, Refused
+from domain.errors import Forbidden, NotFound, Refused
 from domain.memory.release import Release, Span
 from domain.model import StaffRole
 from domain.ports import EmbedPurpose
@@ -246,3 +246,97 @@ def test_ingestion_removes_what_is_never_kept_and_tags_the_rest(
     chain = str([e.payload for e in services.audit.entries(firm.org)])
     assert "4111" not in chain and "6789" not in chain and "dana@atlas" not in chain
     assert services.audit.verify(firm.org).ok
+
+
+def _linked_firm(firm: Firm, services: Ports) -> None:
+    """North sits outside the wall. The firm outlook (north) was derived from the West
+    CIM and from a north market note; the Atlas kickoff (east) relates to the note."""
+    organization.add_project(services, firm.org, firm.founder, "north", "North")
+    for who in (firm.associate, firm.agents["vega"]):
+        organization.staff(services, firm.org, firm.founder, who, "north", StaffRole.MEMBER)
+    remember = organization.remember
+    remember(
+        services, firm.org, firm.founder, "market-note", ("north",), "Market note: rates stable."
+    )
+    remember(
+        services, firm.org, firm.founder, "outlook", ("north",), "Firm outlook: pipeline strong."
+    )
+    memory.link(services, firm.org, firm.founder, "outlook", "birch-cim", "derived_from", (0, 9))
+    memory.link(services, firm.org, firm.founder, "outlook", "market-note", "derived_from", (0, 11))
+    memory.link(services, firm.org, firm.founder, "atlas-kickoff", "market-note", "relates")
+
+
+def test_links_may_not_join_two_sides_of_a_wall(firm: Firm, services: Ports) -> None:
+    with pytest.raises(ValueError, match="both sides"):
+        memory.link(services, firm.org, firm.founder, "atlas-kickoff", "birch-cim", "relates")
+    with pytest.raises(ValueError, match="must exist"):
+        memory.link(services, firm.org, firm.founder, "atlas-kickoff", "nope", "relates")
+    with pytest.raises(ValueError, match="source span"):
+        memory.link(
+            services, firm.org, firm.founder, "atlas-kickoff", "atlas-kickoff", "derived_from"
+        )
+    with pytest.raises(Forbidden):
+        memory.link(services, firm.org, firm.associate, "atlas-kickoff", "atlas-kickoff", "relates")
+
+
+def test_an_explanation_through_the_west_is_redacted_for_the_east(
+    firm: Firm, services: Ports
+) -> None:
+    _linked_firm(firm, services)
+    later = utc_now() + timedelta(seconds=1)
+    for_ben = services.memory.explain(
+        asker_principal_id=firm.associate, org_id=firm.org, ref="outlook", now=later
+    )
+    assert for_ben.redacted
+    assert [(st.view.release, st.view.ref, st.source) for st in for_ben.steps] == [
+        (Release.WITHHELD, None, None),
+        (Release.WHOLE, "market-note", "Market note"),
+    ]
+    shown = for_ben.model_dump_json()
+    assert "Birch" not in shown and "birch" not in shown and "CIM" not in shown
+    for_vega = services.memory.explain(
+        asker_principal_id=firm.agents["vega"], org_id=firm.org, ref="outlook", now=later
+    )
+    assert not for_vega.redacted
+    assert [(st.view.ref, st.source) for st in for_vega.steps] == [
+        ("birch-cim", "Birch CIM"),
+        ("market-note", "Market note"),
+    ]
+
+
+def test_neighbours_show_only_the_readers_side(firm: Firm, services: Ports) -> None:
+    _linked_firm(firm, services)
+    later = utc_now() + timedelta(seconds=1)
+    of_outlook = services.memory.neighbours(
+        asker_principal_id=firm.associate, org_id=firm.org, ref="outlook", now=later
+    )
+    assert [(n.kind, n.outgoing, n.view.ref) for n in of_outlook.neighbours] == [
+        ("derived_from", True, "market-note")
+    ]
+    assert of_outlook.withheld == 1
+    of_note = memory.neighbours(services, firm.org, firm.associate, "market-note")
+    assert {n.view.ref for n in of_note.neighbours} == {"outlook", "atlas-kickoff"}
+    # West's own record is not Ben's to start from, through any path
+    with pytest.raises(NotFound):
+        memory.neighbours(services, firm.org, firm.associate, "birch-cim")
+    with pytest.raises(NotFound):
+        memory.explain(services, firm.org, firm.associate, "birch-cim")
+    paths = {r.path for r in services.memory.reads(firm.org)}
+    assert {"neighbours", "explain"} <= paths
+
+
+def test_links_follow_staffing_changes(firm: Firm, services: Ports) -> None:
+    _linked_firm(firm, services)
+    north = next(
+        s for s in services.directory.staffing(firm.org, firm.associate) if s.project == "north"
+    )
+    organization.unstaff(services, firm.org, firm.founder, north.id)
+    later = utc_now() + timedelta(seconds=1)
+    gone = services.memory.explain(
+        asker_principal_id=firm.associate, org_id=firm.org, ref="outlook", now=later
+    )
+    assert gone.of.release is Release.WITHHELD and gone.steps == ()
+    note = services.memory.neighbours(
+        asker_principal_id=firm.associate, org_id=firm.org, ref="atlas-kickoff", now=later
+    )
+    assert note.neighbours == () and note.withheld == 1
