@@ -88,6 +88,12 @@ class MemoryLinkBody(Body):
     """For ``derived_from``: the span of ``dst``'s text that ``src`` drew on."""
 
 
+class ProcedureBody(Body):
+    name: Slug
+    projects: list[Slug] = Field(min_length=1, max_length=50)
+    steps: list[str] = Field(min_length=1, max_length=200)
+
+
 class RunBody(Body):
     agent_id: str = Field(max_length=100)
     task: str = Field(min_length=1, max_length=4000)

@@ -190,6 +190,15 @@ class Explanation(Frozen):
     redacted: bool = False
 
 
+class ProcedureView(Frozen):
+    """A version of a procedure as the reader may see it (withheld: nothing of it)."""
+
+    name: str | None = None
+    version: int | None = None
+    view: NodeView
+    steps: tuple[str, ...] = ()
+
+
 class MemoryBankPort(Protocol):
     """The memory bank's read paths as the use cases see them: each names its asker,
     goes through the release rule and is logged."""
@@ -234,6 +243,17 @@ class MemoryBankPort(Protocol):
         now: datetime,
         on_behalf_of: str | None = None,
     ) -> Explanation: ...
+
+    def procedure(
+        self,
+        *,
+        asker_principal_id: str,
+        org_id: str,
+        name: str,
+        now: datetime,
+        version: int | None = None,
+        on_behalf_of: str | None = None,
+    ) -> ProcedureView: ...
 
     def reads(self, org_id: str) -> list[MemoryRead]:
         """Every read of the organization's memory, oldest first."""
@@ -427,6 +447,10 @@ class OrgChange(Protocol):
 
     def add_link(self, src: str, dst: str, kind: str, span: tuple[int, int] | None) -> str:
         """Link two records; the link's id."""
+        ...
+
+    def add_procedure(self, name: str, projects: tuple[str, ...], steps: tuple[str, ...]) -> int:
+        """Store the next version of a procedure; its version number."""
         ...
 
     def note(self, draft: AuditDraft) -> None:

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from domain import configuration as rules
 from domain.errors import NotFound
-from domain.memory.ingest import link_draft
+from domain.memory.ingest import link_draft, procedure_draft
 from domain.memory.release import NodeView, Release
-from domain.ports import Explanation, MemoryRead, Neighbours, QueryResult
+from domain.ports import Explanation, MemoryRead, Neighbours, ProcedureView, QueryResult
 from usecases.access import founder, member
 from usecases.context import Ports
 
@@ -84,6 +84,44 @@ def explain(ports: Ports, org_id: str, actor_id: str, ref: str) -> Explanation:
     )
     if found.of.release is Release.WITHHELD:
         raise NotFound(f"no memory record {ref}")
+    return found
+
+
+def publish_procedure(
+    ports: Ports,
+    org_id: str,
+    actor_id: str,
+    name: str,
+    projects: tuple[str, ...],
+    steps: tuple[str, ...],
+) -> int:
+    """Publish the next version of a procedure (the founder's): a workflow definition or
+    playbook that belongs to ``projects`` like a record. Its version number."""
+    founder(ports, org_id, actor_id)
+    if not steps or any(not step.strip() for step in steps):
+        raise ValueError("a procedure needs steps, none of them empty")
+    with ports.configuration.change(org_id, actor_id, ports.clock) as change:
+        unknown = set(projects) - change.project_slugs()
+        if unknown:
+            raise NotFound(f"no project {', '.join(sorted(unknown))}")
+        problem = rules.record_problem(projects, change.barriers())
+        if problem is not None:
+            raise ValueError(problem)
+        version = change.add_procedure(name, projects, steps)
+        change.note(procedure_draft(actor_id, name, version, projects, steps))
+    return version
+
+
+def procedure(
+    ports: Ports, org_id: str, actor_id: str, name: str, version: int | None = None
+) -> ProcedureView:
+    """A procedure as the acting human may see it (its newest version by default)."""
+    member(ports, org_id, actor_id)
+    found = ports.memory.procedure(
+        asker_principal_id=actor_id, org_id=org_id, name=name, now=ports.clock(), version=version
+    )
+    if found.view.release is Release.WITHHELD:
+        raise NotFound(f"no procedure {name}")
     return found
 
 

@@ -35,6 +35,7 @@ from adapters.store.tables import (
     AuditHeadRow,
     MemoryLinkRow,
     MemoryNodeRow,
+    MemoryProcedureRow,
     MemoryReadRow,
     table_of,
 )
@@ -58,6 +59,7 @@ from domain.ports import (
     MemoryRead,
     Neighbour,
     Neighbours,
+    ProcedureView,
     QueryResult,
     RecallResult,
 )
@@ -100,6 +102,12 @@ _SOURCES_OF = (
         _links.c.kind == "derived_from",
     )
     .order_by(_links.c.created_at, _links.c.id)
+)
+_procedures = table_of(MemoryProcedureRow)
+_PROCEDURE = (
+    select(_procedures.c.version, _procedures.c.projects, _procedures.c.steps)
+    .where(_procedures.c.org_id == bindparam("org_id"), _procedures.c.name == bindparam("name"))
+    .order_by(_procedures.c.version.desc())
 )
 _CONFIG_SEQ = select(col(AuditHeadRow.config_seq)).where(
     col(AuditHeadRow.org_id) == bindparam("org_id")
@@ -162,7 +170,9 @@ class MemoryBank:
         """Who reads, and the projects they may read right now (nothing for a stranger)."""
         principal = None if policy is None else policy.principals.get(asker)
         if policy is None or principal is None:
-            return Reader(principal_id=asker, org_id=org_id, is_agent=True, projects=frozenset())
+            # Not a principal of this organization: a reader of no organization here, so
+            # that the rule's own organization check withholds too.
+            return Reader(principal_id=asker, org_id="", is_agent=True, projects=frozenset())
         allowed = gated_projects(asker, policy.staffing.get(asker, ()), policy.barriers, now)
         if on_behalf_of is not None:
             human = policy.principals.get(on_behalf_of)
@@ -477,6 +487,40 @@ class MemoryBank:
 
         result: Explanation = self._logged(
             "explain", org_id, asker_principal_id, on_behalf_of, ref, now, read
+        )
+        return result
+
+    # ------------------------------------------------------------------------ procedures
+    def procedure(
+        self,
+        *,
+        asker_principal_id: str,
+        org_id: str,
+        name: str,
+        now: datetime,
+        version: int | None = None,
+        on_behalf_of: str | None = None,
+    ) -> ProcedureView:
+        """A procedure (its newest version, or ``version``) as the asker may see it; an
+        unknown one and a withheld one look the same."""
+
+        def read(c: Connection, s: Session, reader: Reader) -> tuple[ProcedureView, list[str], int]:
+            rows = list(c.execute(_PROCEDURE, {"org_id": org_id, "name": name}))
+            row = next((r for r in rows if version is None or r.version == version), None)
+            if row is None:
+                return ProcedureView(view=WITHHELD), [], 0
+            steps = tuple(row.steps)
+            node = StoredNode(
+                org_id=org_id, ref=name, projects=tuple(row.projects), text="\n".join(steps)
+            )
+            view = release(node, reader)
+            if view.release is Release.WITHHELD:
+                return ProcedureView(view=WITHHELD), [], 1
+            found = ProcedureView(name=name, version=row.version, view=view, steps=steps)
+            return found, [f"{name}@{row.version}"], 0
+
+        result: ProcedureView = self._logged(
+            "procedure", org_id, asker_principal_id, on_behalf_of, name, now, read
         )
         return result
 

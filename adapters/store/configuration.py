@@ -20,7 +20,7 @@ from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
 from datetime import datetime
 
-from sqlalchemy import select
+from sqlalchemy import func, select
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, SQLModel, col
 
@@ -35,6 +35,7 @@ from adapters.store.tables import (
     CommitmentRow,
     MemoryLinkRow,
     MemoryNodeRow,
+    MemoryProcedureRow,
     OrgRow,
     PrincipalRow,
     ProjectRow,
@@ -128,6 +129,27 @@ class OrgConfiguration:
             )
         )
         return link_id
+
+    def add_procedure(self, name: str, projects: tuple[str, ...], steps: tuple[str, ...]) -> int:
+        newest = self._s.execute(
+            select(func.max(col(MemoryProcedureRow.version))).where(
+                col(MemoryProcedureRow.org_id) == self.org.id,
+                col(MemoryProcedureRow.name) == name,
+            )
+        ).scalar_one_or_none()
+        version = (newest or 0) + 1
+        self._s.add(
+            MemoryProcedureRow(
+                org_id=self.org.id,
+                name=name,
+                version=version,
+                projects=list(projects),
+                steps=list(steps),
+                author_id=self._actor,
+                created_at=self.now,
+            )
+        )
+        return version
 
     def note(self, draft: AuditDraft) -> None:
         append(self._s, self.org.id, draft, self.now, self._keys)

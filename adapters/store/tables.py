@@ -178,6 +178,20 @@ class MemoryLinkRow(SQLModel, table=True):
     created_at: datetime = _ts()
 
 
+class MemoryProcedureRow(SQLModel, table=True):
+    """A version of a procedure (a workflow definition or playbook): its steps, and the
+    projects it belongs to (read through the release rule like any record)."""
+
+    __tablename__ = "memory_procedures"
+    org_id: str = Field(primary_key=True)
+    name: str = Field(primary_key=True)
+    version: int = Field(primary_key=True)
+    projects: list[str] = _json()
+    steps: list[str] = _json()
+    author_id: str
+    created_at: datetime = _ts()
+
+
 class MemoryReadRow(SQLModel, table=True):
     __tablename__ = "memory_reads"
     id: int | None = Field(default=None, primary_key=True)

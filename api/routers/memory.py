@@ -7,9 +7,9 @@ from fastapi import APIRouter
 from pydantic import BaseModel
 
 from api.deps import Actor, PortsDep
-from api.schemas import MemoryLinkBody, MemoryQueryBody
+from api.schemas import MemoryLinkBody, MemoryQueryBody, ProcedureBody
 from domain.memory.release import NodeView
-from domain.ports import Explanation, MemoryRead, Neighbours, QueryResult
+from domain.ports import Explanation, MemoryRead, Neighbours, ProcedureView, QueryResult
 from usecases import memory
 
 router = APIRouter(tags=["memory"])
@@ -46,6 +46,31 @@ def explain(org_id: str, ref: str, ports: PortsDep, actor: Actor) -> Explanation
     """Where ``ref`` came from, as you may see it (redacted where it passes through what
     you may not see)."""
     return memory.explain(ports, org_id, actor, ref)
+
+
+class ProcedurePublished(BaseModel):
+    """A procedure version published."""
+
+    version: int
+
+
+@router.post("/v1/orgs/{org_id}/memory/procedures", status_code=201)
+def publish_procedure(
+    org_id: str, body: ProcedureBody, ports: PortsDep, actor: Actor
+) -> ProcedurePublished:
+    """Publish the next version of a procedure (the founder's)."""
+    version = memory.publish_procedure(
+        ports, org_id, actor, body.name, tuple(body.projects), tuple(body.steps)
+    )
+    return ProcedurePublished(version=version)
+
+
+@router.get("/v1/orgs/{org_id}/memory/procedures/{name}")
+def procedure(
+    org_id: str, name: str, ports: PortsDep, actor: Actor, version: int | None = None
+) -> ProcedureView:
+    """A procedure (its newest version, or ``?version=``) as you may see it."""
+    return memory.procedure(ports, org_id, actor, name, version)
 
 
 @router.get("/v1/orgs/{org_id}/memory/reads")

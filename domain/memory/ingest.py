@@ -67,3 +67,22 @@ def link_draft(
         rule=kind,
         payload={"link": link_id, "src": src, "dst": dst, "span": list(span) if span else None},
     )
+
+
+def procedure_draft(
+    actor: str, name: str, version: int, projects: Iterable[str], steps: Iterable[str]
+) -> AuditDraft:
+    """A procedure version published: where it belongs and the hash of its steps."""
+    return AuditDraft(
+        event_key=f"memory:procedure:{name}:{version}",
+        actor=actor,
+        decision="published",
+        stage=MEMORY,
+        rule="procedure",
+        payload={
+            "name": name,
+            "version": version,
+            "projects": list(projects),
+            "steps_sha256": sha256_hex("\n".join(steps).encode("utf-8")),
+        },
+    )

@@ -355,3 +355,36 @@ def test_memory_links_neighbours_and_explanations_through_the_api(
     near = api.get(f"{base}/records/atlas-kickoff/neighbours", headers=ben).json()
     assert [n["view"]["ref"] for n in near["neighbours"]] == ["atlas-brief"]
     assert api.get(f"{base}/records/birch-cim/explain", headers=ben).status_code == 404
+
+
+def test_procedures_are_versioned_and_gated_through_the_api(api: TestClient, firm: Firm) -> None:
+    ada, ben = {H: firm.founder}, {H: firm.associate}
+    base = f"/v1/orgs/{firm.org}/memory/procedures"
+    for steps in (["Send the agenda."], ["Send the agenda.", "Book the room."]):
+        r = api.post(
+            base,
+            json={"name": "atlas-kickoff-prep", "projects": ["east"], "steps": steps},
+            headers=ada,
+        )
+        assert r.status_code == 201, r.text
+    assert r.json() == {"version": 2}
+    newest = api.get(f"{base}/atlas-kickoff-prep", headers=ben).json()
+    assert (newest["version"], newest["steps"]) == (2, ["Send the agenda.", "Book the room."])
+    first = api.get(f"{base}/atlas-kickoff-prep?version=1", headers=ben).json()
+    assert first["steps"] == ["Send the agenda."]
+    api.post(
+        base, json={"name": "birch-close", "projects": ["west"], "steps": ["Close."]}, headers=ada
+    )
+    assert api.get(f"{base}/birch-close", headers=ben).status_code == 404
+    assert (
+        api.post(
+            base, json={"name": "x", "projects": ["east"], "steps": ["a"]}, headers=ben
+        ).status_code
+        == 403
+    )
+    assert (
+        api.post(
+            base, json={"name": "x", "projects": ["east"], "steps": []}, headers=ada
+        ).status_code
+        == 422
+    )
