@@ -60,8 +60,9 @@ def barrier_problem(
 ) -> str | None:
     """Why ``barrier`` may not be raised now, or None.
 
-    ``agents`` maps agent ids to handles; ``records`` maps memory references to their
-    projects. A new wall may not split an agent's current staffing nor a stored record.
+    ``agents`` maps agent ids to handles; ``records`` maps what is in memory (records,
+    links, procedures, by label) to their projects. A new wall may not split an agent's
+    current staffing nor anything stored in memory.
     """
     by_agent: dict[str, set[str]] = {}
     for s in staffing:

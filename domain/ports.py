@@ -441,6 +441,11 @@ class OrgChange(Protocol):
 
     def confirm_commitment(self, commitment_id: str) -> Commitment: ...
 
+    def memory_reach(self) -> dict[str, tuple[str, ...]]:
+        """What a new barrier may not split: every record's projects by reference, every
+        link's two ends' projects (``link a→b``), every procedure's (``procedure n``)."""
+        ...
+
     def record_length(self, ref: str) -> int:
         """The length of a stored record's text (0 when there is none)."""
         ...

@@ -198,7 +198,7 @@ def add_barrier(
     ports: Ports, org_id: str, actor_id: str, name: str, groups: list[list[str]]
 ) -> Barrier:
     """Wall project groups off from each other; the new wall may split neither an agent's
-    current staffing nor a stored memory record."""
+    current staffing nor anything in memory (a record, a link, a procedure)."""
     founder(ports, org_id, actor_id)
     barrier = Barrier(id=new_id(), org_id=org_id, name=name, groups=tuple(tuple(g) for g in groups))
     with ports.configuration.change(org_id, actor_id, ports.clock) as change:
@@ -207,7 +207,7 @@ def add_barrier(
             raise NotFound(f"no project {', '.join(sorted(missing))}")
         agents = {p.id: p.handle for p in change.principals() if p.kind is PrincipalKind.AGENT}
         problem = rules.barrier_problem(
-            barrier, agents, change.staffing(), change.records(), change.now
+            barrier, agents, change.staffing(), change.memory_reach(), change.now
         )
         if problem is not None:
             raise Conflict(problem)

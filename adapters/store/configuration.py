@@ -109,6 +109,27 @@ class OrgConfiguration:
     def _audit(self, change: ConfigRecord, rule: str) -> None:
         append(self._s, self.org.id, config_draft(change, self._actor, rule), self.now, self._keys)
 
+    def memory_reach(self) -> dict[str, tuple[str, ...]]:
+        reach = self.records()
+        links = self._s.execute(
+            select(col(MemoryLinkRow.src_ref), col(MemoryLinkRow.dst_ref)).where(
+                col(MemoryLinkRow.org_id) == self.org.id
+            )
+        )
+        out = dict(reach)
+        for link in links:
+            ends = (*reach.get(link.src_ref, ()), *reach.get(link.dst_ref, ()))
+            out[f"link {link.src_ref}→{link.dst_ref}"] = tuple(sorted(set(ends)))
+        procedures = self._s.execute(
+            select(col(MemoryProcedureRow.name), col(MemoryProcedureRow.projects)).where(
+                col(MemoryProcedureRow.org_id) == self.org.id
+            )
+        )
+        for procedure in procedures:
+            key = f"procedure {procedure.name}"
+            out[key] = tuple(sorted({*out.get(key, ()), *procedure.projects}))
+        return out
+
     def record_length(self, ref: str) -> int:
         row = self._s.get(MemoryNodeRow, (self.org.id, ref))
         return 0 if row is None else len(row.text)

@@ -9,6 +9,9 @@ from __future__ import annotations
 
 from datetime import timedelta
 
+import pytest
+
+from domain.errors import Conflict
 from domain.memory.release import Release
 from domain.model import StaffRole
 from tests.conftest import Firm, utc_now
@@ -121,3 +124,18 @@ def test_another_organization_with_the_same_slugs_gets_nothing(firm: Firm, servi
         "procedure": [],
         "texts": [""],
     }
+
+
+def test_a_new_wall_may_not_split_a_link_or_a_procedure(firm: Firm, services: Ports) -> None:
+    org, ada = firm.org, firm.founder
+    for slug in ("south", "sea"):
+        organization.add_project(services, org, ada, slug, slug)
+    organization.remember(services, org, ada, "s-note", ("south",), "South note")
+    organization.remember(services, org, ada, "sea-note", ("sea",), "Sea note")
+    memory.link(services, org, ada, "s-note", "sea-note", "relates")
+    with pytest.raises(Conflict, match="link s-note→sea-note"):
+        organization.add_barrier(services, org, ada, "tide", [["south"], ["sea"]])
+    organization.add_project(services, org, ada, "lake", "lake")
+    memory.publish_procedure(services, org, ada, "round", ("lake", "sea"), ("Row.",))
+    with pytest.raises(Conflict, match="procedure round"):
+        organization.add_barrier(services, org, ada, "shore", [["lake"], ["sea"]])
