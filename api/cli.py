@@ -240,6 +240,42 @@ def audit_verify(org: Org, actor: As) -> None:
         raise typer.Exit(2)
 
 
+@memory_app.command("ingest")
+def memory_ingest(
+    ref: str,
+    org: Org,
+    actor: As,
+    project: Annotated[list[str], typer.Option(help="A project it belongs to (repeat).")],
+    text: Annotated[str | None, typer.Option(help="The text (or --file).")] = None,
+    file: Annotated[Path | None, typer.Option(help="Read the text from this file.")] = None,
+) -> None:
+    """Ingest a record into memory: screened (instructions refused, card numbers and
+    national ids removed, identifying detail tagged), embedded, stored."""
+    if file is not None and text is None:
+        body = file.read_text(encoding="utf-8")
+    elif text is not None and file is None:
+        body = text
+    else:
+        console.print("[red]error:[/] give the text with --text or --file, one of them")
+        raise typer.Exit(1)
+    _sync(lambda s: organization.remember(s, org, actor, ref, tuple(project), body))
+    console.print(f"stored: {ref}")
+
+
+@memory_app.command("procedure")
+def memory_procedure(
+    name: str,
+    org: Org,
+    actor: As,
+    version: Annotated[int | None, typer.Option(help="A version (default: the newest).")] = None,
+) -> None:
+    """A procedure (workflow definition or playbook) as you may see it."""
+    found = _sync(lambda s: memory.procedure(s, org, actor, name, version))
+    console.print(f"{found.name} v{found.version}")
+    for i, step in enumerate(found.steps, start=1):
+        console.print(f"  {i}. {step}")
+
+
 @memory_app.command("query")
 def memory_query(
     text: str,
