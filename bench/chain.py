@@ -47,34 +47,28 @@ class ChainFigures:
 
 
 def _intent(org: str, agent: str, i: int) -> Intent:
-    if i % 2:
-        return Intent(
-            id=f"i-{i}",
-            org_id=org,
-            run_id=f"r-{i // 4}",
-            principal_id=agent,
-            tool="email.send",
-            projects=("east",),
-            cost_cents=0,
-            justification="follow up with the client",
-            payload={"to": f"c{i}@client.example", "subject": "Status", "body": "All on track."},
-        )
+    """Emails and payments, alternately."""
+    email = i % 2 == 1
     return Intent(
         id=f"i-{i}",
         org_id=org,
         run_id=f"r-{i // 4}",
         principal_id=agent,
-        tool="payments.pay",
+        tool="email.send" if email else "payments.pay",
         projects=("east",),
-        cost_cents=12_500,
-        justification="supplier invoice due",
-        payload={
-            "payee": "Northwind",
-            "invoice": f"inv-{i}",
-            "amount_cents": 12_500,
-            "currency": "USD",
-            "memo": "October",
-        },
+        cost_cents=0 if email else 12_500,
+        justification="follow up with the client" if email else "supplier invoice due",
+        payload=(
+            {"to": f"c{i}@client.example", "subject": "Status", "body": "All on track."}
+            if email
+            else {
+                "payee": "Northwind",
+                "invoice": f"inv-{i}",
+                "amount_cents": 12_500,
+                "currency": "USD",
+                "memo": "October",
+            }
+        ),
     )
 
 

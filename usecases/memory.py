@@ -10,8 +10,15 @@ from domain.memory.release import NodeView, Release
 from domain.ports import Explanation, MemoryRead, Neighbours, ProcedureView, QueryResult
 from usecases.access import founder, member
 from usecases.context import Ports
+from usecases.organization import check_placement
 
 MAX_HITS = 50
+
+
+def _visible(view: NodeView, unknown: str) -> None:
+    """A withheld answer looks like an unknown one: both are :class:`NotFound`."""
+    if view.release is Release.WITHHELD:
+        raise NotFound(unknown)
 
 
 def query(ports: Ports, org_id: str, actor_id: str, text: str, k: int = 10) -> QueryResult:
@@ -30,8 +37,7 @@ def get(ports: Ports, org_id: str, actor_id: str, ref: str) -> NodeView:
     """One node as the acting human may see it; withheld and unknown look the same."""
     member(ports, org_id, actor_id)
     view = ports.memory.get(asker_principal_id=actor_id, org_id=org_id, ref=ref, now=ports.clock())
-    if view.release is Release.WITHHELD:
-        raise NotFound(f"no memory record {ref}")
+    _visible(view, f"no memory record {ref}")
     return view
 
 
@@ -71,8 +77,7 @@ def neighbours(ports: Ports, org_id: str, actor_id: str, ref: str) -> Neighbours
     found = ports.memory.neighbours(
         asker_principal_id=actor_id, org_id=org_id, ref=ref, now=ports.clock()
     )
-    if found.of.release is Release.WITHHELD:
-        raise NotFound(f"no memory record {ref}")
+    _visible(found.of, f"no memory record {ref}")
     return found
 
 
@@ -82,8 +87,7 @@ def explain(ports: Ports, org_id: str, actor_id: str, ref: str) -> Explanation:
     found = ports.memory.explain(
         asker_principal_id=actor_id, org_id=org_id, ref=ref, now=ports.clock()
     )
-    if found.of.release is Release.WITHHELD:
-        raise NotFound(f"no memory record {ref}")
+    _visible(found.of, f"no memory record {ref}")
     return found
 
 
@@ -101,12 +105,7 @@ def publish_procedure(
     if not steps or any(not step.strip() for step in steps):
         raise ValueError("a procedure needs steps, none of them empty")
     with ports.configuration.change(org_id, actor_id, ports.clock) as change:
-        unknown = set(projects) - change.project_slugs()
-        if unknown:
-            raise NotFound(f"no project {', '.join(sorted(unknown))}")
-        problem = rules.record_problem(projects, change.barriers())
-        if problem is not None:
-            raise ValueError(problem)
+        check_placement(change, projects)
         version = change.add_procedure(name, projects, steps)
         change.note(procedure_draft(actor_id, name, version, projects, steps))
     return version
@@ -120,8 +119,7 @@ def procedure(
     found = ports.memory.procedure(
         asker_principal_id=actor_id, org_id=org_id, name=name, now=ports.clock(), version=version
     )
-    if found.view.release is Release.WITHHELD:
-        raise NotFound(f"no procedure {name}")
+    _visible(found.view, f"no procedure {name}")
     return found
 
 

@@ -34,7 +34,7 @@ from domain.model import (
     Staffing,
     StaffRole,
 )
-from domain.ports import EmbedPurpose
+from domain.ports import EmbedPurpose, OrgChange
 from domain.starter import STARTER_FLEET, StarterAgent
 from usecases.access import founder, member
 from usecases.context import Ports
@@ -261,6 +261,17 @@ def commitments(ports: Ports, org_id: str, actor_id: str) -> list[Commitment]:
     return ports.directory.commitments(org_id)
 
 
+def check_placement(change: OrgChange, projects: tuple[str, ...]) -> None:
+    """Something stored in memory (a record, a procedure) may belong to ``projects``:
+    they exist, and they lie on one side of every barrier."""
+    unknown = set(projects) - change.project_slugs()
+    if unknown:
+        raise NotFound(f"no project {', '.join(sorted(unknown))}")
+    problem = rules.record_problem(projects, change.barriers())
+    if problem is not None:
+        raise ValueError(problem)
+
+
 def remember(
     ports: Ports, org_id: str, actor_id: str, ref: str, projects: tuple[str, ...], text: str
 ) -> None:
@@ -279,12 +290,7 @@ def remember(
     # Embedded before the organization's lock is taken: a model call never holds it.
     (vector,) = ports.embedder.embed([kept_text], EmbedPurpose.DOCUMENT)
     with ports.configuration.change(org_id, actor_id, ports.clock) as change:
-        unknown = set(projects) - change.project_slugs()
-        if unknown:
-            raise NotFound(f"no project {', '.join(sorted(unknown))}")
-        problem = rules.record_problem(projects, change.barriers())
-        if problem is not None:
-            raise ValueError(problem)
+        check_placement(change, projects)
         change.add_record(ref, projects, kept_text, kept, (ports.embedder.name, vector))
         if removed or kept:
             change.note(redaction_draft(actor_id, ref, removed, kept))

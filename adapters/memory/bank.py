@@ -27,7 +27,7 @@ from typing import Any
 
 import numpy as np
 from sqlalchemy import Connection, bindparam, insert, select
-from sqlmodel import Session, col
+from sqlmodel import col
 
 from adapters.store.org_cache import OrgCache, OrgPolicy
 from adapters.store.session import Database
@@ -196,7 +196,7 @@ class MemoryBank:
         on_behalf_of: str | None,
         query: str,
         now: datetime,
-        read: Callable[[Connection, Session, Reader], tuple[Any, list[str], int]],
+        read: Callable[[Connection, Reader], tuple[Any, list[str], int]],
     ) -> Any:
         """Run ``read`` for the asker in one transaction and log it there; a read that
         fails is logged as failed, in a transaction of its own."""
@@ -214,7 +214,7 @@ class MemoryBank:
                 reader = self._reader(
                     self._cache.current(s, org_id), org_id, asker, on_behalf_of, now
                 )
-                result, released, withheld = read(connection, s, reader)
+                result, released, withheld = read(connection, reader)
                 connection.execute(
                     _LOG_READ,
                     [
@@ -248,7 +248,7 @@ class MemoryBank:
         """A run's context: nodes sharing words with ``query`` that the asker (and, for a
         run a human started, that human) may read, as the release rule shows them."""
 
-        def read(c: Connection, s: Session, reader: Reader) -> tuple[RecallResult, list[str], int]:
+        def read(c: Connection, reader: Reader) -> tuple[RecallResult, list[str], int]:
             return self._recall(c, org_id, query, limit, reader)
 
         result: RecallResult = self._logged(
@@ -301,7 +301,7 @@ class MemoryBank:
         (vector,) = self.embedder.embed([text], EmbedPurpose.QUERY)  # outside the lock
         q = np.frombuffer(vector, dtype="<f4")
 
-        def read(c: Connection, s: Session, reader: Reader) -> tuple[QueryResult, list[str], int]:
+        def read(c: Connection, reader: Reader) -> tuple[QueryResult, list[str], int]:
             index = self._index(c, org_id)
             if index is None or not index.refs:
                 return QueryResult(), [], 0
@@ -378,10 +378,8 @@ class MemoryBank:
         """One node as the asker may see it; an unknown reference and a withheld node
         look the same."""
 
-        def read(c: Connection, s: Session, reader: Reader) -> tuple[NodeView, list[str], int]:
-            rows = list(c.execute(_BY_REFS, {"org_id": org_id, "refs": [ref]}))
-            view = WITHHELD if not rows else release(_stored(org_id, rows[0]), reader)
-            withheld = 1 if rows and view.release is Release.WITHHELD else 0
+        def read(c: Connection, reader: Reader) -> tuple[NodeView, list[str], int]:
+            _, view, withheld = self._seen(c, org_id, ref, reader)
             return view, [] if view.ref is None else [view.ref], withheld
 
         view: NodeView = self._logged(
@@ -393,6 +391,14 @@ class MemoryBank:
     def _node(self, c: Connection, org_id: str, ref: str) -> StoredNode | None:
         rows = list(c.execute(_BY_REFS, {"org_id": org_id, "refs": [ref]}))
         return _stored(org_id, rows[0]) if rows else None
+
+    def _seen(
+        self, c: Connection, org_id: str, ref: str, reader: Reader
+    ) -> tuple[StoredNode | None, NodeView, int]:
+        """A record, the reader's view of it, and 1 when it exists but is withheld."""
+        node = self._node(c, org_id, ref)
+        view = WITHHELD if node is None else release(node, reader)
+        return node, view, int(node is not None and view.release is Release.WITHHELD)
 
     def neighbours(
         self,
@@ -406,11 +412,10 @@ class MemoryBank:
         """The records linked to ``ref``, either way, that the asker may see; nothing
         when ``ref`` itself is not theirs to see."""
 
-        def read(c: Connection, s: Session, reader: Reader) -> tuple[Neighbours, list[str], int]:
-            node = self._node(c, org_id, ref)
-            start = WITHHELD if node is None else release(node, reader)
+        def read(c: Connection, reader: Reader) -> tuple[Neighbours, list[str], int]:
+            _, start, hidden = self._seen(c, org_id, ref, reader)
             if start.release is Release.WITHHELD:
-                return Neighbours(of=WITHHELD), [], 1 if node is not None else 0
+                return Neighbours(of=WITHHELD), [], hidden
             links = list(c.execute(_LINKS_OF, {"org_id": org_id, "ref": ref}))
             others = {link.dst_ref if link.src_ref == ref else link.src_ref for link in links}
             rows = {
@@ -453,11 +458,10 @@ class MemoryBank:
         not see is shown as withheld, with neither its content nor its source span, and
         its own sources are not followed: the explanation is then redacted."""
 
-        def read(c: Connection, s: Session, reader: Reader) -> tuple[Explanation, list[str], int]:
-            node = self._node(c, org_id, ref)
-            start = WITHHELD if node is None else release(node, reader)
+        def read(c: Connection, reader: Reader) -> tuple[Explanation, list[str], int]:
+            _, start, hidden = self._seen(c, org_id, ref, reader)
             if start.release is Release.WITHHELD:
-                return Explanation(of=WITHHELD), [], 1 if node is not None else 0
+                return Explanation(of=WITHHELD), [], hidden
             steps: list[ExplanationStep] = []
             frontier, seen = [ref], {ref}
             withheld = 0
@@ -504,7 +508,7 @@ class MemoryBank:
         """A procedure (its newest version, or ``version``) as the asker may see it; an
         unknown one and a withheld one look the same."""
 
-        def read(c: Connection, s: Session, reader: Reader) -> tuple[ProcedureView, list[str], int]:
+        def read(c: Connection, reader: Reader) -> tuple[ProcedureView, list[str], int]:
             rows = list(c.execute(_PROCEDURE, {"org_id": org_id, "name": name}))
             row = next((r for r in rows if version is None or r.version == version), None)
             if row is None:

@@ -224,24 +224,6 @@ def _written(s: Session, org_id: str) -> dict[str, str | None]:
     return {r.id: r.op_key for r in rows}
 
 
-_LINK_FIELDS = (
-    "org_id",
-    "seq",
-    "at",
-    "event_key",
-    "actor",
-    "intent_id",
-    "decision",
-    "stage",
-    "rule",
-    "payload",
-    "prev_hash",
-    "entry_hash",
-    "signature",
-)
-_PAYLOAD_AT = _LINK_FIELDS.index("payload")
-
-
 class _Link(NamedTuple):
     """An entry as verification reads it: a :class:`ChainLink` made of plain values."""
 
@@ -266,8 +248,9 @@ _ENTRY_COLUMNS = tuple(
     cast(col(AuditEntryRow.payload), Text)
     if name == "payload"
     else col(getattr(AuditEntryRow, name))
-    for name in _LINK_FIELDS
+    for name in _Link._fields
 )
+_PAYLOAD_AT = _Link._fields.index("payload")
 
 
 def _links(rows: Iterable[Row[Any]]) -> Iterator[_Link]:

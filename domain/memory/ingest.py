@@ -1,9 +1,11 @@
-"""What ingesting a text into memory records beside the record itself: a refusal, and
-the identifying detail removed. Neither ever holds the value it is about."""
+"""The audit entries that memory writes add beside what they store: a refused text, the
+identifying detail removed from a text, a link, a procedure version. None holds the
+text, value or steps it is about (hashes and offsets only)."""
 
 from __future__ import annotations
 
 import uuid
+from collections import Counter
 from collections.abc import Iterable
 
 from domain.audit import AuditDraft
@@ -38,9 +40,7 @@ def redaction_draft(
 ) -> AuditDraft:
     """Identifying detail removed at ingestion (kind and offsets into the text as given)
     and what stays tagged (counts by kind); never a value."""
-    tagged: dict[str, int] = {}
-    for span in kept:
-        tagged[span.kind] = tagged.get(span.kind, 0) + 1
+    tagged = dict(Counter(span.kind for span in kept))
     return AuditDraft(
         event_key=f"memory:redacted:{ref}:{uuid.uuid4()}",
         actor=actor,
