@@ -1,0 +1,53 @@
+"""Settings refuse what would make a production process unsafe, with a clear reason."""
+
+from __future__ import annotations
+
+import pytest
+from pydantic import ValidationError
+
+from worker.settings import Settings
+
+GOOD_KEY = bytes(range(32)).hex()
+PG = "postgresql://postgres@127.0.0.1:5432/verletica"
+
+
+def _production(**overrides: object) -> Settings:
+    values: dict[str, object] = {
+        "environment": "production",
+        "database_url": PG,
+        "audit_key": GOOD_KEY,
+        "model_provider": "replay",
+    }
+    values.update(overrides)
+    return Settings(**values)  # type: ignore[arg-type]
+
+
+def test_a_sound_production_configuration_is_accepted() -> None:
+    assert _production().chain_keys().current.secret == bytes(range(32))
+
+
+@pytest.mark.parametrize(
+    ("overrides", "reason"),
+    [
+        ({"database_url": "sqlite:///x.db"}, "PostgreSQL"),
+        ({"audit_key": None}, "VERLETICA_AUDIT_KEY"),
+        ({"temporal_api_key": "changethis"}, "placeholder"),
+    ],
+)
+def test_production_refuses_what_is_unsafe(overrides: dict[str, object], reason: str) -> None:
+    with pytest.raises(ValidationError, match=reason):
+        _production(**overrides)
+
+
+@pytest.mark.parametrize(
+    ("key", "reason"),
+    [
+        ("zz" * 32, "must be hex"),
+        ("ab" * 8, "at least"),
+        ("00" * 32, "placeholder"),
+        ("0102" * 16, "placeholder"),
+    ],
+)
+def test_audit_keys_that_are_not_random_secrets_are_refused(key: str, reason: str) -> None:
+    with pytest.raises((ValidationError, ValueError), match=reason):
+        _production(audit_key=key).chain_keys()
