@@ -14,7 +14,8 @@ from temporalio.testing import WorkflowEnvironment
 from adapters.store.store import Store
 from adapters.store.tables import AuditEntryRow, EmailRow, PaymentRow
 from api.app import create_app
-from api.demo import TASKS, play
+from api.demo import INVOICE, INVOICE_REF, TASKS, WEST_NOTE, WEST_NOTE_REF, play
+from domain.memory.release import Release
 from domain.runs import ApprovalSignal, RunStatus
 from tests.conftest import TEST_KEYS, make_settings, utc_now, wire
 from usecases import runs
@@ -117,6 +118,82 @@ async def test_showcase_exercises_every_broker_outcome(
     # every run is findable by its search attributes
     found = [w async for w in temporal_env.client.list_workflows(f"VerleticaOrg = '{org}'")]
     assert len(found) == len(TASKS)
+
+
+async def test_showcase_keeps_west_memory_behind_the_wall(stack: Stack) -> None:
+    """The West note reaches the West planner masked, nobody on East, and the invoice that
+    reads as instructions is refused; every read is in the log."""
+    report = await play(stack.http)
+    org, memory = report.org_id, report.memory
+    agents = {h: i for i, h in report.handles.items()}
+    as_founder = {"X-Verletica-Principal": report.founder_id}
+    contact = ("dana.whitfield@birch-holdings.example", "+1 415 555 0134")
+
+    # stored on west, its contact details tagged
+    assert {"email", "phone"} <= set(memory.tagged)
+
+    # an East human's similarity query: a withheld count, nothing of the note
+    east = memory.east_query
+    assert east["withheld"] >= 1
+    assert WEST_NOTE_REF not in {h["view"]["ref"] for h in east["hits"]}
+    assert not any(c in str(east) for c in contact)
+
+    # the planners' runs: East recalled nothing of it, West got it
+    assert WEST_NOTE_REF not in report.runs["cross"]["state"]["released"]
+    assert report.runs["unstaffed"]["state"]["released"] == [WEST_NOTE_REF]
+
+    # the read log holds those reads, as the founder sees it
+    def recall_of(step: str) -> dict[str, Any]:
+        handle, task = TASKS[step]
+        (row,) = (
+            r
+            for r in memory.reads
+            if (r["path"], r["asker_id"], r["query"]) == ("recall", agents[handle], task)
+        )
+        return row
+
+    east_read, west_read = recall_of("cross"), recall_of("unstaffed")
+    assert WEST_NOTE_REF not in east_read["released"] and east_read["withheld"] >= 1
+    assert (west_read["released"], west_read["outcome"]) == ([WEST_NOTE_REF], "released")
+    (ben_read,) = (r for r in memory.reads if r["asker_id"] == report.associate_id)
+    assert ben_read["path"] == "similarity" and WEST_NOTE_REF not in ben_read["released"]
+    assert ben_read["withheld"] == east["withheld"]
+
+    # what an agent is given: the West planner the note with its contact masked, the
+    # East planner nothing of it (through the gate the runs use, and by similarity)
+    now = utc_now()
+    recalled = stack.services.memory.recall(
+        asker_principal_id=agents["vega"], org_id=org, query=TASKS["unstaffed"][1], now=now
+    )
+    (item,) = recalled.released
+    assert "[email]" in item and "[phone]" in item
+    assert not any(c in item for c in contact)
+    west = stack.services.memory.query(
+        asker_principal_id=agents["vega"], org_id=org, text=WEST_NOTE, now=now, k=1
+    )
+    (hit,) = west.hits
+    assert (hit.view.ref, hit.view.release) == (WEST_NOTE_REF, Release.REDACTED)
+    assert {"email", "phone"} <= set(hit.view.masked)
+    assert hit.view.text is not None and not any(c in hit.view.text for c in contact)
+    blind = stack.services.memory.query(
+        asker_principal_id=agents["orion"], org_id=org, text=WEST_NOTE, now=now, k=1
+    )
+    assert blind.withheld >= 1
+    assert all(
+        h.view.ref != WEST_NOTE_REF and WEST_NOTE not in (h.view.text or "") for h in blind.hits
+    )
+
+    # the invoice that reads as instructions: refused with its reasons, never stored
+    assert memory.refusal["status"] == 422
+    assert memory.refusal["detail"].startswith("the text reads as instructions: ")
+    assert memory.refusal["detail"].removeprefix("the text reads as instructions: ").strip()
+    invoice = await stack.http.get(
+        f"/v1/orgs/{org}/memory/records/{INVOICE_REF}", headers=as_founder
+    )
+    assert invoice.status_code == 404
+    refusals = [e for e in report.audit["entries"] if e["decision"] == "refused"]
+    assert [e["payload"]["ref"] for e in refusals] == [INVOICE_REF]
+    assert INVOICE not in str(report.audit)
 
 
 async def test_a_signal_sent_straight_to_temporal_is_rechecked(
