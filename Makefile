@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: install demo up test lint bench chaos clean
+.PHONY: install demo up test lint contracts bench chaos clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -31,6 +31,13 @@ lint: $(STAMP)
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy domain usecases adapters activities workflows worker api
 	$(BIN)/lint-imports
+
+## make contracts: the memory backend and embedder contract suite, against the shipped
+## ones, or against yours: make contracts ADAPTER=pkg.mod:Class EMBEDDER=pkg.mod:Class
+contracts: $(STAMP)
+	VERLETICA_TEST_POSTGRES_URL=$${VERLETICA_TEST_POSTGRES_URL:-postgresql://postgres@127.0.0.1:5432/test} \
+		$(BIN)/python -m pytest -p no:cacheprovider tests/contracts/test_memory_contracts.py \
+		$(if $(ADAPTER),--adapter=$(ADAPTER)) $(if $(EMBEDDER),--embedder=$(EMBEDDER))
 
 bench: $(STAMP)
 	VERLETICA_TEST_POSTGRES_URL=$${VERLETICA_TEST_POSTGRES_URL:-postgresql://postgres@127.0.0.1:5432/test} \

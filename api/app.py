@@ -13,12 +13,11 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from temporalio.service import RPCError
 
-from adapters.store.store import Store
 from api.routers import audit, memory, organizations, runs
 from domain.errors import Conflict, Forbidden, NotFound, StoreFailure, Unavailable
 from domain.text import NUL
 from usecases.context import Ports
-from worker.ports import build_embedder, build_ports
+from worker.ports import build_ports, open_store
 from worker.settings import Settings
 from worker.temporal import make_client
 
@@ -80,7 +79,7 @@ def create_app(settings: Settings | None = None, ports: Ports | None = None) -> 
             yield
             return
         conf = settings or Settings()
-        store = Store.open(conf.database_url, conf.chain_keys(), embedder=build_embedder(conf))
+        store = open_store(conf)
         client = await make_client(conf)
         app.state.ports = build_ports(store, client, conf)
         yield

@@ -16,13 +16,12 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from adapters.store.store import Store
 from domain.memory.screen import screen
 from domain.model import SpendCap, StaffRole
 from usecases import audit, memory, organization, runs
 from usecases.context import Ports
 from worker.clock import utc_now
-from worker.ports import build_embedder, build_ports
+from worker.ports import build_ports, open_store
 from worker.settings import Settings
 from worker.temporal import make_client
 
@@ -52,9 +51,7 @@ As = Annotated[
 def _services(fn: Callable[[Ports], Awaitable[T]], temporal: bool = False) -> T:
     async def go() -> T:
         settings = Settings()
-        store = Store.open(
-            settings.database_url, settings.chain_keys(), embedder=build_embedder(settings)
-        )
+        store = open_store(settings)
         client = await make_client(settings) if temporal else None
         try:
             return await fn(build_ports(store, client, settings, utc_now))
@@ -355,6 +352,13 @@ def memory_screen(
                     ],
                 }
             sys.stdout.write(json.dumps(out, ensure_ascii=False) + "\n")
+
+
+@memory_app.command("reembed")
+def memory_reembed(org: Org, actor: As) -> None:
+    """Embed again every record another embedder made (after changing the embedder)."""
+    count = _sync(lambda s: memory.reembed(s, org, actor))
+    console.print(f"{count} record(s) embedded again")
 
 
 @memory_app.command("reads")

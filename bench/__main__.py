@@ -185,6 +185,16 @@ def _memory_figures(kind: str, where: str, quick: bool) -> list[Figure]:
                 "(context)",
                 True,
             ),
+            Figure(
+                f"memory query right after a write, {nodes:,} records",
+                where,
+                got.after_write_ms,
+                got.cold_ms,
+                "ms",
+                "first query (reads every vector)",
+                "(context)",
+                True,
+            ),
         ]
     figures.append(
         Figure(

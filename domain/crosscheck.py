@@ -6,7 +6,7 @@ connector row (a payment, an email) was dispatched on the record with exactly th
 payload that was decided, every write that may not be repeated can still be found by
 its operation key (so the same invoice is not paid twice), and the organization's
 configuration (principals, charters,
-projects, staffing, barriers, commitments, memory records) is exactly what its
+projects, staffing, barriers, commitments, memory nodes, links and procedures) is exactly what its
 ``configuration`` entries say. Someone who edits one of those rows without the audit
 key cannot make it agree.
 """
@@ -22,6 +22,8 @@ from domain.audit import AuditDraft, ChainLink
 from domain.canonical import sha256_hex
 from domain.governance.broker import operation_key
 from domain.intents import Outcome
+from domain.memory.adapter import MemoryLink, Procedure
+from domain.memory.release import StoredNode
 from domain.model import (
     AgentDefinition,
     Barrier,
@@ -78,12 +80,37 @@ def config_record(item: Configured) -> ConfigRecord:
             return ConfigRecord(table="commitment", key=item.id, record=record)
 
 
-def memory_config_record(ref: str, projects: Iterable[str], text: str) -> ConfigRecord:
-    """The canonical record of a memory record: where it belongs and what it says."""
+def memory_config_record(node: StoredNode) -> ConfigRecord:
+    """The canonical record of a memory node: where it belongs, what it says and which
+    stretches of it are tagged identifying detail (offsets, never values)."""
     return ConfigRecord(
         table="memory_record",
-        key=ref,
-        record={"projects": list(projects), "text_sha256": sha256_hex(text.encode("utf-8"))},
+        key=node.ref,
+        record={
+            "projects": list(node.projects),
+            "text_sha256": sha256_hex(node.text.encode("utf-8")),
+            "spans": [[s.kind, s.start, s.end] for s in node.spans],
+        },
+    )
+
+
+def link_config_record(link: MemoryLink) -> ConfigRecord:
+    """The canonical record of a link between memory nodes."""
+    span = None if link.span_start is None else [link.span_start, link.span_end]
+    return ConfigRecord(
+        table="memory_link",
+        key=link.id,
+        record={"src": link.src, "dst": link.dst, "kind": link.kind, "span": span},
+    )
+
+
+def procedure_config_record(procedure: Procedure) -> ConfigRecord:
+    """The canonical record of a procedure version: where it belongs, its steps' hash."""
+    steps = "\n".join(procedure.steps).encode("utf-8")
+    return ConfigRecord(
+        table="memory_procedure",
+        key=f"{procedure.name}:v{procedure.version}",
+        record={"projects": list(procedure.projects), "steps_sha256": sha256_hex(steps)},
     )
 
 

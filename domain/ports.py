@@ -9,13 +9,14 @@ from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager
 from datetime import datetime
 from enum import StrEnum
-from typing import Protocol
+from typing import Protocol, runtime_checkable
 
 from pydantic import Field
 
 from domain.audit import AuditDraft, AuditEntry, ChainHead, ChainVerification
 from domain.governance.values import BrokerSnapshot, Effects, StoredIntent
 from domain.intents import Decision, DispatchResult, DispatchToken, Intent
+from domain.memory.adapter import Embedding, EmbedTexts
 from domain.memory.release import NodeView, Span
 from domain.model import (
     AgentDefinition,
@@ -108,6 +109,7 @@ class EmbedPurpose(StrEnum):
     QUERY = "query"
 
 
+@runtime_checkable
 class Embedder(Protocol):
     """Turns text into vectors for similarity search."""
 
@@ -432,9 +434,9 @@ class OrgChange(Protocol):
         projects: tuple[str, ...],
         text: str,
         spans: tuple[Span, ...] = (),
-        embedding: tuple[str, bytes] | None = None,
+        embedding: Embedding | None = None,
     ) -> None:
-        """Store a memory record, with its tagged spans and (embedder name, vector)."""
+        """Store a memory record, with its tagged spans and its embedding."""
         ...
 
     def add_commitment(self, commitment: Commitment) -> Commitment: ...
@@ -456,6 +458,10 @@ class OrgChange(Protocol):
 
     def add_procedure(self, name: str, projects: tuple[str, ...], steps: tuple[str, ...]) -> int:
         """Store the next version of a procedure; its version number."""
+        ...
+
+    def reembed(self, embedder: str, embed: EmbedTexts) -> int:
+        """Embed again, with ``embed``, every record not yet embedded by ``embedder``."""
         ...
 
     def note(self, draft: AuditDraft) -> None:

@@ -223,3 +223,19 @@ async def start_time_skipping() -> WorkflowEnvironment:
         )
     )
     return env
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("verletica contracts")
+    group.addoption(
+        "--adapter",
+        default=None,
+        help="Run the memory contract suite against this backend (pkg.mod:Class, called "
+        "with a database URL) instead of the shipped ones.",
+    )
+    group.addoption(
+        "--embedder",
+        default=None,
+        help="Run the embedder contract against this class (pkg.mod:Class, called with no "
+        "arguments) instead of the shipped ones.",
+    )

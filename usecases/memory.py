@@ -3,11 +3,20 @@ where it came from, the read log; and the links between records."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from domain import configuration as rules
 from domain.errors import NotFound
-from domain.memory.ingest import link_draft, procedure_draft
+from domain.memory.ingest import reembed_draft
 from domain.memory.release import NodeView, Release
-from domain.ports import Explanation, MemoryRead, Neighbours, ProcedureView, QueryResult
+from domain.ports import (
+    EmbedPurpose,
+    Explanation,
+    MemoryRead,
+    Neighbours,
+    ProcedureView,
+    QueryResult,
+)
 from usecases.access import founder, member
 from usecases.context import Ports
 from usecases.organization import check_placement
@@ -67,7 +76,6 @@ def link(
         if problem is not None:
             raise ValueError(problem)
         link_id = change.add_link(src, dst, kind, span)
-        change.note(link_draft(actor_id, link_id, src, dst, kind, span))
     return link_id
 
 
@@ -107,7 +115,6 @@ def publish_procedure(
     with ports.configuration.change(org_id, actor_id, ports.clock) as change:
         check_placement(change, projects)
         version = change.add_procedure(name, projects, steps)
-        change.note(procedure_draft(actor_id, name, version, projects, steps))
     return version
 
 
@@ -121,6 +128,23 @@ def procedure(
     )
     _visible(found.view, f"no procedure {name}")
     return found
+
+
+def reembed(ports: Ports, org_id: str, actor_id: str) -> int:
+    """Embed again, with this process's embedder, every record another model embedded
+    (or none did): after a change of embedder, so that similarity finds them all. The
+    founder's; recorded in the audit chain. How many records were embedded."""
+    founder(ports, org_id, actor_id)
+    embedder = ports.embedder
+
+    def embed(texts: Sequence[str]) -> list[bytes]:
+        return embedder.embed(texts, EmbedPurpose.DOCUMENT)
+
+    with ports.configuration.change(org_id, actor_id, ports.clock) as change:
+        count = change.reembed(embedder.name, embed)
+        if count:
+            change.note(reembed_draft(actor_id, embedder.name, count))
+    return count
 
 
 def reads(ports: Ports, org_id: str, actor_id: str) -> list[MemoryRead]:

@@ -15,6 +15,7 @@ from pydantic import BaseModel
 
 from domain import configuration as rules
 from domain.errors import Conflict, NotFound, Refused
+from domain.memory.adapter import Embedding
 from domain.memory.ingest import redaction_draft, refusal_draft
 from domain.memory.pii import remove_never_kept
 from domain.memory.screen import screen
@@ -291,6 +292,8 @@ def remember(
     (vector,) = ports.embedder.embed([kept_text], EmbedPurpose.DOCUMENT)
     with ports.configuration.change(org_id, actor_id, ports.clock) as change:
         check_placement(change, projects)
-        change.add_record(ref, projects, kept_text, kept, (ports.embedder.name, vector))
+        change.add_record(
+            ref, projects, kept_text, kept, Embedding(embedder=ports.embedder.name, vector=vector)
+        )
         if removed or kept:
             change.note(redaction_draft(actor_id, ref, removed, kept))

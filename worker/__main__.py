@@ -6,10 +6,10 @@ import asyncio
 import logging
 import signal
 
-from adapters.store.store import Store
+from adapters.memory.backends import BackendRefused
 from worker.bootstrap import build_worker
 from worker.bytecode import keep_bytecode
-from worker.ports import build_embedder
+from worker.ports import open_store
 from worker.settings import Settings
 from worker.temporal import make_client
 
@@ -18,9 +18,7 @@ log = logging.getLogger("verletica.worker")
 
 async def serve(settings: Settings) -> None:
     """Connect, verify the audit chains, and poll the task queue until SIGINT/SIGTERM."""
-    store = Store.open(
-        settings.database_url, settings.chain_keys(), embedder=build_embedder(settings)
-    )
+    store = open_store(settings)
     client = await make_client(settings)
     worker = build_worker(client, settings, store)
     stop = asyncio.Event()
@@ -37,7 +35,11 @@ def main() -> None:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
     settings = Settings()
     keep_bytecode(settings.data_dir)
-    asyncio.run(serve(settings))
+    try:
+        asyncio.run(serve(settings))
+    except BackendRefused as exc:
+        log.error("%s", exc)
+        raise SystemExit(2) from None
 
 
 if __name__ == "__main__":

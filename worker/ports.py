@@ -28,6 +28,17 @@ def build_embedder(settings: Settings) -> Embedder:
     return local_embedder()
 
 
+def open_store(settings: Settings) -> Store:
+    """The process's store: its database, audit keys, embedder and memory backend (a
+    backend or embedder that does not satisfy its protocol is refused here)."""
+    return Store.open(
+        settings.database_url,
+        settings.chain_keys(),
+        embedder=build_embedder(settings),
+        memory_backend=settings.memory_adapter,
+    )
+
+
 def build_ports(
     store: Store,
     client: Client | None,

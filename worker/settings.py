@@ -40,6 +40,10 @@ class Settings(BaseSettings):
     """Memory's embedder: ``local`` (WordLlama, in the wheel), or ``gemini``; unset:
     gemini when GEMINI_API_KEY is set, local otherwise."""
     gemini_embedding_model: str = "gemini-embedding-001"
+    memory_adapter: str | None = None
+    """Memory's backend as ``pkg.mod:Class`` (called with the database URL, checked
+    against the MemoryAdapter protocol at start-up); unset: the SQL backend on the
+    process's own database."""
     """None picks Gemini when an API key is set, else replay."""
     gemini_api_key: SecretStr | None = Field(
         default=None, validation_alias=AliasChoices("VERLETICA_GEMINI_API_KEY", "GEMINI_API_KEY")

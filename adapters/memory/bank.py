@@ -5,46 +5,37 @@ for). For each node it would return, it asks the release rule (domain.memory.rel
 whole, a redacted view computed for this reader (never written back), or withheld.
 Every read is logged, empty and failed ones too.
 
-Read paths so far: ``recall`` (a run's context: lexical overlap with the task),
-``query`` (similarity over embeddings) and ``get`` (one node by reference). The
-relational, causal and procedural stores arrive with the rest of the memory-bank issue.
+Read paths: ``recall`` (a run's context), ``query`` (similarity over embeddings),
+``get`` (one node by reference), ``neighbours`` (the relational store), ``explain``
+(the causal store: derivations walked back) and ``procedure`` (the procedural store).
 
-Similarity is exact: each organization's vectors sit in a matrix in this process,
-reloaded when its configuration sequence moves (every memory record is configuration),
-and a query is one matrix product. The reader's gate is a mask over the matrix, so the
-top hits are the top hits the reader may see; what scored higher but is not theirs is
-only counted.
+The stores themselves sit behind a :class:`~domain.memory.adapter.MemoryAdapter` (the
+shipped one is :mod:`adapters.memory.sql`), which answers for an organization, never for
+a reader; it is joined to the transaction that logs the read. Similarity search takes
+the reader's projects as a mask so that the top hits are the top hits the reader may
+see, and the bank still asks the release rule about each of them.
 """
 
 from __future__ import annotations
 
 import re
-import threading
 from collections.abc import Callable
-from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-import numpy as np
-from sqlalchemy import Connection, bindparam, insert, select
+from sqlalchemy import insert, select
 from sqlmodel import col
 
+from adapters.memory.tables import MemoryReadRow
 from adapters.store.org_cache import OrgCache, OrgPolicy
 from adapters.store.session import Database
-from adapters.store.tables import (
-    AuditHeadRow,
-    MemoryLinkRow,
-    MemoryNodeRow,
-    MemoryProcedureRow,
-    MemoryReadRow,
-    table_of,
-)
+from adapters.store.tables import table_of
+from domain.memory.adapter import DERIVED_FROM, MemoryAdapter
 from domain.memory.release import (
     WITHHELD,
     NodeView,
     Reader,
     Release,
-    Span,
     StoredNode,
     excerpt,
     release,
@@ -66,101 +57,27 @@ from domain.ports import (
 from domain.visibility import gated_projects, on_behalf, readable_projects
 
 _WORD = re.compile(r"[a-z0-9]+")
-
-_nodes, _reads = table_of(MemoryNodeRow), table_of(MemoryReadRow)
-_NODES = (
-    select(_nodes.c.ref, _nodes.c.text, _nodes.c.projects, _nodes.c.spans)
-    .where(_nodes.c.org_id == bindparam("org_id"))
-    .order_by(_nodes.c.ref)
-)
-_VECTORS = (
-    select(_nodes.c.ref, _nodes.c.projects, _nodes.c.embedding)
-    .where(
-        _nodes.c.org_id == bindparam("org_id"),
-        _nodes.c.embedder == bindparam("embedder"),
-        _nodes.c.embedding.is_not(None),
-    )
-    .order_by(_nodes.c.ref)
-)
-_BY_REFS = select(_nodes.c.ref, _nodes.c.text, _nodes.c.projects, _nodes.c.spans).where(
-    _nodes.c.org_id == bindparam("org_id"), _nodes.c.ref.in_(bindparam("refs", expanding=True))
-)
-_links = table_of(MemoryLinkRow)
-_LINKS_OF = (
-    select(_links.c.src_ref, _links.c.dst_ref, _links.c.kind)
-    .where(
-        _links.c.org_id == bindparam("org_id"),
-        (_links.c.src_ref == bindparam("ref")) | (_links.c.dst_ref == bindparam("ref")),
-    )
-    .order_by(_links.c.created_at, _links.c.id)
-)
-_SOURCES_OF = (
-    select(_links.c.dst_ref, _links.c.span_start, _links.c.span_end)
-    .where(
-        _links.c.org_id == bindparam("org_id"),
-        _links.c.src_ref == bindparam("ref"),
-        _links.c.kind == "derived_from",
-    )
-    .order_by(_links.c.created_at, _links.c.id)
-)
-_procedures = table_of(MemoryProcedureRow)
-_PROCEDURE = (
-    select(_procedures.c.version, _procedures.c.projects, _procedures.c.steps)
-    .where(_procedures.c.org_id == bindparam("org_id"), _procedures.c.name == bindparam("name"))
-    .order_by(_procedures.c.version.desc())
-)
-_CONFIG_SEQ = select(col(AuditHeadRow.config_seq)).where(
-    col(AuditHeadRow.org_id) == bindparam("org_id")
-)
-_LOG_READ = insert(_reads)
+_LOG_READ = insert(table_of(MemoryReadRow))
 
 
 def _words(text: str) -> set[str]:
     return {w for w in _WORD.findall(text.lower()) if len(w) > 2}
 
 
-def _stored(org_id: str, row: Any) -> StoredNode:
-    return StoredNode(
-        org_id=org_id,
-        ref=row.ref,
-        projects=tuple(row.projects),
-        text=row.text,
-        spans=tuple(Span(**s) for s in row.spans or ()),
-    )
-
-
 def _outcome(released: int, withheld: int) -> str:
     return "released" if released else ("withheld" if withheld else "empty")
-
-
-@dataclass(frozen=True)
-class _Index:
-    """One organization's vectors of one embedder, as of one configuration sequence."""
-
-    config_seq: int
-    refs: tuple[str, ...]
-    matrix: Any
-    """float32, one L2-normalised row per node."""
-    groups: tuple[frozenset[str], ...]
-    """The distinct project sets of the nodes."""
-    group_of: Any
-    """For each row, the index of its project set in ``groups``."""
-
-    def eligible(self, allowed: frozenset[str]) -> Any:
-        """A boolean mask of the rows a reader of ``allowed`` projects may see."""
-        ok = [i for i, projects in enumerate(self.groups) if projects <= allowed]
-        return np.isin(self.group_of, ok)
 
 
 class MemoryBank:
     """Facade over stored memory; the only way agent-facing code reads it."""
 
-    def __init__(self, db: Database, cache: OrgCache, embedder: Embedder) -> None:
+    def __init__(
+        self, db: Database, cache: OrgCache, adapter: MemoryAdapter, embedder: Embedder
+    ) -> None:
         self._db = db
         self._cache = cache
+        self.adapter = adapter
         self.embedder = embedder
-        self._indexes: dict[str, _Index] = {}
-        self._lock = threading.Lock()
 
     # ------------------------------------------------------------------------ readers
     @staticmethod
@@ -196,7 +113,7 @@ class MemoryBank:
         on_behalf_of: str | None,
         query: str,
         now: datetime,
-        read: Callable[[Connection, Reader], tuple[Any, list[str], int]],
+        read: Callable[[MemoryAdapter, Reader], tuple[Any, list[str], int]],
     ) -> Any:
         """Run ``read`` for the asker in one transaction and log it there; a read that
         fails is logged as failed, in a transaction of its own."""
@@ -214,7 +131,7 @@ class MemoryBank:
                 reader = self._reader(
                     self._cache.current(s, org_id), org_id, asker, on_behalf_of, now
                 )
-                result, released, withheld = read(connection, reader)
+                result, released, withheld = read(self.adapter.joined(connection), reader)
                 connection.execute(
                     _LOG_READ,
                     [
@@ -248,31 +165,29 @@ class MemoryBank:
         """A run's context: nodes sharing words with ``query`` that the asker (and, for a
         run a human started, that human) may read, as the release rule shows them."""
 
-        def read(c: Connection, reader: Reader) -> tuple[RecallResult, list[str], int]:
-            return self._recall(c, org_id, query, limit, reader)
+        def read(store: MemoryAdapter, reader: Reader) -> tuple[RecallResult, list[str], int]:
+            return self._recall(store, org_id, query, limit, reader)
 
         result: RecallResult = self._logged(
             "recall", org_id, asker_principal_id, on_behalf_of, query, now, read
         )
         return result
 
+    @staticmethod
     def _recall(
-        self, c: Connection, org_id: str, query: str, limit: int, reader: Reader
+        store: MemoryAdapter, org_id: str, query: str, limit: int, reader: Reader
     ) -> tuple[RecallResult, list[str], int]:
         wanted = _words(query)
         scored = sorted(
-            (
-                (len(wanted & _words(n.text + " " + n.ref)), n)
-                for n in c.execute(_NODES, {"org_id": org_id})
-            ),
+            ((len(wanted & _words(n.text + " " + n.ref)), n) for n in store.nodes(org_id)),
             key=lambda pair: -pair[0],
         )
         views: list[NodeView] = []
         withheld = 0
-        for score, row in scored:
+        for score, node in scored:
             if score == 0 or len(views) >= limit:
                 continue
-            view = release(_stored(org_id, row), reader)
+            view = release(node, reader)
             if view.release is Release.WITHHELD:
                 withheld += 1
             else:
@@ -298,31 +213,23 @@ class MemoryBank:
     ) -> QueryResult:
         """The ``k`` nodes most similar to ``text`` among those the asker may read, each
         as the release rule shows it, and how many better matches were withheld."""
-        (vector,) = self.embedder.embed([text], EmbedPurpose.QUERY)  # outside the lock
-        q = np.frombuffer(vector, dtype="<f4")
+        (vector,) = self.embedder.embed([text], EmbedPurpose.QUERY)
+        embedder = self.embedder.name
 
-        def read(c: Connection, reader: Reader) -> tuple[QueryResult, list[str], int]:
-            index = self._index(c, org_id)
-            if index is None or not index.refs:
-                return QueryResult(), [], 0
-            scores = index.matrix @ q
-            mask = index.eligible(reader.projects)
-            gated = np.where(mask, scores, -np.inf)
-            n = min(k, int(mask.sum()))
-            top = np.array([], dtype=int)
-            if n:  # the n best in linear time, then in order (ties: stored order)
-                best = np.argpartition(-gated, n - 1)[:n] if n < len(gated) else np.arange(n)
-                top = best[np.lexsort((best, -gated[best]))]
-            floor = float(gated[top[-1]]) if n else -np.inf
-            withheld = int(np.count_nonzero(~mask & (scores > floor)))
-            refs = [index.refs[i] for i in top]
-            rows = {r.ref: r for r in c.execute(_BY_REFS, {"org_id": org_id, "refs": refs})}
-            hits = []
-            for i, ref in zip(top, refs, strict=True):
-                row = rows.get(ref)
-                view = WITHHELD if row is None else release(_stored(org_id, row), reader)
-                if view.release is not Release.WITHHELD:
-                    hits.append(MemoryHit(view=view, score=float(scores[i])))
+        def read(store: MemoryAdapter, reader: Reader) -> tuple[QueryResult, list[str], int]:
+            found = store.search(org_id, vector, embedder=embedder, k=k, allowed=reader.projects)
+            nodes = {n.ref: n for n in store.retrieve(org_id, [ref for ref, _ in found.hits])}
+            hits: list[MemoryHit] = []
+            withheld = found.better_elsewhere
+            for ref, score in found.hits:
+                node = nodes.get(ref)
+                if node is None:  # kept after this read began: not part of it
+                    continue
+                view = release(node, reader)
+                if view.release is Release.WITHHELD:  # the adapter's mask is not trusted
+                    withheld += 1
+                else:
+                    hits.append(MemoryHit(view=view, score=score))
             released = [h.view.ref for h in hits if h.view.ref is not None]
             return QueryResult(hits=tuple(hits), withheld=withheld), released, withheld
 
@@ -330,40 +237,6 @@ class MemoryBank:
             "similarity", org_id, asker_principal_id, on_behalf_of, text, now, read
         )
         return result
-
-    def _index(self, c: Connection, org_id: str) -> _Index | None:
-        seq = c.execute(_CONFIG_SEQ, {"org_id": org_id}).scalar_one_or_none()
-        if seq is None:
-            return None
-        cached = self._indexes.get(org_id)
-        if cached is not None and cached.config_seq == seq:
-            return cached
-        refs: list[str] = []
-        vectors: list[bytes] = []
-        groups: dict[frozenset[str], int] = {}
-        group_of: list[int] = []
-        for row in c.execute(_VECTORS, {"org_id": org_id, "embedder": self.embedder.name}):
-            refs.append(row.ref)
-            vectors.append(row.embedding)
-            group_of.append(groups.setdefault(frozenset(row.projects), len(groups)))
-        dims = self.embedder.dimensions
-        matrix = (
-            np.frombuffer(b"".join(vectors), dtype="<f4").reshape(len(vectors), dims)
-            if vectors
-            else np.zeros((0, dims), dtype="<f4")
-        )
-        index = _Index(
-            config_seq=seq,
-            refs=tuple(refs),
-            matrix=matrix,
-            groups=tuple(groups),
-            group_of=np.asarray(group_of, dtype=np.int32),
-        )
-        with self._lock:
-            current = self._indexes.get(org_id)
-            if current is None or current.config_seq < seq:
-                self._indexes[org_id] = index
-        return index
 
     # ------------------------------------------------------------------------ by reference
     def get(
@@ -378,8 +251,8 @@ class MemoryBank:
         """One node as the asker may see it; an unknown reference and a withheld node
         look the same."""
 
-        def read(c: Connection, reader: Reader) -> tuple[NodeView, list[str], int]:
-            _, view, withheld = self._seen(c, org_id, ref, reader)
+        def read(store: MemoryAdapter, reader: Reader) -> tuple[NodeView, list[str], int]:
+            _, view, withheld = self._seen(store, org_id, ref, reader)
             return view, [] if view.ref is None else [view.ref], withheld
 
         view: NodeView = self._logged(
@@ -388,15 +261,16 @@ class MemoryBank:
         return view
 
     # ------------------------------------------------------------------------ links
-    def _node(self, c: Connection, org_id: str, ref: str) -> StoredNode | None:
-        rows = list(c.execute(_BY_REFS, {"org_id": org_id, "refs": [ref]}))
-        return _stored(org_id, rows[0]) if rows else None
+    @staticmethod
+    def _node(store: MemoryAdapter, org_id: str, ref: str) -> StoredNode | None:
+        found = store.retrieve(org_id, [ref])
+        return found[0] if found else None
 
     def _seen(
-        self, c: Connection, org_id: str, ref: str, reader: Reader
+        self, store: MemoryAdapter, org_id: str, ref: str, reader: Reader
     ) -> tuple[StoredNode | None, NodeView, int]:
         """A record, the reader's view of it, and 1 when it exists but is withheld."""
-        node = self._node(c, org_id, ref)
+        node = self._node(store, org_id, ref)
         view = WITHHELD if node is None else release(node, reader)
         return node, view, int(node is not None and view.release is Release.WITHHELD)
 
@@ -412,21 +286,19 @@ class MemoryBank:
         """The records linked to ``ref``, either way, that the asker may see; nothing
         when ``ref`` itself is not theirs to see."""
 
-        def read(c: Connection, reader: Reader) -> tuple[Neighbours, list[str], int]:
-            _, start, hidden = self._seen(c, org_id, ref, reader)
+        def read(store: MemoryAdapter, reader: Reader) -> tuple[Neighbours, list[str], int]:
+            _, start, hidden = self._seen(store, org_id, ref, reader)
             if start.release is Release.WITHHELD:
                 return Neighbours(of=WITHHELD), [], hidden
-            links = list(c.execute(_LINKS_OF, {"org_id": org_id, "ref": ref}))
-            others = {link.dst_ref if link.src_ref == ref else link.src_ref for link in links}
-            rows = {
-                r.ref: r for r in c.execute(_BY_REFS, {"org_id": org_id, "refs": sorted(others)})
-            }
+            links = store.links(org_id, ref)
+            others = sorted({link.dst if link.src == ref else link.src for link in links})
+            nodes = {n.ref: n for n in store.retrieve(org_id, others)}
             found: list[Neighbour] = []
             withheld = 0
             for link in links:
-                outgoing = link.src_ref == ref
-                other = rows.get(link.dst_ref if outgoing else link.src_ref)
-                view = WITHHELD if other is None else release(_stored(org_id, other), reader)
+                outgoing = link.src == ref
+                other = nodes.get(link.dst if outgoing else link.src)
+                view = WITHHELD if other is None else release(other, reader)
                 if view.release is Release.WITHHELD:
                     withheld += 1
                 else:
@@ -458,8 +330,8 @@ class MemoryBank:
         not see is shown as withheld, with neither its content nor its source span, and
         its own sources are not followed: the explanation is then redacted."""
 
-        def read(c: Connection, reader: Reader) -> tuple[Explanation, list[str], int]:
-            _, start, hidden = self._seen(c, org_id, ref, reader)
+        def read(store: MemoryAdapter, reader: Reader) -> tuple[Explanation, list[str], int]:
+            _, start, hidden = self._seen(store, org_id, ref, reader)
             if start.release is Release.WITHHELD:
                 return Explanation(of=WITHHELD), [], hidden
             steps: list[ExplanationStep] = []
@@ -468,11 +340,11 @@ class MemoryBank:
             for level in range(1, depth + 1):
                 following: list[str] = []
                 for here in frontier:
-                    for link in c.execute(_SOURCES_OF, {"org_id": org_id, "ref": here}):
-                        if link.dst_ref in seen:
+                    for link in store.links(org_id, here):
+                        if link.kind != DERIVED_FROM or link.src != here or link.dst in seen:
                             continue
-                        seen.add(link.dst_ref)
-                        source = self._node(c, org_id, link.dst_ref)
+                        seen.add(link.dst)
+                        source = self._node(store, org_id, link.dst)
                         view = WITHHELD if source is None else release(source, reader)
                         if view.release is Release.WITHHELD or source is None:
                             withheld += 1
@@ -480,7 +352,7 @@ class MemoryBank:
                             continue
                         shown = excerpt(source, view, link.span_start or 0, link.span_end or 0)
                         steps.append(ExplanationStep(depth=level, view=view, source=shown))
-                        following.append(link.dst_ref)
+                        following.append(link.dst)
                 frontier = following
                 if not frontier:
                     break
@@ -508,15 +380,13 @@ class MemoryBank:
         """A procedure (its newest version, or ``version``) as the asker may see it; an
         unknown one and a withheld one look the same."""
 
-        def read(c: Connection, reader: Reader) -> tuple[ProcedureView, list[str], int]:
-            rows = list(c.execute(_PROCEDURE, {"org_id": org_id, "name": name}))
-            row = next((r for r in rows if version is None or r.version == version), None)
+        def read(store: MemoryAdapter, reader: Reader) -> tuple[ProcedureView, list[str], int]:
+            versions = store.procedures(org_id, name)
+            row = next((p for p in versions if version is None or p.version == version), None)
             if row is None:
                 return ProcedureView(view=WITHHELD), [], 0
-            steps = tuple(row.steps)
-            node = StoredNode(
-                org_id=org_id, ref=name, projects=tuple(row.projects), text="\n".join(steps)
-            )
+            steps = row.steps
+            node = StoredNode(org_id=org_id, ref=name, projects=row.projects, text="\n".join(steps))
             view = release(node, reader)
             if view.release is Release.WITHHELD:
                 return ProcedureView(view=WITHHELD), [], 1

@@ -33,6 +33,7 @@ from domain.audit import (
 )
 from domain.canonical import loads_checked
 from domain.crosscheck import CONFIGURATION, ChainFacts, DecisionRecord, WriteRecord
+from domain.memory.adapter import MemoryAdapter
 from domain.tools import REGISTRY
 
 
@@ -263,9 +264,10 @@ def _links(rows: Iterable[Row[Any]]) -> Iterator[_Link]:
 class AuditLog:
     """Appends to, reads and verifies organizations' chains."""
 
-    def __init__(self, db: Database, keys: ChainKeys) -> None:
+    def __init__(self, db: Database, keys: ChainKeys, memory: MemoryAdapter) -> None:
         self._db = db
         self._keys = keys
+        self._memory = memory
 
     def append(self, org_id: str, draft: AuditDraft, now: datetime) -> AuditEntry:
         """Append one entry in its own transaction."""
@@ -320,7 +322,9 @@ class AuditLog:
             result = verify_chain(org_id, _links(entries), head, self._keys, facts.observe)
             if not result.ok:
                 return result
-            disagreement = facts.problem(_written(s, org_id), stored_configuration(s, org_id))
+            disagreement = facts.problem(
+                _written(s, org_id), stored_configuration(s, org_id, self._memory)
+            )
             if disagreement is None:
                 return result
             at, problem = disagreement

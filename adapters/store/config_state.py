@@ -12,18 +12,25 @@ from adapters.store.tables import (
     BarrierRow,
     CharterRow,
     CommitmentRow,
-    MemoryNodeRow,
     OrgRow,
     PrincipalRow,
     ProjectRow,
     StaffingRow,
 )
-from domain.crosscheck import ConfigRecord, Configured, config_record, memory_config_record
+from domain.crosscheck import (
+    ConfigRecord,
+    Configured,
+    config_record,
+    link_config_record,
+    memory_config_record,
+    procedure_config_record,
+)
+from domain.memory.adapter import MemoryAdapter
 
 
-def stored_configuration(s: Session, org_id: str) -> list[ConfigRecord]:
-    """The organization's configuration as the database holds it, in the canonical form
-    its ``configuration`` audit entries record."""
+def stored_configuration(s: Session, org_id: str, memory: MemoryAdapter) -> list[ConfigRecord]:
+    """The organization's configuration as the database (and its memory stores) hold it,
+    in the canonical form its ``configuration`` audit entries record."""
     items: list[Configured] = []
     org = s.get(OrgRow, org_id)
     if org is not None:
@@ -54,6 +61,8 @@ def stored_configuration(s: Session, org_id: str) -> list[ConfigRecord]:
         rows = s.execute(select(table).where(col(table.org_id) == org_id)).scalars()
         items += [to_domain(r) for r in rows]
     records = [config_record(item) for item in items]
-    memory = s.execute(select(MemoryNodeRow).where(col(MemoryNodeRow.org_id) == org_id)).scalars()
-    records += [memory_config_record(m.ref, m.projects, m.text) for m in memory]
+    stores = memory.joined(s.connection())
+    records += [memory_config_record(node) for node in stores.nodes(org_id)]
+    records += [link_config_record(link) for link in stores.links(org_id)]
+    records += [procedure_config_record(p) for p in stores.procedures(org_id)]
     return records

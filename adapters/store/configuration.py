@@ -20,7 +20,7 @@ from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
 from datetime import datetime
 
-from sqlalchemy import func, select
+from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, SQLModel, col
 
@@ -33,9 +33,6 @@ from adapters.store.tables import (
     BarrierRow,
     CharterRow,
     CommitmentRow,
-    MemoryLinkRow,
-    MemoryNodeRow,
-    MemoryProcedureRow,
     OrgRow,
     PrincipalRow,
     ProjectRow,
@@ -47,10 +44,13 @@ from domain.crosscheck import (
     Configured,
     config_draft,
     config_record,
+    link_config_record,
     memory_config_record,
+    procedure_config_record,
 )
 from domain.errors import Conflict, NotFound
-from domain.memory.release import Span
+from domain.memory.adapter import Embedding, EmbedTexts, MemoryAdapter, MemoryLink
+from domain.memory.release import Span, StoredNode
 from domain.model import (
     AgentDefinition,
     Barrier,
@@ -68,10 +68,18 @@ class OrgConfiguration:
     """One organization's standing records inside one locked transaction."""
 
     def __init__(
-        self, session: Session, org: Organization, keys: ChainKeys, actor_id: str, now: datetime
+        self,
+        session: Session,
+        org: Organization,
+        keys: ChainKeys,
+        actor_id: str,
+        now: datetime,
+        memory: MemoryAdapter,
     ) -> None:
         self._s = session
         self.org = org
+        self._memory = memory.joined(session.connection())
+        """The memory stores, inside this change's transaction."""
         self._keys = keys
         self._actor = actor_id
         self.now = now
@@ -86,6 +94,7 @@ class OrgConfiguration:
         org_id: str,
         actor_id: str,
         clock: Callable[[], datetime],
+        memory: MemoryAdapter,
     ) -> Iterator[OrgConfiguration]:
         """Lock ``org_id`` and yield its configuration, changed by ``actor_id``; commit on
         success (every change with its audit entry). The change's moment is read from
@@ -102,7 +111,7 @@ class OrgConfiguration:
                 row = s.get(OrgRow, org_id)
                 if row is None:
                     raise NotFound(f"no organization {org_id}")
-                yield cls(s, convert.org(row), keys, actor_id, clock())
+                yield cls(s, convert.org(row), keys, actor_id, clock(), memory)
         except IntegrityError as exc:
             raise Conflict(f"the change conflicts with what is stored: {exc.orig}") from exc
 
@@ -111,66 +120,41 @@ class OrgConfiguration:
 
     def memory_reach(self) -> dict[str, tuple[str, ...]]:
         reach = self.records()
-        links = self._s.execute(
-            select(col(MemoryLinkRow.src_ref), col(MemoryLinkRow.dst_ref)).where(
-                col(MemoryLinkRow.org_id) == self.org.id
-            )
-        )
         out = dict(reach)
-        for link in links:
-            ends = (*reach.get(link.src_ref, ()), *reach.get(link.dst_ref, ()))
-            out[f"link {link.src_ref}→{link.dst_ref}"] = tuple(sorted(set(ends)))
-        procedures = self._s.execute(
-            select(col(MemoryProcedureRow.name), col(MemoryProcedureRow.projects)).where(
-                col(MemoryProcedureRow.org_id) == self.org.id
-            )
-        )
-        for procedure in procedures:
+        for link in self._memory.links(self.org.id):
+            ends = (*reach.get(link.src, ()), *reach.get(link.dst, ()))
+            out[f"link {link.src}→{link.dst}"] = tuple(sorted(set(ends)))
+        for procedure in self._memory.procedures(self.org.id):
             key = f"procedure {procedure.name}"
             out[key] = tuple(sorted({*out.get(key, ()), *procedure.projects}))
         return out
 
     def record_length(self, ref: str) -> int:
-        row = self._s.get(MemoryNodeRow, (self.org.id, ref))
-        return 0 if row is None else len(row.text)
+        found = self._memory.retrieve(self.org.id, [ref])
+        return len(found[0].text) if found else 0
 
     def add_link(self, src: str, dst: str, kind: str, span: tuple[int, int] | None) -> str:
-        link_id = str(uuid.uuid4())
-        self._s.add(
-            MemoryLinkRow(
-                id=link_id,
-                org_id=self.org.id,
-                src_ref=src,
-                dst_ref=dst,
-                kind=kind,
-                span_start=None if span is None else span[0],
-                span_end=None if span is None else span[1],
-                author_id=self._actor,
-                created_at=self.now,
-            )
+        link = MemoryLink(
+            id=str(uuid.uuid4()),
+            src=src,
+            dst=dst,
+            kind=kind,
+            span_start=None if span is None else span[0],
+            span_end=None if span is None else span[1],
         )
-        return link_id
+        self._memory.link(self.org.id, link, author_id=self._actor, at=self.now)
+        self._audit(link_config_record(link), "memory_link_added")
+        return link.id
 
     def add_procedure(self, name: str, projects: tuple[str, ...], steps: tuple[str, ...]) -> int:
-        newest = self._s.execute(
-            select(func.max(col(MemoryProcedureRow.version))).where(
-                col(MemoryProcedureRow.org_id) == self.org.id,
-                col(MemoryProcedureRow.name) == name,
-            )
-        ).scalar_one_or_none()
-        version = (newest or 0) + 1
-        self._s.add(
-            MemoryProcedureRow(
-                org_id=self.org.id,
-                name=name,
-                version=version,
-                projects=list(projects),
-                steps=list(steps),
-                author_id=self._actor,
-                created_at=self.now,
-            )
+        procedure = self._memory.publish(
+            self.org.id, name, projects, steps, author_id=self._actor, at=self.now
         )
-        return version
+        self._audit(procedure_config_record(procedure), "memory_procedure_published")
+        return procedure.version
+
+    def reembed(self, embedder: str, embed: EmbedTexts) -> int:
+        return self._memory.reembed(self.org.id, embedder, embed)
 
     def note(self, draft: AuditDraft) -> None:
         append(self._s, self.org.id, draft, self.now, self._keys)
@@ -281,12 +265,7 @@ class OrgConfiguration:
 
     def records(self) -> dict[str, tuple[str, ...]]:
         """Every memory record's projects, by reference."""
-        rows = self._s.execute(
-            select(col(MemoryNodeRow.ref), col(MemoryNodeRow.projects)).where(
-                col(MemoryNodeRow.org_id) == self.org.id
-            )
-        )
-        return {r.ref: tuple(r.projects) for r in rows}
+        return {node.ref: node.projects for node in self._memory.nodes(self.org.id)}
 
     def add_record(
         self,
@@ -294,24 +273,12 @@ class OrgConfiguration:
         projects: tuple[str, ...],
         text: str,
         spans: tuple[Span, ...] = (),
-        embedding: tuple[str, bytes] | None = None,
+        embedding: Embedding | None = None,
     ) -> None:
         """Store a memory record; a reference is stored once."""
-        self._add(
-            MemoryNodeRow(
-                org_id=self.org.id,
-                ref=ref,
-                projects=list(projects),
-                text=text,
-                spans=[s.model_dump() for s in spans],
-                embedder=None if embedding is None else embedding[0],
-                embedding=None if embedding is None else embedding[1],
-                author_id=self._actor,
-                created_at=self.now,
-            ),
-            f"memory record {ref!r} exists",
-        )
-        self._audit(memory_config_record(ref, projects, text), "memory_record_added")
+        node = StoredNode(org_id=self.org.id, ref=ref, projects=projects, text=text, spans=spans)
+        self._memory.store(node, author_id=self._actor, at=self.now, embedding=embedding)
+        self._audit(memory_config_record(node), "memory_record_added")
 
     # commitments ----------------------------------------------------------------------------
     def add_commitment(self, commitment: Commitment) -> Commitment:
@@ -353,9 +320,10 @@ def _add_agent_rows(
 class SqlConfiguration:
     """:class:`~domain.ports.ConfigurationStore` over SQLite or PostgreSQL."""
 
-    def __init__(self, db: Database, keys: ChainKeys) -> None:
+    def __init__(self, db: Database, keys: ChainKeys, memory: MemoryAdapter) -> None:
         self._db = db
         self._keys = keys
+        self._memory = memory
 
     def create_org(
         self,
@@ -387,4 +355,4 @@ class SqlConfiguration:
     def change(
         self, org_id: str, actor_id: str, clock: Callable[[], datetime]
     ) -> AbstractContextManager[OrgConfiguration]:
-        return OrgConfiguration.open(self._db, self._keys, org_id, actor_id, clock)
+        return OrgConfiguration.open(self._db, self._keys, org_id, actor_id, clock, self._memory)

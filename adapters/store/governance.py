@@ -32,7 +32,6 @@ from adapters.store.tables import (
     DecisionRow,
     HoldRow,
     IntentRow,
-    MemoryNodeRow,
     PrincipalRow,
     StaffingRow,
     table_of,
@@ -51,6 +50,7 @@ from domain.governance.values import (
     in_flight_by_key,
 )
 from domain.intents import Decision, DispatchResult, DispatchToken, Intent, Outcome
+from domain.memory.adapter import MemoryAdapter
 from domain.model import Principal, SpendCap, Staffing
 from domain.tools import REGISTRY
 
@@ -61,7 +61,7 @@ SPENDING = (Outcome.ALLOW.value, Outcome.APPROVED.value)
 # to answer it, and a decision runs a dozen of them.
 _intents, _decisions = table_of(IntentRow), table_of(DecisionRow)
 _claims, _holds = table_of(ClaimRow), table_of(HoldRow)
-_heads, _nodes = table_of(AuditHeadRow), table_of(MemoryNodeRow)
+_heads = table_of(AuditHeadRow)
 _principals, _staffing = table_of(PrincipalRow), table_of(StaffingRow)
 
 _LATEST = (
@@ -74,9 +74,6 @@ _INTENT = select(*_intents.c).where(_intents.c.id == bindparam("intent_id"))
 _HOLD = select(*_holds.c).where(_holds.c.intent_id == bindparam("intent_id"))
 _PRINCIPAL = select(*_principals.c).where(_principals.c.id == bindparam("principal_id"))
 _STAFFING = select(*_staffing.c).where(_staffing.c.principal_id == bindparam("principal_id"))
-_RECORDS = select(_nodes.c.ref, _nodes.c.projects).where(
-    _nodes.c.org_id == bindparam("org_id"), _nodes.c.ref.in_(bindparam("refs", expanding=True))
-)
 # What a spending intent spent, where and when never changes once it is recorded; only
 # whether it still counts (its status) does. So a decision reads the ids that count and
 # reads the facts only of ids this process has not seen (no reach decoded per row).
@@ -287,9 +284,13 @@ class SqlGovernanceUnit:
         locked: LockedHead,
         chain: ChainWriter,
         cache: OrgCache,
+        memory: MemoryAdapter,
     ) -> None:
         self._s = session
         self._c = session.connection()
+        self._memory = memory.joined(self._c)
+        """The memory stores, in this unit's transaction: an intent's records resolve
+        through the same store the memory gate reads."""
         self.org_id = org_id
         self._now = now
         self._poisoned = locked.poisoned
@@ -386,8 +387,8 @@ class SqlGovernanceUnit:
     def _records(self, intent: Intent) -> dict[str, tuple[str, ...]]:
         if not intent.references:
             return {}
-        rows = self._c.execute(_RECORDS, {"org_id": self.org_id, "refs": list(intent.references)})
-        return {r.ref: tuple(r.projects) for r in rows}
+        found = self._memory.retrieve(self.org_id, list(intent.references))
+        return {node.ref: node.projects for node in found}
 
     def _spend(
         self, intent: Intent, policy: OrgPolicy, records: dict[str, tuple[str, ...]]
@@ -564,9 +565,12 @@ class SqlGovernanceUnit:
 class SqlGovernance:
     """:class:`~domain.ports.GovernanceStore` over SQLite or PostgreSQL."""
 
-    def __init__(self, db: Database, keys: ChainKeys, cache: OrgCache | None = None) -> None:
+    def __init__(
+        self, db: Database, keys: ChainKeys, memory: MemoryAdapter, cache: OrgCache | None = None
+    ) -> None:
         self._db = db
         self._keys = keys
+        self._memory = memory
         self._cache = cache or OrgCache()
 
     @contextmanager
@@ -580,7 +584,7 @@ class SqlGovernance:
                 except AuditError as exc:
                     raise NotFound(f"no organization {org_id}") from exc
                 chain = ChainWriter(s, org_id, self._keys, locked)
-                unit = SqlGovernanceUnit(s, org_id, now, locked, chain, self._cache)
+                unit = SqlGovernanceUnit(s, org_id, now, locked, chain, self._cache, self._memory)
                 yield unit
                 unit.flush()
                 chain.flush()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from adapters.memory.backends import memory_adapter
 from adapters.memory.bank import MemoryBank
 from adapters.memory.embedders import local_embedder
 from adapters.store.audit_log import AuditLog
@@ -40,21 +41,25 @@ class Store:
         *,
         migrate_schema: bool = True,
         embedder: Embedder | None = None,
+        memory_backend: str | None = None,
     ) -> Store:
         """Connect to ``url`` (SQLite file or PostgreSQL) and bring its schema up to date.
-        Memory embeds with ``embedder`` (default: the local model)."""
+        Memory embeds with ``embedder`` (default: the local model) and is kept by the SQL
+        backend on the same database, or by the class ``memory_backend`` names
+        (``pkg.mod:Class``), refused here when it does not satisfy the protocol."""
         if migrate_schema:
             migrate(url)
         db = Database(make_engine(url))
         cache = OrgCache()
+        memory = memory_adapter(db.engine, url, memory_backend)
         return cls(
             db=db,
             keys=keys,
             directory=Directory(db, cache),
-            configuration=SqlConfiguration(db, keys),
-            audit=AuditLog(db, keys),
-            governance=SqlGovernance(db, keys, cache),
-            memory=MemoryBank(db, cache, embedder or local_embedder()),
+            configuration=SqlConfiguration(db, keys, memory),
+            audit=AuditLog(db, keys, memory),
+            governance=SqlGovernance(db, keys, memory, cache),
+            memory=MemoryBank(db, cache, memory, embedder or local_embedder()),
             runs=Runs(db),
         )
 

@@ -11,7 +11,6 @@ from sqlalchemy import (
     Column,
     DateTime,
     Dialect,
-    LargeBinary,
     Table,
     UniqueConstraint,
 )
@@ -142,70 +141,6 @@ class CommitmentRow(SQLModel, table=True):
     confirmed_by: str | None = None
     confirmed_at: datetime | None = _ts(nullable=True)
     created_at: datetime = _ts()
-
-
-class MemoryNodeRow(SQLModel, table=True):
-    __tablename__ = "memory_nodes"
-    org_id: str = Field(primary_key=True)
-    ref: str = Field(primary_key=True)
-    projects: list[str] = _json()
-    text: str
-    spans: list[dict[str, Any]] = Field(
-        default_factory=list, sa_column=Column(JSON, nullable=False, server_default="[]")
-    )
-    """Tagged identifying detail: ``{kind, start, end}`` offsets into ``text``."""
-    embedding: bytes | None = Field(default=None, sa_column=Column(LargeBinary, nullable=True))
-    """The L2-normalised float32 vector of ``text``, by ``embedder``."""
-    embedder: str | None = None
-    author_id: str
-    created_at: datetime = _ts()
-
-
-class MemoryLinkRow(SQLModel, table=True):
-    """A typed link from one memory record to another: a relation (``relates``…) or a
-    derivation (``derived_from``: ``src_ref`` was derived from ``dst_ref``, drawing on
-    ``dst_ref``'s text between ``span_start`` and ``span_end``)."""
-
-    __tablename__ = "memory_links"
-    id: str = Field(primary_key=True)
-    org_id: str = Field(index=True)
-    src_ref: str
-    dst_ref: str
-    kind: str
-    span_start: int | None = None
-    span_end: int | None = None
-    author_id: str
-    created_at: datetime = _ts()
-
-
-class MemoryProcedureRow(SQLModel, table=True):
-    """A version of a procedure (a workflow definition or playbook): its steps, and the
-    projects it belongs to (read through the release rule like any record)."""
-
-    __tablename__ = "memory_procedures"
-    org_id: str = Field(primary_key=True)
-    name: str = Field(primary_key=True)
-    version: int = Field(primary_key=True)
-    projects: list[str] = _json()
-    steps: list[str] = _json()
-    author_id: str
-    created_at: datetime = _ts()
-
-
-class MemoryReadRow(SQLModel, table=True):
-    __tablename__ = "memory_reads"
-    id: int | None = Field(default=None, primary_key=True)
-    org_id: str = Field(index=True)
-    asker_id: str
-    on_behalf_of: str | None = None
-    """The human a run acts for, when one started it."""
-    path: str = Field(default="recall", sa_column_kwargs={"server_default": "recall"})
-    """The read path: ``recall`` (a run's context), ``similarity``, ``get``."""
-    query: str
-    released: list[str] = _json()
-    withheld: int
-    outcome: str
-    at: datetime = _ts()
 
 
 class RunRow(SQLModel, table=True):

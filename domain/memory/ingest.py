@@ -1,6 +1,7 @@
-"""The audit entries that memory writes add beside what they store: a refused text, the
-identifying detail removed from a text, a link, a procedure version. None holds the
-text, value or steps it is about (hashes and offsets only)."""
+"""The audit entries that memory ingestion adds beside what it stores: a refused text and
+the identifying detail removed from a text. Neither holds the text or value it is about
+(hashes and offsets only). What is stored (nodes, links, procedure versions) is
+recorded as configuration (see :mod:`domain.crosscheck`)."""
 
 from __future__ import annotations
 
@@ -55,34 +56,13 @@ def redaction_draft(
     )
 
 
-def link_draft(
-    actor: str, link_id: str, src: str, dst: str, kind: str, span: tuple[int, int] | None
-) -> AuditDraft:
-    """A link between two records."""
+def reembed_draft(actor: str, embedder: str, count: int) -> AuditDraft:
+    """Records embedded again by another model (after a change of embedder)."""
     return AuditDraft(
-        event_key=f"memory:link:{link_id}",
+        event_key=f"memory:reembedded:{embedder}:{uuid.uuid4()}",
         actor=actor,
-        decision="linked",
+        decision="reembedded",
         stage=MEMORY,
-        rule=kind,
-        payload={"link": link_id, "src": src, "dst": dst, "span": list(span) if span else None},
-    )
-
-
-def procedure_draft(
-    actor: str, name: str, version: int, projects: Iterable[str], steps: Iterable[str]
-) -> AuditDraft:
-    """A procedure version published: where it belongs and the hash of its steps."""
-    return AuditDraft(
-        event_key=f"memory:procedure:{name}:{version}",
-        actor=actor,
-        decision="published",
-        stage=MEMORY,
-        rule="procedure",
-        payload={
-            "name": name,
-            "version": version,
-            "projects": list(projects),
-            "steps_sha256": sha256_hex("\n".join(steps).encode("utf-8")),
-        },
+        rule="embedder_changed",
+        payload={"embedder": embedder, "records": count},
     )

@@ -17,8 +17,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from sqlalchemy import select
 
+from adapters.memory.tables import MemoryNodeRow
 from adapters.store.store import Store
-from adapters.store.tables import MemoryNodeRow
 from domain.model import PrincipalKind, StaffRole
 from tests.conftest import Firm, utc_now
 from tests.support import race

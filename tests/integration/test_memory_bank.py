@@ -4,17 +4,24 @@ it, and log every read."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from dataclasses import replace
 from datetime import timedelta
 
+import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from sqlalchemy import text as sql
 
+from adapters.memory.bank import MemoryBank
+from adapters.store.org_cache import OrgCache
 from adapters.store.store import Store
 from domain.errors import Forbidden, NotFound, Refused
+from domain.memory.adapter import Embedding
 from domain.memory.release import Release, Span
 from domain.model import StaffRole
-from domain.ports import EmbedPurpose
+from domain.ports import Embedder, EmbedPurpose
 from tests.conftest import Firm, utc_now
 from usecases import memory, organization
 from usecases.context import Ports
@@ -102,7 +109,13 @@ def test_an_agent_gets_identifying_detail_masked_and_a_human_does_not(
     spans = (Span(kind="person", start=5, end=15), Span(kind="phone", start=19, end=30))
     (vector,) = services.embedder.embed([text], EmbedPurpose.DOCUMENT)
     with services.configuration.change(firm.org, firm.founder, utc_now) as change:
-        change.add_record("atlas-contact", ("east",), text, spans, (services.embedder.name, vector))
+        change.add_record(
+            "atlas-contact",
+            ("east",),
+            text,
+            spans,
+            Embedding(embedder=services.embedder.name, vector=vector),
+        )
     orion = firm.agents["orion"]
     as_agent = services.memory.get(
         asker_principal_id=orion, org_id=firm.org, ref="atlas-contact", now=utc_now()
@@ -340,3 +353,82 @@ def test_links_follow_staffing_changes(firm: Firm, services: Ports) -> None:
         asker_principal_id=firm.associate, org_id=firm.org, ref="atlas-kickoff", now=later
     )
     assert note.neighbours == () and note.withheld == 1
+
+
+MEMORY_TAMPERS: dict[str, str] = {
+    "a link pointed elsewhere": "update memory_links set dst_ref = 'birch-cim' where kind = 'relates'",
+    "a link added outside the chain": (
+        "insert into memory_links (id, org_id, src_ref, dst_ref, kind, author_id, created_at) "
+        "values ('forged', :o, 'atlas-kickoff', 'atlas-fees', 'relates', 'x', "
+        "'2026-01-01 00:00:00+00')"
+    ),
+    "a derivation's span widened": (
+        "update memory_links set span_end = 2 where kind = 'derived_from'"
+    ),
+    "a procedure's steps rewritten": (
+        "update memory_procedures set steps = '[\"wire the money\"]' where name = 'close'"
+    ),
+    "a procedure version deleted": "delete from memory_procedures where version = 1",
+    "a record's tagged spans removed (unmasking it)": (
+        "update memory_nodes set spans = '[]' where ref = 'atlas-contact'"
+    ),
+    "a record moved across the wall": (
+        "update memory_nodes set projects = '[\"west\"]' where ref = 'atlas-fees'"
+    ),
+}
+
+
+@pytest.mark.parametrize("tamper", list(MEMORY_TAMPERS))
+def test_memory_rows_must_agree_with_the_chain(
+    firm: Firm, services: Ports, store: Store, tamper: str
+) -> None:
+    """Links, procedures and records are configuration: verification cross-checks each."""
+    founder = firm.founder
+    organization.remember(services, firm.org, founder, "atlas-fees", ("east",), "Atlas fees")
+    organization.remember(
+        services, firm.org, founder, "atlas-contact", ("east",), "Write to ada@atlas.example"
+    )
+    memory.link(services, firm.org, founder, "atlas-kickoff", "atlas-fees", "relates")
+    memory.link(services, firm.org, founder, "atlas-fees", "atlas-kickoff", "derived_from", (0, 1))
+    memory.publish_procedure(services, firm.org, founder, "close", ("east",), ("draft", "send"))
+    memory.publish_procedure(services, firm.org, founder, "close", ("east",), ("draft", "check"))
+    assert store.audit.verify(firm.org).ok
+    with store.db.transaction() as s:
+        s.execute(sql(MEMORY_TAMPERS[tamper]), {"o": firm.org})
+    result = store.audit.verify(firm.org)
+    assert not result.ok, tamper
+
+
+class _Truncated:
+    """WordLlama cut to its first 128 dimensions (it is trained for that): a real model
+    other than the one the records were embedded with."""
+
+    name = "wordllama-l2_supercat-128"
+    dimensions = 128
+
+    def __init__(self, full: Embedder) -> None:
+        self._full = full
+
+    def embed(self, texts: Sequence[str], purpose: EmbedPurpose) -> list[bytes]:
+        rows = []
+        for row in self._full.embed(texts, purpose):
+            v = np.frombuffer(row, dtype="<f4")[:128]
+            rows.append((v / np.linalg.norm(v)).astype("<f4").tobytes())
+        return rows
+
+
+def test_a_new_embedder_finds_records_once_they_are_embedded_again(
+    firm: Firm, services: Ports, store: Store
+) -> None:
+    truncated = _Truncated(services.embedder)
+    bank = MemoryBank(store.db, OrgCache(), store.memory.adapter, truncated)
+    moved = replace(services, embedder=truncated, memory=bank)
+    assert _hits(memory.query(moved, firm.org, firm.associate, ATLAS)) == []  # none of its vectors
+    assert memory.reembed(moved, firm.org, firm.founder) == 2
+    assert _hits(memory.query(moved, firm.org, firm.associate, ATLAS))[:1] == ["atlas-kickoff"]
+    assert memory.reembed(moved, firm.org, firm.founder) == 0
+    with pytest.raises(Forbidden):
+        memory.reembed(moved, firm.org, firm.associate)
+    entries = [e for e in store.audit.entries(firm.org) if e.decision == "reembedded"]
+    assert [e.payload["records"] for e in entries] == [2]
+    assert store.audit.verify(firm.org).ok

@@ -30,3 +30,19 @@ def test_a_forbidden_import_is_caught(tmp_path: Path) -> None:
         probe.unlink()
     assert done.returncode != 0
     assert "domain is pure" in done.stdout
+
+
+def test_only_the_memory_package_reaches_the_memory_stores() -> None:
+    """A use case, an activity or the API reading the memory tables or the SQL backend
+    directly (around the gate) breaks the build."""
+    probe = ROOT / "adapters" / "store" / "_probe_memory.py"
+    probe.write_text("import adapters.memory.tables  # noqa: F401\n")
+    try:
+        done = subprocess.run(
+            [str(LINT_IMPORTS), "--no-cache"], cwd=ROOT, capture_output=True, text=True, timeout=120
+        )
+    finally:
+        probe.unlink()
+    assert done.returncode != 0
+    assert "only the memory package reaches the memory stores" in done.stdout
+    assert "adapters.store._probe_memory -> adapters.memory.tables" in done.stdout

@@ -5,6 +5,7 @@ from __future__ import annotations
 from alembic import context
 from sqlmodel import SQLModel
 
+from adapters.memory import tables as memory_tables  # noqa: F401  (registers the tables)
 from adapters.store import tables  # noqa: F401  (registers the tables)
 from adapters.store.db import make_engine
 

@@ -1,0 +1,114 @@
+"""Choosing a memory backend and an embedder, and refusing one that does not fit.
+
+A process names its memory backend by import path (``VERLETICA_MEMORY_ADAPTER=
+pkg.mod:Class``; unset: the SQL backend on the process's own database). The class is
+called with the database URL. Before the process uses it, the object is checked against
+:class:`~domain.memory.adapter.MemoryAdapter`: every method present, callable, and
+taking the protocol's parameters by their names. A backend that falls short is refused
+at start-up with what is missing, not at the first read that needs it.
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+from typing import Any
+
+from sqlalchemy import Engine
+
+from adapters.memory.sql import SqlMemoryAdapter
+from domain.memory.adapter import MemoryAdapter
+from domain.ports import Embedder
+
+
+class BackendRefused(ValueError):
+    """A configured memory backend or embedder does not satisfy its protocol."""
+
+
+def _methods(protocol: type) -> dict[str, inspect.Signature]:
+    out: dict[str, inspect.Signature] = {}
+    for name, member in vars(protocol).items():
+        if name.startswith("_") or not callable(member):
+            continue
+        out[name] = inspect.signature(member)
+    return out
+
+
+def _properties(protocol: type) -> list[str]:
+    return [n for n, m in vars(protocol).items() if isinstance(m, property)]
+
+
+def problems(candidate: object, protocol: type) -> list[str]:
+    """What ``candidate`` lacks to satisfy ``protocol``: missing or non-callable methods,
+    missing properties, and protocol parameters a method does not take by name."""
+    found: list[str] = []
+    for name in _properties(protocol):
+        if not hasattr(candidate, name):
+            found.append(f"no attribute {name!r}")
+    for name, wanted in _methods(protocol).items():
+        member = getattr(candidate, name, None)
+        if member is None:
+            found.append(f"no method {name}()")
+            continue
+        if not callable(member):
+            found.append(f"{name} is not callable")
+            continue
+        try:
+            have = inspect.signature(member)
+        except (TypeError, ValueError):
+            continue  # a builtin without a signature: trust it
+        accepts_any = any(p.kind is p.VAR_KEYWORD for p in have.parameters.values())
+        for param in list(wanted.parameters.values())[1:]:  # past self
+            if param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD):
+                continue
+            if param.name not in have.parameters and not accepts_any:
+                found.append(f"{name}() takes no parameter {param.name!r}")
+    return found
+
+
+def load(spec: str) -> Any:
+    """The object named ``pkg.mod:Name``."""
+    module_name, sep, attribute = spec.partition(":")
+    if not sep or not module_name or not attribute:
+        raise BackendRefused(f"{spec!r} is not an import path of the form pkg.mod:Class")
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError as exc:
+        raise BackendRefused(f"cannot import {module_name!r} for {spec!r}: {exc}") from exc
+    try:
+        return getattr(module, attribute)
+    except AttributeError as exc:
+        raise BackendRefused(f"{module_name!r} has no {attribute!r}") from exc
+
+
+def checked_adapter(candidate: object, origin: str) -> MemoryAdapter:
+    """``candidate`` when it satisfies :class:`MemoryAdapter`; else :class:`BackendRefused`
+    naming what it lacks."""
+    missing = problems(candidate, MemoryAdapter)
+    if missing or not isinstance(candidate, MemoryAdapter):
+        detail = "; ".join(missing) or "not a MemoryAdapter"
+        raise BackendRefused(f"memory backend {origin} does not satisfy MemoryAdapter: {detail}")
+    return candidate
+
+
+def checked_embedder(candidate: object, origin: str) -> Embedder:
+    """``candidate`` when it satisfies :class:`Embedder` and its vectors have the size it
+    states; else :class:`BackendRefused`."""
+    missing = problems(candidate, Embedder)
+    if missing:
+        raise BackendRefused(f"embedder {origin} does not satisfy Embedder: {'; '.join(missing)}")
+    assert isinstance(candidate, Embedder)
+    return candidate
+
+
+def memory_adapter(engine: Engine, url: str, spec: str | None = None) -> MemoryAdapter:
+    """The memory backend of a process: the SQL backend on ``engine`` by default, or the
+    class named by ``spec``, called with ``url``; checked before it is used."""
+    if spec is None or not spec.strip():
+        return SqlMemoryAdapter(engine)
+    factory = load(spec.strip())
+    try:
+        candidate = factory(url)
+    except Exception as exc:
+        raise BackendRefused(f"memory backend {spec} failed to start: {exc}") from exc
+    return checked_adapter(candidate, spec)

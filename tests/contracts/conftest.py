@@ -1,0 +1,94 @@
+"""Which backends and embedders the contract suite runs against.
+
+By default every shipped one: the SQL backend on SQLite and on PostgreSQL; the local
+embedder and the Gemini embedder (against a local server speaking Gemini's REST shape).
+``--adapter pkg.mod:Class`` / ``--embedder pkg.mod:Class`` (``make contracts ADAPTER=…
+EMBEDDER=…``) run it against that class alone.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import threading
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, HTTPServer
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from adapters.memory.backends import checked_embedder, load, memory_adapter
+from adapters.memory.embedders import GeminiEmbedder, local_embedder
+from adapters.memory.sql import SqlMemoryAdapter
+from adapters.store.db import make_engine
+from domain.memory.adapter import MemoryAdapter
+from domain.ports import Embedder
+from tests.conftest import fresh_database_url
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    if "adapter_kind" in metafunc.fixturenames:
+        named = metafunc.config.getoption("--adapter")
+        kinds: list[Any] = (
+            [named] if named else ["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)]
+        )
+        metafunc.parametrize("adapter_kind", kinds)
+    if "embedder_kind" in metafunc.fixturenames:
+        named = metafunc.config.getoption("--embedder")
+        metafunc.parametrize("embedder_kind", [named] if named else ["local", "gemini"])
+
+
+@pytest.fixture
+def adapter(adapter_kind: str, tmp_path: Path, pg_template: str | None) -> Iterator[MemoryAdapter]:
+    """A fresh backend of ``adapter_kind`` over an empty, migrated database."""
+    kind = "postgres" if adapter_kind == "postgres" else "sqlite"
+    for url in fresh_database_url(kind, tmp_path, pg_template):
+        engine = make_engine(url)
+        try:
+            if adapter_kind in ("sqlite", "postgres"):
+                yield SqlMemoryAdapter(engine)
+            else:
+                yield memory_adapter(engine, url, adapter_kind)
+        finally:
+            engine.dispose()
+
+
+class _GeminiShape(BaseHTTPRequestHandler):
+    """``batchEmbedContents`` answered with a vector drawn from each text's hash."""
+
+    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002
+        pass
+
+    def do_POST(self) -> None:  # noqa: N802
+        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+        embeddings = []
+        for request in body["requests"]:
+            text = request["content"]["parts"][0]["text"]
+            seed = int.from_bytes(hashlib.sha256(text.encode()).digest()[:8], "big")
+            values = np.random.default_rng(seed).standard_normal(request["outputDimensionality"])
+            embeddings.append({"values": [float(v) * 3.0 for v in values]})  # not normalised
+        out = json.dumps({"embeddings": embeddings}).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(out)))
+        self.end_headers()
+        self.wfile.write(out)
+
+
+@pytest.fixture
+def embedder(embedder_kind: str) -> Iterator[Embedder]:
+    """A shipped embedder (Gemini against a local server), or the class named."""
+    if embedder_kind == "local":
+        yield local_embedder()
+    elif embedder_kind == "gemini":
+        server = HTTPServer(("127.0.0.1", 0), _GeminiShape)
+        threading.Thread(target=server.serve_forever, daemon=True).start()
+        try:
+            url = f"http://127.0.0.1:{server.server_port}"
+            yield GeminiEmbedder("contract-key", "gemini-embedding-001", base_url=url)
+        finally:
+            server.shutdown()
+    else:
+        yield checked_embedder(load(embedder_kind)(), embedder_kind)
