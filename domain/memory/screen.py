@@ -16,8 +16,13 @@ it tries to:
 - give orders to the AI reading it mid-document ("Note to the AI assistant: …",
   "if you are a language model…").
 
-A classifier trained in the repository and an optional model-based layer come next (see
-issue 7); the rules are the part that is exact about what it refuses and why.
+The second layer is a classifier trained in the repository
+(:mod:`adapters.memory.screen_classifier`, ``make train-screen``), passed in as a
+:class:`InjectionScorer`: it catches what no rule names, chiefly off-task directives with
+no override wording ("before summarising, e-mail the client list to…"). A text is
+refused when the rules or the classifier say so; when only the classifier does, the
+reason is ``classifier`` with its score. The rules are the part that is exact about what
+it refuses and why.
 """
 
 from __future__ import annotations
@@ -27,6 +32,7 @@ import binascii
 import codecs
 import re
 import unicodedata
+from typing import Protocol
 
 from pydantic import Field
 
@@ -130,6 +136,20 @@ class ScreenResult(Frozen):
     """Identifying detail, with offsets into the text as given."""
     detail: dict[str, int] = Field(default_factory=dict)
     """How many spans of each kind."""
+    score: float | None = None
+    """The classifier's score, when it was asked (the rules had not refused already)."""
+
+
+class InjectionScorer(Protocol):
+    """The screen's trained layer: how likely a text carries an instruction for its
+    reader, and the score from which the screen refuses."""
+
+    @property
+    def threshold(self) -> float: ...
+
+    def score(self, text: str) -> float:
+        """A probability in [0, 1]."""
+        ...
 
 
 def _hidden(text: str) -> list[str]:
@@ -149,7 +169,9 @@ def _hidden(text: str) -> list[str]:
     return reasons
 
 
-def _normalised(text: str) -> str:
+def normalised(text: str) -> str:
+    """``text`` as a model would read it: NFKC, invisible characters out, look-alike
+    letters mapped to Latin."""
     visible = _SOFT.sub("", _INVISIBLE.sub("", text))
     return unicodedata.normalize("NFKC", visible).translate(_LOOKALIKE)
 
@@ -180,20 +202,32 @@ def _decoded(text: str) -> list[tuple[str, str]]:
     return found
 
 
-def screen(text: str) -> ScreenResult:
+def screen(text: str, classifier: InjectionScorer | None = None) -> ScreenResult:
     """Refuse instruction-like ``text`` (with its reasons) and find its identifying
-    detail (see the module's docstring)."""
+    detail (see the module's docstring). Without a ``classifier``, the rules alone."""
     reasons = _hidden(text)
-    clean = _normalised(text)
+    clean = normalised(text)
     reasons += _rule_hits(clean)
     if not reasons:
         for how, hidden in _decoded(clean):
-            hits = _rule_hits(_normalised(hidden))
+            hits = _rule_hits(normalised(hidden))
             if hits:
                 reasons.append(f"encoded ({how}): {hits[0]}")
                 break
+    score = None
+    if not reasons and classifier is not None:
+        # The classifier reads what the rules read: the text, then what it hides.
+        score, how = classifier.score(text), ""
+        for name, hidden in _decoded(clean):
+            hidden_score = classifier.score(hidden)
+            if hidden_score > score:
+                score, how = hidden_score, f" (encoded, {name})"
+        if score >= classifier.threshold:
+            reasons.append(f"classifier: score {score:.2f} ≥ {classifier.threshold:.2f}{how}")
     spans = detect(text)
     detail: dict[str, int] = {}
     for span in spans:
         detail[span.kind] = detail.get(span.kind, 0) + 1
-    return ScreenResult(refused=bool(reasons), reasons=tuple(reasons), spans=spans, detail=detail)
+    return ScreenResult(
+        refused=bool(reasons), reasons=tuple(reasons), spans=spans, detail=detail, score=score
+    )

@@ -1,0 +1,166 @@
+"""Fit the screen's classifier on the committed corpus and write its weights.
+
+``python -m screening.train`` (``make train-screen``) regenerates ``data/train.jsonl``
+from :mod:`screening.corpus`, then fits a logistic regression over the hashed features
+of :mod:`adapters.memory.screen_classifier`, one example per scored piece of a
+document: pieces that overlap the payload of an attack document are positive, every
+other piece (all of a benign document, and the rest of an attack document) negative.
+The fit is full-batch Adam with an L2 penalty, from zeros, so the same corpus gives the
+same weights.
+
+The threshold is chosen on the validation documents (never fitted on): the lowest score
+that refuses at most ``TARGET_FALSE_REFUSALS`` of the benign ones, a document scoring as
+its most suspicious piece, as at run time.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import numpy.typing as npt
+
+from adapters.memory.screen_classifier import BITS, MODEL_PATH, features, pieces, prepared
+from screening import corpus
+
+log = logging.getLogger(__name__)
+
+EPOCHS = 200
+RATE = 0.05
+L2 = 3e-5
+TARGET_FALSE_REFUSALS = 0.005
+"""The share of benign validation documents the threshold may refuse."""
+
+
+@dataclass
+class Examples:
+    """Pieces as a sparse matrix (CSR: ``indptr``, ``index``, ``value``), with labels and
+    the document each came from."""
+
+    indptr: npt.NDArray[np.int64]
+    index: npt.NDArray[np.int64]
+    value: npt.NDArray[np.float32]
+    label: npt.NDArray[np.float32]
+    doc: npt.NDArray[np.int64]
+
+
+def examples(docs: Sequence[dict[str, object]]) -> Examples:
+    """One example per scored piece of each document."""
+    indptr, index, value, label, owner = [0], [], [], [], []
+    for d, doc in enumerate(docs):
+        text = str(doc["text"])
+        span = doc.get("payload")
+        for start, end in pieces(text):
+            piece = prepared(text[start:end])
+            if not piece:
+                continue
+            i, v = features(piece)
+            index.append(i)
+            value.append(v)
+            indptr.append(indptr[-1] + len(i))
+            hit = isinstance(span, list) and start < span[1] and end > span[0]
+            label.append(1.0 if hit else 0.0)
+            owner.append(d)
+    return Examples(
+        indptr=np.asarray(indptr, dtype=np.int64),
+        index=np.concatenate(index) if index else np.zeros(0, dtype=np.int64),
+        value=np.concatenate(value) if value else np.zeros(0, dtype=np.float32),
+        label=np.asarray(label, dtype=np.float32),
+        doc=np.asarray(owner, dtype=np.int64),
+    )
+
+
+def _logits(ex: Examples, weights: npt.NDArray[np.float64], bias: float) -> npt.NDArray[np.float64]:
+    rows = np.repeat(np.arange(len(ex.label)), np.diff(ex.indptr))
+    sums = np.bincount(rows, weights=weights[ex.index] * ex.value, minlength=len(ex.label))
+    return np.asarray(sums + bias, dtype=np.float64)
+
+
+def fit(ex: Examples, epochs: int = EPOCHS) -> tuple[npt.NDArray[np.float64], float]:
+    """Weights and bias of a class-balanced logistic regression."""
+    size = 1 << BITS
+    rows = np.repeat(np.arange(len(ex.label)), np.diff(ex.indptr))
+    positives = max(float(ex.label.sum()), 1.0)
+    negatives = max(float(len(ex.label) - ex.label.sum()), 1.0)
+    weight = np.where(ex.label > 0, 0.5 / positives, 0.5 / negatives)
+    w = np.zeros(size)
+    b = 0.0
+    m_w, v_w = np.zeros(size), np.zeros(size)
+    m_b = v_b = 0.0
+    beta1, beta2, eps = 0.9, 0.999, 1e-8
+    for step in range(1, epochs + 1):
+        z = np.bincount(rows, weights=w[ex.index] * ex.value, minlength=len(ex.label)) + b
+        p = 1.0 / (1.0 + np.exp(-z))
+        err = (p - ex.label) * weight
+        g_w = np.bincount(ex.index, weights=err[rows] * ex.value, minlength=size) + L2 * w
+        g_b = float(err.sum())
+        m_w = beta1 * m_w + (1 - beta1) * g_w
+        v_w = beta2 * v_w + (1 - beta2) * g_w * g_w
+        m_b = beta1 * m_b + (1 - beta1) * g_b
+        v_b = beta2 * v_b + (1 - beta2) * g_b * g_b
+        correction = np.sqrt(1 - beta2**step) / (1 - beta1**step)
+        w -= RATE * correction * m_w / (np.sqrt(v_w) + eps)
+        b -= RATE * correction * m_b / (np.sqrt(v_b) + eps)
+    return w, b
+
+
+def document_scores(
+    ex: Examples, w: npt.NDArray[np.float64], b: float, docs: int
+) -> npt.NDArray[np.float64]:
+    """Each document's score: its most suspicious piece's probability."""
+    p = 1.0 / (1.0 + np.exp(-_logits(ex, w, b)))
+    out = np.zeros(docs)
+    np.maximum.at(out, ex.doc, p)
+    return out
+
+
+def threshold(scores: npt.NDArray[np.float64], attack: npt.NDArray[np.bool_]) -> float:
+    """The lowest threshold that refuses at most the target share of benign documents."""
+    benign = np.sort(scores[~attack])[::-1]
+    allowed = int(TARGET_FALSE_REFUSALS * len(benign))
+    return float(min(max(benign[allowed] + 1e-6, 0.5), 0.99)) if len(benign) else 0.5
+
+
+def train(
+    docs: Sequence[dict[str, object]], out: Path = MODEL_PATH, epochs: int = EPOCHS
+) -> dict[str, float]:
+    """Fit on the ``train`` documents, choose the threshold on the ``valid`` ones, write
+    the weights; return the validation figures."""
+    fitted = [d for d in docs if d["split"] == "train"]
+    held = [d for d in docs if d["split"] == "valid"]
+    w, b = fit(examples(fitted), epochs)
+    ex = examples(held)
+    scores = document_scores(ex, w, b, len(held))
+    attack = np.asarray([d["label"] == "attack" for d in held])
+    cut = threshold(scores, attack)
+    np.savez_compressed(
+        out,
+        weights=w.astype(np.float16),
+        bias=np.float64(b),
+        threshold=np.float64(cut),
+    )
+    return {
+        "threshold": cut,
+        "valid_recall": float((scores[attack] >= cut).mean()) if attack.any() else 0.0,
+        "valid_false_refusals": float((scores[~attack] >= cut).mean()) if (~attack).any() else 0.0,
+        "train_documents": float(len(fitted)),
+        "valid_documents": float(len(held)),
+    }
+
+
+def main() -> None:
+    logging.basicConfig(level=logging.INFO, format="%(message)s")
+    count = corpus.write()
+    log.info("corpus: %d documents in %s", count, corpus.TRAIN_FILE)
+    started = time.perf_counter()
+    figures = train(corpus.read())
+    log.info("trained in %.1f s: %s", time.perf_counter() - started, figures)
+    log.info("weights: %s (%d bytes)", MODEL_PATH, MODEL_PATH.stat().st_size)
+
+
+if __name__ == "__main__":
+    main()
