@@ -169,6 +169,13 @@ PROJECTS = ["east", "west", "north"]
         max_size=6,
     ),
     agent=st.booleans(),
+    links=st.lists(
+        st.tuples(
+            st.integers(0, 5), st.integers(0, 5), st.sampled_from(["relates", "derived_from"])
+        ),
+        max_size=6,
+    ),
+    procedures=st.lists(st.sampled_from(PROJECTS), max_size=3),
 )
 def test_no_read_path_releases_more_than_the_rule_allows(
     firm: Firm,
@@ -177,9 +184,13 @@ def test_no_read_path_releases_more_than_the_rule_allows(
     staffed: set[str],
     records: list[tuple[str, str]],
     agent: bool,
+    links: list[tuple[int, int, str]],
+    procedures: list[str],
 ) -> None:
-    """Random staffing and records: whatever recall, similarity or get releases belongs
-    to projects the reader may read now, and every call adds exactly one log line."""
+    """Random staffing, records, links and procedures: whatever any of the six read
+    paths releases (recall, similarity, get, neighbours, explain, procedure) belongs to
+    projects the reader may read now, a withheld step shows nothing of itself, a reader
+    of another organization gets nothing, and every call adds exactly one log line."""
     org = organization.onboard(services, "Prop", f"p{len(records)}{agent}@prop.example")
     org_id, founder = org.org.id, org.founder.id
     for slug in PROJECTS:
@@ -196,6 +207,15 @@ def test_no_read_path_releases_more_than_the_rule_allows(
         organization.staff(services, org_id, founder, reader, slug, StaffRole.MEMBER)
     for i, (slug, topic) in enumerate(records):
         organization.remember(services, org_id, founder, f"r{i}", (slug,), f"the {topic} note")
+    for src, dst, kind in links:
+        if src < len(records) and dst < len(records) and src != dst:
+            span = (0, 3) if kind == "derived_from" else None
+            try:
+                memory.link(services, org_id, founder, f"r{src}", f"r{dst}", kind, span)
+            except ValueError:
+                pass  # across the wall: refused, as its own test shows
+    for i, slug in enumerate(procedures):
+        memory.publish_procedure(services, org_id, founder, f"proc{i}", (slug,), ("do it",))
     now = utc_now() + timedelta(seconds=1)
     active = {s.project for s in services.directory.staffing(org_id, reader)}
     # straddling the wall (only a human can) hides both of its sides, nothing else
@@ -209,12 +229,30 @@ def test_no_read_path_releases_more_than_the_rule_allows(
     released += _hits(
         services.memory.query(asker_principal_id=reader, org_id=org_id, text="note", now=now)
     )
+    bank = services.memory
     for ref in home:
-        view = services.memory.get(asker_principal_id=reader, org_id=org_id, ref=ref, now=now)
-        if view.ref is not None:
-            released.append(view.ref)
+        view = bank.get(asker_principal_id=reader, org_id=org_id, ref=ref, now=now)
+        released += [view.ref] if view.ref is not None else []
+        near = bank.neighbours(asker_principal_id=reader, org_id=org_id, ref=ref, now=now)
+        released += [n.view.ref for n in near.neighbours if n.view.ref is not None]
+        if near.of.ref is None:
+            assert near.neighbours == () and near.withheld == 0  # nothing, not even a count
+        why = bank.explain(asker_principal_id=reader, org_id=org_id, ref=ref, now=now)
+        for step in why.steps:
+            if step.view.ref is None:
+                assert step.view.text is None and step.source is None
+            else:
+                released.append(step.view.ref)
     assert all(home[ref] in may_read for ref in released), (released, may_read)
-    assert len(services.memory.reads(org_id)) == before + 2 + len(home)
+    for i, slug in enumerate(procedures):
+        found = bank.procedure(asker_principal_id=reader, org_id=org_id, name=f"proc{i}", now=now)
+        assert (found.steps != ()) == (slug in may_read), (slug, may_read)
+    stranger = firm.associate  # staffed on east in another organization
+    for ref in home:
+        assert bank.get(asker_principal_id=stranger, org_id=org_id, ref=ref, now=now).ref is None
+    assert not _hits(bank.query(asker_principal_id=stranger, org_id=org_id, text="note", now=now))
+    calls = 2 + 3 * len(home) + len(procedures) + len(home) + 1
+    assert len(bank.reads(org_id)) == before + calls
 
 
 def test_ingestion_refuses_instructions_on_the_record(firm: Firm, services: Ports) -> None:
