@@ -3,9 +3,12 @@
 Structured kinds are found by pattern and checked where they carry a check: an IBAN by
 its mod-97 checksum, a payment card by Luhn, an IPv4 address by its octets, a US social
 security number by the ranges never issued. Person names and street addresses have no
-such shape; they are found by cues (a title or a greeting before a capitalised name, a
-house number before a street word), which catches the common forms and misses others:
-the evaluation reports how many.
+such shape; they are found by cues: a title or a greeting before a capitalised name, or
+a common given name (:mod:`domain.memory.names`, several languages) with the surname
+after it; a house number before a street word (US, UK), or a street word with the
+number after it (German "Goethestraße 12", Dutch "Keizersgracht 5", Spanish "Calle
+Mayor 3", Italian "Via Roma 12") or before it (French "12 rue de la Paix"). This
+catches the common forms and misses others: ``make eval-memory`` reports how many.
 
 What an organization never keeps (card numbers, national ids) is removed at ingestion;
 the rest is kept and tagged, so that the release rule can mask it for readers who get a
@@ -18,6 +21,7 @@ import ipaddress
 import re
 from collections.abc import Iterator
 
+from domain.memory.names import GIVEN_NAMES, WORDLIKE
 from domain.memory.release import Span
 
 NEVER_KEPT = frozenset({"card", "national_id"})
@@ -28,7 +32,7 @@ _EMAIL = re.compile(
     r"(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,62}[A-Za-z0-9])?)*\.[A-Za-z]{2,24}(?![\w-])"
 )
 _PHONE = re.compile(
-    r"(?<![\w+/.,:$€£-])(?:\+\d{1,3}[\s.-]?)?(?:\(\d{1,4}\)[\s.-]?)?\d{2,4}(?:[\s.-]\d{2,4}){1,4}(?!\w)"
+    r"(?<![\w+/.,:$€£-])(?:\+\d{1,3}[\s.-]?)?(?:\(\d{1,4}\)[\s.-]?)?\d{2,5}(?:[\s.-]\d{2,6}){1,4}(?!\w)"
 )
 _IBAN = re.compile(
     r"(?<![A-Za-z0-9])[A-Z]{2}\d{2}(?:[ ]?[A-Z0-9]{4}){2,7}(?:[ ]?[A-Z0-9]{1,4})?(?![A-Za-z0-9])"
@@ -42,7 +46,12 @@ _NINO = re.compile(
 _DATE = re.compile(r"^(?:\d{4}[-./]\d{1,2}[-./]\d{1,2}|\d{1,2}[-./]\d{1,2}[-./]\d{2,4})$")
 _IPV4 = re.compile(r"(?<![\d.])(?:\d{1,3}\.){3}\d{1,3}(?![\d.])")
 _IPV6 = re.compile(r"(?<![\w:.])(?=[0-9A-Fa-f:]*:[0-9A-Fa-f:]*:)[0-9A-Fa-f:]{2,39}(?![\w:])")
-_NAME = r"[A-Z][a-z]+(?:[-'][A-Z][a-z]+)?"
+_UPPER, _LOWER = "A-ZÀ-ÖØ-ÞĀ-Ž", "a-zß-öø-ÿā-ž"
+_NAME = rf"[{_UPPER}][{_LOWER}]+(?:[-'’][{_UPPER}][{_LOWER}]+)?"
+_PARTICLE = r"(?:van der|van den|van de|de la|de los|van|von|der|de|di|da|del|du|le|la|dos)"
+_GIVEN = re.compile(
+    rf"(?<![\w-])({_NAME})(?:\s+(?:{_PARTICLE}\s+)?(?:O'|Mc|Mac)?({_NAME}))?(?![\w-])"
+)
 _PERSON = re.compile(
     r"\b(?:(?:Mr|Mrs|Ms|Mx|Dr|Prof|Sir|Dame)\.?|Dear|Hi|Hello|Attn:?|Attention:?|"
     r"Regards,|Sincerely,|Thanks,|Best,|Contact:?|signed by|prepared by|from|with|cc:?)"
@@ -50,7 +59,29 @@ _PERSON = re.compile(
 )
 _STREET_WORDS = (
     "Street|St|Avenue|Ave|Road|Rd|Boulevard|Blvd|Lane|Ln|Drive|Dr|Way|Court|Ct|Place|Pl|"
-    "Square|Sq|Terrace|Parkway|Pkwy|Highway|Hwy|Close|Crescent|Row|Strasse|Straße|Rue|Via"
+    "Square|Sq|Terrace|Parkway|Pkwy|Highway|Hwy|Close|Crescent|Row|Strasse|Straße|Rue|Via|"
+    "Kingsway|Broadway|Gardens|Grove|Hill|Walk|Mews|Green|Park"
+)
+_POSTAL_TAIL = (
+    rf"(?:,?\s+(?:\d{{4,5}}|\d{{4}}\s?[A-Z]{{2}})\s+[{_UPPER}][{_LOWER}]+"
+    rf"|,\s+[{_UPPER}][{_LOWER}]+\s+[A-Z]{{1,2}}\d{{1,2}}[A-Z]?\s\d[A-Z]{{2}})?"
+)
+_ADDRESS_AFTER = re.compile(
+    # German, Dutch, Scandinavian: the street word is a suffix, the number follows.
+    rf"(?<![\w-])[{_UPPER}][{_LOWER}]*(?:straße|strasse|str\.|allee|weg|platz|gasse|ring|"
+    r"damm|ufer|straat|gracht|plein|laan|kade|dijk|singel|gade|vej|gatan|vägen)"
+    rf"\s+\d{{1,4}}[a-zA-Z]?(?!\w){_POSTAL_TAIL}"
+    # German "Am Markt 4", Spanish, Italian, Portuguese: the street word leads.
+    rf"|(?<![\w-])(?:Am|An der|Auf der|Im|Calle|C/|Avenida|Avda\.|Paseo|Plaza|Camino|Ronda|"
+    r"Carrer|Via|Viale|Corso|Piazza|Piazzale|Largo|Vicolo|Rua|Travessa|Praça)"
+    rf"(?:\s+(?:de|del|della|delle|dei|di|la|las|los|el|da|do|dos|das|[{_UPPER}][\w'’.-]*)){{1,5}}"
+    rf",?\s+\d{{1,4}}[a-zA-Z]?(?!\w){_POSTAL_TAIL}"
+)
+_ADDRESS_FR = re.compile(
+    # French, Belgian: the number, then rue / avenue / … and the name.
+    r"(?<![\w-])\d{1,4}(?:\s?(?:bis|ter))?,?\s+(?:rue|avenue|av\.|boulevard|bd|place|chemin|"
+    r"allée|quai|impasse|route|cours|square)"
+    rf"(?:\s+(?:de|du|des|la|le|l'|d'|[{_UPPER}][\w'’-]*)){{1,5}}{_POSTAL_TAIL}"
 )
 _ADDRESS = re.compile(
     rf"\b\d{{1,5}}[A-Za-z]?\s+(?:[A-Z][\w'-]*\.?\s+){{1,4}}(?:{_STREET_WORDS})\b\.?"
@@ -138,8 +169,13 @@ def _found(text: str) -> Iterator[Span]:
             yield Span(kind="phone", start=m.start(), end=m.end())
     for m in _PERSON.finditer(text):
         yield Span(kind="person", start=m.start(1), end=m.end(1))
-    for m in _ADDRESS.finditer(text):
-        yield Span(kind="address", start=m.start(), end=m.end())
+    for m in _GIVEN.finditer(text):
+        given, surname = m.group(1), m.group(2)
+        if given in GIVEN_NAMES or (given in WORDLIKE and surname is not None):
+            yield Span(kind="person", start=m.start(), end=m.end())
+    for pattern in (_ADDRESS, _ADDRESS_AFTER, _ADDRESS_FR):
+        for m in pattern.finditer(text):
+            yield Span(kind="address", start=m.start(), end=m.end())
 
 
 _PRIORITY = {
@@ -157,8 +193,16 @@ _PRIORITY = {
 
 def detect(text: str) -> tuple[Span, ...]:
     """Identifying detail in ``text``, as non-overlapping spans in text order."""
+    found = list(_found(text))
+    # The digits of a valid IBAN can pass Luhn by chance: inside one, they are the IBAN.
+    ibans = [s for s in found if s.kind == "iban"]
+    found = [
+        s
+        for s in found
+        if s.kind != "card" or not any(i.start <= s.start and s.end <= i.end for i in ibans)
+    ]
     chosen: list[Span] = []
-    for span in sorted(_found(text), key=lambda s: (_PRIORITY[s.kind], s.start, -s.end)):
+    for span in sorted(found, key=lambda s: (_PRIORITY[s.kind], s.start, -s.end)):
         if all(span.end <= c.start or span.start >= c.end for c in chosen):
             chosen.append(span)
     return tuple(sorted(chosen, key=lambda s: s.start))
