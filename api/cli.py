@@ -16,6 +16,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from adapters.memory.screen_classifier import local_classifier
 from domain.memory.screen import screen
 from domain.model import SpendCap, StaffRole
 from usecases import audit, memory, organization, runs
@@ -343,7 +344,7 @@ def memory_screen(
             except (ValueError, KeyError, TypeError) as exc:
                 out: dict[str, Any] = {"line": number, "error": f'not a {{"text": …}} line: {exc}'}
             else:
-                result = screen(text)
+                result = screen(text, local_classifier())
                 out = {
                     "refused": result.refused,
                     "reasons": list(result.reasons),

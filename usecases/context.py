@@ -7,6 +7,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 
+from domain.memory.screen import InjectionScorer
 from domain.ports import (
     AuditReader,
     ConfigurationStore,
@@ -35,3 +36,5 @@ class Ports:
     clock: Callable[[], datetime]
     scripted_replies: bool = False
     """Whether a run may carry the exact reply the model returns (the scripted provider)."""
+    screen_classifier: InjectionScorer | None = None
+    """The ingestion screen's trained layer; None: the rules alone."""

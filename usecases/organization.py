@@ -282,7 +282,7 @@ def remember(
     identifying detail tagged, with a record of what was done (never the values). A
     record belongs to one side of every barrier."""
     founder(ports, org_id, actor_id)
-    screened = screen(text)
+    screened = screen(text, ports.screen_classifier)
     if screened.refused:
         with ports.configuration.change(org_id, actor_id, ports.clock) as change:
             change.note(refusal_draft(actor_id, ref, projects, text, screened.reasons))

@@ -8,6 +8,7 @@ from datetime import datetime
 from temporalio.client import Client
 
 from adapters.memory.embedders import GeminiEmbedder, local_embedder
+from adapters.memory.screen_classifier import local_classifier
 from adapters.store.store import Store
 from adapters.temporal.gateway import TemporalRuns
 from domain.ports import Embedder
@@ -63,4 +64,5 @@ def build_ports(
         embedder=store.memory.embedder,
         clock=clock,
         scripted_replies=settings.resolved_provider == "scripted",
+        screen_classifier=local_classifier(),
     )
