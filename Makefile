@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: install demo up test lint contracts bench chaos clean
+.PHONY: install demo up test lint contracts bench chaos train-screen eval-memory clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -47,6 +47,14 @@ bench: $(STAMP)
 chaos: $(STAMP)
 	VERLETICA_TEST_POSTGRES_URL=$${VERLETICA_TEST_POSTGRES_URL:-postgresql://postgres@127.0.0.1:5432/test} \
 		$(BIN)/python -m bench.chaos
+
+## make train-screen: regenerate the screen's corpus, fit the classifier, write its weights.
+train-screen: $(STAMP)
+	$(BIN)/python -m screening.train
+
+## make eval-memory: screen, identifying detail and retrieval on the evaluation split, beside baselines.
+eval-memory: $(STAMP)
+	$(BIN)/python -m screening.evaluate
 
 clean:
 	rm -rf .verletica
