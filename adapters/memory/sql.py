@@ -5,7 +5,7 @@ query is one matrix product over it with the reader's projects as a mask, so the
 hits are the top hits the reader may see. The matrix is kept up to date incrementally:
 every node write (a new node, a new embedding) takes the next *revision* of its
 organization, and a search first reads what moved since the revision the matrix holds,
-in a read transaction of its own, so that only committed rows ever enter it.
+and only committed rows ever enter it.
 
 Why not a vector extension: ``sqlite-vec`` needs ``enable_load_extension``, which the
 Python builds this project supports do not all have (nor the ``sqlite3`` driver in
@@ -188,6 +188,9 @@ class SqlMemoryAdapter:
             _shared = _Shared(bind)
         self._shared = _shared
         self._connection: Connection | None = None
+        self._wrote = False
+        """Whether this (joined) adapter wrote nodes in its transaction: then its reads
+        may see rows that are not committed, which must not enter the shared index."""
 
     @property
     def engine(self) -> Engine:
@@ -203,6 +206,7 @@ class SqlMemoryAdapter:
     @contextmanager
     def _write(self) -> Iterator[Connection]:
         if self._connection is not None:
+            self._wrote = True
             yield self._connection
         else:
             with self._shared.engine.begin() as c:
@@ -317,10 +321,19 @@ class SqlMemoryAdapter:
         return Similar(hits=hits, better_elsewhere=elsewhere)
 
     def _fresh(self, org_id: str, embedder: str, dims: int) -> _Index:
-        """The organization's index for ``embedder`` with every committed write in it,
-        read in a transaction of its own (never the caller's, which may roll back)."""
+        """The organization's index for ``embedder`` with every committed write in it.
+
+        Read on the caller's connection when the caller wrote no node in its transaction
+        (it then sees only committed rows, and takes no second connection from the
+        pool); after such a write, an index of this transaction's own, never shared."""
+        if self._connection is not None and self._wrote:
+            own = _Index(dims=dims)
+            own.fold(
+                list(self._connection.execute(_MOVED, {"org_id": org_id, "since": 0})), embedder, 0
+            )
+            return own
         shared = self._shared
-        with shared.reader.begin() as c:
+        with self._read() as c:
             revision = c.execute(_REVISION, {"org_id": org_id}).scalar_one()
             with shared.lock:
                 index = shared.indexes.get((org_id, embedder))
@@ -328,7 +341,7 @@ class SqlMemoryAdapter:
                     index = shared.indexes[(org_id, embedder)] = _Index(dims=dims)
                 if index.revision < revision:
                     moved = list(c.execute(_MOVED, {"org_id": org_id, "since": index.revision}))
-                    index.fold(moved, embedder, max(revision, index.revision))
+                    index.fold(moved, embedder, revision)
                 return index
 
     # ------------------------------------------------------------------ relational and causal
