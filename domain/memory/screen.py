@@ -55,8 +55,39 @@ _INSTRUCTIONS = (
     r"constraints?|programming|training|orders?)"
 )
 _AI = (
-    r"(?:ai|a\.i\.|artificial intelligence|ai (?:agent|assistant|model|system)s?|"
-    r"language models?|llms?|chatbots?|gpt|gemini|claude|copilot)"
+    r"(?:ai|a\.i\.|artificial intelligence|ai (?:agent|assistant|model|system|reviewer)s?|"
+    r"language models?|llms?|chatbots?|gpt|gemini|claude|copilot|"
+    r"automated (?:agent|assistant|reader|summari[sz]er)s?)"
+)
+# The same ideas in the other languages documents arrive in (German, French, Spanish,
+# Italian, Dutch, Portuguese, Polish): what an AI is called, the verbs that set aside
+# instructions, the words for "previous/all/your", and for "instructions".
+_AI_ANY = (
+    r"(?:ki|ia|i\.a\.|ai|künstliche intelligenz|intelligence artificielle|"
+    r"inteligencia artificial|intelligenza artificiale|kunstmatige intelligentie|"
+    r"inteligência artificial|sztuczn\w* inteligencj\w*|sprachmodell|modèle de langage|"
+    r"modelo de lenguaje|modello linguistico|taalmodel|modelo de linguagem|model językowy|"
+    r"chatbot|llm)"
+)
+_SET_ASIDE = (
+    r"(?:ignorier\w*|vergiss|vergessen sie|missacht\w*|ignore[zs]?|oublie[zs]?|"
+    r"ne tiens pas compte|ignora|ignore|ignoren|olvida|olvide|descarta|omite|ignori|"
+    r"ignorate|dimentica|trascura|negeer|vergeet|esqueça|esquece|desconsidere|"
+    r"desconsidera|zignoruj|ignoruj|zapomnij|pomiń)"
+)
+_EARLIER = (
+    r"(?:alle[ns]?|bisherig\w*|vorherig\w*|vorig\w*|obig\w*|früher\w*|deine?n?|"
+    r"toutes|tous|précédent\w*|antérieur\w*|ci-dessus|tes|vos|todas|anteriores|previas|"
+    r"tus|tutte|precedenti|tue|eerdere|vorige|voorgaande|jouw|bovenstaande|"
+    r"oorspronkelijke|prévias|suas|tuas|acima|wszystkie|poprzednie|wcześniejsze|swoje|"
+    r"twoje|powyższe)"
+)
+_ORDERS = (
+    r"(?:anweisung\w*|instruktion\w*|vorgaben|regeln|richtlinien|befehle|instructions|"
+    r"consignes|règles|directives|instrucciones|reglas|directrices|indicaciones|órdenes|"
+    r"istruzioni|regole|direttive|indicazioni|instructies|regels|richtlijnen|opdrachten|"
+    r"aanwijzingen|instruções|regras|diretrizes|orientações|instrukcj\w*|polece\w*|"
+    r"zasad\w*|reguł\w*|wytyczn\w*|prompts?)"
 )
 _RULES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
     (reason, re.compile(pattern, re.IGNORECASE))
@@ -65,7 +96,11 @@ _RULES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
             "override",
             r"\b(?:ignore|disregard|forget|override|bypass|skip|drop|abandon)\b[^.!?\n]{0,40}?"
             r"\b(?:previous|prior|above|earlier|preceding|all|any|every|your|the|system|safety|"
-            rf"original|initial|existing)\b[^.!?\n]{{0,30}}?\b{_INSTRUCTIONS}",
+            rf"original|initial|existing)\b[^.!?\n]{{0,30}}?\b(?<!this )(?<!our ){_INSTRUCTIONS}",
+        ),
+        (
+            "override",
+            rf"\b{_SET_ASIDE}\b[^.!?\n]{{0,40}}?\b{_EARLIER}\b[^.!?\n]{{0,30}}?\b{_ORDERS}\b",
         ),
         (
             "override",
@@ -82,6 +117,33 @@ _RULES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
             r"admin|administrator|root|developer|system)\b",
         ),
         ("role_hijack", r"\bpretend (?:to be|that you are|you are)\b"),
+        (
+            "role_hijack",
+            r"\b(?:assistant|assistent\w*|asistente|assistente|model\w*|bot|ki|ia|ai|agent\w*)"
+            r"\b(?:\W+\w+){0,3}?\W+(?:without|sans|sin|senza|ohne|zonder|sem|bez)\W+(?:any |"
+            r"aucune |ninguna |alcuna |jegliche |enige |qualquer |żadnych )?(?:restrictions?|"
+            r"limits|limitations|filters?|restricciones|restrizioni|limiti|einschränkungen|"
+            r"beschränkungen|beperkingen|restrições|ograniczeń|filtres?|filtros?|filtri)\b",
+        ),
+        (
+            "role_hijack",
+            r"\b(?:(?:du bist|tu es|eres|sei|je bent|jij bent|você é|tu és|jesteś) (?:jetzt|"
+            r"nun|ab sofort|maintenant|désormais|dorénavant|ahora|ora|adesso|nu|voortaan|"
+            r"agora|teraz)|(?:ab sofort|ab jetzt) bist du|(?:désormais|dorénavant),? tu es|"
+            r"(?:ahora|a partir de ahora) eres|(?:da ora|d'ora in poi|da adesso) sei|"
+            r"(?:vanaf nu|voortaan) ben je|(?:a partir de agora|agora) (?:você é|és)|"
+            r"od teraz jesteś)\b(?:\W+\w+){0,2}?\W+(?:assistent\w*|assistant\w*|asistente|"
+            r"assistente|asystent\w*|bot|ki|ia|ai|modell?\w*|agent\w*|administrat\w*|admin|"
+            r"root|entwickler\w*|développeur|desarrollador|sviluppatore|ontwikkelaar|"
+            r"desenvolvedor|programist\w*|direct\w*|diret\w*|dyrektor\w*|cfo|ceo)\b",
+        ),
+        (
+            "role_hijack",
+            r"\b(?:reveal|print|show|display|output|repeat|leak|gib|zeige?|affiche|montre|"
+            r"révèle|muestra|revela|imprime|mostra|rivela|stampa|toon|geef|mostre|revele|"
+            r"pokaż|ujawnij|wypisz)\b[^.!?\n]{0,30}(?:system ?prompt|systemprompt|"
+            r"systeemprompt|prompt (?:de |di |do )?s[iy]st\w+|prompt systemowy)",
+        ),
         ("role_hijack", r"\b(?:developer|god|dan|jailbreak|sudo|admin|debug) mode\b"),
         ("role_hijack", r"(?:^|\n)\s*(?:system|assistant|developer)\s*:\s*\S"),
         ("role_hijack", r"<\s*/?\s*(?:system|assistant|instructions?|im_start|im_end)\s*>"),
@@ -104,7 +166,7 @@ _RULES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
             r"(?:tools?|functions?|commands?|shell|terminal|api|plugin|payments?\.pay|"
             r"email\.send)\b",
         ),
-        ("tool_request", r"\b(?:curl|wget)\s+(?:-\S+\s+)*https?://"),
+        ("tool_request", r"\b(?:curl|wget)\s+(?:-{1,2}[\w-]+(?:\s+[^\s-]\S*)?\s+)*['\"]?https?://"),
         ("tool_request", r"\b(?:payments\.pay|email\.send)\b"),
         (
             "addressed_to_ai",
@@ -112,6 +174,27 @@ _RULES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
             rf"\b(?:to|for)\b (?:the |any |all )?{_AI}\b",
         ),
         ("addressed_to_ai", rf"\bif you(?:'re| are) (?:an? )?{_AI}\b"),
+        (
+            "addressed_to_ai",
+            r"\b(?:hinweis|nachricht|anweisung|notiz|note|message|consigne|nota|mensaje|aviso|"
+            r"messaggio|avviso|bericht|notitie|mededeling|instructie|opmerking|mensagem|"
+            r"wiadomość|uwaga|notatka|polecenie)\w*\b[^.!?\n]{0,8}?\b(?:an|für|à|pour|para|"
+            r"per|voor|aan|dla|do)\b (?:die |den |das |l'|la |le |el |los |il |lo |de |het |"
+            rf"o |a |os |as |een |jede |toute |qualsiasi |cualquier |alle )?{_AI_ANY}\b",
+        ),
+        (
+            "addressed_to_ai",
+            r"\b(?:liebe|lieber|chère|cher|querida|querido|cara|caro|beste|lieve|hallo|hola|"
+            rf"ciao|bonjour|olá|drogi|droga|cześć)\b,? {_AI_ANY}\b",
+        ),
+        (
+            "addressed_to_ai",
+            r"\b(?:wenn|falls) du (?:eine? )?(?:ki|sprachmodell)\b|\bsi tu es (?:une? )?"
+            r"(?:ia|intelligence artificielle|modèle)\b|\bsi eres (?:una? )?(?:ia|inteligencia|"
+            r"modelo)\b|\bse sei (?:una? |un')?(?:ia|intelligenza|modello)\b|\bals (?:je|jij|u) "
+            r"(?:een )?(?:ai|ki|taalmodel|chatbot)\b|\bse (?:você|tu) (?:é|és|for) (?:uma? )?"
+            r"(?:ia|inteligência|modelo)\b|\bjeśli jesteś (?:ai|sztuczną|modelem)\b",
+        ),
         (
             "addressed_to_ai",
             rf"\b(?:dear|hey|hello|hi|attention|psst)\b,? {_AI}\b",
