@@ -103,6 +103,10 @@ def _procedure(row: Any) -> Procedure:
     )
 
 
+_View = tuple[list[str], Any, Any, list[frozenset[str]]]
+"""An index as one search reads it: refs, matrix rows, their groups, the groups."""
+
+
 @dataclass
 class _Index:
     """One organization's vectors of one embedder, as of one revision. Rows are only
@@ -123,27 +127,37 @@ class _Index:
         self.group_of = np.zeros(0, dtype=np.int32)
 
     def fold(self, rows: Sequence[Any], embedder: str, revision: int) -> None:
-        """Take in the rows that moved since ``self.revision`` (in revision order)."""
+        """Take in the rows that moved since ``self.revision`` (in revision order): new
+        nodes are appended in one block, nodes embedded again are replaced in place."""
+        size = self.dims * 4
+        added: dict[str, tuple[bytes, int]] = {}
         for row in rows:
             at = self.row_of.get(row.ref)
             if row.embedder != embedder or row.embedding is None:
+                added.pop(row.ref, None)
                 if at is not None:
                     self.group_of[at] = -1
                 continue
+            if len(row.embedding) != size:
+                raise ValueError(f"memory node {row.ref!r} holds a vector of the wrong size")
             projects = frozenset(row.projects)
             group = self.group_id.setdefault(projects, len(self.groups))
             if group == len(self.groups):
                 self.groups.append(projects)
-            vector = np.frombuffer(row.embedding, dtype="<f4")
-            if vector.shape != (self.dims,):
-                raise ValueError(f"memory node {row.ref!r} holds a vector of the wrong size")
             if at is None:
-                at = len(self.refs)
-                self._grow(at + 1)
-                self.refs.append(row.ref)
-                self.row_of[row.ref] = at
-            self.matrix[at] = vector
-            self.group_of[at] = group
+                added[row.ref] = (row.embedding, group)
+            else:  # embedded again: a search running now may score this row either way
+                self.matrix[at] = np.frombuffer(row.embedding, dtype="<f4")
+                self.group_of[at] = group
+        if added:
+            start, n = len(self.refs), len(added)
+            self._grow(start + n)
+            block = b"".join(vector for vector, _ in added.values())
+            self.matrix[start : start + n] = np.frombuffer(block, dtype="<f4").reshape(n, -1)
+            self.group_of[start : start + n] = [group for _, group in added.values()]
+            for offset, ref in enumerate(added):
+                self.row_of[ref] = start + offset
+            self.refs.extend(added)
         self.revision = revision
 
     def _grow(self, size: int) -> None:
@@ -158,7 +172,7 @@ class _Index:
         # Swapped whole: a search holding the old arrays reads a consistent prefix.
         self.matrix, self.group_of = matrix, group_of
 
-    def view(self) -> tuple[list[str], Any, Any, list[frozenset[str]]]:
+    def view(self) -> _View:
         n = len(self.refs)  # refs only grow: the first n stay what they are
         return self.refs, self.matrix[:n], self.group_of[:n], list(self.groups)
 
@@ -303,7 +317,7 @@ class SqlMemoryAdapter:
         allowed: frozenset[str],
     ) -> Similar:
         q = np.frombuffer(vector, dtype="<f4")
-        refs, matrix, group_of, groups = self._fresh(org_id, embedder, len(q)).view()
+        refs, matrix, group_of, groups = self._fresh(org_id, embedder, len(q))
         if not refs or k < 1:
             return Similar()
         scores = matrix @ q
@@ -320,7 +334,7 @@ class SqlMemoryAdapter:
         hits = tuple((refs[i], float(scores[i])) for i in top)
         return Similar(hits=hits, better_elsewhere=elsewhere)
 
-    def _fresh(self, org_id: str, embedder: str, dims: int) -> _Index:
+    def _fresh(self, org_id: str, embedder: str, dims: int) -> _View:
         """The organization's index for ``embedder`` with every committed write in it.
 
         Read on the caller's connection when the caller wrote no node in its transaction
@@ -331,7 +345,7 @@ class SqlMemoryAdapter:
             own.fold(
                 list(self._connection.execute(_MOVED, {"org_id": org_id, "since": 0})), embedder, 0
             )
-            return own
+            return own.view()
         shared = self._shared
         with self._read() as c:
             revision = c.execute(_REVISION, {"org_id": org_id}).scalar_one()
@@ -342,7 +356,7 @@ class SqlMemoryAdapter:
                 if index.revision < revision:
                     moved = list(c.execute(_MOVED, {"org_id": org_id, "since": index.revision}))
                     index.fold(moved, embedder, revision)
-                return index
+                return index.view()  # under the lock: a fold may grow the arrays
 
     # ------------------------------------------------------------------ relational and causal
     def link(self, org_id: str, link: MemoryLink, *, author_id: str, at: datetime) -> None:
