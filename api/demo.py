@@ -28,6 +28,7 @@ TASKS = {
     "unstaffed": ("vega", "Send the Atlas data-room index to the Atlas client."),
     "payment": ("ledger", "Pay Northwind Data Rooms for the Atlas virtual data room."),
     "malformed": ("scout", "Summarise the Atlas kickoff notes for the team."),
+    "west": ("vega", "Summarise the Birch diligence note for the West team."),
 }
 
 WEST_NOTE_REF = "birch-diligence"
@@ -36,8 +37,8 @@ WEST_NOTE = (
     "index is Dana Whitfield, dana.whitfield@birch-holdings.example, +1 415 555 0134. "
     "Management expects indicative bids by the end of the month."
 )
-"""A West record with identifying detail, recalled by both planners' tasks (they share
-words with it): the West planner gets it with the detail masked, the East one nothing."""
+"""A West record with identifying detail, close to a task of each planner: the West
+planner's run gets it with the detail masked, the East planner's nothing of it."""
 INVOICE_REF = "northwind-invoice"
 INVOICE = (
     "Invoice NV-2291 from Northwind Data Rooms: USD 1,200 for the Birch virtual data room, "
@@ -217,7 +218,7 @@ async def play(http: httpx.AsyncClient, console: Console | None = None) -> DemoR
             {"agent_id": agents[handle], "task": task, "client_key": f"demo-{step}"},
         )
         started[step] = run["run_id"]
-    for step in ("kickoff", "cross", "unstaffed", "malformed"):
+    for step in ("kickoff", "cross", "unstaffed", "malformed", "west"):
         runs[step] = await _settled(http, as_founder, started[step], "completed")
     held = await _settled(http, as_founder, started["payment"], "hold")
     intent = held["state"]["intents"][0]["intent"]["id"]
@@ -238,7 +239,7 @@ async def play(http: httpx.AsyncClient, console: Console | None = None) -> DemoR
 
     say("[bold]6. Memory behind the wall, read back[/] what each planner's run recalled")
     memory.reads = await _memory_reads(http, org_id, as_founder)
-    for step, side in (("cross", "east"), ("unstaffed", "west")):
+    for step, side in (("cross", "east"), ("west", "west")):
         handle, task = TASKS[step]
         (read,) = (
             r

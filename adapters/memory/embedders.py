@@ -55,7 +55,7 @@ class WordLlamaEmbedder:
     def embed(self, texts: Sequence[str], purpose: EmbedPurpose) -> list[bytes]:
         if not texts:
             return []
-        return _rows(self._loaded().embed(list(texts), norm=True))
+        return _rows(self._loaded().embed(list(texts), norm=False))  # _rows: zero-safe
 
 
 class GeminiEmbedder:

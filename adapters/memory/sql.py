@@ -177,6 +177,18 @@ class _Index:
         return self.refs, self.matrix[:n], self.group_of[:n], list(self.groups)
 
 
+def _outside_best(scores: Any, present: Any, mask: Any, k: int) -> int:
+    """How many of the ``k`` best present rows lie outside ``mask`` (ties at the k-th
+    score count as among the best)."""
+    candidates = int(present.sum())
+    if candidates == 0:
+        return 0
+    ranked = np.where(present, scores, -np.inf)
+    m = min(k, candidates)
+    kth = float(-np.partition(-ranked, m - 1)[m - 1])
+    return int(np.count_nonzero(present & ~mask & (scores >= kth)))
+
+
 class _Shared:
     """What every joined copy of one adapter shares: the engine and the indexes."""
 
@@ -315,6 +327,7 @@ class SqlMemoryAdapter:
         embedder: str,
         k: int,
         allowed: frozenset[str],
+        min_score: float | None = None,
     ) -> Similar:
         q = np.frombuffer(vector, dtype="<f4")
         refs, matrix, group_of, groups = self._fresh(org_id, embedder, len(q))
@@ -323,16 +336,17 @@ class SqlMemoryAdapter:
         scores = matrix @ q
         mask = np.isin(group_of, [i for i, projects in enumerate(groups) if projects <= allowed])
         present = group_of >= 0
+        if min_score is not None:
+            present &= scores >= min_score
+            mask &= present
         gated = np.where(mask, scores, -np.inf)
         n = min(k, int(mask.sum()))
         top = np.array([], dtype=int)
         if n:  # the n best in linear time, then in order (ties: the order nodes were kept)
             best = np.argpartition(-gated, n - 1)[:n] if n < len(gated) else np.arange(n)
             top = best[np.lexsort((best, -gated[best]))]
-        floor = float(gated[top[-1]]) if n else -np.inf
-        elsewhere = int(np.count_nonzero(present & ~mask & (scores > floor)))
         hits = tuple((refs[i], float(scores[i])) for i in top)
-        return Similar(hits=hits, better_elsewhere=elsewhere)
+        return Similar(hits=hits, withheld=_outside_best(scores, present, mask, k))
 
     def _fresh(self, org_id: str, embedder: str, dims: int) -> _View:
         """The organization's index for ``embedder`` with every committed write in it.

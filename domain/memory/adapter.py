@@ -63,11 +63,13 @@ class Procedure(Frozen):
 
 class Similar(Frozen):
     """A similarity search: the best nodes among those a reader may see, best first, and
-    how many nodes the reader may not see scored better than the last of them."""
+    how many of the organization's best matches the reader may not see."""
 
     hits: tuple[tuple[str, float], ...] = ()
     """``(ref, cosine similarity)`` pairs."""
-    better_elsewhere: int = Field(default=0, ge=0)
+    withheld: int = Field(default=0, ge=0)
+    """How many of the ``k`` best matches among all the organization's nodes (scoring at
+    least ``min_score``) lie outside what the reader may see."""
 
 
 class EmbedTexts(Protocol):
@@ -119,9 +121,12 @@ class MemoryAdapter(Protocol):
         embedder: str,
         k: int,
         allowed: frozenset[str],
+        min_score: float | None = None,
     ) -> Similar:
         """The ``k`` nodes embedded by ``embedder`` most similar to ``vector`` among
-        those whose projects all lie in ``allowed``; ties in the order nodes were kept."""
+        those whose projects all lie in ``allowed`` (and that score at least
+        ``min_score``); ties in the order nodes were kept; and how many of the ``k`` best
+        among all the organization's nodes lie outside ``allowed``."""
         ...
 
     def reembed(self, org_id: str, embedder: str, embed: EmbedTexts, *, batch: int = 64) -> int:

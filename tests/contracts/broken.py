@@ -24,9 +24,12 @@ class Leaky(SqlMemoryAdapter):
         embedder: str,
         k: int,
         allowed: frozenset[str],
+        min_score: float | None = None,
     ) -> Similar:
         everything = frozenset(p for node in self.nodes(org_id) for p in node.projects)
-        return super().search(org_id, vector, embedder=embedder, k=k, allowed=everything)
+        return super().search(
+            org_id, vector, embedder=embedder, k=k, allowed=everything, min_score=min_score
+        )
 
     def procedures(self, org_id: str, name: str | None = None) -> list[Procedure]:
         return list(reversed(super().procedures(org_id, name)))

@@ -97,7 +97,7 @@ def answers_for_one_organization_only(adapter: MemoryAdapter) -> None:
     assert adapter.procedures(mine) == [] and adapter.procedures(mine, "close") == []
     found = adapter.search(mine, _vector(3), embedder=EMBEDDER, k=5, allowed=frozenset({"east"}))
     assert [ref for ref, _ in found.hits] == ["same"]
-    assert found.better_elsewhere == 0, "another organization's nodes are not counted"
+    assert found.withheld == 0, "another organization's nodes are not counted"
 
 
 # ---------------------------------------------------------------------------- similarity
@@ -122,17 +122,43 @@ def searches_by_cosine_within_the_allowed_projects(adapter: MemoryAdapter) -> No
     east = [100 + i for i in range(12) if i % 3]
     best = sorted((float(np.frombuffer(_vector(s), dtype="<f4") @ qv), s) for s in east)[-4:]
     assert sorted(int(r[1:]) + 100 for r in refs) == sorted(s for _, s in best)
-    floor = min(scores)
-    outside = [100 + i for i in range(12) if not i % 3] + [200]
-    expected = sum(float(np.frombuffer(_vector(s), dtype="<f4") @ qv) > floor for s in outside)
-    assert found.better_elsewhere == expected
+    outside = {100 + i for i in range(12) if not i % 3} | {200}
+    best_of_all = sorted(
+        [*range(100, 112), 200], key=lambda s: -float(np.frombuffer(_vector(s), dtype="<f4") @ qv)
+    )
+    assert found.withheld == sum(s in outside for s in best_of_all[:4])
 
 
 def searches_nothing_for_a_reader_of_no_project(adapter: MemoryAdapter) -> None:
     org = _org()
     _keep(adapter, _node(org, "a", ("east",)), seed=1)
     found = adapter.search(org, _vector(1), embedder=EMBEDDER, k=3, allowed=frozenset())
-    assert found.hits == () and found.better_elsewhere == 1
+    assert found.hits == () and found.withheld == 1
+
+
+def honours_a_minimum_score(adapter: MemoryAdapter) -> None:
+    org = _org()
+    for i in range(6):
+        _keep(adapter, _node(org, f"e{i}", ("east",)), seed=300 + i)
+        _keep(adapter, _node(org, f"w{i}", ("west",)), seed=400 + i)
+    q = _vector(302)
+    qv = np.frombuffer(q, dtype="<f4")
+
+    def score(seed: int) -> float:
+        return float(np.frombuffer(_vector(seed), dtype="<f4") @ qv)
+
+    floor = 0.2
+    found = adapter.search(
+        org, q, embedder=EMBEDDER, k=6, allowed=frozenset({"east"}), min_score=floor
+    )
+    expected = sorted((s for s in range(300, 306) if score(s) >= floor), key=score, reverse=True)
+    assert [ref for ref, _ in found.hits] == [f"e{s - 300}" for s in expected]
+    above = sorted(
+        (s for s in [*range(300, 306), *range(400, 406)] if score(s) >= floor),
+        key=score,
+        reverse=True,
+    )
+    assert found.withheld == sum(s >= 400 for s in above[:6])
 
 
 def searches_only_vectors_of_the_same_embedder(adapter: MemoryAdapter) -> None:
@@ -219,6 +245,7 @@ ADAPTER_CHECKS: tuple[Callable[[MemoryAdapter], None], ...] = (
     answers_for_one_organization_only,
     searches_by_cosine_within_the_allowed_projects,
     searches_nothing_for_a_reader_of_no_project,
+    honours_a_minimum_score,
     searches_only_vectors_of_the_same_embedder,
     finds_a_node_kept_after_an_earlier_search,
     reembeds_what_another_model_embedded,

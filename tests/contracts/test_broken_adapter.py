@@ -36,6 +36,7 @@ def test_a_leaky_backend_fails_exactly_the_checks_it_breaks(engine: Engine) -> N
     assert failed == [
         "searches_by_cosine_within_the_allowed_projects",
         "searches_nothing_for_a_reader_of_no_project",
+        "honours_a_minimum_score",
         "versions_procedures_newest_first",
     ]
 
@@ -63,7 +64,7 @@ def test_make_contracts_pointed_at_a_broken_backend_fails(sqlite_url: str) -> No
         timeout=300,
     )
     assert done.returncode == 1, done.stdout + done.stderr
-    assert "3 failed, 8 passed" in done.stdout, done.stdout
+    assert "4 failed, 8 passed" in done.stdout, done.stdout
 
 
 def test_a_class_that_is_not_a_backend_is_refused_with_what_it_lacks(

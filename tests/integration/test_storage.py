@@ -752,7 +752,7 @@ def test_a_read_that_fails_is_still_logged(
     def broken(*_: object) -> None:
         raise OSError("disk went away")
 
-    monkeypatch.setattr(store.memory, "_recall", broken)
+    monkeypatch.setattr(store.memory, "_released", broken)
     with pytest.raises(OSError):
         store.memory.recall(
             asker_principal_id=firm.agents["orion"], org_id=firm.org, query=QUERY, now=utc_now()
