@@ -17,12 +17,13 @@ from rich.console import Console
 from rich.table import Table
 
 from adapters.memory.screen_classifier import local_classifier
+from domain.memory.judge import second_opinion
 from domain.memory.screen import screen
 from domain.model import SpendCap, StaffRole
 from usecases import audit, memory, organization, runs
 from usecases.context import Ports
 from worker.clock import utc_now
-from worker.ports import build_ports, open_store
+from worker.ports import build_judge, build_ports, open_store
 from worker.settings import Settings
 from worker.temporal import make_client
 
@@ -332,6 +333,8 @@ def memory_screen(
 ) -> None:
     """Screen texts as ingestion would, storing nothing: one JSON line out per line in,
     with refused, reasons and the identifying detail found (type, start, end)."""
+    settings = Settings()
+    classifier, judge = local_classifier(), build_judge(settings)
     lines = sys.stdin if str(file) == "-" else file.open(encoding="utf-8")
     with lines:
         for number, line in enumerate(lines, start=1):
@@ -344,7 +347,8 @@ def memory_screen(
             except (ValueError, KeyError, TypeError) as exc:
                 out: dict[str, Any] = {"line": number, "error": f'not a {{"text": …}} line: {exc}'}
             else:
-                result = screen(text, local_classifier())
+                first = screen(text, classifier)
+                result = second_opinion(first, text, judge, settings.screen_model_from)
                 out = {
                     "refused": result.refused,
                     "reasons": list(result.reasons),

@@ -7,6 +7,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 
+from domain.memory.judge import ScreenJudge
 from domain.memory.screen import InjectionScorer
 from domain.ports import (
     AuditReader,
@@ -38,3 +39,7 @@ class Ports:
     """Whether a run may carry the exact reply the model returns (the scripted provider)."""
     screen_classifier: InjectionScorer | None = None
     """The ingestion screen's trained layer; None: the rules alone."""
+    screen_judge: ScreenJudge | None = None
+    """The screen's model layer (when a model provider is configured); None: none."""
+    screen_judge_from: float = 0.2
+    """The classifier score from which the model layer is asked (0: every text)."""

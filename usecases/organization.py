@@ -17,8 +17,9 @@ from domain import configuration as rules
 from domain.errors import Conflict, NotFound, Refused
 from domain.memory.adapter import Embedding
 from domain.memory.ingest import redaction_draft, refusal_draft
+from domain.memory.judge import second_opinion
 from domain.memory.pii import remove_never_kept
-from domain.memory.screen import screen
+from domain.memory.screen import ScreenResult, screen
 from domain.model import (
     AgentDefinition,
     Barrier,
@@ -273,6 +274,13 @@ def check_placement(change: OrgChange, projects: tuple[str, ...]) -> None:
         raise ValueError(problem)
 
 
+def screen_text(ports: Ports, text: str) -> ScreenResult:
+    """The ingestion screen with every layer this process has: the rules, the trained
+    classifier, and the model's second opinion when a provider is configured."""
+    first = screen(text, ports.screen_classifier)
+    return second_opinion(first, text, ports.screen_judge, ports.screen_judge_from)
+
+
 def remember(
     ports: Ports, org_id: str, actor_id: str, ref: str, projects: tuple[str, ...], text: str
 ) -> None:
@@ -282,7 +290,7 @@ def remember(
     identifying detail tagged, with a record of what was done (never the values). A
     record belongs to one side of every barrier."""
     founder(ports, org_id, actor_id)
-    screened = screen(text, ports.screen_classifier)
+    screened = screen_text(ports, text)
     if screened.refused:
         with ports.configuration.change(org_id, actor_id, ports.clock) as change:
             change.note(refusal_draft(actor_id, ref, projects, text, screened.reasons))

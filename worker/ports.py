@@ -9,8 +9,11 @@ from temporalio.client import Client
 
 from adapters.memory.embedders import GeminiEmbedder, local_embedder
 from adapters.memory.screen_classifier import local_classifier
+from adapters.memory.screen_judge import ModelJudge
+from adapters.models.gemini import GeminiProvider
 from adapters.store.store import Store
 from adapters.temporal.gateway import TemporalRuns
+from domain.memory.judge import ScreenJudge
 from domain.ports import Embedder
 from usecases.context import Ports
 from worker.clock import utc_now
@@ -40,6 +43,20 @@ def open_store(settings: Settings) -> Store:
     )
 
 
+def build_judge(settings: Settings) -> ScreenJudge | None:
+    """The screen's model layer: Gemini when it is the configured provider, else none."""
+    if settings.resolved_provider not in ("gemini", "capture"):
+        return None
+    assert settings.gemini_api_key is not None  # the settings refuse it otherwise
+    return ModelJudge(
+        GeminiProvider(
+            settings.gemini_api_key.get_secret_value(),
+            settings.gemini_model,
+            settings.gemini_base_url,
+        )
+    )
+
+
 def build_ports(
     store: Store,
     client: Client | None,
@@ -65,4 +82,6 @@ def build_ports(
         clock=clock,
         scripted_replies=settings.resolved_provider == "scripted",
         screen_classifier=local_classifier(),
+        screen_judge=build_judge(settings),
+        screen_judge_from=settings.screen_model_from,
     )

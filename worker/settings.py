@@ -40,6 +40,9 @@ class Settings(BaseSettings):
     """Memory's embedder: ``local`` (WordLlama, in the wheel), or ``gemini``; unset:
     gemini when GEMINI_API_KEY is set, local otherwise."""
     gemini_embedding_model: str = "gemini-embedding-001"
+    screen_model_from: float = Field(default=0.2, ge=0.0, le=1.0)
+    """The classifier score from which the ingestion screen asks the model (when Gemini
+    is configured) about a text the rules and the classifier passed; 0: every text."""
     memory_adapter: str | None = None
     """Memory's backend as ``pkg.mod:Class`` (called with the database URL, checked
     against the MemoryAdapter protocol at start-up); unset: the SQL backend on the
