@@ -18,16 +18,22 @@ def test_import_contracts_hold() -> None:
     assert "0 broken" in done.stdout
 
 
-def test_a_forbidden_import_is_caught(tmp_path: Path) -> None:
-    """The contracts bite: a domain module importing an adapter breaks the build."""
-    probe = ROOT / "domain" / "_probe_forbidden.py"
-    probe.write_text("import adapters.store.store  # noqa: F401\n")
+def _lint_with(probe: Path, source: str) -> subprocess.CompletedProcess[str]:
+    """lint-imports with one more module in the tree (removed afterwards)."""
+    probe.write_text(source)
     try:
-        done = subprocess.run(
+        return subprocess.run(
             [str(LINT_IMPORTS), "--no-cache"], cwd=ROOT, capture_output=True, text=True, timeout=120
         )
     finally:
         probe.unlink()
+
+
+def test_a_forbidden_import_is_caught() -> None:
+    """The contracts bite: a domain module importing an adapter breaks the build."""
+    done = _lint_with(
+        ROOT / "domain" / "_probe_forbidden.py", "import adapters.store.store  # noqa: F401\n"
+    )
     assert done.returncode != 0
     assert "domain is pure" in done.stdout
 
@@ -35,14 +41,10 @@ def test_a_forbidden_import_is_caught(tmp_path: Path) -> None:
 def test_only_the_memory_package_reaches_the_memory_stores() -> None:
     """A use case, an activity or the API reading the memory tables or the SQL backend
     directly (around the gate) breaks the build."""
-    probe = ROOT / "adapters" / "store" / "_probe_memory.py"
-    probe.write_text("import adapters.memory.tables  # noqa: F401\n")
-    try:
-        done = subprocess.run(
-            [str(LINT_IMPORTS), "--no-cache"], cwd=ROOT, capture_output=True, text=True, timeout=120
-        )
-    finally:
-        probe.unlink()
+    done = _lint_with(
+        ROOT / "adapters" / "store" / "_probe_memory.py",
+        "import adapters.memory.tables  # noqa: F401\n",
+    )
     assert done.returncode != 0
     assert "only the memory package reaches the memory stores" in done.stdout
     assert "adapters.store._probe_memory -> adapters.memory.tables" in done.stdout
