@@ -8,9 +8,13 @@ other piece (all of a benign document, and the rest of an attack document) negat
 The fit is full-batch Adam with an L2 penalty, from zeros, so the same corpus gives the
 same weights.
 
-The threshold is chosen on the validation documents (never fitted on): the lowest score
-that refuses at most ``TARGET_FALSE_REFUSALS`` of the benign ones, a document scoring as
-its most suspicious piece, as at run time.
+The threshold is chosen on templates the model has not seen: a first fit leaves out
+whole template families (the ``valid`` documents of :func:`screening.corpus.held_out`:
+some benign shapes, a fifth of the payload templates); the threshold is the lowest score
+that refuses at most ``TARGET_FALSE_REFUSALS`` of the held-out benign documents, a
+document scoring as its most suspicious piece, as at run time. The weights written are
+then refitted on every document, with that threshold: the held-out families stand for
+the unseen text the screen will meet, which the final model has not seen either.
 """
 
 from __future__ import annotations
@@ -32,8 +36,13 @@ log = logging.getLogger(__name__)
 EPOCHS = 200
 RATE = 0.05
 L2 = 3e-5
-TARGET_FALSE_REFUSALS = 0.005
-"""The share of benign validation documents the threshold may refuse."""
+NEGATIVE_WEIGHT = 0.8
+"""The share of the loss carried by negative pieces (positives carry the rest): benign
+text the corpus does not cover is the commoner surprise, so it weighs more."""
+TARGET_FALSE_REFUSALS = 0.02
+"""The share of held-out benign documents the threshold may refuse: the screen's target.
+The held-out shapes (helpdesk steps, requests to forward files, reviews) are harder than
+most business text, which gives the margin."""
 
 
 @dataclass
@@ -81,12 +90,13 @@ def _logits(ex: Examples, weights: npt.NDArray[np.float64], bias: float) -> npt.
 
 
 def fit(ex: Examples, epochs: int = EPOCHS) -> tuple[npt.NDArray[np.float64], float]:
-    """Weights and bias of a class-balanced logistic regression."""
+    """Weights and bias of a logistic regression, negatives weighing
+    ``NEGATIVE_WEIGHT`` of the loss."""
     size = 1 << BITS
     rows = np.repeat(np.arange(len(ex.label)), np.diff(ex.indptr))
     positives = max(float(ex.label.sum()), 1.0)
     negatives = max(float(len(ex.label) - ex.label.sum()), 1.0)
-    weight = np.where(ex.label > 0, 0.5 / positives, 0.5 / negatives)
+    weight = np.where(ex.label > 0, (1 - NEGATIVE_WEIGHT) / positives, NEGATIVE_WEIGHT / negatives)
     w = np.zeros(size)
     b = 0.0
     m_w, v_w = np.zeros(size), np.zeros(size)
@@ -125,18 +135,49 @@ def threshold(scores: npt.NDArray[np.float64], attack: npt.NDArray[np.bool_]) ->
     return float(min(max(benign[allowed] + 1e-6, 0.5), 0.99)) if len(benign) else 0.5
 
 
+def _share(hits: npt.NDArray[np.bool_]) -> float:
+    return float(hits.mean()) if len(hits) else 0.0
+
+
+def held_out_figures(
+    held: Sequence[dict[str, object]], scores: npt.NDArray[np.float64], cut: float
+) -> dict[str, float]:
+    """Recall and false refusals on the held-out families, overall, per class and per
+    language."""
+    attack = np.asarray([d["label"] == "attack" for d in held], dtype=bool)
+    refused = scores >= cut
+    out = {
+        "valid_recall": _share(refused[attack]),
+        "valid_false_refusals": _share(refused[~attack]),
+    }
+    for kind in sorted({str(d["kind"]) for d in held if d["label"] == "attack"}):
+        mask = np.asarray([d["kind"] == kind for d in held], dtype=bool)
+        out[f"valid_recall_{kind}"] = _share(refused[mask])
+    for lang in sorted({str(d["lang"]) for d in held}):
+        mask = np.asarray([d["lang"] == lang for d in held], dtype=bool)
+        out[f"valid_recall_{lang}"] = _share(refused[mask & attack])
+        out[f"valid_false_refusals_{lang}"] = _share(refused[mask & ~attack])
+    return out
+
+
 def train(
     docs: Sequence[dict[str, object]], out: Path = MODEL_PATH, epochs: int = EPOCHS
 ) -> dict[str, float]:
-    """Fit on the ``train`` documents, choose the threshold on the ``valid`` ones, write
-    the weights; return the validation figures."""
+    """Fit on the ``train`` documents, choose the threshold on the held-out ``valid``
+    ones, refit on all of them, write the weights; return the held-out figures."""
     fitted = [d for d in docs if d["split"] == "train"]
     held = [d for d in docs if d["split"] == "valid"]
-    w, b = fit(examples(fitted), epochs)
-    ex = examples(held)
-    scores = document_scores(ex, w, b, len(held))
-    attack = np.asarray([d["label"] == "attack" for d in held])
+    every = examples(docs)
+    in_fit = np.asarray([docs[i]["split"] == "train" for i in range(len(docs))], dtype=bool)
+    w, b = fit(subset(every, in_fit[every.doc]), epochs)
+    held_index = np.flatnonzero(~in_fit)
+    held_ex = subset(every, ~in_fit[every.doc])
+    held_ex.doc = np.searchsorted(held_index, held_ex.doc)
+    scores = document_scores(held_ex, w, b, len(held))
+    attack = np.asarray([d["label"] == "attack" for d in held], dtype=bool)
     cut = threshold(scores, attack)
+    figures = held_out_figures(held, scores, cut)
+    w, b = fit(every, epochs)
     np.savez_compressed(
         out,
         weights=w.astype(np.float16),
@@ -145,11 +186,29 @@ def train(
     )
     return {
         "threshold": cut,
-        "valid_recall": float((scores[attack] >= cut).mean()) if attack.any() else 0.0,
-        "valid_false_refusals": float((scores[~attack] >= cut).mean()) if (~attack).any() else 0.0,
+        **figures,
         "train_documents": float(len(fitted)),
         "valid_documents": float(len(held)),
     }
+
+
+def subset(ex: Examples, keep: npt.NDArray[np.bool_]) -> Examples:
+    """The examples (rows) where ``keep`` is true."""
+    lengths = np.diff(ex.indptr)
+    starts = ex.indptr[:-1]
+    rows = np.flatnonzero(keep)
+    take = (
+        np.concatenate([np.arange(starts[r], starts[r] + lengths[r]) for r in rows])
+        if len(rows)
+        else np.zeros(0, dtype=np.int64)
+    )
+    return Examples(
+        indptr=np.concatenate([[0], np.cumsum(lengths[rows])]).astype(np.int64),
+        index=ex.index[take],
+        value=ex.value[take],
+        label=ex.label[rows],
+        doc=ex.doc[rows],
+    )
 
 
 def main() -> None:
@@ -158,7 +217,9 @@ def main() -> None:
     log.info("corpus: %d documents in %s", count, corpus.TRAIN_FILE)
     started = time.perf_counter()
     figures = train(corpus.read())
-    log.info("trained in %.1f s: %s", time.perf_counter() - started, figures)
+    log.info("trained in %.1f s", time.perf_counter() - started)
+    for name, value in figures.items():
+        log.info("  %-32s %.3f", name, value)
     log.info("weights: %s (%d bytes)", MODEL_PATH, MODEL_PATH.stat().st_size)
 
 

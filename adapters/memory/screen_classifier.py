@@ -81,6 +81,61 @@ def pieces(text: str) -> list[tuple[int, int]]:
     return sentences + joined
 
 
+# Cues shared by every language, so that what the model learns in one carries to the
+# others: whom a sentence addresses (an AI, an assistant, a summariser, an agent), what it
+# refers to (the reader's summary or answer, "this document"), what it asks for (bulk
+# data, credentials, secrecy), and the informal "you" an injected directive uses. Each
+# cue, and each pair of cues in one piece, is a feature of its own.
+_CUES: dict[str, re.Pattern[str]] = {
+    name: re.compile(pattern)
+    for name, pattern in {
+        "ai": r"\b(?:ai|a\.i\.|ki|ia|i\.a\.|llm|gpt|copilot|chatbot|bot|bots|model|models|"
+        r"modell|modelo|modello|modèle|taalmodel|sprachmodell|intelligen[cz]\w*|"
+        r"inteligen\w*|automated|automatisch\w*|automatique|automático|automatico|"
+        r"automatisiert\w*|geautomatiseerde?|automatyczn\w*|agent|agente|agenten|agents)\b",
+        "assistant": r"\b(?:assistant|assistent\w*|asistente|assistente|asystent\w*)\b",
+        "summary": r"\b(?:summar\w*|digest|overview|zusammenfass\w*|übersicht|résum\w*|"
+        r"synthèse|resum\w*|riassun\w*|riepilog\w*|sintesi|samenvat\w*|overzicht|"
+        r"podsumow\w*|streszcz\w*)\b",
+        "reply": r"\b(?:answer|reply|response|respond\w*|output|antwort\w*|réponse|réponds|"
+        r"respuesta|respond\w*|risposta|rispondi|antwoord\w*|resposta|responde\w*|"
+        r"odpowi\w*)\b",
+        "processing": r"\b(?:process\w*|read(?:s|ing)?|ingest\w*|index\w*|verarbeit\w*|"
+        r"traite\w*|traitant|proces\w*|elabor\w*|verwerk\w*|przetwarza\w*|lees\w*|liest|"
+        r"lit|lee|legge|lê|czyta\w*)\b",
+        "secret": r"\b(?:quietly|secretly|silently|without (?:telling|mentioning)|do not mention|"
+        r"don't mention|omit|leave (?:this|it) out|unbemerkt|erwähne|ohne es|sans le|"
+        r"discrètement|sin menciona\w*|en silencio|senza (?:dirlo|menziona\w*)|in silenzio|"
+        r"zonder (?:dit|het)|stilletjes|sem o|discretamente|po cichu|nie wspominaj|bez "
+        r"informowania)\b",
+        "bulk": r"\b(?:all|every|entire|complete|full|whole|alle[ns]?|gesamte\w*|vollständig\w*|"
+        r"tous|toutes|complète|entier|todos|todas|completa|tutt[ie]|intero|completo|"
+        r"volledige?|hele|wszystk\w*|pełn\w*|cał\w*)\b",
+        "sensitive": r"\b(?:passwords?|credentials?|api keys?|tokens?|client list|customer\w*|"
+        r"payroll|salar\w*|passwörter|zugangsdaten|kunden\w*|gehalt\w*|mots de passe|"
+        r"identifiants|clients|paie|contraseñas|credenciales|clientes|nómina|password|"
+        r"credenziali|clienti|stipend\w*|wachtwoorden|inloggegevens|klant\w*|salaris\w*|"
+        r"palavras-passe|credenciais|hasła|hasło|dane logowania|klient\w*|płac\w*)\b",
+        "outside": r"\b(?:zemail|zlink)\b",
+        "account": r"\bzaccount\b",
+        "you_informal": r"\b(?:you|your|du|dein\w*|dir|dich|tu|ta|ton|tes|toi|tú|tus|tuo|tua|"
+        r"tuoi|tue|jij|jouw|je|teu|tua|ty|twoj\w*|twój|ci)\b",
+        "persona": r"\b(?:role|persona|character|rolle|rôle|rol|ruolo|papel|rola|roli|pretend|"
+        r"roleplay|incarn\w*|interpret\w*|wciel\w*)\b",
+        "approve": r"\b(?:approv\w*|genehmig\w*|freigegeben|valid\w*|approuv\w*|aprob\w*|"
+        r"approva\w*|goedge\w*|goedkeur\w*|aprov\w*|zatwierdz\w*)\b",
+    }.items()
+}
+
+
+_CUE_WEIGHT = 3.0
+
+
+def cues(piece: str) -> list[str]:
+    """The language-neutral cues in a prepared piece (see ``_CUES``)."""
+    return [name for name, pattern in _CUES.items() if pattern.search(piece)]
+
+
 def features(piece: str) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.float32]]:
     """Hashed feature indices and their (L2-normalised) values for one prepared piece."""
     grams: set[str] = set()
@@ -90,11 +145,18 @@ def features(piece: str) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.float32]
     words = _WORD.findall(piece)
     grams.update(f"w:{w}" for w in words)
     grams.update(f"b:{a} {b}" for a, b in zip(words, words[1:], strict=False))
+    found = cues(piece)
+    cued = {f"c:{c}" for c in found}
+    cued.update(f"c:{a}+{b}" for i, a in enumerate(found) for b in found[i + 1 :])
+    cued -= grams
     mask = (1 << BITS) - 1
+    every = [*grams, *cued]
     index = np.fromiter(
-        (zlib.crc32(g.encode("utf-8")) & mask for g in grams), dtype=np.int64, count=len(grams)
+        (zlib.crc32(g.encode("utf-8")) & mask for g in every), dtype=np.int64, count=len(every)
     )
-    value = np.full(len(grams), 1.0 / np.sqrt(max(len(grams), 1)), dtype=np.float32)
+    value = np.full(len(every), 1.0 / np.sqrt(max(len(grams), 1)), dtype=np.float32)
+    # A cue stands for many n-grams at once; it is weighed as a few of them.
+    value[len(grams) :] *= _CUE_WEIGHT
     return index, value
 
 
