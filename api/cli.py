@@ -14,6 +14,7 @@ from typing import Annotated, Any, TypeVar
 import httpx
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from adapters.memory.screen_classifier import local_classifier
@@ -247,6 +248,10 @@ def memory_ingest(
     project: Annotated[list[str], typer.Option(help="A project it belongs to (repeat).")],
     text: Annotated[str | None, typer.Option(help="The text (or --file).")] = None,
     file: Annotated[Path | None, typer.Option(help="Read the text from this file.")] = None,
+    kind: Annotated[str, typer.Option(help="note, email, contract, invoice, …")] = "note",
+    source: Annotated[
+        str | None, typer.Option(help="Where it came from (default: the file's name).")
+    ] = None,
 ) -> None:
     """Ingest a record into memory: screened (instructions refused, card numbers and
     national ids removed, identifying detail tagged), embedded, stored."""
@@ -257,7 +262,8 @@ def memory_ingest(
     else:
         console.print("[red]error:[/] give the text with --text or --file, one of them")
         raise typer.Exit(1)
-    _sync(lambda s: organization.remember(s, org, actor, ref, tuple(project), body))
+    origin = source if source is not None else (file.name if file is not None else None)
+    _sync(lambda s: organization.remember(s, org, actor, ref, tuple(project), body, kind, origin))
     console.print(f"stored: {ref}")
 
 
@@ -284,15 +290,18 @@ def memory_query(
 ) -> None:
     """The records most similar to TEXT that you may read, best first."""
     result = _sync(lambda s: memory.query(s, org, actor, text, k))
-    table = Table(title=f"memory: {text[:60]}")
-    for column in ("score", "record", "release", "text"):
+    table = Table(title=escape(f"memory: {text[:60]}"))
+    for column in ("score", "record", "kind", "source", "release", "text"):
         table.add_column(column)
     for hit in result.hits:
+        # Stored text is shown as it is: "[card removed]" is not console markup.
         table.add_row(
             f"{hit.score:.3f}",
             hit.view.ref or "",
+            hit.view.kind or "",
+            escape(hit.view.source or ""),
             hit.view.release.value,
-            (hit.view.text or "")[:100],
+            escape((hit.view.text or "")[:100]),
         )
     console.print(table)
     if result.withheld:
@@ -388,7 +397,7 @@ def memory_reads(org: Org, actor: As) -> None:
             r.asker_id,
             r.on_behalf_of or "",
             r.path,
-            r.query[:60],
+            escape(r.query[:60]),
             ", ".join(r.released),
             str(r.withheld),
             r.outcome,

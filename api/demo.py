@@ -159,7 +159,13 @@ async def play(http: httpx.AsyncClient, console: Console | None = None) -> DemoR
     say("[bold]3. Memory behind the wall[/] Ada files a confidential West note, then an invoice")
     await post(
         f"/v1/orgs/{org_id}/memory",
-        {"ref": WEST_NOTE_REF, "projects": ["west"], "text": WEST_NOTE},
+        {
+            "ref": WEST_NOTE_REF,
+            "projects": ["west"],
+            "text": WEST_NOTE,
+            "kind": "note",
+            "source": "Birch data room, diligence folder",
+        },
     )
     trail = (await http.get(f"/v1/orgs/{org_id}/audit", headers=as_founder)).raise_for_status()
     (tagged,) = (
@@ -183,7 +189,13 @@ async def play(http: httpx.AsyncClient, console: Console | None = None) -> DemoR
     )
     refused = await http.post(
         f"/v1/orgs/{org_id}/memory",
-        json={"ref": INVOICE_REF, "projects": ["west"], "text": INVOICE},
+        json={
+            "ref": INVOICE_REF,
+            "projects": ["west"],
+            "text": INVOICE,
+            "kind": "invoice",
+            "source": "accounts@northwind.example",
+        },
         headers=as_founder,
     )
     refusal = {"status": refused.status_code, "detail": refused.json().get("detail", "")}

@@ -10,6 +10,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, EmailStr, Field, model_validator
 
+from domain.memory.release import NODE_KIND
 from domain.model import Constraint, Slug, StaffRole, UtcInstant
 from domain.runs import MAX_HOLD_SECONDS, MIN_HOLD_SECONDS
 from domain.text import unstorable_at
@@ -73,6 +74,10 @@ class MemoryBody(Body):
     ref: Slug
     projects: list[Slug] = Field(min_length=1, max_length=500)
     text: str = Field(min_length=1, max_length=20_000)
+    kind: str = Field(default="note", pattern=NODE_KIND)
+    """What sort of document: ``note``, ``email``, ``contract``, ``invoice``…"""
+    source: str | None = Field(default=None, min_length=1, max_length=500)
+    """Where it came from: a file name, a mailbox, a URL."""
 
 
 class MemoryQueryBody(Body):

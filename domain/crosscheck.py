@@ -90,6 +90,8 @@ def memory_config_record(node: StoredNode) -> ConfigRecord:
             "projects": list(node.projects),
             "text_sha256": sha256_hex(node.text.encode("utf-8")),
             "spans": [[s.kind, s.start, s.end] for s in node.spans],
+            "kind": node.kind,
+            "source": node.source,
         },
     )
 

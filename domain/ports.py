@@ -435,8 +435,11 @@ class OrgChange(Protocol):
         text: str,
         spans: tuple[Span, ...] = (),
         embedding: Embedding | None = None,
+        kind: str = "note",
+        source: str | None = None,
     ) -> None:
-        """Store a memory record, with its tagged spans and its embedding."""
+        """Store a memory record, with its tagged spans, its embedding, what sort of
+        document it is and where it came from."""
         ...
 
     def add_commitment(self, commitment: Commitment) -> Commitment: ...

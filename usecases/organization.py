@@ -282,9 +282,17 @@ def screen_text(ports: Ports, text: str) -> ScreenResult:
 
 
 def remember(
-    ports: Ports, org_id: str, actor_id: str, ref: str, projects: tuple[str, ...], text: str
+    ports: Ports,
+    org_id: str,
+    actor_id: str,
+    ref: str,
+    projects: tuple[str, ...],
+    text: str,
+    kind: str = "note",
+    source: str | None = None,
 ) -> None:
-    """Ingest a record into memory (the founder's, until roles arrive with the ingress).
+    """Ingest a record into memory (the founder's, until roles arrive with the ingress):
+    ``text`` of document ``kind`` (``note``, ``email``, ``contract``…) from ``source``.
     The text is screened first: instruction-like text is refused (:class:`Refused`) and
     the refusal recorded; card numbers and national ids are removed and the rest of the
     identifying detail tagged, with a record of what was done (never the values). A
@@ -300,8 +308,7 @@ def remember(
     (vector,) = ports.embedder.embed([kept_text], EmbedPurpose.DOCUMENT)
     with ports.configuration.change(org_id, actor_id, ports.clock) as change:
         check_placement(change, projects)
-        change.add_record(
-            ref, projects, kept_text, kept, Embedding(embedder=ports.embedder.name, vector=vector)
-        )
+        embedding = Embedding(embedder=ports.embedder.name, vector=vector)
+        change.add_record(ref, projects, kept_text, kept, embedding, kind, source)
         if removed or kept:
             change.note(redaction_draft(actor_id, ref, removed, kept))

@@ -46,7 +46,14 @@ _nodes = table_of(MemoryNodeRow)
 _links = table_of(MemoryLinkRow)
 _procedures = table_of(MemoryProcedureRow)
 
-_NODE_COLUMNS = (_nodes.c.ref, _nodes.c.projects, _nodes.c.text, _nodes.c.spans)
+_NODE_COLUMNS = (
+    _nodes.c.ref,
+    _nodes.c.projects,
+    _nodes.c.text,
+    _nodes.c.spans,
+    _nodes.c.kind,
+    _nodes.c.source,
+)
 _BY_REFS = select(*_NODE_COLUMNS).where(
     _nodes.c.org_id == bindparam("org_id"), _nodes.c.ref.in_(bindparam("refs", expanding=True))
 )
@@ -83,6 +90,8 @@ def _node(org_id: str, row: Any) -> StoredNode:
         projects=tuple(row.projects),
         text=row.text,
         spans=tuple(Span(**s) for s in row.spans or ()),
+        kind=row.kind,
+        source=row.source,
     )
 
 
@@ -271,6 +280,8 @@ class SqlMemoryAdapter:
                                 "projects": list(node.projects),
                                 "text": node.text,
                                 "spans": [s.model_dump() for s in node.spans],
+                                "kind": node.kind,
+                                "source": node.source,
                                 "embedder": None if embedding is None else embedding.embedder,
                                 "embedding": None if embedding is None else embedding.vector,
                                 "revision": revision,

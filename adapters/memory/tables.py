@@ -30,6 +30,10 @@ class MemoryNodeRow(SQLModel, table=True):
     embedding: bytes | None = Field(default=None, sa_column=Column(LargeBinary, nullable=True))
     """The L2-normalised float32 vector of ``text``, by ``embedder``."""
     embedder: str | None = None
+    kind: str = Field(default="note", sa_column_kwargs={"server_default": "note"})
+    """What sort of document it is (``note``, ``email``, ``contract``…)."""
+    source: str | None = None
+    """Where it came from, as its author said."""
     revision: int
     """When the node was kept or last embedded, in the organization's order of memory
     writes (unique per organization): a search index reads only what moved since."""

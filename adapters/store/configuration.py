@@ -274,9 +274,19 @@ class OrgConfiguration:
         text: str,
         spans: tuple[Span, ...] = (),
         embedding: Embedding | None = None,
+        kind: str = "note",
+        source: str | None = None,
     ) -> None:
         """Store a memory record; a reference is stored once."""
-        node = StoredNode(org_id=self.org.id, ref=ref, projects=projects, text=text, spans=spans)
+        node = StoredNode(
+            org_id=self.org.id,
+            ref=ref,
+            projects=projects,
+            text=text,
+            spans=spans,
+            kind=kind,
+            source=source,
+        )
         self._memory.store(node, author_id=self._actor, at=self.now, embedding=embedding)
         self._audit(memory_config_record(node), "memory_record_added")
 

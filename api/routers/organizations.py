@@ -103,5 +103,7 @@ def confirm(commitment_id: str, ports: PortsDep, actor: Actor) -> Commitment:
 
 @router.post("/v1/orgs/{org_id}/memory", status_code=201)
 def remember(org_id: str, body: MemoryBody, ports: PortsDep, actor: Actor) -> MemoryStored:
-    organization.remember(ports, org_id, actor, body.ref, tuple(body.projects), body.text)
+    organization.remember(
+        ports, org_id, actor, body.ref, tuple(body.projects), body.text, body.kind, body.source
+    )
     return MemoryStored(ref=body.ref)

@@ -48,6 +48,11 @@ class Span(Frozen):
         return self
 
 
+NODE_KIND = r"^[a-z][a-z0-9_-]{0,39}$"
+"""What a node's ``kind`` may be: a short lowercase word (``note``, ``email``,
+``contract``, ``invoice``, ``meeting``, ``review``, ``web``, ``code``…)."""
+
+
 class StoredNode(Frozen):
     """A node as the release rule needs it."""
 
@@ -56,6 +61,10 @@ class StoredNode(Frozen):
     projects: tuple[str, ...]
     text: str
     spans: tuple[Span, ...] = ()
+    kind: str = Field(default="note", pattern=NODE_KIND)
+    """What sort of document it is."""
+    source: str | None = Field(default=None, max_length=500)
+    """Where it came from (a file name, a mailbox, a URL), as its author said."""
 
 
 class Reader(Frozen):
@@ -77,6 +86,10 @@ class NodeView(Frozen):
     text: str | None = None
     masked: tuple[str, ...] = ()
     """The kinds of the spans masked in a redacted view."""
+    kind: str | None = None
+    source: str | None = None
+    """Where the node came from: in a whole view only (it may name a person or a
+    mailbox, and a redacted view keeps no identifying detail)."""
 
 
 WITHHELD = NodeView(release=Release.WITHHELD)
@@ -125,5 +138,13 @@ def release(node: StoredNode, reader: Reader) -> NodeView:
             projects=node.projects,
             text=mask(node.text, node.spans),
             masked=tuple(sorted({s.kind for s in node.spans})),
+            kind=node.kind,
         )
-    return NodeView(release=Release.WHOLE, ref=node.ref, projects=node.projects, text=node.text)
+    return NodeView(
+        release=Release.WHOLE,
+        ref=node.ref,
+        projects=node.projects,
+        text=node.text,
+        kind=node.kind,
+        source=node.source,
+    )

@@ -54,7 +54,13 @@ def stores_and_retrieves_nodes_as_given(adapter: MemoryAdapter) -> None:
     org = _org()
     spans = (Span(kind="email", start=5, end=16),)
     node = StoredNode(
-        org_id=org, ref="a", projects=("east", "west"), text="mail ada@x.test now", spans=spans
+        org_id=org,
+        ref="a",
+        projects=("east", "west"),
+        text="mail ada@x.test now",
+        spans=spans,
+        kind="email",
+        source="inbox of ada",
     )
     adapter.store(node, author_id="author", at=AT)
     _keep(adapter, _node(org, "b", ("east",)))

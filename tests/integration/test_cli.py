@@ -133,11 +133,16 @@ def test_ingesting_from_the_command_line_screens_first(cli: CliRunner, tmp_path:
     note.write_text("Atlas kickoff: card 4111 1111 1111 1111 on file.", encoding="utf-8")
     _ok(
         cli.invoke(
-            app, ["memory", "ingest", "kickoff", "--project", "east", "--file", str(note)], env=env
+            app,
+            ["memory", "ingest", "kickoff", "--project", "east", "--file", str(note)]
+            + ["--kind", "contract"],
+            env=env,
         )
     )
     out = _ok(cli.invoke(app, ["memory", "query", "Atlas kickoff"], env=env))
     assert "kickoff" in out
+    assert "contract" in out and "note.txt" in out  # its kind, and its file as the source
+    assert "[card removed]" in out  # shown as stored, not taken for console markup
     refused = cli.invoke(
         app,
         [

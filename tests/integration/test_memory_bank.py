@@ -410,6 +410,9 @@ MEMORY_TAMPERS: dict[str, str] = {
     "a record's tagged spans removed (unmasking it)": (
         "update memory_nodes set spans = '[]' where ref = 'atlas-contact'"
     ),
+    "a record's source rewritten": (
+        "update memory_nodes set source = 'elsewhere' where ref = 'atlas-contact'"
+    ),
     "a record moved across the wall": (
         "update memory_nodes set projects = '[\"west\"]' where ref = 'atlas-fees'"
     ),
@@ -424,7 +427,14 @@ def test_memory_rows_must_agree_with_the_chain(
     founder = firm.founder
     organization.remember(services, firm.org, founder, "atlas-fees", ("east",), "Atlas fees")
     organization.remember(
-        services, firm.org, founder, "atlas-contact", ("east",), "Write to ada@atlas.example"
+        services,
+        firm.org,
+        founder,
+        "atlas-contact",
+        ("east",),
+        "Write to ada@atlas.example",
+        "email",
+        "inbox of the Atlas deal team",
     )
     memory.link(services, firm.org, founder, "atlas-kickoff", "atlas-fees", "relates")
     memory.link(services, firm.org, founder, "atlas-fees", "atlas-kickoff", "derived_from", (0, 1))
@@ -470,3 +480,29 @@ def test_a_new_embedder_finds_records_once_they_are_embedded_again(
     entries = [e for e in store.audit.entries(firm.org) if e.decision == "reembedded"]
     assert [e.payload["records"] for e in entries] == [2]
     assert store.audit.verify(firm.org).ok
+
+
+def test_a_record_keeps_its_kind_and_source_and_only_a_human_sees_the_source(
+    firm: Firm, services: Ports
+) -> None:
+    organization.remember(
+        services,
+        firm.org,
+        firm.founder,
+        "atlas-mail",
+        ("east",),
+        "Dana Reyes wrote: the Atlas data room opens Monday.",
+        kind="email",
+        source="deals@harborvale.example, 2026-11-30",
+    )
+    human = memory.get(services, firm.org, firm.associate, "atlas-mail")
+    assert (human.kind, human.source) == ("email", "deals@harborvale.example, 2026-11-30")
+    agent = services.memory.get(
+        asker_principal_id=firm.agents["orion"], org_id=firm.org, ref="atlas-mail", now=utc_now()
+    )
+    assert agent.release is Release.REDACTED
+    assert (agent.kind, agent.source) == ("email", None)  # the source may name a person
+    with pytest.raises(ValueError):
+        organization.remember(
+            services, firm.org, firm.founder, "bad", ("east",), "text", kind="Not A Kind!"
+        )
