@@ -8,13 +8,14 @@ other piece (all of a benign document, and the rest of an attack document) negat
 The fit is full-batch Adam with an L2 penalty, from zeros, so the same corpus gives the
 same weights.
 
-The threshold is chosen on templates the model has not seen: a first fit leaves out
-whole template families (the ``valid`` documents of :func:`screening.corpus.held_out`:
-some benign shapes, a fifth of the payload templates); the threshold is the lowest score
-that refuses at most ``TARGET_FALSE_REFUSALS`` of the held-out benign documents, a
-document scoring as its most suspicious piece, as at run time. The weights written are
-then refitted on every document, with that threshold: the held-out families stand for
-the unseen text the screen will meet, which the final model has not seen either.
+The threshold is chosen by cross-fitting on templates the model has not seen: the
+template families (benign shapes, payload templates) are dealt into
+``corpus.FOLDS`` folds; each fold in turn is left out of a fit, and its threshold is the
+lowest score that refuses at most ``TARGET_FALSE_REFUSALS`` of that fold's benign
+documents, a document scoring as its most suspicious piece, as at run time. The
+threshold kept is the median of the folds'. The weights written are then refitted on
+every document. Identical pieces (templates repeat sentences) are fitted once, with
+the weight of their count, which keeps the five fits within a few minutes.
 """
 
 from __future__ import annotations
@@ -47,19 +48,24 @@ most business text, which gives the margin."""
 
 @dataclass
 class Examples:
-    """Pieces as a sparse matrix (CSR: ``indptr``, ``index``, ``value``), with labels and
-    the document each came from."""
+    """Distinct pieces as a sparse matrix (CSR: ``indptr``, ``index``, ``value``) with
+    their labels; ``uid`` and ``doc`` give, for every scored piece of every document,
+    its row and its document. Business templates repeat sentences, so a corpus has
+    about half as many distinct pieces as pieces; each row is fitted with the weight of
+    its count."""
 
     indptr: npt.NDArray[np.int64]
     index: npt.NDArray[np.int64]
     value: npt.NDArray[np.float32]
     label: npt.NDArray[np.float32]
+    uid: npt.NDArray[np.int64]
     doc: npt.NDArray[np.int64]
 
 
 def examples(docs: Sequence[dict[str, object]]) -> Examples:
-    """One example per scored piece of each document."""
-    indptr, index, value, label, owner = [0], [], [], [], []
+    """Every scored piece of each document, its distinct (piece, label) rows once."""
+    indptr, index, value, label, uid, owner = [0], [], [], [], [], []
+    seen: dict[tuple[str, bool], int] = {}
     for d, doc in enumerate(docs):
         text = str(doc["text"])
         span = doc.get("payload")
@@ -67,46 +73,63 @@ def examples(docs: Sequence[dict[str, object]]) -> Examples:
             piece = prepared(text[start:end])
             if not piece:
                 continue
-            i, v = features(piece)
-            index.append(i)
-            value.append(v)
-            indptr.append(indptr[-1] + len(i))
             hit = isinstance(span, list) and start < span[1] and end > span[0]
-            label.append(1.0 if hit else 0.0)
+            key = (piece, hit)
+            row = seen.get(key)
+            if row is None:
+                row = seen[key] = len(label)
+                i, v = features(piece)
+                index.append(i)
+                value.append(v)
+                indptr.append(indptr[-1] + len(i))
+                label.append(1.0 if hit else 0.0)
+            uid.append(row)
             owner.append(d)
     return Examples(
         indptr=np.asarray(indptr, dtype=np.int64),
         index=np.concatenate(index) if index else np.zeros(0, dtype=np.int64),
         value=np.concatenate(value) if value else np.zeros(0, dtype=np.float32),
         label=np.asarray(label, dtype=np.float32),
+        uid=np.asarray(uid, dtype=np.int64),
         doc=np.asarray(owner, dtype=np.int64),
     )
 
 
 def _logits(ex: Examples, weights: npt.NDArray[np.float64], bias: float) -> npt.NDArray[np.float64]:
+    """The logit of every distinct row."""
     rows = np.repeat(np.arange(len(ex.label)), np.diff(ex.indptr))
     sums = np.bincount(rows, weights=weights[ex.index] * ex.value, minlength=len(ex.label))
     return np.asarray(sums + bias, dtype=np.float64)
 
 
-def fit(ex: Examples, epochs: int = EPOCHS) -> tuple[npt.NDArray[np.float64], float]:
-    """Weights and bias of a logistic regression, negatives weighing
-    ``NEGATIVE_WEIGHT`` of the loss."""
+def fit(
+    ex: Examples, keep: npt.NDArray[np.bool_] | None = None, epochs: int = EPOCHS
+) -> tuple[npt.NDArray[np.float64], float]:
+    """Weights and bias of a logistic regression over the pieces of the documents where
+    ``keep`` is true (all when None), negatives weighing ``NEGATIVE_WEIGHT`` of the
+    loss."""
+    mask = np.ones(len(ex.doc), dtype=bool) if keep is None else keep[ex.doc]
+    counts = np.bincount(ex.uid[mask], minlength=len(ex.label)).astype(np.float64)
+    rows_kept = counts > 0
+    part = _rows(ex, rows_kept)
+    count = counts[rows_kept]
     size = 1 << BITS
-    rows = np.repeat(np.arange(len(ex.label)), np.diff(ex.indptr))
-    positives = max(float(ex.label.sum()), 1.0)
-    negatives = max(float(len(ex.label) - ex.label.sum()), 1.0)
-    weight = np.where(ex.label > 0, (1 - NEGATIVE_WEIGHT) / positives, NEGATIVE_WEIGHT / negatives)
+    rows = np.repeat(np.arange(len(part.label)), np.diff(part.indptr))
+    positives = max(float((count * part.label).sum()), 1.0)
+    negatives = max(float((count * (1 - part.label)).sum()), 1.0)
+    weight = count * np.where(
+        part.label > 0, (1 - NEGATIVE_WEIGHT) / positives, NEGATIVE_WEIGHT / negatives
+    )
     w = np.zeros(size)
     b = 0.0
     m_w, v_w = np.zeros(size), np.zeros(size)
     m_b = v_b = 0.0
     beta1, beta2, eps = 0.9, 0.999, 1e-8
     for step in range(1, epochs + 1):
-        z = np.bincount(rows, weights=w[ex.index] * ex.value, minlength=len(ex.label)) + b
+        z = np.bincount(rows, weights=w[part.index] * part.value, minlength=len(part.label)) + b
         p = 1.0 / (1.0 + np.exp(-z))
-        err = (p - ex.label) * weight
-        g_w = np.bincount(ex.index, weights=err[rows] * ex.value, minlength=size) + L2 * w
+        err = (p - part.label) * weight
+        g_w = np.bincount(part.index, weights=err[rows] * part.value, minlength=size) + L2 * w
         g_b = float(err.sum())
         m_w = beta1 * m_w + (1 - beta1) * g_w
         v_w = beta2 * v_w + (1 - beta2) * g_w * g_w
@@ -124,7 +147,7 @@ def document_scores(
     """Each document's score: its most suspicious piece's probability."""
     p = 1.0 / (1.0 + np.exp(-_logits(ex, w, b)))
     out = np.zeros(docs)
-    np.maximum.at(out, ex.doc, p)
+    np.maximum.at(out, ex.doc, p[ex.uid])
     return out
 
 
@@ -142,7 +165,7 @@ def _share(hits: npt.NDArray[np.bool_]) -> float:
 def held_out_figures(
     held: Sequence[dict[str, object]], scores: npt.NDArray[np.float64], cut: float
 ) -> dict[str, float]:
-    """Recall and false refusals on the held-out families, overall, per class and per
+    """Recall and false refusals on held-out families, overall, per class and per
     language."""
     attack = np.asarray([d["label"] == "attack" for d in held], dtype=bool)
     refused = scores >= cut
@@ -163,21 +186,39 @@ def held_out_figures(
 def train(
     docs: Sequence[dict[str, object]], out: Path = MODEL_PATH, epochs: int = EPOCHS
 ) -> dict[str, float]:
-    """Fit on the ``train`` documents, choose the threshold on the held-out ``valid``
-    ones, refit on all of them, write the weights; return the held-out figures."""
-    fitted = [d for d in docs if d["split"] == "train"]
-    held = [d for d in docs if d["split"] == "valid"]
+    """Cross-fit the threshold, refit on every document, write the weights; return the
+    figures.
+
+    Each fold in turn is held out (:func:`screening.corpus.held_out`: whole benign
+    shapes and whole payload families): a fit without it gives that fold's threshold,
+    the lowest score refusing at most ``TARGET_FALSE_REFUSALS`` of its benign documents.
+    The threshold kept is the median of the folds' thresholds (one unlucky fold does
+    not move it); the figures are every fold's held-out documents scored by the model
+    that did not see them, at that threshold."""
     every = examples(docs)
-    in_fit = np.asarray([docs[i]["split"] == "train" for i in range(len(docs))], dtype=bool)
-    w, b = fit(subset(every, in_fit[every.doc]), epochs)
-    held_index = np.flatnonzero(~in_fit)
-    held_ex = subset(every, ~in_fit[every.doc])
-    held_ex.doc = np.searchsorted(held_index, held_ex.doc)
-    scores = document_scores(held_ex, w, b, len(held))
-    attack = np.asarray([d["label"] == "attack" for d in held], dtype=bool)
-    cut = threshold(scores, attack)
-    figures = held_out_figures(held, scores, cut)
-    w, b = fit(every, epochs)
+    cuts: list[float] = []
+    pooled_docs: list[dict[str, object]] = []
+    pooled_scores: list[npt.NDArray[np.float64]] = []
+    figures: dict[str, float] = {}
+    for k in range(corpus.FOLDS):
+        state = [corpus.held_out(d, k) for d in docs]
+        fitted = np.asarray([s is False for s in state], dtype=bool)
+        held = np.asarray([s is True for s in state], dtype=bool)
+        w, b = fit(every, fitted, epochs)
+        scores = document_scores(every, w, b, len(docs))[held]
+        held_docs = [d for d, h in zip(docs, held, strict=True) if h]
+        attack = np.asarray([d["label"] == "attack" for d in held_docs], dtype=bool)
+        cut = threshold(scores, attack)
+        cuts.append(cut)
+        fold = held_out_figures(held_docs, scores, cut)
+        figures[f"fold{k}_threshold"] = cut
+        figures[f"fold{k}_recall"] = fold["valid_recall"]
+        figures[f"fold{k}_false_refusals"] = fold["valid_false_refusals"]
+        pooled_docs += held_docs
+        pooled_scores.append(scores)
+    cut = float(np.median(cuts))
+    pooled = held_out_figures(pooled_docs, np.concatenate(pooled_scores), cut)
+    w, b = fit(every, None, epochs)
     np.savez_compressed(
         out,
         weights=w.astype(np.float16),
@@ -187,13 +228,14 @@ def train(
     return {
         "threshold": cut,
         **figures,
-        "train_documents": float(len(fitted)),
-        "valid_documents": float(len(held)),
+        **pooled,
+        "documents": float(len(docs)),
+        "distinct_pieces": float(len(every.label)),
     }
 
 
-def subset(ex: Examples, keep: npt.NDArray[np.bool_]) -> Examples:
-    """The examples (rows) where ``keep`` is true."""
+def _rows(ex: Examples, keep: npt.NDArray[np.bool_]) -> Examples:
+    """The distinct rows where ``keep`` is true (``uid`` and ``doc`` are dropped)."""
     lengths = np.diff(ex.indptr)
     starts = ex.indptr[:-1]
     rows = np.flatnonzero(keep)
@@ -207,7 +249,8 @@ def subset(ex: Examples, keep: npt.NDArray[np.bool_]) -> Examples:
         index=ex.index[take],
         value=ex.value[take],
         label=ex.label[rows],
-        doc=ex.doc[rows],
+        uid=np.zeros(0, dtype=np.int64),
+        doc=np.zeros(0, dtype=np.int64),
     )
 
 

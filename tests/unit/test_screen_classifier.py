@@ -69,17 +69,32 @@ def test_directives_to_the_reading_model_are_refused(text: str) -> None:
 
 
 def test_held_out_families_are_whole() -> None:
-    """A template family is either fitted on or held out for the threshold, never both."""
+    """In every fold, a template family is either fitted on or held out for the
+    threshold, never both; every fold holds out benign text and attacks."""
     docs = corpus.generate(600)
-    fitted = [d for d in docs if d["split"] == "train"]
-    held = [d for d in docs if d["split"] == "valid"]
-    assert held and fitted
-    assert not {d["shape"] for d in fitted} & corpus.HELD_OUT_SHAPES
-    held_attacks = {d["family"] for d in held if d["label"] == "attack"}
-    fitted_attacks = {d["family"] for d in fitted if d["label"] == "attack"}
-    assert held_attacks - fitted_attacks and not fitted_attacks & {
-        f for f in held_attacks if corpus.held_out({"shape": "", "label": "attack", "family": f})
-    }
+    for fold in range(corpus.FOLDS):
+        state = [corpus.held_out(d, fold) for d in docs]
+        fitted = [d for d, s in zip(docs, state, strict=True) if s is False]
+        held = [d for d, s in zip(docs, state, strict=True) if s is True]
+        assert {d["label"] for d in held} == {"benign", "attack"} and fitted
+        held_shapes = {d["shape"] for d in held if d["label"] == "benign"}
+        assert not {d["shape"] for d in fitted} & held_shapes
+        held_attacks = {d["family"] for d in held if d["label"] == "attack"}
+        assert not {d["family"] for d in fitted} & held_attacks
+
+
+def test_the_grammar_composes_many_attacks_and_negatives() -> None:
+    """The grammar gives many distinct attacks per language, and hard negatives with the
+    same verbs addressed to people."""
+    import random
+
+    for lang in corpus.LANGS:
+        rng = random.Random(7)
+        f = corpus.Filler(rng, lang)
+        attacks = {corpus.grammar_attack(rng, f, lang)[1] for _ in range(300)}
+        negatives = {corpus.grammar_negative(rng, f, lang) for _ in range(300)}
+        assert len(attacks) > 280 and len(negatives) > 100
+        assert "{" not in "".join(attacks | negatives)
 
 
 def test_a_reversed_directive_is_scored_as_decoded() -> None:
@@ -125,7 +140,8 @@ def test_training_on_a_slice_gives_a_model_of_the_right_shape(tmp_path) -> None:
     assert model.weights.shape == (1 << BITS,)
     assert np.isfinite(model.weights).all()
     assert 0.0 < figures["threshold"] < 1.0
-    assert figures["train_documents"] + figures["valid_documents"] == 120
+    assert figures["documents"] == 120
+    assert {f"fold{k}_threshold" for k in range(corpus.FOLDS)} <= set(figures)
 
 
 def test_the_evaluation_runs_and_reports_every_row() -> None:
