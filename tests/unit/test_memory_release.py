@@ -86,7 +86,9 @@ def test_no_reader_ever_gets_more_than_the_rule_allows(
         assert view.release is Release.REDACTED and view.text is not None
         assert "X" not in view.text and view.ref == "r"
     else:
-        assert view == NodeView(release=Release.WHOLE, ref="r", projects=node.projects, text=text)
+        assert view == NodeView(
+            release=Release.WHOLE, ref="r", projects=node.projects, text=text, kind="note"
+        )
 
 
 def test_a_redacted_view_names_what_it_masked() -> None:
