@@ -22,6 +22,7 @@ import numpy as np
 from rich.console import Console
 from rich.table import Table
 
+from adapters.memory.bank import RECALL_FLOOR
 from adapters.memory.embedders import local_embedder
 from adapters.memory.screen_classifier import ScreenClassifier, local_classifier
 from domain.memory.pii import detect
@@ -29,6 +30,9 @@ from domain.memory.screen import screen
 from domain.ports import EmbedPurpose
 from screening import evalset
 
+BLIND_FILE = evalset.DATA / "eval_blind_screen.jsonl"
+"""The blind split (:mod:`screening.blind`): written without sight of the training
+generator, the dev split or the model, and never used to tune anything."""
 PII_TYPES = ("email", "phone", "iban", "card", "national_id", "ip", "person", "address")
 STRUCTURED = frozenset({"email", "phone", "iban", "card", "national_id", "ip"})
 _WORD = re.compile(r"[a-z0-9]+")
@@ -49,8 +53,11 @@ class Row:
     """How many items the figure is over."""
 
 
-def screen_rows(docs: Sequence[dict[str, object]], classifier: ScreenClassifier) -> list[Row]:
-    """Recall over attacks (all, then per class) and false refusals over benign texts."""
+def screen_rows(
+    docs: Sequence[dict[str, object]], classifier: ScreenClassifier, split: str = ""
+) -> list[Row]:
+    """Recall over attacks (all, then per class) and false refusals over benign texts;
+    ``split`` names the set in front of each figure."""
     rules, both = {}, {}
     for doc in docs:
         text = str(doc["id"])
@@ -67,7 +74,7 @@ def screen_rows(docs: Sequence[dict[str, object]], classifier: ScreenClassifier)
     fpr, base_fpr = share(both, benign), share(rules, benign)
     rows = [
         Row(
-            "injection recall",
+            f"{split}injection recall",
             recall,
             base_recall,
             "rules only",
@@ -76,7 +83,13 @@ def screen_rows(docs: Sequence[dict[str, object]], classifier: ScreenClassifier)
             len(attacks),
         ),
         Row(
-            "benign false refusals", fpr, base_fpr, "rules only", "≤ 0.02", fpr <= 0.02, len(benign)
+            f"{split}benign false refusals",
+            fpr,
+            base_fpr,
+            "rules only",
+            "≤ 0.02",
+            fpr <= 0.02,
+            len(benign),
         ),
     ]
     kinds = sorted({str(d["kind"]).split(":")[0] for d in attacks})
@@ -84,7 +97,7 @@ def screen_rows(docs: Sequence[dict[str, object]], classifier: ScreenClassifier)
         items = [d for d in attacks if str(d["kind"]).split(":")[0] == kind]
         rows.append(
             Row(
-                f"  recall: {kind}",
+                f"  {split}recall: {kind}",
                 share(both, items),
                 share(rules, items),
                 "rules only",
@@ -98,12 +111,18 @@ def screen_rows(docs: Sequence[dict[str, object]], classifier: ScreenClassifier)
         b = [d for d in benign if d["lang"] == lang]
         rows.append(
             Row(
-                f"  recall: {lang}", share(both, a), share(rules, a), "rules only", "", None, len(a)
+                f"  {split}recall: {lang}",
+                share(both, a),
+                share(rules, a),
+                "rules only",
+                "",
+                None,
+                len(a),
             )
         )
         rows.append(
             Row(
-                f"  false refusals: {lang}",
+                f"  {split}false refusals: {lang}",
                 share(both, b),
                 share(rules, b),
                 "rules only",
@@ -179,10 +198,21 @@ def retrieval_rows(docs: Sequence[dict[str, object]], k: int = 5) -> list[Row]:
     query_vectors = np.frombuffer(b"".join(embedder.embed(queries, EmbedPurpose.QUERY)), "<f4")
     doc_matrix = doc_vectors.reshape(len(texts), -1)
     query_matrix = query_vectors.reshape(len(queries), -1)
-    top = np.argsort(-(query_matrix @ doc_matrix.T), axis=1)[:, :k]
+    similarity = query_matrix @ doc_matrix.T
+    top = np.argsort(-similarity, axis=1)[:, :k]
     embedded = sum(i in top[i] for i in range(len(queries)))
+    floored = sum(i in top[i] and similarity[i, i] >= RECALL_FLOOR for i in range(len(queries)))
     n = len(docs)
     return [
+        Row(
+            f"retrieval recall@{k}, with the run's relevance floor ({RECALL_FLOOR})",
+            floored / n,
+            lexical / n,
+            "word overlap",
+            "above baseline",
+            floored > lexical,
+            n,
+        ),
         Row(
             f"retrieval recall@{k} (paraphrases)",
             embedded / n,
@@ -191,7 +221,7 @@ def retrieval_rows(docs: Sequence[dict[str, object]], k: int = 5) -> list[Row]:
             "above baseline",
             embedded > lexical,
             n,
-        )
+        ),
     ]
 
 
@@ -217,9 +247,13 @@ def evaluate(limit: int | None = None) -> list[Row]:
     if limit is not None:
         screen_docs = screen_docs[:limit] + screen_docs[-limit:]
         pii_docs, retrieval_docs = pii_docs[:limit], retrieval_docs[:limit]
+    blind_docs = evalset.read(BLIND_FILE)
+    if limit is not None:
+        blind_docs = blind_docs[:limit] + blind_docs[-limit:]
     classifier = local_classifier()
     return [
         *screen_rows(screen_docs, classifier),
+        *screen_rows(blind_docs, classifier, "blind: "),
         latency_row(screen_docs, classifier),
         *pii_rows(pii_docs),
         *retrieval_rows(retrieval_docs),

@@ -285,6 +285,48 @@ def _decoded(text: str) -> list[tuple[str, str]]:
     return found
 
 
+_COMMON_WORDS = frozenset(
+    """the and of to a in is for on that with you your this be are it as at by from or not
+    der die das und zu den ist nicht ein eine sie mit für auf dem des ich wir
+    le la les et des du un une est pour que qui pas vous dans sur au
+    el los las y en del que por con para una es no se lo su al
+    il gli di che è per non un una della con si sono
+    het een en van de is niet voor op dat je u met zijn
+    o os as do da dos das em para não que com um uma
+    w i z na się nie to jest do że jak""".split()
+)
+_LETTERS = re.compile(r"[^\W\d_]+")
+
+
+def _language_share(text: str) -> float:
+    """The share of a text's words that are common function words of the languages the
+    screen knows: high for language, near zero for a text reversed or rotated. Under
+    four words it is 0: too few to tell ("VONA: TO14" is not English)."""
+    words = _LETTERS.findall(text.lower())
+    return sum(w in _COMMON_WORDS for w in words) / len(words) if len(words) >= 4 else 0.0
+
+
+def _readable(how: str, hidden: str, shown: str) -> str:
+    """What of a decoded form the classifier should read. A classifier's score on
+    gibberish means nothing, so of a text reversed or rotated only the lines that read
+    more like language than they did are kept; a base64 blob that decodes to printable
+    text is kept when it looks like language at all."""
+    if how == "base64":
+        return hidden if _language_share(hidden) >= 0.15 else ""
+    kept = []
+    for line, plain in zip(hidden.split("\n"), _transformed_lines(how, shown), strict=True):
+        share = _language_share(line)
+        if share >= 0.15 and share > _language_share(plain):
+            kept.append(line)
+    return "\n".join(kept)
+
+
+def _transformed_lines(how: str, shown: str) -> list[str]:
+    """The lines of ``shown`` in the order of its ``how`` form's lines."""
+    lines = shown.split("\n")
+    return lines[::-1] if how == "reversed" else lines
+
+
 def screen(text: str, classifier: InjectionScorer | None = None) -> ScreenResult:
     """Refuse instruction-like ``text`` (with its reasons) and find its identifying
     detail (see the module's docstring). Without a ``classifier``, the rules alone."""
@@ -301,7 +343,10 @@ def screen(text: str, classifier: InjectionScorer | None = None) -> ScreenResult
     if not reasons and classifier is not None:
         # The classifier reads what the rules read: the text, then what it hides.
         score, how = classifier.score(text), ""
-        for name, hidden in _decoded(clean):
+        for name, decoded in _decoded(clean):
+            hidden = _readable(name, decoded, clean)
+            if not hidden:
+                continue
             hidden_score = classifier.score(hidden)
             if hidden_score > score:
                 score, how = hidden_score, f" (encoded, {name})"
