@@ -31,8 +31,14 @@ from domain.ports import EmbedPurpose
 from screening import evalset
 
 BLIND_FILE = evalset.DATA / "eval_blind_screen.jsonl"
-"""The blind split (:mod:`screening.blind`): written without sight of the training
-generator, the dev split or the model, and never used to tune anything."""
+"""The first blind split (:mod:`screening.blind`): written without sight of the
+training generator, the dev split or the model. Its errors showed one defect, which was
+fixed (the classifier scored plain text made gibberish by decoding); since then it is a
+second dev split, and ``BLIND2_FILE`` is the blind one."""
+BLIND2_FILE = evalset.DATA / "eval_blind2_screen.jsonl"
+"""The second blind split (:mod:`screening.blind2`): realistic documents of a small
+firm, written without sight of anything else here, scored once, with the model as it
+ships, and never used to tune anything."""
 PII_TYPES = ("email", "phone", "iban", "card", "national_id", "ip", "person", "address")
 STRUCTURED = frozenset({"email", "phone", "iban", "card", "national_id", "ip"})
 _WORD = re.compile(r"[a-z0-9]+")
@@ -98,6 +104,19 @@ def screen_rows(
         rows.append(
             Row(
                 f"  {split}recall: {kind}",
+                share(both, items),
+                share(rules, items),
+                "rules only",
+                "",
+                None,
+                len(items),
+            )
+        )
+    for family in sorted({str(d["family"]) for d in benign if d.get("family")}):
+        items = [d for d in benign if d.get("family") == family]
+        rows.append(
+            Row(
+                f"  {split}false refusals: {family} documents",
                 share(both, items),
                 share(rules, items),
                 "rules only",
@@ -247,13 +266,15 @@ def evaluate(limit: int | None = None) -> list[Row]:
     if limit is not None:
         screen_docs = screen_docs[:limit] + screen_docs[-limit:]
         pii_docs, retrieval_docs = pii_docs[:limit], retrieval_docs[:limit]
-    blind_docs = evalset.read(BLIND_FILE)
+    blind_docs, blind2_docs = evalset.read(BLIND_FILE), evalset.read(BLIND2_FILE)
     if limit is not None:
         blind_docs = blind_docs[:limit] + blind_docs[-limit:]
+        blind2_docs = blind2_docs[:limit] + blind2_docs[-limit:]
     classifier = local_classifier()
     return [
         *screen_rows(screen_docs, classifier),
-        *screen_rows(blind_docs, classifier, "blind: "),
+        *screen_rows(blind_docs, classifier, "blind 1: "),
+        *screen_rows(blind2_docs, classifier, "blind 2: "),
         latency_row(screen_docs, classifier),
         *pii_rows(pii_docs),
         *retrieval_rows(retrieval_docs),
