@@ -305,7 +305,7 @@ def memory_query(
         )
     console.print(table)
     if result.withheld:
-        console.print(f"{result.withheld} closer record(s) withheld: not yours to see")
+        console.print(f"{result.withheld} record(s) withheld: not yours to see")
 
 
 @memory_app.command("link")

@@ -153,7 +153,8 @@ class QueryResult(Frozen):
 
     hits: tuple[MemoryHit, ...] = ()
     withheld: int = Field(default=0, ge=0)
-    """How many nodes scored above the last hit but are not the reader's to see."""
+    """How many of the organization's nodes the reader may not see (the same for every
+    query: it says that something is withheld, nothing of what it is about)."""
 
 
 class Neighbour(Frozen):

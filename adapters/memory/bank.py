@@ -18,7 +18,7 @@ see, and the bank still asks the release rule about each of them.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from datetime import datetime
 from typing import Any
 
@@ -29,7 +29,15 @@ from adapters.memory.tables import MemoryReadRow
 from adapters.store.org_cache import OrgCache, OrgPolicy
 from adapters.store.session import Database
 from adapters.store.tables import table_of
-from domain.memory.adapter import DERIVED_FROM, MemoryAdapter, Similar
+from domain.memory.adapter import (
+    DERIVED_FROM,
+    Embedding,
+    EmbedTexts,
+    MemoryAdapter,
+    MemoryLink,
+    Procedure,
+    Similar,
+)
 from domain.memory.release import (
     WITHHELD,
     NodeView,
@@ -62,6 +70,77 @@ With the local embedder, a paraphrased question scores 0.47 or more against its 
 in 95 % of the evaluation's pairs, a long record about the same deal about 0.25, and
 questions about something else entirely at most 0.16."""
 _LOG_READ = insert(table_of(MemoryReadRow))
+
+
+class _Nothing:
+    """The memory a reader of another organization reads: none."""
+
+    def joined(self, unit: object) -> MemoryAdapter:
+        return self
+
+    def store(
+        self, node: StoredNode, *, author_id: str, at: datetime, embedding: Embedding | None = None
+    ) -> None:
+        raise PermissionError("nothing is written through a stranger's view")
+
+    def retrieve(self, org_id: str, refs: Sequence[str]) -> list[StoredNode]:
+        return []
+
+    def nodes(self, org_id: str) -> list[StoredNode]:
+        return []
+
+    def search(
+        self,
+        org_id: str,
+        vector: bytes,
+        *,
+        embedder: str,
+        k: int,
+        allowed: frozenset[str],
+        min_score: float | None = None,
+    ) -> Similar:
+        return Similar()
+
+    def reembed(self, org_id: str, embedder: str, embed: EmbedTexts, *, batch: int = 64) -> int:
+        return 0
+
+    def link(self, org_id: str, link: MemoryLink, *, author_id: str, at: datetime) -> None:
+        raise PermissionError("nothing is written through a stranger's view")
+
+    def links(self, org_id: str, ref: str | None = None) -> list[MemoryLink]:
+        return []
+
+    def publish(
+        self,
+        org_id: str,
+        name: str,
+        projects: tuple[str, ...],
+        steps: tuple[str, ...],
+        *,
+        author_id: str,
+        at: datetime,
+    ) -> Procedure:
+        raise PermissionError("nothing is written through a stranger's view")
+
+    def procedures(self, org_id: str, name: str | None = None) -> list[Procedure]:
+        return []
+
+
+NOTHING: MemoryAdapter = _Nothing()
+
+
+def _log_entry(
+    path: str, org_id: str, asker: str, on_behalf_of: str | None, query: str, now: datetime
+) -> dict[str, Any]:
+    """A read-log row's fields that are known before the read."""
+    return {
+        "org_id": org_id,
+        "asker_id": asker,
+        "on_behalf_of": on_behalf_of,
+        "path": path,
+        "query": query,
+        "at": now,
+    }
 
 
 def _outcome(released: int, withheld: int) -> str:
@@ -117,21 +196,17 @@ class MemoryBank:
     ) -> Any:
         """Run ``read`` for the asker in one transaction and log it there; a read that
         fails is logged as failed, in a transaction of its own."""
-        log = {
-            "org_id": org_id,
-            "asker_id": asker,
-            "on_behalf_of": on_behalf_of,
-            "path": path,
-            "query": query,
-            "at": now,
-        }
+        log = _log_entry(path, org_id, asker, on_behalf_of, query, now)
         try:
             with self._db.transaction() as s:
                 connection = s.connection()
                 reader = self._reader(
                     self._cache.current(s, org_id), org_id, asker, on_behalf_of, now
                 )
-                result, released, withheld = read(self.adapter.joined(connection), reader)
+                # A reader of another organization reads nothing of this one, not even
+                # how much there is.
+                store = self.adapter.joined(connection) if reader.org_id == org_id else NOTHING
+                result, released, withheld = read(store, reader)
                 connection.execute(
                     _LOG_READ,
                     [
@@ -145,11 +220,26 @@ class MemoryBank:
                 )
                 return result
         except Exception:
-            with self._db.transaction() as s:
-                s.connection().execute(
-                    _LOG_READ, [{**log, "released": [], "withheld": 0, "outcome": "failed"}]
-                )
+            self._log_failed(log)
             raise
+
+    def _log_failed(self, log: dict[str, Any]) -> None:
+        with self._db.transaction() as s:
+            s.connection().execute(
+                _LOG_READ, [{**log, "released": [], "withheld": 0, "outcome": "failed"}]
+            )
+
+    def _embedded(
+        self, path: str, org_id: str, asker: str, on_behalf_of: str | None, text: str, now: datetime
+    ) -> bytes:
+        """``text`` embedded as a query, outside any transaction (a model call never holds
+        a lock); an embedder that fails makes a failed read, logged as such."""
+        try:
+            (vector,) = self.embedder.embed([text], EmbedPurpose.QUERY)
+        except Exception:
+            self._log_failed(_log_entry(path, org_id, asker, on_behalf_of, text, now))
+            raise
+        return vector
 
     # ------------------------------------------------------------------------ recall
     def recall(
@@ -165,7 +255,7 @@ class MemoryBank:
         """A run's context: the ``limit`` nodes most similar to the task (and similar
         enough: :data:`RECALL_FLOOR`) that the asker (and, for a run a human started,
         that human) may read, as the release rule shows them."""
-        (vector,) = self.embedder.embed([query], EmbedPurpose.QUERY)
+        vector = self._embedded("recall", org_id, asker_principal_id, on_behalf_of, query, now)
         embedder = self.embedder.name
 
         def read(store: MemoryAdapter, reader: Reader) -> tuple[RecallResult, list[str], int]:
@@ -195,22 +285,18 @@ class MemoryBank:
     def _released(
         store: MemoryAdapter, org_id: str, found: Similar, reader: Reader
     ) -> tuple[list[tuple[NodeView, float]], int]:
-        """The hits of a search as the reader may see them, and how many were withheld
-        (best matches the reader may not see, and any hit the release rule refuses: the
-        backend's mask is not trusted)."""
+        """The hits of a search as the reader may see them (the release rule is asked
+        about each: the backend's mask is not trusted), and the backend's withheld count."""
         nodes = {n.ref: n for n in store.retrieve(org_id, [ref for ref, _ in found.hits])}
         views: list[tuple[NodeView, float]] = []
-        withheld = found.withheld
         for ref, score in found.hits:
             node = nodes.get(ref)
             if node is None:  # kept after this read began: not part of it
                 continue
             view = release(node, reader)
-            if view.release is Release.WITHHELD:
-                withheld += 1
-            else:
+            if view.release is not Release.WITHHELD:
                 views.append((view, score))
-        return views, withheld
+        return views, found.withheld
 
     # ------------------------------------------------------------------------ similarity
     def query(
@@ -224,8 +310,8 @@ class MemoryBank:
         on_behalf_of: str | None = None,
     ) -> QueryResult:
         """The ``k`` nodes most similar to ``text`` among those the asker may read, each
-        as the release rule shows it, and how many better matches were withheld."""
-        (vector,) = self.embedder.embed([text], EmbedPurpose.QUERY)
+        as the release rule shows it, and how many records it may not see."""
+        vector = self._embedded("similarity", org_id, asker_principal_id, on_behalf_of, text, now)
         embedder = self.embedder.name
 
         def read(store: MemoryAdapter, reader: Reader) -> tuple[QueryResult, list[str], int]:

@@ -186,16 +186,16 @@ class _Index:
         return self.refs, self.matrix[:n], self.group_of[:n], list(self.groups)
 
 
-def _outside_best(scores: Any, present: Any, mask: Any, k: int) -> int:
-    """How many of the ``k`` best present rows lie outside ``mask`` (ties at the k-th
-    score count as among the best)."""
-    candidates = int(present.sum())
-    if candidates == 0:
-        return 0
-    ranked = np.where(present, scores, -np.inf)
-    m = min(k, candidates)
-    kth = float(-np.partition(-ranked, m - 1)[m - 1])
-    return int(np.count_nonzero(present & ~mask & (scores >= kth)))
+_ATTEMPTS = 20
+"""How often an unjoined write reads the newest revision again after losing it."""
+_WROTE = "verletica.memory.wrote_in"
+"""Connection info: the transaction in which memory was written on that connection."""
+
+
+def _wrote_in_transaction(connection: Connection) -> bool:
+    """Whether memory was written in ``connection``'s current transaction."""
+    wrote = connection.info.get(_WROTE)
+    return wrote is not None and wrote is connection.get_transaction()
 
 
 class _Shared:
@@ -223,9 +223,6 @@ class SqlMemoryAdapter:
             _shared = _Shared(bind)
         self._shared = _shared
         self._connection: Connection | None = None
-        self._wrote = False
-        """Whether this (joined) adapter wrote nodes in its transaction: then its reads
-        may see rows that are not committed, which must not enter the shared index."""
 
     @property
     def engine(self) -> Engine:
@@ -241,7 +238,9 @@ class SqlMemoryAdapter:
     @contextmanager
     def _write(self) -> Iterator[Connection]:
         if self._connection is not None:
-            self._wrote = True
+            # Marked on the connection, for its current transaction (any joined copy may
+            # read next): its reads may now see rows that are not committed.
+            self._connection.info[_WROTE] = self._connection.get_transaction()
             yield self._connection
         else:
             with self._shared.engine.begin() as c:
@@ -264,34 +263,35 @@ class SqlMemoryAdapter:
         at: datetime,
         embedding: Embedding | None = None,
     ) -> None:
-        with self._write() as c:
-            exists = c.execute(_BY_REFS, {"org_id": node.org_id, "refs": [node.ref]}).first()
-            if exists is not None:
-                raise Conflict(f"memory record {node.ref!r} exists")
-            revision = c.execute(_REVISION, {"org_id": node.org_id}).scalar_one() + 1
+        row = {
+            "org_id": node.org_id,
+            "ref": node.ref,
+            "projects": list(node.projects),
+            "text": node.text,
+            "spans": [s.model_dump() for s in node.spans],
+            "kind": node.kind,
+            "source": node.source,
+            "embedder": None if embedding is None else embedding.embedder,
+            "embedding": None if embedding is None else embedding.vector,
+            "author_id": author_id,
+            "created_at": at,
+        }
+        for attempt in range(_ATTEMPTS):
             try:
-                with c.begin_nested():
-                    c.execute(
-                        insert(_nodes),
-                        [
-                            {
-                                "org_id": node.org_id,
-                                "ref": node.ref,
-                                "projects": list(node.projects),
-                                "text": node.text,
-                                "spans": [s.model_dump() for s in node.spans],
-                                "kind": node.kind,
-                                "source": node.source,
-                                "embedder": None if embedding is None else embedding.embedder,
-                                "embedding": None if embedding is None else embedding.vector,
-                                "revision": revision,
-                                "author_id": author_id,
-                                "created_at": at,
-                            }
-                        ],
-                    )
+                with self._write() as c:
+                    exists = c.execute(_BY_REFS, {"org_id": node.org_id, "refs": [node.ref]})
+                    if exists.first() is not None:
+                        raise Conflict(f"memory record {node.ref!r} exists")
+                    revision = c.execute(_REVISION, {"org_id": node.org_id}).scalar_one() + 1
+                    with c.begin_nested():
+                        c.execute(insert(_nodes), [{**row, "revision": revision}])
+                return
             except IntegrityError as exc:
-                raise Conflict(f"memory record {node.ref!r} was kept at the same time") from exc
+                # Unjoined, nothing serialises writers of one organization: another took
+                # the same revision first; read the newest again. Joined, the caller's
+                # lock does, so this is the same reference kept at the same time.
+                if self._connection is not None or attempt == _ATTEMPTS - 1:
+                    raise Conflict(f"memory record {node.ref!r} was kept at the same time") from exc
 
     def retrieve(self, org_id: str, refs: Sequence[str]) -> list[StoredNode]:
         if not refs:
@@ -347,9 +347,11 @@ class SqlMemoryAdapter:
         scores = matrix @ q
         mask = np.isin(group_of, [i for i, projects in enumerate(groups) if projects <= allowed])
         present = group_of >= 0
+        # Counted whatever the query: a count that moved with the query would tell the
+        # reader what the nodes it may not see are about.
+        hidden = int(np.count_nonzero(present & ~mask))
         if min_score is not None:
-            present &= scores >= min_score
-            mask &= present
+            mask &= scores >= min_score
         gated = np.where(mask, scores, -np.inf)
         n = min(k, int(mask.sum()))
         top = np.array([], dtype=int)
@@ -357,7 +359,7 @@ class SqlMemoryAdapter:
             best = np.argpartition(-gated, n - 1)[:n] if n < len(gated) else np.arange(n)
             top = best[np.lexsort((best, -gated[best]))]
         hits = tuple((refs[i], float(scores[i])) for i in top)
-        return Similar(hits=hits, withheld=_outside_best(scores, present, mask, k))
+        return Similar(hits=hits, withheld=hidden)
 
     def _fresh(self, org_id: str, embedder: str, dims: int) -> _View:
         """The organization's index for ``embedder`` with every committed write in it.
@@ -365,7 +367,7 @@ class SqlMemoryAdapter:
         Read on the caller's connection when the caller wrote no node in its transaction
         (it then sees only committed rows, and takes no second connection from the
         pool); after such a write, an index of this transaction's own, never shared."""
-        if self._connection is not None and self._wrote:
+        if self._connection is not None and _wrote_in_transaction(self._connection):
             own = _Index(dims=dims)
             own.fold(
                 list(self._connection.execute(_MOVED, {"org_id": org_id, "since": 0})), embedder, 0

@@ -63,13 +63,14 @@ class Procedure(Frozen):
 
 class Similar(Frozen):
     """A similarity search: the best nodes among those a reader may see, best first, and
-    how many of the organization's best matches the reader may not see."""
+    how many of the organization's nodes the reader may not see."""
 
     hits: tuple[tuple[str, float], ...] = ()
     """``(ref, cosine similarity)`` pairs."""
     withheld: int = Field(default=0, ge=0)
-    """How many of the ``k`` best matches among all the organization's nodes (scoring at
-    least ``min_score``) lie outside what the reader may see."""
+    """How many of the organization's nodes (embedded by the same model) lie outside
+    what the reader may see: the same for every query, so that it tells the reader that
+    something is withheld and nothing of what it is about."""
 
 
 class EmbedTexts(Protocol):
@@ -125,8 +126,8 @@ class MemoryAdapter(Protocol):
     ) -> Similar:
         """The ``k`` nodes embedded by ``embedder`` most similar to ``vector`` among
         those whose projects all lie in ``allowed`` (and that score at least
-        ``min_score``); ties in the order nodes were kept; and how many of the ``k`` best
-        among all the organization's nodes lie outside ``allowed``."""
+        ``min_score``); ties in the order nodes were kept; and how many of the
+        organization's nodes lie outside ``allowed``, whatever the query."""
         ...
 
     def reembed(self, org_id: str, embedder: str, embed: EmbedTexts, *, batch: int = 64) -> int:

@@ -42,9 +42,11 @@ def test_a_rolled_back_write_never_enters_the_shared_index(engine: Engine) -> No
         pass
 
     with pytest.raises(Undo), engine.connect() as c, c.begin():
-        inside = adapter.joined(c)
-        inside.store(_node("o", "ghost", ("east",)), author_id="a", at=AT, embedding=_embedded(2))
-        found = inside.search("o", _vector(2), embedder=EMBEDDER, k=5, allowed=EAST)
+        adapter.joined(c).store(
+            _node("o", "ghost", ("east",)), author_id="a", at=AT, embedding=_embedded(2)
+        )
+        # another joined copy on the same connection: it too must not share what it sees
+        found = adapter.joined(c).search("o", _vector(2), embedder=EMBEDDER, k=5, allowed=EAST)
         assert [ref for ref, _ in found.hits] == ["ghost", "kept"]  # its own write, seen
         raise Undo
     after = adapter.search("o", _vector(2), embedder=EMBEDDER, k=5, allowed=EAST)
@@ -103,3 +105,30 @@ def test_searches_racing_writes_see_only_whole_nodes_of_their_projects(engine: E
     assert problems == []
     found = adapter.search("o", _vector(7), embedder=EMBEDDER, k=60, allowed=EAST)
     assert len(found.hits) == 30 and found.hits[0][0] == "n07"
+
+
+def test_concurrent_writers_without_a_lock_all_keep_their_nodes(engine: Engine) -> None:
+    """Unjoined writers of one organization race for its next revision: each keeps its
+    node (a lost revision is read again), and the index finds them all."""
+    adapter = SqlMemoryAdapter(engine)
+    failures: list[str] = []
+
+    def keep(worker: int) -> None:
+        for i in range(6):
+            ref = f"w{worker}-{i}"
+            try:
+                adapter.store(
+                    _node("o", ref, ("east",)), author_id="a", at=AT, embedding=_embedded(i)
+                )
+            except Exception as exc:  # noqa: BLE001 - the test reports it
+                failures.append(f"{ref}: {exc!r}")
+
+    threads = [threading.Thread(target=keep, args=(w,)) for w in range(6)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=120)
+    assert failures == []
+    assert len(adapter.nodes("o")) == 36
+    found = adapter.search("o", _vector(0), embedder=EMBEDDER, k=50, allowed=EAST)
+    assert len(found.hits) == 36
