@@ -116,6 +116,46 @@ def procedure_config_record(procedure: Procedure) -> ConfigRecord:
     )
 
 
+_LEGACY_MEMORY_RECORD = frozenset({"projects", "text_sha256"})
+"""What a memory record's entry held before its spans, kind and source were recorded."""
+
+
+def _as_recorded_then(state: dict[str, Any], recorded: dict[str, Any]) -> dict[str, Any]:
+    """A memory node's stored state in the form its entry recorded it: entries written
+    before spans, kind and source were recorded are compared on what they hold."""
+    if set(recorded) == _LEGACY_MEMORY_RECORD:
+        return {k: state[k] for k in _LEGACY_MEMORY_RECORD}
+    return state
+
+
+def _legacy_memory_record(entry: ChainLink) -> ConfigRecord | None:
+    """A link or a procedure version as chains written before they were configuration
+    recorded it (a ``memory`` entry, ``linked`` or ``published``), in today's form."""
+    payload = entry.payload
+    if entry.decision == "linked" and "link" in payload:
+        span = payload.get("span")
+        return ConfigRecord(
+            table="memory_link",
+            key=str(payload["link"]),
+            record={
+                "src": payload.get("src"),
+                "dst": payload.get("dst"),
+                "kind": entry.rule,
+                "span": list(span) if span else None,
+            },
+        )
+    if entry.decision == "published" and "name" in payload and "version" in payload:
+        return ConfigRecord(
+            table="memory_procedure",
+            key=f"{payload['name']}:v{payload['version']}",
+            record={
+                "projects": list(payload.get("projects") or []),
+                "steps_sha256": payload.get("steps_sha256"),
+            },
+        )
+    return None
+
+
 def config_draft(change: ConfigRecord, actor: str, rule: str) -> AuditDraft:
     """The audit entry that records a configuration change: the record's new state."""
     return AuditDraft(
@@ -201,6 +241,10 @@ class ChainFacts:
         if entry.stage == CONFIGURATION:
             table, key = entry.payload.get("table"), entry.payload.get("key")
             self._config[(str(table), str(key))] = (entry.seq, entry.payload.get("record"))
+        elif entry.stage == "memory":
+            legacy = _legacy_memory_record(entry)
+            if legacy is not None:
+                self._config[(legacy.table, legacy.key)] = (entry.seq, legacy.record)
 
     def problem(
         self, written: Mapping[str, str | None], config: Iterable[ConfigRecord]
@@ -215,6 +259,8 @@ class ChainFacts:
             seq, recorded = self._config.get((table, key), (0, None))
             if recorded is None:
                 return 0, f"{table} {key} is stored, but no configuration entry records it"
+            if table == "memory_record" and isinstance(recorded, dict):
+                state = _as_recorded_then(state, recorded)
             if recorded != state:
                 return seq, f"{table} {key} differs from what entry {seq} recorded"
         for (table, key), (seq, _) in sorted(self._config.items()):

@@ -112,6 +112,10 @@ def publish_procedure(
     founder(ports, org_id, actor_id)
     if not steps or any(not step.strip() for step in steps):
         raise ValueError("a procedure needs steps, none of them empty")
+    if any("\n" in step or "\r" in step for step in steps):
+        # one line each: the chain records the steps joined by line breaks, which must
+        # not let two steps pass for one
+        raise ValueError("a step is one line; give each line as a step of its own")
     with ports.configuration.change(org_id, actor_id, ports.clock) as change:
         check_placement(change, projects)
         version = change.add_procedure(name, projects, steps)

@@ -40,7 +40,9 @@ def _properties(protocol: type) -> list[str]:
 
 def problems(candidate: object, protocol: type) -> list[str]:
     """What ``candidate`` lacks to satisfy ``protocol``: missing or non-callable methods,
-    missing properties, and protocol parameters a method does not take by name."""
+    coroutines where the protocol wants plain methods, missing properties, protocol
+    parameters a method does not take the way the protocol passes them, and parameters
+    of its own that a caller of the protocol would not know to give."""
     found: list[str] = []
     for name in _properties(protocol):
         if not hasattr(candidate, name):
@@ -53,17 +55,49 @@ def problems(candidate: object, protocol: type) -> list[str]:
         if not callable(member):
             found.append(f"{name} is not callable")
             continue
+        expected = getattr(protocol, name)
+        if inspect.iscoroutinefunction(member) and not inspect.iscoroutinefunction(expected):
+            found.append(f"{name}() is a coroutine; the protocol calls it synchronously")
         try:
             have = inspect.signature(member)
         except (TypeError, ValueError):
             continue  # a builtin without a signature: trust it
-        accepts_any = any(p.kind is p.VAR_KEYWORD for p in have.parameters.values())
-        for param in list(wanted.parameters.values())[1:]:  # past self
-            if param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD):
-                continue
-            if param.name not in have.parameters and not accepts_any:
-                found.append(f"{name}() takes no parameter {param.name!r}")
+        found += [f"{name}(): {problem}" for problem in _signature_problems(wanted, have)]
     return found
+
+
+def _signature_problems(wanted: inspect.Signature, have: inspect.Signature) -> list[str]:
+    """How ``have`` fails to accept every call ``wanted`` allows."""
+    out: list[str] = []
+    params = have.parameters
+    any_keyword = any(p.kind is p.VAR_KEYWORD for p in params.values())
+    any_positional = any(p.kind is p.VAR_POSITIONAL for p in params.values())
+    needed = [p for p in list(wanted.parameters.values())[1:] if p.kind not in _VARIADIC]
+    for param in needed:
+        mine = params.get(param.name)
+        if mine is None:
+            positional = param.kind is param.POSITIONAL_OR_KEYWORD and any_positional
+            if not (any_keyword and (param.kind is param.KEYWORD_ONLY or positional)):
+                out.append(f"takes no parameter {param.name!r}")
+            continue
+        if (
+            param.kind is param.POSITIONAL_OR_KEYWORD
+            and mine.kind is not mine.POSITIONAL_OR_KEYWORD
+        ):
+            out.append(f"{param.name!r} must be passable by position and by name")
+        if param.kind is param.KEYWORD_ONLY and mine.kind is mine.POSITIONAL_ONLY:
+            out.append(f"{param.name!r} must be passable by name")
+        if param.default is not param.empty and mine.default is mine.empty:
+            out.append(f"{param.name!r} must have a default (callers may leave it out)")
+    known = {p.name for p in needed}
+    for mine in params.values():
+        if mine.name in known or mine.kind in _VARIADIC or mine.default is not mine.empty:
+            continue
+        out.append(f"requires {mine.name!r}, which the protocol never passes")
+    return out
+
+
+_VARIADIC = (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD)
 
 
 def load(spec: str) -> Any:
@@ -92,8 +126,8 @@ def checked_adapter(candidate: object, origin: str) -> MemoryAdapter:
 
 
 def checked_embedder(candidate: object, origin: str) -> Embedder:
-    """``candidate`` when it satisfies :class:`Embedder` and its vectors have the size it
-    states; else :class:`BackendRefused`."""
+    """``candidate`` when it satisfies :class:`Embedder`; else :class:`BackendRefused`.
+    (Whether its vectors have the size it states, the contract suite checks.)"""
     missing = problems(candidate, Embedder)
     if missing:
         raise BackendRefused(f"embedder {origin} does not satisfy Embedder: {'; '.join(missing)}")

@@ -15,6 +15,7 @@ from typing import Protocol
 
 from pydantic import Field, ValidationError
 
+from domain.memory.pii import remove_never_kept
 from domain.memory.screen import ScreenResult
 from domain.model import Frozen
 
@@ -76,7 +77,8 @@ def second_opinion(
     instruction-like."""
     if judge is None or result.refused or result.score is None or result.score < ask_from:
         return result
-    verdict = judge.judge(text)
+    shown, _, _ = remove_never_kept(text, result.spans)  # no card number leaves the firm
+    verdict = judge.judge(shown)
     if verdict is None or not verdict.instruction_like:
         return result
     reason = f"model: {verdict.reason or 'instruction-like'}"

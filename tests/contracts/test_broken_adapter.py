@@ -10,12 +10,12 @@ from pathlib import Path
 import pytest
 from sqlalchemy import Engine
 
-from adapters.memory.backends import BackendRefused, memory_adapter, problems
+from adapters.memory.backends import BackendRefused, checked_adapter, memory_adapter, problems
 from adapters.store.db import make_engine
 from adapters.store.store import Store
 from domain.memory.adapter import MemoryAdapter
 from tests.conftest import TEST_KEYS
-from tests.contracts.broken import Leaky
+from tests.contracts.broken import Leaky, Sloppy
 from tests.contracts.memory_contract import ADAPTER_CHECKS
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -76,7 +76,7 @@ def test_a_class_that_is_not_a_backend_is_refused_with_what_it_lacks(
     assert "does not satisfy MemoryAdapter" in message
     for missing in ("no method search()", "no method links()", "no method joined()"):
         assert missing in message
-    assert "store() takes no parameter 'embedding'" in message
+    assert "store(): takes no parameter 'embedding'" in message
     with pytest.raises(BackendRefused, match="not an import path"):
         memory_adapter(engine, sqlite_url, "tests.contracts.broken.Leaky")
     with pytest.raises(BackendRefused, match="cannot import"):
@@ -116,3 +116,15 @@ def test_a_worker_configured_with_a_non_backend_refuses_to_start(sqlite_url: str
     assert done.returncode == 2, done.stdout + done.stderr
     assert "does not satisfy MemoryAdapter" in done.stderr
     assert "Traceback" not in done.stderr
+
+
+def test_a_backend_whose_methods_cannot_be_called_as_the_protocol_calls_them_is_refused(
+    engine: Engine,
+) -> None:
+    found = problems(Sloppy(engine), MemoryAdapter)
+    assert "search(): 'org_id' must be passable by position and by name" in found
+    assert "search(): 'min_score' must have a default (callers may leave it out)" in found
+    assert "search(): requires 'tenant', which the protocol never passes" in found
+    assert "retrieve() is a coroutine; the protocol calls it synchronously" in found
+    with pytest.raises(BackendRefused, match="tenant"):
+        checked_adapter(Sloppy(engine), "tests.contracts.broken:Sloppy")

@@ -17,9 +17,12 @@ from sqlalchemy import text as sql
 from adapters.memory.bank import MemoryBank
 from adapters.store.org_cache import OrgCache
 from adapters.store.store import Store
+from domain.audit import AuditDraft
+from domain.canonical import sha256_hex
+from domain.crosscheck import ConfigRecord
 from domain.errors import Forbidden, NotFound, Refused
-from domain.memory.adapter import Embedding
-from domain.memory.release import Release, Span
+from domain.memory.adapter import Embedding, MemoryLink
+from domain.memory.release import Release, Span, StoredNode
 from domain.model import StaffRole
 from domain.ports import Embedder, EmbedPurpose
 from tests.conftest import Firm, utc_now
@@ -506,3 +509,103 @@ def test_a_record_keeps_its_kind_and_source_and_only_a_human_sees_the_source(
         organization.remember(
             services, firm.org, firm.founder, "bad", ("east",), "text", kind="Not A Kind!"
         )
+
+
+def test_a_chain_written_before_memory_was_configuration_still_verifies(
+    firm: Firm, store: Store
+) -> None:
+    """A database upgraded from before links and procedures were configuration (their
+    entries were memory notes) and before a node's spans, kind and source were recorded:
+    it verifies as it did, and an edit of what those entries hold is still caught."""
+    text = "Atlas call notes: write to ada@atlas.example"
+    with store.configuration.change(firm.org, firm.founder, utc_now) as change:
+        # what the code before this change wrote, entry for entry
+        node = StoredNode(
+            org_id=firm.org,
+            ref="old-note",
+            projects=("east",),
+            text=text,
+            spans=(Span(kind="email", start=24, end=41),),
+        )
+        change._memory.store(node, author_id=firm.founder, at=change.now)  # type: ignore[attr-defined]
+        change._audit(  # type: ignore[attr-defined]
+            ConfigRecord(
+                table="memory_record",
+                key="old-note",
+                record={"projects": ["east"], "text_sha256": sha256_hex(text.encode())},
+            ),
+            "memory_record_added",
+        )
+        link = MemoryLink(id="old-link", src="old-note", dst="atlas-kickoff", kind="relates")
+        change._memory.link(firm.org, link, author_id=firm.founder, at=change.now)  # type: ignore[attr-defined]
+        change.note(
+            AuditDraft(
+                event_key="memory:link:old-link",
+                actor=firm.founder,
+                decision="linked",
+                stage="memory",
+                rule="relates",
+                payload={
+                    "link": "old-link",
+                    "src": "old-note",
+                    "dst": "atlas-kickoff",
+                    "span": None,
+                },
+            )
+        )
+        change._memory.publish(  # type: ignore[attr-defined]
+            firm.org, "close", ("east",), ("draft", "send"), author_id=firm.founder, at=change.now
+        )
+        change.note(
+            AuditDraft(
+                event_key="memory:procedure:close:1",
+                actor=firm.founder,
+                decision="published",
+                stage="memory",
+                rule="procedure",
+                payload={
+                    "name": "close",
+                    "version": 1,
+                    "projects": ["east"],
+                    "steps_sha256": sha256_hex(b"draft\nsend"),
+                },
+            )
+        )
+    assert store.audit.verify(firm.org).ok
+    for tamper, restore in (
+        (
+            "update memory_links set dst_ref = 'birch-cim' where id = 'old-link'",
+            "update memory_links set dst_ref = 'atlas-kickoff' where id = 'old-link'",
+        ),
+        (
+            "update memory_procedures set steps = '[\"wire it\"]' where name = 'close'",
+            "update memory_procedures set steps = '[\"draft\", \"send\"]' where name = 'close'",
+        ),
+        (
+            "update memory_nodes set projects = '[\"west\"]' where ref = 'old-note'",
+            "update memory_nodes set projects = '[\"east\"]' where ref = 'old-note'",
+        ),
+    ):
+        with store.db.transaction() as s:
+            s.execute(sql(tamper))
+        assert not store.audit.verify(firm.org).ok, tamper
+        with store.db.transaction() as s:
+            s.execute(sql(restore))
+        assert store.audit.verify(firm.org).ok, restore
+
+
+def test_a_procedure_step_is_one_line(firm: Firm, services: Ports) -> None:
+    """The chain records a procedure's steps joined by line breaks: a step holding one
+    could pass for two, so none may."""
+    with pytest.raises(ValueError, match="one line"):
+        memory.publish_procedure(
+            services, firm.org, firm.founder, "close", ("east",), ("draft\nsend",)
+        )
+    with pytest.raises(ValueError, match="empty"):
+        memory.publish_procedure(services, firm.org, firm.founder, "close", ("east",), (" ",))
+    assert (
+        memory.publish_procedure(
+            services, firm.org, firm.founder, "close", ("east",), ("draft", "send")
+        )
+        == 1
+    )

@@ -12,7 +12,7 @@ from adapters.memory.screen_judge import ModelJudge
 from adapters.models.gemini import GeminiProvider
 from domain.errors import NotFound, Refused
 from domain.memory.judge import MAX_CHARS, Verdict, parse_verdict, prompt, second_opinion
-from domain.memory.screen import ScreenResult
+from domain.memory.screen import ScreenResult, screen
 from tests.conftest import Firm
 from tests.integration.test_gemini_provider import API_KEY, MODEL, GeminiStub, ok_body
 from usecases import memory, organization
@@ -76,6 +76,15 @@ def test_the_model_is_asked_only_about_what_the_other_layers_passed_and_found_su
     assert gemini_stub.requests == []
     assert second_opinion(calm, "x", judge, 0.0).refused  # from 0: every text is asked
     assert len(gemini_stub.requests) == 1
+
+
+def test_the_model_is_never_shown_what_the_firm_never_keeps(gemini_stub: GeminiStub) -> None:
+    _says(gemini_stub, False)
+    text = BORDERLINE + " Card on file: 4111 1111 1111 1111."
+    screened = screen(text)
+    second_opinion(screened.model_copy(update={"score": 0.5}), text, _judge(gemini_stub), 0.2)
+    (request,) = gemini_stub.requests
+    assert "4111" not in json.dumps(request.body) and "[card removed]" in json.dumps(request.body)
 
 
 def test_ingestion_refuses_on_the_models_word_and_records_it(
