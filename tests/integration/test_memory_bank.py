@@ -253,7 +253,8 @@ def test_no_read_path_releases_more_than_the_rule_allows(
     stranger = firm.associate  # staffed on east in another organization
     for ref in home:
         assert bank.get(asker_principal_id=stranger, org_id=org_id, ref=ref, now=now).ref is None
-    assert not _hits(bank.query(asker_principal_id=stranger, org_id=org_id, text="note", now=now))
+    strange = bank.query(asker_principal_id=stranger, org_id=org_id, text="note", now=now)
+    assert strange.hits == () and strange.withheld == 0  # not even how much there is
     calls = 2 + 3 * len(home) + len(procedures) + len(home) + 1
     assert len(bank.reads(org_id)) == before + calls
 
@@ -609,3 +610,27 @@ def test_a_procedure_step_is_one_line(firm: Firm, services: Ports) -> None:
         )
         == 1
     )
+
+
+class _Down:
+    """An embedder whose service is down."""
+
+    name = "wordllama-l2_supercat-256"
+    dimensions = 256
+
+    def embed(self, texts: Sequence[str], purpose: EmbedPurpose) -> list[bytes]:
+        raise ConnectionError("the embedding service is down")
+
+
+def test_a_query_whose_embedding_fails_is_logged_as_failed(firm: Firm, store: Store) -> None:
+    bank = MemoryBank(store.db, OrgCache(), store.memory.adapter, _Down())
+    with pytest.raises(ConnectionError):
+        bank.query(asker_principal_id=firm.associate, org_id=firm.org, text=ATLAS, now=utc_now())
+    with pytest.raises(ConnectionError):
+        bank.recall(
+            asker_principal_id=firm.agents["orion"], org_id=firm.org, query=ATLAS, now=utc_now()
+        )
+    assert [(r.path, r.outcome) for r in bank.reads(firm.org)] == [
+        ("similarity", "failed"),
+        ("recall", "failed"),
+    ]
