@@ -16,8 +16,8 @@ from pydantic import Field
 from domain.audit import AuditDraft, AuditEntry, ChainHead, ChainVerification
 from domain.governance.values import BrokerSnapshot, Effects, StoredIntent
 from domain.intents import Decision, DispatchResult, DispatchToken, Intent
-from domain.memory.adapter import Embedding, EmbedTexts
-from domain.memory.release import NodeView, Span
+from domain.memory.adapter import Embedding
+from domain.memory.release import NodeView, Span, StoredNode
 from domain.model import (
     AgentDefinition,
     Barrier,
@@ -464,8 +464,12 @@ class OrgChange(Protocol):
         """Store the next version of a procedure; its version number."""
         ...
 
-    def reembed(self, embedder: str, embed: EmbedTexts) -> int:
-        """Embed again, with ``embed``, every record not yet embedded by ``embedder``."""
+    def unembedded(self, embedder: str, limit: int) -> list[StoredNode]:
+        """Up to ``limit`` records not embedded by ``embedder``, oldest first."""
+        ...
+
+    def embed_again(self, ref: str, embedding: Embedding) -> None:
+        """Replace a record's embedding."""
         ...
 
     def note(self, draft: AuditDraft) -> None:

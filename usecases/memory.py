@@ -3,10 +3,9 @@ where it came from, the read log; and the links between records."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 from domain import configuration as rules
 from domain.errors import NotFound
+from domain.memory.adapter import Embedding
 from domain.memory.ingest import reembed_draft
 from domain.memory.release import NodeView, Release
 from domain.ports import (
@@ -134,19 +133,31 @@ def procedure(
     return found
 
 
+REEMBED_BATCH = 64
+
+
 def reembed(ports: Ports, org_id: str, actor_id: str) -> int:
     """Embed again, with this process's embedder, every record another model embedded
     (or none did): after a change of embedder, so that similarity finds them all. The
-    founder's; recorded in the audit chain. How many records were embedded."""
+    founder's; recorded in the audit chain. How many records were embedded.
+
+    A batch at a time: read under the organization's lock, embedded outside it (a model
+    call never holds the lock), written under it again."""
     founder(ports, org_id, actor_id)
     embedder = ports.embedder
-
-    def embed(texts: Sequence[str]) -> list[bytes]:
-        return embedder.embed(texts, EmbedPurpose.DOCUMENT)
-
-    with ports.configuration.change(org_id, actor_id, ports.clock) as change:
-        count = change.reembed(embedder.name, embed)
-        if count:
+    count = 0
+    while True:
+        with ports.configuration.change(org_id, actor_id, ports.clock) as change:
+            batch = change.unembedded(embedder.name, REEMBED_BATCH)
+        if not batch:
+            break
+        vectors = embedder.embed([node.text for node in batch], EmbedPurpose.DOCUMENT)
+        with ports.configuration.change(org_id, actor_id, ports.clock) as change:
+            for node, vector in zip(batch, vectors, strict=True):
+                change.embed_again(node.ref, Embedding(embedder=embedder.name, vector=vector))
+        count += len(batch)
+    if count:
+        with ports.configuration.change(org_id, actor_id, ports.clock) as change:
             change.note(reembed_draft(actor_id, embedder.name, count))
     return count
 

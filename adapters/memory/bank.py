@@ -32,7 +32,6 @@ from adapters.store.tables import table_of
 from domain.memory.adapter import (
     DERIVED_FROM,
     Embedding,
-    EmbedTexts,
     MemoryAdapter,
     MemoryLink,
     Procedure,
@@ -101,8 +100,11 @@ class _Nothing:
     ) -> Similar:
         return Similar()
 
-    def reembed(self, org_id: str, embedder: str, embed: EmbedTexts, *, batch: int = 64) -> int:
-        return 0
+    def unembedded(self, org_id: str, embedder: str, limit: int) -> list[StoredNode]:
+        return []
+
+    def embed_again(self, org_id: str, ref: str, embedding: Embedding) -> None:
+        raise PermissionError("nothing is written through a stranger's view")
 
     def link(self, org_id: str, link: MemoryLink, *, author_id: str, at: datetime) -> None:
         raise PermissionError("nothing is written through a stranger's view")

@@ -34,7 +34,6 @@ from adapters.store.tables import table_of
 from domain.errors import Conflict
 from domain.memory.adapter import (
     Embedding,
-    EmbedTexts,
     MemoryAdapter,
     MemoryLink,
     Procedure,
@@ -304,31 +303,38 @@ class SqlMemoryAdapter:
         with self._read() as c:
             return [_node(org_id, row) for row in c.execute(_ALL, {"org_id": org_id})]
 
-    def reembed(self, org_id: str, embedder: str, embed: EmbedTexts, *, batch: int = 64) -> int:
+    def unembedded(self, org_id: str, embedder: str, limit: int) -> list[StoredNode]:
         stale = (
-            select(_nodes.c.ref, _nodes.c.text)
+            select(*_NODE_COLUMNS)
             .where(
                 _nodes.c.org_id == org_id,
                 (_nodes.c.embedder.is_(None)) | (_nodes.c.embedder != embedder),
             )
             .order_by(_nodes.c.revision)
+            .limit(limit)
         )
-        done = 0
-        with self._write() as c:
-            rows = list(c.execute(stale))
-            revision = c.execute(_REVISION, {"org_id": org_id}).scalar_one()
-            for start in range(0, len(rows), batch):
-                chunk = rows[start : start + batch]
-                vectors = embed([row.text for row in chunk])
-                for row, vector in zip(chunk, vectors, strict=True):
-                    revision += 1
-                    c.execute(
-                        update(_nodes)
-                        .where(_nodes.c.org_id == org_id, _nodes.c.ref == row.ref)
-                        .values(embedder=embedder, embedding=vector, revision=revision)
-                    )
-                done += len(chunk)
-        return done
+        with self._read() as c:
+            return [_node(org_id, row) for row in c.execute(stale)]
+
+    def embed_again(self, org_id: str, ref: str, embedding: Embedding) -> None:
+        for attempt in range(_ATTEMPTS):
+            try:
+                with self._write() as c:
+                    revision = c.execute(_REVISION, {"org_id": org_id}).scalar_one() + 1
+                    with c.begin_nested():
+                        c.execute(
+                            update(_nodes)
+                            .where(_nodes.c.org_id == org_id, _nodes.c.ref == ref)
+                            .values(
+                                embedder=embedding.embedder,
+                                embedding=embedding.vector,
+                                revision=revision,
+                            )
+                        )
+                return
+            except IntegrityError as exc:  # a lost revision, as in store
+                if self._connection is not None or attempt == _ATTEMPTS - 1:
+                    raise Conflict(f"memory record {ref!r} was written at the same time") from exc
 
     def search(
         self,

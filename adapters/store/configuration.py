@@ -49,7 +49,7 @@ from domain.crosscheck import (
     procedure_config_record,
 )
 from domain.errors import Conflict, NotFound
-from domain.memory.adapter import Embedding, EmbedTexts, MemoryAdapter, MemoryLink
+from domain.memory.adapter import Embedding, MemoryAdapter, MemoryLink
 from domain.memory.release import Span, StoredNode
 from domain.model import (
     AgentDefinition,
@@ -153,8 +153,11 @@ class OrgConfiguration:
         self._audit(procedure_config_record(procedure), "memory_procedure_published")
         return procedure.version
 
-    def reembed(self, embedder: str, embed: EmbedTexts) -> int:
-        return self._memory.reembed(self.org.id, embedder, embed)
+    def unembedded(self, embedder: str, limit: int) -> list[StoredNode]:
+        return self._memory.unembedded(self.org.id, embedder, limit)
+
+    def embed_again(self, ref: str, embedding: Embedding) -> None:
+        self._memory.embed_again(self.org.id, ref, embedding)
 
     def note(self, draft: AuditDraft) -> None:
         append(self._s, self.org.id, draft, self.now, self._keys)

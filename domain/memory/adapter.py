@@ -73,12 +73,6 @@ class Similar(Frozen):
     something is withheld and nothing of what it is about."""
 
 
-class EmbedTexts(Protocol):
-    """Embeds texts as documents: one vector (as :class:`Embedding` holds it) per text."""
-
-    def __call__(self, texts: Sequence[str]) -> list[bytes]: ...
-
-
 @runtime_checkable
 class MemoryAdapter(Protocol):
     """A backend holding an organization's memory: the four stores, ungated.
@@ -130,9 +124,13 @@ class MemoryAdapter(Protocol):
         organization's nodes lie outside ``allowed``, whatever the query."""
         ...
 
-    def reembed(self, org_id: str, embedder: str, embed: EmbedTexts, *, batch: int = 64) -> int:
-        """Embed again, with ``embed``, every node not yet embedded by ``embedder``; how
-        many were."""
+    def unembedded(self, org_id: str, embedder: str, limit: int) -> list[StoredNode]:
+        """Up to ``limit`` nodes not embedded by ``embedder`` (none, or another model),
+        oldest first: what to embed again after a change of embedder."""
+        ...
+
+    def embed_again(self, org_id: str, ref: str, embedding: Embedding) -> None:
+        """Replace node ``ref``'s embedding (its text and everything else stay)."""
         ...
 
     def link(self, org_id: str, link: MemoryLink, *, author_id: str, at: datetime) -> None:

@@ -184,17 +184,17 @@ def reembeds_what_another_model_embedded(adapter: MemoryAdapter) -> None:
     _keep(adapter, _node(org, "a", ("east",), "alpha"), seed=1, embedder="old-model-8")
     _keep(adapter, _node(org, "b", ("east",), "beta"))
     _keep(adapter, _node(org, "c", ("east",), "gamma"), seed=3)
-    asked: list[str] = []
-
-    def embed(texts: list[str]) -> list[bytes]:
-        asked.extend(texts)
-        return [_vector(50 + len(t)) for t in texts]
-
     allowed = frozenset({"east"})
     adapter.search(org, _vector(3), embedder=EMBEDDER, k=5, allowed=allowed)  # an index exists
-    assert adapter.reembed(org, EMBEDDER, embed) == 2
-    assert sorted(asked) == ["alpha", "beta"]
-    assert adapter.reembed(org, EMBEDDER, embed) == 0, "a second pass has nothing to do"
+    first = adapter.unembedded(org, EMBEDDER, 1)
+    assert [n.ref for n in first] == ["a"], "oldest first, at most the limit"
+    stale = adapter.unembedded(org, EMBEDDER, 10)
+    assert [(n.ref, n.text) for n in stale] == [("a", "alpha"), ("b", "beta")]
+    for node in stale:
+        vector = _vector(50 + len(node.text))
+        adapter.embed_again(org, node.ref, Embedding(embedder=EMBEDDER, vector=vector))
+    assert adapter.unembedded(org, EMBEDDER, 10) == [], "nothing is left to embed"
+    assert [n.text for n in adapter.retrieve(org, ["a"])] == ["alpha"], "only the vector moved"
     found = adapter.search(org, _vector(55), embedder=EMBEDDER, k=5, allowed=allowed)
     assert sorted(ref for ref, _ in found.hits) == ["a", "b", "c"]
     assert found.hits[0][0] == "a", "the new vector of 'alpha' (seed 55) is the query's own"
