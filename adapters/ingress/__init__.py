@@ -1,0 +1,1 @@
+"""The front door's proofs: OIDC bearer tokens and channel webhook signatures."""
