@@ -26,6 +26,8 @@ class Refusal(StrEnum):
     MISSING_CLAIM = "missing_claim"
     STALE = "stale_timestamp"
     KEY_SET_UNAVAILABLE = "key_set_unavailable"
+    REPLAYED = "replayed"
+    OVER_BUDGET = "over_budget"
 
 
 class Unauthenticated(Exception):

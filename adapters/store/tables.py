@@ -300,3 +300,25 @@ def table_of(model: type[SQLModel]) -> Table:
     table = model.__table__  # type: ignore[attr-defined]
     assert isinstance(table, Table)
     return table
+
+
+class IngressNonceRow(SQLModel, table=True):
+    """A nonce the front door has seen (a Slack timestamp and signature, a Teams activity
+    id, a token's ``jti``), kept until the request it came with would be stale anyway."""
+
+    __tablename__ = "ingress_nonces"
+    channel: str = Field(primary_key=True)
+    nonce: str = Field(primary_key=True)
+    expires_at: datetime = _ts()
+    seen_at: datetime = _ts()
+
+
+class IngressUsageRow(SQLModel, table=True):
+    """Requests counted against a budget ceiling: per principal (or ``*`` for the whole
+    organization) and period."""
+
+    __tablename__ = "ingress_usage"
+    org_id: str = Field(primary_key=True)
+    principal_id: str = Field(primary_key=True)
+    period: str = Field(primary_key=True)
+    requests: int = 0
