@@ -13,6 +13,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from temporalio.service import RPCError
 
+from api.limits import MAX_BODY_BYTES, BodyLimits
 from api.routers import audit, memory, organizations, runs
 from domain.errors import Conflict, Forbidden, NotFound, StoreFailure, Unavailable
 from domain.text import NUL
@@ -20,6 +21,8 @@ from usecases.context import Ports
 from worker.ports import build_ports, open_store
 from worker.settings import Settings
 from worker.temporal import make_client
+
+__all__ = ["MAX_BODY_BYTES", "create_app"]
 
 ECHO_LIMIT = 200
 """The most of a refused input that a 422 repeats back, in characters."""
@@ -91,6 +94,7 @@ def create_app(settings: Settings | None = None, ports: Ports | None = None) -> 
         lifespan=lifespan,
         dependencies=[Depends(refuse_nul)],
     )
+    app.add_middleware(BodyLimits)
 
     def error(status: int) -> Any:
         async def handler(_: Request, exc: Exception) -> JSONResponse:
