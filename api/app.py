@@ -14,8 +14,9 @@ from fastapi.responses import JSONResponse
 from temporalio.service import RPCError
 
 from api.limits import MAX_BODY_BYTES, BodyLimits
-from api.routers import audit, memory, organizations, runs
+from api.routers import audit, ingress, memory, organizations, runs
 from domain.errors import Conflict, Forbidden, NotFound, StoreFailure, Unavailable
+from domain.ingress import Unauthenticated
 from domain.text import NUL
 from usecases.context import Ports
 from worker.ports import build_ports, open_store
@@ -48,6 +49,16 @@ async def _invalid(_: Request, exc: Exception) -> JSONResponse:
         error.pop("url", None)
         errors.append(error)
     return JSONResponse(status_code=422, content={"detail": jsonable_encoder(errors)})
+
+
+async def _unauthenticated(_: Request, exc: Exception) -> JSONResponse:
+    """401 with a machine-readable reason; never the token or secret refused."""
+    assert isinstance(exc, Unauthenticated)
+    return JSONResponse(
+        status_code=401,
+        content={"reason": exc.reason.value, "detail": exc.detail},
+        headers={"WWW-Authenticate": f'Bearer error="invalid_token", reason="{exc.reason.value}"'},
+    )
 
 
 def refuse_nul(request: Request) -> None:
@@ -103,6 +114,7 @@ def create_app(settings: Settings | None = None, ports: Ports | None = None) -> 
         return handler
 
     app.add_exception_handler(RequestValidationError, _invalid)
+    app.add_exception_handler(Unauthenticated, _unauthenticated)
     app.add_exception_handler(NotFound, error(404))
     app.add_exception_handler(Forbidden, error(403))
     app.add_exception_handler(Conflict, error(409))
@@ -110,7 +122,13 @@ def create_app(settings: Settings | None = None, ports: Ports | None = None) -> 
     app.add_exception_handler(Unavailable, error(503))
     app.add_exception_handler(StoreFailure, error(503))
     app.add_exception_handler(RPCError, error(503))
-    for router in (organizations.router, runs.router, audit.router, memory.router):
+    for router in (
+        organizations.router,
+        runs.router,
+        audit.router,
+        memory.router,
+        ingress.router,
+    ):
         app.include_router(router)
 
     @app.get("/healthz")

@@ -30,6 +30,7 @@ from domain.model import (
     Charter,
     Commitment,
     Frozen,
+    Identity,
     Organization,
     Principal,
     Project,
@@ -52,7 +53,15 @@ class ConfigRecord(Frozen):
 
 
 Configured = (
-    Organization | Principal | AgentDefinition | Charter | Project | Staffing | Barrier | Commitment
+    Organization
+    | Principal
+    | AgentDefinition
+    | Charter
+    | Project
+    | Staffing
+    | Barrier
+    | Commitment
+    | Identity
 )
 
 
@@ -78,6 +87,9 @@ def config_record(item: Configured) -> ConfigRecord:
             return ConfigRecord(table="barrier", key=item.id, record=record)
         case Commitment():
             return ConfigRecord(table="commitment", key=item.id, record=record)
+        case Identity():
+            key = f"{item.kind.value}:{item.external_id}"
+            return ConfigRecord(table="identity", key=key, record=record)
 
 
 def memory_config_record(node: StoredNode) -> ConfigRecord:

@@ -5,6 +5,7 @@ audit record) and never the token, secret or body that was refused."""
 from __future__ import annotations
 
 from enum import StrEnum
+from typing import Protocol
 
 from domain.model import Frozen
 
@@ -26,6 +27,9 @@ class Refusal(StrEnum):
     MISSING_CLAIM = "missing_claim"
     STALE = "stale_timestamp"
     KEY_SET_UNAVAILABLE = "key_set_unavailable"
+    UNKNOWN_SUBJECT = "unknown_subject"
+    NOT_A_PERSON = "not_an_active_human"
+    NOT_CONFIGURED = "not_configured"
     REPLAYED = "replayed"
     OVER_BUDGET = "over_budget"
 
@@ -49,3 +53,11 @@ class TokenClaims(Frozen):
     issued_at: int
     token_id: str | None = None
     """``jti``: the nonce a replay check remembers."""
+
+
+class TokenVerifier(Protocol):
+    """Verifies a bearer ID token (see :mod:`adapters.ingress.oidc`)."""
+
+    def verify(self, token: str) -> TokenClaims:
+        """The token's claims, or :class:`Unauthenticated` with the reason."""
+        ...

@@ -92,6 +92,26 @@ class Principal(Frozen):
     status: PrincipalStatus = PrincipalStatus.ACTIVE
 
 
+class IdentityKind(StrEnum):
+    """Where a person proves who they are."""
+
+    OIDC = "oidc"
+    """The subject (``sub``) of the configured OpenID Connect issuer's ID tokens."""
+    SLACK = "slack"
+    """A Slack user, as ``{team_id}:{user_id}``."""
+    TEAMS = "teams"
+    """A Microsoft Teams user (AAD object id), as ``{tenant_id}:{aad_object_id}``."""
+
+
+class Identity(Frozen):
+    """An outside identity that proves a human principal: who signs in as whom."""
+
+    org_id: str
+    kind: IdentityKind
+    external_id: str = Field(min_length=1, max_length=300)
+    principal_id: str
+
+
 class AgentDefinition(Frozen):
     """A versioned definition of an agent: its instructions and own budget."""
 

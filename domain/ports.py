@@ -24,6 +24,8 @@ from domain.model import (
     Charter,
     Commitment,
     Frozen,
+    Identity,
+    IdentityKind,
     Organization,
     Principal,
     Project,
@@ -379,6 +381,10 @@ class Directory(Protocol):
 
     def find_principal(self, principal_id: str) -> Principal | None: ...
 
+    def identity(self, kind: IdentityKind, external_id: str) -> Identity | None:
+        """Whose an outside identity is (None: nobody's)."""
+        ...
+
     def principal(self, org_id: str, principal_id: str) -> Principal:
         """A principal of ``org_id``; :class:`~domain.errors.NotFound` otherwise."""
         ...
@@ -470,6 +476,10 @@ class OrgChange(Protocol):
 
     def embed_again(self, ref: str, embedding: Embedding) -> None:
         """Replace a record's embedding."""
+        ...
+
+    def link_identity(self, identity: Identity) -> Identity:
+        """Link an outside identity to a principal (a duplicate is a Conflict)."""
         ...
 
     def note(self, draft: AuditDraft) -> None:

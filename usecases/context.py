@@ -7,6 +7,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 
+from domain.ingress import TokenVerifier
 from domain.memory.judge import ScreenJudge
 from domain.memory.screen import InjectionScorer
 from domain.ports import (
@@ -42,4 +43,6 @@ class Ports:
     screen_judge: ScreenJudge | None = None
     """The screen's model layer (when a model provider is configured); None: none."""
     screen_judge_from: float = 0.2
+    tokens: TokenVerifier | None = None
+    """The configured OIDC issuer's token verifier; None: no issuer is configured."""
     """The classifier score from which the model layer is asked (0: every text)."""

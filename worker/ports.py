@@ -7,12 +7,14 @@ from datetime import datetime
 
 from temporalio.client import Client
 
+from adapters.ingress.oidc import KeySet, OidcVerifier, key_source
 from adapters.memory.embedders import GeminiEmbedder, local_embedder
 from adapters.memory.screen_classifier import local_classifier
 from adapters.memory.screen_judge import ModelJudge
 from adapters.models.gemini import GeminiProvider
 from adapters.store.store import Store
 from adapters.temporal.gateway import TemporalRuns
+from domain.ingress import TokenVerifier
 from domain.memory.judge import ScreenJudge
 from domain.ports import Embedder
 from usecases.context import Ports
@@ -57,6 +59,14 @@ def build_judge(settings: Settings) -> ScreenJudge | None:
     )
 
 
+def build_tokens(settings: Settings) -> TokenVerifier | None:
+    """The configured OIDC issuer's token verifier, or None when none is configured."""
+    if settings.oidc_issuer is None or settings.oidc_audience is None or settings.oidc_jwks is None:
+        return None
+    keys = KeySet(key_source(settings.oidc_jwks))
+    return OidcVerifier(settings.oidc_issuer, settings.oidc_audience, keys)
+
+
 def build_ports(
     store: Store,
     client: Client | None,
@@ -84,4 +94,5 @@ def build_ports(
         screen_classifier=local_classifier(),
         screen_judge=build_judge(settings),
         screen_judge_from=settings.screen_model_from,
+        tokens=build_tokens(settings),
     )

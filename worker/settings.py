@@ -43,6 +43,12 @@ class Settings(BaseSettings):
     screen_model_from: float = Field(default=0.2, ge=0.0, le=1.0)
     """The classifier score from which the ingestion screen asks the model (when Gemini
     is configured) about a text the rules and the classifier passed; 0: every text."""
+    oidc_issuer: str | None = None
+    """The OpenID Connect issuer whose ID tokens prove a person (its ``iss``)."""
+    oidc_audience: str | None = None
+    """The audience those tokens must name (this API's client id)."""
+    oidc_jwks: str | None = None
+    """The issuer's key set: an ``https://`` URL (its ``jwks_uri``) or a file path."""
     memory_adapter: str | None = None
     """Memory's backend as ``pkg.mod:Class`` (called with the database URL, checked
     against the MemoryAdapter protocol at start-up); unset: the SQL backend on the
@@ -91,6 +97,12 @@ class Settings(BaseSettings):
             if value is not None:
                 for part in value.get_secret_value().split(","):
                     _parse_key(part, f"VERLETICA_{name.upper()}")
+        oidc = (self.oidc_issuer, self.oidc_audience, self.oidc_jwks)
+        if any(oidc) and not all(oidc):
+            raise ValueError(
+                "VERLETICA_OIDC_ISSUER, VERLETICA_OIDC_AUDIENCE and VERLETICA_OIDC_JWKS "
+                "go together: set all three or none"
+            )
         if self.embedder == "gemini" and self.gemini_api_key is None:
             raise ValueError("the gemini embedder needs GEMINI_API_KEY")
         if self.resolved_provider in ("gemini", "capture") and self.gemini_api_key is None:

@@ -12,6 +12,7 @@ from adapters.store.tables import (
     BarrierRow,
     CharterRow,
     CommitmentRow,
+    IdentityRow,
     OrgRow,
     PrincipalRow,
     ProjectRow,
@@ -53,6 +54,7 @@ def stored_configuration(s: Session, org_id: str, memory: MemoryAdapter) -> list
         ).scalars()
     ]
     for table, to_domain in (
+        (IdentityRow, convert.identity),
         (ProjectRow, convert.project),
         (StaffingRow, convert.staffing),
         (BarrierRow, convert.barrier),

@@ -33,6 +33,7 @@ from adapters.store.tables import (
     BarrierRow,
     CharterRow,
     CommitmentRow,
+    IdentityRow,
     OrgRow,
     PrincipalRow,
     ProjectRow,
@@ -56,6 +57,7 @@ from domain.model import (
     Barrier,
     Charter,
     Commitment,
+    Identity,
     Organization,
     Principal,
     Project,
@@ -292,6 +294,13 @@ class OrgConfiguration:
         )
         self._memory.store(node, author_id=self._actor, at=self.now, embedding=embedding)
         self._audit(memory_config_record(node), "memory_record_added")
+
+    # identities -------------------------------------------------------------------------
+    def link_identity(self, identity: Identity) -> Identity:
+        row = IdentityRow(**identity.model_dump(mode="json"), created_at=self.now)
+        self._add(row, f"{identity.kind.value} identity {identity.external_id!r} is linked")
+        self._audit(config_record(identity), "identity_linked")
+        return identity
 
     # commitments ----------------------------------------------------------------------------
     def add_commitment(self, commitment: Commitment) -> Commitment:

@@ -15,6 +15,7 @@ from adapters.store.tables import (
     CharterRow,
     CommitmentRow,
     DecisionRow,
+    IdentityRow,
     IntentRow,
     OrgRow,
     PrincipalRow,
@@ -29,6 +30,8 @@ from domain.model import (
     Charter,
     CharterStatus,
     Commitment,
+    Identity,
+    IdentityKind,
     Organization,
     Principal,
     PrincipalKind,
@@ -43,6 +46,15 @@ from domain.model import (
 
 def org(row: OrgRow) -> Organization:
     return Organization(id=row.id, name=row.name, founder_id=row.founder_id)
+
+
+def identity(row: IdentityRow) -> Identity:
+    return Identity(
+        org_id=row.org_id,
+        kind=IdentityKind(row.kind),
+        external_id=row.external_id,
+        principal_id=row.principal_id,
+    )
 
 
 def principal(row: PrincipalRow | Row[Any]) -> Principal:

@@ -12,6 +12,7 @@ from adapters.store import convert
 from adapters.store.org_cache import OrgCache, OrgPolicy
 from adapters.store.session import Database
 from adapters.store.tables import (
+    IdentityRow,
     PrincipalRow,
     ProjectRow,
 )
@@ -19,6 +20,8 @@ from domain.errors import NotFound
 from domain.model import (
     Barrier,
     Commitment,
+    Identity,
+    IdentityKind,
     Organization,
     Principal,
     Project,
@@ -59,6 +62,12 @@ class Directory:
         if found is None:
             raise NotFound(f"no principal {principal_id} in this organization")
         return found
+
+    def identity(self, kind: IdentityKind, external_id: str) -> Identity | None:
+        """Whose an outside identity is, in whatever organization."""
+        with self._db.read() as s:
+            row = s.get(IdentityRow, (kind.value, external_id))
+            return None if row is None else convert.identity(row)
 
     def find_principal(self, principal_id: str) -> Principal | None:
         """A principal by id, in whatever organization."""

@@ -322,3 +322,14 @@ class IngressUsageRow(SQLModel, table=True):
     principal_id: str = Field(primary_key=True)
     period: str = Field(primary_key=True)
     requests: int = 0
+
+
+class IdentityRow(SQLModel, table=True):
+    """An outside identity (an OIDC subject, a Slack or Teams user) of a human principal."""
+
+    __tablename__ = "identities"
+    kind: str = Field(primary_key=True)
+    external_id: str = Field(primary_key=True)
+    org_id: str = Field(index=True)
+    principal_id: str
+    created_at: datetime = _ts()

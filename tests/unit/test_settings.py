@@ -51,3 +51,11 @@ def test_production_refuses_what_is_unsafe(overrides: dict[str, object], reason:
 def test_audit_keys_that_are_not_random_secrets_are_refused(key: str, reason: str) -> None:
     with pytest.raises((ValidationError, ValueError), match=reason):
         _production(audit_key=key).chain_keys()
+
+
+def test_the_oidc_settings_go_together() -> None:
+    with pytest.raises(ValidationError, match="go together"):
+        Settings(oidc_issuer="https://id.example", oidc_audience="api")
+    both = Settings(oidc_issuer="https://id.example", oidc_audience="api", oidc_jwks="jwks.json")
+    assert both.oidc_jwks == "jwks.json"
+    assert Settings().oidc_issuer is None
