@@ -15,7 +15,6 @@ from activities.agent_run import AgentRunActivities
 from activities.broker import BrokerActivities
 from adapters.connectors.email import EmailOutbox
 from adapters.connectors.payments import PaymentsLedger
-from adapters.models.gemini import GeminiProvider
 from adapters.models.replay import CapturingProvider, ReplayProvider
 from adapters.models.scripted import ScriptedProvider
 from adapters.store.store import Store
@@ -23,6 +22,7 @@ from domain.errors import NotFound
 from domain.ports import Connector, ModelProvider
 from usecases import governance
 from worker.clock import utc_now
+from worker.ports import gemini_provider
 from worker.settings import Settings
 from workflows.agent_run import AgentRunWorkflow
 
@@ -36,10 +36,8 @@ def build_model(settings: Settings) -> ModelProvider:
         return ReplayProvider()
     if provider == "scripted":
         return ScriptedProvider(settings.scripted_delay_ms / 1000)
-    assert settings.gemini_api_key is not None
-    gemini = GeminiProvider(
-        settings.gemini_api_key.get_secret_value(), settings.gemini_model, settings.gemini_base_url
-    )
+    gemini = gemini_provider(settings)
+    assert gemini is not None  # neither replay nor scripted: Gemini, alone or capturing
     if provider == "capture":
         return CapturingProvider(gemini, Path(settings.capture_path))
     return gemini

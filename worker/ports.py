@@ -45,18 +45,20 @@ def open_store(settings: Settings) -> Store:
     )
 
 
-def build_judge(settings: Settings) -> ScreenJudge | None:
-    """The screen's model layer: Gemini when it is the configured provider, else none."""
+def gemini_provider(settings: Settings) -> GeminiProvider | None:
+    """Gemini, when it is the configured model provider (alone or capturing)."""
     if settings.resolved_provider not in ("gemini", "capture"):
         return None
     assert settings.gemini_api_key is not None  # the settings refuse it otherwise
-    return ModelJudge(
-        GeminiProvider(
-            settings.gemini_api_key.get_secret_value(),
-            settings.gemini_model,
-            settings.gemini_base_url,
-        )
+    return GeminiProvider(
+        settings.gemini_api_key.get_secret_value(), settings.gemini_model, settings.gemini_base_url
     )
+
+
+def build_judge(settings: Settings) -> ScreenJudge | None:
+    """The screen's model layer: Gemini when it is the configured provider, else none."""
+    gemini = gemini_provider(settings)
+    return None if gemini is None else ModelJudge(gemini)
 
 
 def build_tokens(settings: Settings) -> TokenVerifier | None:

@@ -18,7 +18,7 @@ both databases.
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -275,22 +275,32 @@ class SqlMemoryAdapter:
             "author_id": author_id,
             "created_at": at,
         }
+
+        def keep(c: Connection, revision: int) -> None:
+            exists = c.execute(_BY_REFS, {"org_id": node.org_id, "refs": [node.ref]})
+            if exists.first() is not None:
+                raise Conflict(f"memory record {node.ref!r} exists")
+            c.execute(insert(_nodes), [{**row, "revision": revision}])
+
+        self._at_next_revision(node.org_id, keep, f"memory record {node.ref!r}")
+
+    def _at_next_revision(
+        self, org_id: str, write: Callable[[Connection, int], None], what: str
+    ) -> None:
+        """Run ``write`` with the organization's next revision, in a transaction (the
+        caller's when joined). Unjoined, nothing serialises writers of one organization:
+        one that loses the revision to another reads the newest again. Joined, the
+        caller's lock does, so a lost revision is ``what`` written at the same time."""
         for attempt in range(_ATTEMPTS):
             try:
                 with self._write() as c:
-                    exists = c.execute(_BY_REFS, {"org_id": node.org_id, "refs": [node.ref]})
-                    if exists.first() is not None:
-                        raise Conflict(f"memory record {node.ref!r} exists")
-                    revision = c.execute(_REVISION, {"org_id": node.org_id}).scalar_one() + 1
+                    revision = c.execute(_REVISION, {"org_id": org_id}).scalar_one() + 1
                     with c.begin_nested():
-                        c.execute(insert(_nodes), [{**row, "revision": revision}])
+                        write(c, revision)
                 return
             except IntegrityError as exc:
-                # Unjoined, nothing serialises writers of one organization: another took
-                # the same revision first; read the newest again. Joined, the caller's
-                # lock does, so this is the same reference kept at the same time.
                 if self._connection is not None or attempt == _ATTEMPTS - 1:
-                    raise Conflict(f"memory record {node.ref!r} was kept at the same time") from exc
+                    raise Conflict(f"{what} was written at the same time") from exc
 
     def retrieve(self, org_id: str, refs: Sequence[str]) -> list[StoredNode]:
         if not refs:
@@ -317,24 +327,14 @@ class SqlMemoryAdapter:
             return [_node(org_id, row) for row in c.execute(stale)]
 
     def embed_again(self, org_id: str, ref: str, embedding: Embedding) -> None:
-        for attempt in range(_ATTEMPTS):
-            try:
-                with self._write() as c:
-                    revision = c.execute(_REVISION, {"org_id": org_id}).scalar_one() + 1
-                    with c.begin_nested():
-                        c.execute(
-                            update(_nodes)
-                            .where(_nodes.c.org_id == org_id, _nodes.c.ref == ref)
-                            .values(
-                                embedder=embedding.embedder,
-                                embedding=embedding.vector,
-                                revision=revision,
-                            )
-                        )
-                return
-            except IntegrityError as exc:  # a lost revision, as in store
-                if self._connection is not None or attempt == _ATTEMPTS - 1:
-                    raise Conflict(f"memory record {ref!r} was written at the same time") from exc
+        def replace(c: Connection, revision: int) -> None:
+            c.execute(
+                update(_nodes)
+                .where(_nodes.c.org_id == org_id, _nodes.c.ref == ref)
+                .values(embedder=embedding.embedder, embedding=embedding.vector, revision=revision)
+            )
+
+        self._at_next_revision(org_id, replace, f"memory record {ref!r}")
 
     def search(
         self,
