@@ -25,7 +25,7 @@ from datetime import datetime
 from typing import Any
 
 import numpy as np
-from sqlalchemy import Connection, Engine, bindparam, func, insert, select, update
+from sqlalchemy import Connection, Engine, bindparam, func, insert, select, text, update
 from sqlalchemy.exc import IntegrityError
 
 from adapters.memory.tables import MemoryLinkRow, MemoryNodeRow, MemoryProcedureRow
@@ -185,6 +185,8 @@ class _Index:
         return self.refs, self.matrix[:n], self.group_of[:n], list(self.groups)
 
 
+_ORG_WRITE_LOCK = text("SELECT pg_advisory_xact_lock(hashtextextended(:key, 0))")
+"""PostgreSQL: one writer of an organization's memory at a time, until its commit."""
 _ATTEMPTS = 20
 """How often an unjoined write reads the newest revision again after losing it."""
 _WROTE = "verletica.memory.wrote_in"
@@ -276,24 +278,37 @@ class SqlMemoryAdapter:
             "created_at": at,
         }
 
-        def keep(c: Connection, revision: int) -> None:
+        def new(c: Connection) -> None:
             exists = c.execute(_BY_REFS, {"org_id": node.org_id, "refs": [node.ref]})
             if exists.first() is not None:
                 raise Conflict(f"memory record {node.ref!r} exists")
+
+        def keep(c: Connection, revision: int) -> None:
             c.execute(insert(_nodes), [{**row, "revision": revision}])
 
-        self._at_next_revision(node.org_id, keep, f"memory record {node.ref!r}")
+        self._at_next_revision(node.org_id, keep, f"memory record {node.ref!r}", first=new)
 
     def _at_next_revision(
-        self, org_id: str, write: Callable[[Connection, int], None], what: str
+        self,
+        org_id: str,
+        write: Callable[[Connection, int], None],
+        what: str,
+        first: Callable[[Connection], None] | None = None,
     ) -> None:
         """Run ``write`` with the organization's next revision, in a transaction (the
-        caller's when joined). Unjoined, nothing serialises writers of one organization:
-        one that loses the revision to another reads the newest again. Joined, the
-        caller's lock does, so a lost revision is ``what`` written at the same time."""
+        caller's when joined), after ``first`` (a check that may refuse). The revision is
+        read right before the write, to keep the window another writer can take it in
+        small. Writers of one organization queue for it: behind the caller's lock when
+        joined, behind ``BEGIN IMMEDIATE`` on SQLite, behind a transaction-scoped advisory
+        lock on PostgreSQL. Should one still lose the revision, it reads the newest again
+        (unjoined); joined, a lost revision is ``what`` written at the same time."""
         for attempt in range(_ATTEMPTS):
             try:
                 with self._write() as c:
+                    if c.dialect.name == "postgresql":
+                        c.execute(_ORG_WRITE_LOCK, {"key": f"verletica.memory:{org_id}"})
+                    if first is not None:
+                        first(c)
                     revision = c.execute(_REVISION, {"org_id": org_id}).scalar_one() + 1
                     with c.begin_nested():
                         write(c, revision)
