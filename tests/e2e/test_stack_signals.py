@@ -58,43 +58,63 @@ def _alive(pid: int) -> bool:
     return stat.exists() and stat.read_text().rsplit(")", 1)[1].split()[0] != "Z"
 
 
-@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM, signal.SIGHUP])
-def test_the_stack_stops_everything_on_a_signal(sig: signal.Signals, tmp_path: Path) -> None:
-    ports = {"temporal": _free_port(), "ui": _free_port(), "api": _free_port()}
-    env = {
-        **os.environ,
-        "VERLETICA_DATA_DIR": str(tmp_path),
-        "VERLETICA_TEMPORAL_ADDRESS": f"127.0.0.1:{ports['temporal']}",
-        "VERLETICA_TEMPORAL_UI_URL": f"http://127.0.0.1:{ports['ui']}",
-        "VERLETICA_API_PORT": str(ports["api"]),
-        "VERLETICA_AUDIT_KEY": TEST_KEYS.current.secret.hex(),
-        "VERLETICA_TASK_QUEUE": f"signals-{sig.name}",
-    }
-    up = subprocess.Popen(
-        [sys.executable, "-c", "from api.cli import main; main()", "up"],
-        cwd=ROOT,
-        env=env,
-        stdout=(tmp_path / "up.log").open("wb"),
-        stderr=subprocess.STDOUT,
-    )
-    try:
+def _bring_up(
+    data: Path, sig: signal.Signals
+) -> tuple[subprocess.Popen[bytes], dict[str, int], Path]:
+    """``verletica up`` on free ports, running and healthy, and its data folder. A free port can be taken by
+    another process between choosing it and binding it (this machine runs other tests):
+    a start that fails on a port already in use is tried again on new ports."""
+    for attempt in range(3):
+        where = data / f"try{attempt}"
+        where.mkdir()
+        ports = {"temporal": _free_port(), "ui": _free_port(), "api": _free_port()}
+        env = {
+            **os.environ,
+            "VERLETICA_DATA_DIR": str(where),
+            "VERLETICA_TEMPORAL_ADDRESS": f"127.0.0.1:{ports['temporal']}",
+            "VERLETICA_TEMPORAL_UI_URL": f"http://127.0.0.1:{ports['ui']}",
+            "VERLETICA_API_PORT": str(ports["api"]),
+            "VERLETICA_AUDIT_KEY": TEST_KEYS.current.secret.hex(),
+            "VERLETICA_TASK_QUEUE": f"signals-{sig.name}",
+        }
+        up = subprocess.Popen(
+            [sys.executable, "-c", "from api.cli import main; main()", "up"],
+            cwd=ROOT,
+            env=env,
+            stdout=(where / "up.log").open("wb"),
+            stderr=subprocess.STDOUT,
+        )
         deadline = time.monotonic() + 90
-        while True:
-            assert up.poll() is None, (tmp_path / "up.log").read_text()
+        while up.poll() is None:
             try:
                 if httpx.get(f"http://127.0.0.1:{ports['api']}/healthz", timeout=1).is_success:
-                    break
+                    return up, ports, where
             except httpx.HTTPError:
                 pass
-            assert time.monotonic() < deadline, "the stack did not come up"
+            if time.monotonic() > deadline:
+                up.kill()
+                raise AssertionError("the stack did not come up")
             time.sleep(0.3)
+        logs = "".join(
+            (where / name).read_text(errors="replace")
+            for name in ("up.log", "temporal.log")
+            if (where / name).exists()
+        )
+        assert "address already in use" in logs, logs[-3000:]
+    raise AssertionError("three starts in a row found a chosen port taken")
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM, signal.SIGHUP])
+def test_the_stack_stops_everything_on_a_signal(sig: signal.Signals, tmp_path: Path) -> None:
+    up, ports, data = _bring_up(tmp_path, sig)
+    try:
         started = _descendants(up.pid)
-        started.add(int((tmp_path / "temporal.pid").read_text()))  # its own session
+        started.add(int((data / "temporal.pid").read_text()))  # its own session
         assert len(started) >= 3  # the dev server, a worker, the API
         assert all(_open(p) for p in ports.values())
 
         up.send_signal(sig)
-        assert up.wait(timeout=60) == 0, (tmp_path / "up.log").read_text()
+        assert up.wait(timeout=60) == 0, (data / "up.log").read_text()
         deadline = time.monotonic() + 10
         while any(_alive(p) for p in started) and time.monotonic() < deadline:
             time.sleep(0.2)
