@@ -14,6 +14,7 @@ from temporalio.exceptions import ApplicationError
 from activities.batching import DecisionBatcher
 from activities.heartbeat import in_thread
 from domain.errors import BrokerPoisoned, FoundationBroken, TokenRefused
+from domain.governance.approvals import ApprovalKeys
 from domain.governance.values import BrokerMode
 from domain.intents import Decision, DispatchResult, Intent
 from domain.ports import Connector, GovernanceStore
@@ -36,7 +37,8 @@ NON_RETRYABLE = (BROKER_POISONED, FOUNDATION_BROKEN, DISPATCH_REFUSED)
 
 class BrokerActivities:
     """Decide, review, re-check, close and dispatch, over the governance store and the
-    connectors, in the broker mode the process runs in."""
+    connectors, in the broker mode the process runs in; ``approvals`` verify the proofs
+    the API signs humans' decisions with."""
 
     def __init__(
         self,
@@ -44,8 +46,11 @@ class BrokerActivities:
         connectors: Mapping[tuple[str, str], Connector],
         clock: Callable[[], datetime],
         mode: BrokerMode = BrokerMode.ENFORCE,
+        *,
+        approvals: ApprovalKeys,
     ) -> None:
         self._store = store
+        self._approvals = approvals
         self._connectors = connectors
         self._clock = clock
         self._mode = mode
@@ -62,8 +67,9 @@ class BrokerActivities:
 
     @activity.defn(name="broker_review")
     async def review(self, request: ReviewRequest) -> ReviewOutcome:
-        """Re-check a human approve/deny: authority, identity, the intent digest, and (for an
-        approval) every broker stage again; a poisoned broker refuses, on the record."""
+        """Re-check a human approve/deny: the API's proof, authority, identity, the intent
+        digest, and (for an approval) every broker stage again; a poisoned broker refuses,
+        on the record. A signal that did not decode is recorded, refused."""
         return await in_thread(
             governance.review_hold,
             self._store,
@@ -72,6 +78,8 @@ class BrokerActivities:
             request.request,
             request.attempt,
             self._clock(),
+            keys=self._approvals,
+            undecodable=request.undecodable,
         )
 
     @activity.defn(name="broker_recheck")

@@ -1,8 +1,10 @@
-"""The HTTP API. Until the authenticated ingress lands it listens on localhost only and
-takes the acting principal from the ``X-Verletica-Principal`` header."""
+"""The HTTP API. Every route that acts or reads an organization's data takes its
+principal from a proof (a bearer ID token, a Slack or Teams signature), checked by the
+front door in :mod:`usecases.ingress`; see ``api/deps.py``."""
 
 from __future__ import annotations
 
+import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
@@ -13,8 +15,9 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from temporalio.service import RPCError
 
+from api.deps import DEV_HEADER, is_loopback
 from api.limits import MAX_BODY_BYTES, BodyLimits
-from api.routers import audit, ingress, memory, organizations, runs
+from api.routers import audit, channels, ingress, memory, organizations, runs
 from domain.errors import Conflict, Forbidden, NotFound, StoreFailure, Unavailable
 from domain.ingress import Unauthenticated
 from domain.text import NUL
@@ -24,6 +27,8 @@ from worker.settings import Settings
 from worker.temporal import make_client
 
 __all__ = ["MAX_BODY_BYTES", "create_app"]
+
+log = logging.getLogger("verletica.api")
 
 ECHO_LIMIT = 200
 """The most of a refused input that a 422 repeats back, in characters."""
@@ -83,6 +88,29 @@ def refuse_nul(request: Request) -> None:
                 )
 
 
+def _announce(ports: Ports, settings: Settings | None) -> None:
+    """Say, loudly, how this API proves who is asking; refuse the development header on
+    an address other machines can reach."""
+    if ports.dev_principal_header:
+        host = settings.api_host if settings is not None else "127.0.0.1"
+        if not is_loopback(host):
+            raise RuntimeError(
+                f"VERLETICA_DEV_PRINCIPAL_HEADER is set and the API binds {host}: the "
+                f"{DEV_HEADER} header would let anyone who reaches it act as anyone. "
+                "Bind a loopback address, or configure an OIDC issuer instead."
+            )
+        log.warning(
+            "DEVELOPMENT MODE: the %s header names the acting principal, unproven. "
+            "Never run like this where anyone else can reach the API.",
+            DEV_HEADER,
+        )
+    if ports.tokens is None:
+        log.warning(
+            "no OIDC issuer is configured (VERLETICA_OIDC_*): no bearer token proves "
+            "anyone, and only the development header, if enabled, names a principal"
+        )
+
+
 def create_app(settings: Settings | None = None, ports: Ports | None = None) -> FastAPI:
     """Build the app; ``ports`` may be injected (tests), else built in the lifespan."""
 
@@ -90,12 +118,14 @@ def create_app(settings: Settings | None = None, ports: Ports | None = None) -> 
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         if ports is not None:
             app.state.ports = ports
+            _announce(ports, settings)
             yield
             return
         conf = settings or Settings()
         store = open_store(conf)
         client = await make_client(conf)
         app.state.ports = build_ports(store, client, conf)
+        _announce(app.state.ports, conf)
         yield
         store.close()
 
@@ -128,6 +158,7 @@ def create_app(settings: Settings | None = None, ports: Ports | None = None) -> 
         audit.router,
         memory.router,
         ingress.router,
+        channels.router,
     ):
         app.include_router(router)
 

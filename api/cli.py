@@ -7,6 +7,7 @@ import json
 import os
 import signal
 import sys
+import uuid
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Annotated, Any, TypeVar
@@ -17,11 +18,13 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from adapters.ingress.local_issuer import KEY_FILE, LocalIssuer
 from adapters.memory.screen_classifier import local_classifier
+from domain.ingress import Unauthenticated
 from domain.memory.judge import second_opinion
 from domain.memory.screen import screen
 from domain.model import SpendCap, StaffRole
-from usecases import audit, memory, organization, runs
+from usecases import audit, ingress, memory, organization, runs
 from usecases.context import Ports
 from worker.clock import utc_now
 from worker.ports import build_judge, build_ports, open_store
@@ -46,8 +49,52 @@ console = Console(width=None if sys.stdout.isatty() else 160)
 T = TypeVar("T")
 
 Org = Annotated[str, typer.Option("--org", envvar="VERLETICA_ORG", help="Organization id.")]
+TOKEN_ENV = "VERLETICA_TOKEN"
+SIGN_IN = (
+    f"sign in: export {TOKEN_ENV}=<an ID token from your issuer> (with the local issuer of "
+    f"'verletica up': export {TOKEN_ENV}=$(verletica token <email>))"
+)
+
+
+def _prove_actor(ctx: typer.Context, value: str) -> str:
+    """The acting principal, proven as the API proves it: the ID token in
+    ``VERLETICA_TOKEN``, or (development header mode only) ``--as``."""
+    if ctx.resilient_parsing:
+        return value
+    token = os.environ.get(TOKEN_ENV) or None
+    if token is None and not (value and Settings().dev_principal_header):
+        raise typer.BadParameter(
+            f"{SIGN_IN}; --as <principal id> is honoured only with "
+            "VERLETICA_DEV_PRINCIPAL_HEADER=true",
+            param_hint="--as",
+        )
+
+    def prove(ports: Ports) -> str:
+        return ingress.guarded(
+            ports,
+            "cli",
+            ctx.command_path,
+            lambda: ingress.api_caller(
+                ports,
+                bearer=token,
+                nonce=uuid.uuid4().hex,
+                dev_principal=value or None,
+                acting=True,
+                loopback=True,
+            ),
+        )
+
+    return _sync(prove)
+
+
 As = Annotated[
-    str, typer.Option("--as", envvar="VERLETICA_ACTOR", help="Acting principal id (a human).")
+    str,
+    typer.Option(
+        "--as",
+        envvar="VERLETICA_ACTOR",
+        callback=_prove_actor,
+        help=f"Development header mode only: the acting principal's id (else {TOKEN_ENV}).",
+    ),
 ]
 
 
@@ -63,7 +110,7 @@ def _services(fn: Callable[[Ports], Awaitable[T]], temporal: bool = False) -> T:
 
     try:
         return asyncio.run(go())
-    except (LookupError, PermissionError, ValueError, RuntimeError) as exc:
+    except (LookupError, PermissionError, ValueError, RuntimeError, Unauthenticated) as exc:
         console.print(f"[red]error:[/] {exc}")
         raise typer.Exit(1) from exc
 
@@ -94,25 +141,38 @@ def onboard(
     founder_email: Annotated[str, typer.Option(help="Founder's email.")],
     founder_name: Annotated[str | None, typer.Option(help="Founder's display name.")] = None,
 ) -> None:
-    """Create an organization, its founder and the starter fleet."""
-    done = _sync(lambda s: organization.onboard(s, name, founder_email, founder_name))
+    """Create an organization, its founder (you: your ID token's subject proves the
+    founder) and the starter fleet."""
+    token = os.environ.get(TOKEN_ENV) or None
+    done = _sync(
+        lambda s: organization.onboard(
+            s,
+            name,
+            founder_email,
+            founder_name,
+            oidc_subject=ingress.guarded(
+                s, "cli", "onboard", lambda: ingress.founding_subject(s, token)
+            ),
+        )
+    )
     table = Table(title=f"{done.org.name} ({done.org.id})")
     for col in ("id", "handle", "kind", "agent kind"):
         table.add_column(col)
     for p in [done.founder, *done.agents]:
         table.add_row(p.id, p.handle, p.kind, p.agent_kind or "")
     console.print(table)
-    console.print(f"export VERLETICA_ORG={done.org.id} VERLETICA_ACTOR={done.founder.id}")
+    console.print(f"founder {done.founder.id} ({done.founder.handle})")
+    console.print(f"export VERLETICA_ORG={done.org.id}")
 
 
 @projects_app.command("add")
-def projects_add(slug: str, name: str, org: Org, actor: As) -> None:
+def projects_add(slug: str, name: str, org: Org, actor: As = "") -> None:
     """Create a project; the founder becomes its approver."""
     _show(_sync(lambda s: organization.add_project(s, org, actor, slug, name)))
 
 
 @projects_app.command("list")
-def projects_list(org: Org, actor: As) -> None:
+def projects_list(org: Org, actor: As = "") -> None:
     """List the organization's projects."""
     for p in _sync(lambda s: organization.projects(s, org, actor)):
         console.print(f"{p.slug:16} {p.name}")
@@ -123,7 +183,7 @@ def staff(
     principal: Annotated[str, typer.Argument(help="Principal id or handle.")],
     project: str,
     org: Org,
-    actor: As,
+    actor: As = "",
     role: Annotated[StaffRole, typer.Option(help="member or approver")] = StaffRole.MEMBER,
 ) -> None:
     """Staff a principal on a project, from now on."""
@@ -137,7 +197,7 @@ def staff(
 
 
 @app.command()
-def unstaff(staffing_id: str, org: Org, actor: As) -> None:
+def unstaff(staffing_id: str, org: Org, actor: As = "") -> None:
     """End a staffing now (authority ends with it)."""
     _show(_sync(lambda s: organization.unstaff(s, org, actor, staffing_id)))
 
@@ -147,7 +207,7 @@ def barrier(
     name: str,
     groups: Annotated[list[str], typer.Argument(help="Groups, each a comma list: east west,north")],
     org: Org,
-    actor: As,
+    actor: As = "",
 ) -> None:
     """Create an information barrier between disjoint project groups."""
     _show(
@@ -163,7 +223,7 @@ def commit_add(
     cap_cents: Annotated[int, typer.Option(help="Spend cap in cents.")],
     source: Annotated[str, typer.Option(help="Where it comes from.")],
     org: Org,
-    actor: As,
+    actor: As = "",
     project: Annotated[list[str] | None, typer.Option(help="Projects it binds.")] = None,
     currency: str = "USD",
 ) -> None:
@@ -179,7 +239,7 @@ def commit_add(
 
 
 @commit_app.command("confirm")
-def commit_confirm(commitment_id: str, actor: As) -> None:
+def commit_confirm(commitment_id: str, actor: As = "") -> None:
     """Confirm an extracted commitment."""
     _show(_sync(lambda s: organization.confirm_commitment(s, commitment_id, actor)))
 
@@ -189,7 +249,7 @@ def run(
     agent: Annotated[str, typer.Argument(help="Agent id or handle.")],
     task: str,
     org: Org,
-    actor: As,
+    actor: As = "",
     wait: Annotated[bool, typer.Option(help="Wait for the run to settle.")] = True,
 ) -> None:
     """Start an agent run and show its decisions."""
@@ -219,19 +279,19 @@ def _decide(intent_id: str, actor: str, reason: str, approve: bool) -> None:
 
 
 @app.command()
-def approve(intent_id: str, actor: As, reason: str = "") -> None:
+def approve(intent_id: str, actor: As = "", reason: str = "") -> None:
     """Approve a held intent (the broker re-checks your authority)."""
     _decide(intent_id, actor, reason, True)
 
 
 @app.command()
-def deny(intent_id: str, actor: As, reason: str = "") -> None:
+def deny(intent_id: str, actor: As = "", reason: str = "") -> None:
     """Deny a held intent (the broker re-checks your authority)."""
     _decide(intent_id, actor, reason, False)
 
 
 @audit_app.command("verify")
-def audit_verify(org: Org, actor: As) -> None:
+def audit_verify(org: Org, actor: As = "") -> None:
     """Recompute every hash, link and signature of the organization's chain."""
     view = _sync(lambda s: audit.audit(s, org, actor, verify=True))
     assert view.verification is not None
@@ -244,8 +304,8 @@ def audit_verify(org: Org, actor: As) -> None:
 def memory_ingest(
     ref: str,
     org: Org,
-    actor: As,
     project: Annotated[list[str], typer.Option(help="A project it belongs to (repeat).")],
+    actor: As = "",
     text: Annotated[str | None, typer.Option(help="The text (or --file).")] = None,
     file: Annotated[Path | None, typer.Option(help="Read the text from this file.")] = None,
     kind: Annotated[str, typer.Option(help="note, email, contract, invoice, …")] = "note",
@@ -271,7 +331,7 @@ def memory_ingest(
 def memory_procedure(
     name: str,
     org: Org,
-    actor: As,
+    actor: As = "",
     version: Annotated[int | None, typer.Option(help="A version (default: the newest).")] = None,
 ) -> None:
     """A procedure (workflow definition or playbook) as you may see it."""
@@ -285,7 +345,7 @@ def memory_procedure(
 def memory_query(
     text: str,
     org: Org,
-    actor: As,
+    actor: As = "",
     k: Annotated[int, typer.Option(help="How many records at most.")] = 10,
 ) -> None:
     """The records most similar to TEXT that you may read, best first."""
@@ -313,7 +373,7 @@ def memory_link(
     src: str,
     dst: str,
     org: Org,
-    actor: As,
+    actor: As = "",
     kind: Annotated[
         str, typer.Option(help="relates, mentions, supersedes or derived_from.")
     ] = "relates",
@@ -331,7 +391,7 @@ def memory_link(
 
 
 @memory_app.command("explain")
-def memory_explain(ref: str, org: Org, actor: As) -> None:
+def memory_explain(ref: str, org: Org, actor: As = "") -> None:
     """Where record REF came from, as you may see it."""
     _show(_sync(lambda s: memory.explain(s, org, actor, ref)))
 
@@ -369,14 +429,14 @@ def memory_screen(
 
 
 @memory_app.command("reembed")
-def memory_reembed(org: Org, actor: As) -> None:
+def memory_reembed(org: Org, actor: As = "") -> None:
     """Embed again every record another embedder made (after changing the embedder)."""
     count = _sync(lambda s: memory.reembed(s, org, actor))
     console.print(f"{count} record(s) embedded again")
 
 
 @memory_app.command("reads")
-def memory_reads(org: Org, actor: As) -> None:
+def memory_reads(org: Org, actor: As = "") -> None:
     """Every read of the organization's memory: who asked, for whom, what it released."""
     log = _sync(lambda s: memory.reads(s, org, actor))
     table = Table(title="memory reads")
@@ -406,7 +466,7 @@ def memory_reads(org: Org, actor: As) -> None:
 
 
 @broker_app.command("status")
-def broker_status(org: Org, actor: As) -> None:
+def broker_status(org: Org, actor: As = "") -> None:
     """Say whether the organization's broker is poisoned, and why."""
     reason = _sync(lambda s: audit.broker_status(s, org, actor))
     console.print("poisoned: " + reason if reason else "not poisoned")
@@ -415,8 +475,8 @@ def broker_status(org: Org, actor: As) -> None:
 @broker_app.command("unpoison")
 def broker_unpoison(
     org: Org,
-    actor: As,
     reason: Annotated[str, typer.Option(help="Why it is safe to act again (recorded).")],
+    actor: As = "",
 ) -> None:
     """Clear a poisoned broker, on the record, once the chain verifies (the founder)."""
     _sync(lambda s: audit.unpoison(s, org, actor, reason))
@@ -458,13 +518,24 @@ def _stack_session(play: bool, keep_running: bool | None) -> None:
     _stop_on_signals()
     try:
         console.print("Starting the Temporal dev server, a worker and the API…")
+        if play and not stack.local_issuer:
+            raise typer.BadParameter(
+                "the demo signs its people in with its own local issuer: "
+                "unset VERLETICA_OIDC_ISSUER/_AUDIENCE/_JWKS to play it"
+            )
         stack.start()
         console.print(f"API {stack.api_url}  ·  Temporal UI {settings.temporal_ui_url}")
+        if stack.local_issuer:
+            console.print(
+                f"Local OIDC issuer {settings.local_issuer_url} (development only): "
+                "sign in with [bold]export VERLETICA_TOKEN=$(verletica token <email>)[/]"
+            )
         if play:
+            issuer = stack.issuer()
 
             async def go() -> None:
                 async with httpx.AsyncClient(base_url=stack.api_url, timeout=30) as http:
-                    render(await play_demo(http, console), console)
+                    render(await play_demo(http, issuer.mint, console), console)
 
             asyncio.run(go())
         if keep_running is None:
@@ -477,6 +548,23 @@ def _stack_session(play: bool, keep_running: bool | None) -> None:
         console.print(f"Stopping ({why or 'interrupted'})…")
     finally:
         stack.stop()
+
+
+@app.command()
+def token(
+    subject: Annotated[str, typer.Argument(help="Who signs in (the demo uses emails).")],
+) -> None:
+    """An ID token from the local issuer of 'verletica up' (development only): print it,
+    for export VERLETICA_TOKEN=$(verletica token ada@example.com)."""
+    settings = Settings()
+    key = Path(settings.data_dir) / KEY_FILE
+    if settings.environment != "development" or not key.exists():
+        console.print(
+            "[red]error:[/] no local issuer is running (start one with 'verletica up'); "
+            "with your own identity provider, get an ID token from it"
+        )
+        raise typer.Exit(1)
+    sys.stdout.write(LocalIssuer.load(settings.local_issuer_url, key).mint(subject) + "\n")
 
 
 @app.command()

@@ -12,7 +12,9 @@ from __future__ import annotations
 
 import asyncio
 import time
+import uuid
 from collections import Counter
+from collections.abc import Callable, Generator
 from typing import Any
 
 import httpx
@@ -20,7 +22,24 @@ from pydantic import BaseModel
 from rich.console import Console
 from rich.table import Table
 
-HEADER = "X-Verletica-Principal"
+NONCE_HEADER = "X-Verletica-Nonce"
+
+
+class Bearer(httpx.Auth):
+    """A person's ID token on every request, with a fresh nonce (an acting request's
+    nonce is remembered: sending one twice is a replay)."""
+
+    def __init__(self, token: str) -> None:
+        self.token = token
+
+    def auth_flow(self, request: httpx.Request) -> Generator[httpx.Request, httpx.Response, None]:
+        request.headers["Authorization"] = f"Bearer {self.token}"
+        request.headers[NONCE_HEADER] = uuid.uuid4().hex
+        yield request
+
+
+SignIn = Callable[[str], str]
+"""An ID token for a subject (the issuer's name for a person)."""
 
 TASKS = {
     "kickoff": ("orion", "Send the Atlas client the kickoff agenda."),
@@ -68,6 +87,9 @@ class DemoReport(BaseModel):
     org_id: str
     founder_id: str
     associate_id: str
+    founder_subject: str
+    """The founder's subject at the issuer (tests sign in as the founder with it)."""
+    associate_subject: str
     handles: dict[str, str]
     """Principal id → handle."""
     runs: dict[str, dict[str, Any]]
@@ -77,12 +99,12 @@ class DemoReport(BaseModel):
 
 
 async def _settled(
-    http: httpx.AsyncClient, headers: dict[str, str], run_id: str, until: str, timeout: float = 60
+    http: httpx.AsyncClient, auth: Bearer, run_id: str, until: str, timeout: float = 60
 ) -> dict[str, Any]:
     """Poll a run until it completes (or, with ``until='hold'``, waits on a human)."""
     deadline = time.monotonic() + timeout
     while True:
-        view = (await http.get(f"/v1/runs/{run_id}", headers=headers)).raise_for_status().json()
+        view = (await http.get(f"/v1/runs/{run_id}", auth=auth)).raise_for_status().json()
         state = view.get("state") or {}
         if view["workflow_status"] != "running":
             return view  # type: ignore[no-any-return]
@@ -97,9 +119,16 @@ async def _settled(
         await asyncio.sleep(0.2)
 
 
-async def play(http: httpx.AsyncClient, console: Console | None = None) -> DemoReport:
-    """Play the scenario against a running API (worker and Temporal behind it)."""
+async def play(
+    http: httpx.AsyncClient, sign_in: SignIn, console: Console | None = None
+) -> DemoReport:
+    """Play the scenario against a running API (worker and Temporal behind it); its
+    people sign in with the ID tokens ``sign_in`` gets them from the issuer."""
     say = console.print if console else (lambda *_a, **_k: None)
+    # each play founds a new firm: its people are new to the issuer too
+    tag = uuid.uuid4().hex[:8]
+    ada_subject, ben_subject = f"ada-{tag}@harborvale.example", f"ben-{tag}@harborvale.example"
+    as_founder = Bearer(sign_in(ada_subject))
 
     say("[bold]1. Onboarding[/] Harbor & Vale Advisory with its starter fleet")
     org = (
@@ -111,6 +140,7 @@ async def play(http: httpx.AsyncClient, console: Console | None = None) -> DemoR
                     "founder_email": "ada@harborvale.example",
                     "founder_name": "Ada Vale",
                 },
+                auth=as_founder,
             )
         )
         .raise_for_status()
@@ -118,15 +148,21 @@ async def play(http: httpx.AsyncClient, console: Console | None = None) -> DemoR
     )
     org_id, founder = org["org_id"], org["founder_id"]
     agents = {a["handle"]: a["id"] for a in org["agents"]}
-    as_founder = {HEADER: founder}
 
     async def post(path: str, body: dict[str, Any]) -> dict[str, Any]:
-        return (await http.post(path, json=body, headers=as_founder)).raise_for_status().json()  # type: ignore[no-any-return]
+        return (await http.post(path, json=body, auth=as_founder)).raise_for_status().json()  # type: ignore[no-any-return]
 
     ben = await post(
         f"/v1/orgs/{org_id}/humans",
         {"email": "ben@harborvale.example", "display_name": "Ben Okafor"},
     )
+    await post(
+        f"/v1/orgs/{org_id}/identities",
+        {"principal_id": ben["id"], "kind": "oidc", "external_id": ben_subject},
+    )
+    as_ben = Bearer(sign_in(ben_subject))
+    me = (await http.get("/v1/whoami", auth=as_ben)).raise_for_status().json()
+    say(f"   Ada and Ben sign in with ID tokens from the issuer; Ben's proves {me['handle']}")
     say("[bold]2. Projects[/] east (Atlas, buy-side) and west (Birch, sell-side), a wall between")
     await post(f"/v1/orgs/{org_id}/projects", {"slug": "east", "name": "Project Atlas (buy-side)"})
     await post(f"/v1/orgs/{org_id}/projects", {"slug": "west", "name": "Project Birch (sell-side)"})
@@ -167,7 +203,7 @@ async def play(http: httpx.AsyncClient, console: Console | None = None) -> DemoR
             "source": "Birch data room, diligence folder",
         },
     )
-    trail = (await http.get(f"/v1/orgs/{org_id}/audit", headers=as_founder)).raise_for_status()
+    trail = (await http.get(f"/v1/orgs/{org_id}/audit", auth=as_founder)).raise_for_status()
     (tagged,) = (
         e["payload"]["tagged"]
         for e in trail.json()["entries"]
@@ -178,7 +214,7 @@ async def play(http: httpx.AsyncClient, console: Console | None = None) -> DemoR
         await http.post(
             f"/v1/orgs/{org_id}/memory/query",
             json={"text": EAST_QUERY, "k": 3},
-            headers={HEADER: ben["id"]},
+            auth=as_ben,
         )
     ).raise_for_status()
     east_query = found.json()
@@ -196,7 +232,7 @@ async def play(http: httpx.AsyncClient, console: Console | None = None) -> DemoR
             "kind": "invoice",
             "source": "accounts@northwind.example",
         },
-        headers=as_founder,
+        auth=as_founder,
     )
     refusal = {"status": refused.status_code, "detail": refused.json().get("detail", "")}
     if refused.status_code == 422:
@@ -237,9 +273,8 @@ async def play(http: httpx.AsyncClient, console: Console | None = None) -> DemoR
     say(f"   payment held: {held['state']['intents'][0]['decision']['reason']}")
     say("   Ben (no approval authority) approves → recorded and refused")
     approval = {"approver_id": ben["id"], "reason": "looks fine"}
-    as_ben = {HEADER: ben["id"]}
     (
-        await http.post(f"/v1/intents/{intent}/approve", json=approval, headers=as_ben)
+        await http.post(f"/v1/intents/{intent}/approve", json=approval, auth=as_ben)
     ).raise_for_status()
     await _settled(http, as_founder, started["payment"], "refused:1")
     say("   Ada (approver on east) approves → dispatched once")
@@ -271,15 +306,17 @@ async def play(http: httpx.AsyncClient, console: Console | None = None) -> DemoR
         )
 
     audit = (
-        (await http.get(f"/v1/orgs/{org_id}/audit", params={"verify": "true"}, headers=as_founder))
+        (await http.get(f"/v1/orgs/{org_id}/audit", params={"verify": "true"}, auth=as_founder))
         .raise_for_status()
         .json()
     )
-    principals = (await http.get(f"/v1/orgs/{org_id}/principals", headers=as_founder)).json()
+    principals = (await http.get(f"/v1/orgs/{org_id}/principals", auth=as_founder)).json()
     return DemoReport(
         org_id=org_id,
         founder_id=founder,
         associate_id=ben["id"],
+        founder_subject=ada_subject,
+        associate_subject=ben_subject,
         handles={p["id"]: p["handle"] for p in principals},
         runs=runs,
         audit=audit,
@@ -287,11 +324,9 @@ async def play(http: httpx.AsyncClient, console: Console | None = None) -> DemoR
     )
 
 
-async def _memory_reads(
-    http: httpx.AsyncClient, org_id: str, headers: dict[str, str]
-) -> list[dict[str, Any]]:
+async def _memory_reads(http: httpx.AsyncClient, org_id: str, auth: Bearer) -> list[dict[str, Any]]:
     """The memory read log, oldest first."""
-    answer = await http.get(f"/v1/orgs/{org_id}/memory/reads", headers=headers)
+    answer = await http.get(f"/v1/orgs/{org_id}/memory/reads", auth=auth)
     return answer.raise_for_status().json()  # type: ignore[no-any-return]
 
 

@@ -18,6 +18,9 @@ MAX_BODY_BYTES = 1 << 20
 MAX_DEPTH = 64
 """How deep JSON may nest: the API's bodies are two or three levels deep."""
 _WITH_BODY = frozenset({"POST", "PUT", "PATCH"})
+FORM_PATHS = frozenset({"/v1/ingress/slack"})
+"""Where a form body is accepted too: Slack sends slash commands form-encoded."""
+FORM = "application/x-www-form-urlencoded"
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -91,7 +94,8 @@ class BodyLimits:
             if not message.get("more_body", False):
                 break
         media = headers.get("content-type", "").split(";", 1)[0].strip().lower()
-        if body and media != "application/json":
+        form = media == FORM and scope.get("path") in FORM_PATHS
+        if body and media != "application/json" and not form:
             await _answer(send, 415, "the body must be application/json")
             return
         try:
@@ -99,7 +103,7 @@ class BodyLimits:
         except UnicodeDecodeError:
             await _answer(send, 400, "the body is not UTF-8")
             return
-        problem = _depth_problem(bytes(body))
+        problem = None if form else _depth_problem(bytes(body))
         if problem is not None:
             await _answer(send, 400, problem)
             return

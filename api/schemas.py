@@ -110,5 +110,8 @@ class RunBody(Body):
 
 
 class DecisionBody(Body):
-    approver_id: str = Field(max_length=100)
+    """An approve or deny. The approver is whoever the request proves; ``approver_id``,
+    when given, must name them."""
+
+    approver_id: str | None = Field(default=None, max_length=100)
     reason: str = Field(default="", max_length=2000)

@@ -4,10 +4,14 @@ audit record) and never the token, secret or body that was refused."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from datetime import datetime
 from enum import StrEnum
-from typing import Protocol
+from typing import Literal, Protocol
 
-from domain.model import Frozen
+from pydantic import Field
+
+from domain.model import Frozen, as_utc
 
 
 class Refusal(StrEnum):
@@ -31,7 +35,9 @@ class Refusal(StrEnum):
     NOT_A_PERSON = "not_an_active_human"
     NOT_CONFIGURED = "not_configured"
     REPLAYED = "replayed"
+    MISSING_NONCE = "missing_nonce"
     OVER_BUDGET = "over_budget"
+    NO_CREDENTIALS = "no_credentials"
 
 
 class Unauthenticated(Exception):
@@ -41,6 +47,9 @@ class Unauthenticated(Exception):
         super().__init__(f"{reason.value}: {detail}")
         self.reason = reason
         self.detail = detail
+        self.org_id: str | None = None
+        self.principal_id: str | None = None
+        """Who was refused, once their identity is proven (a replay, a budget)."""
 
 
 class TokenClaims(Frozen):
@@ -60,4 +69,76 @@ class TokenVerifier(Protocol):
 
     def verify(self, token: str) -> TokenClaims:
         """The token's claims, or :class:`Unauthenticated` with the reason."""
+        ...
+
+
+class BudgetCeilings(Frozen):
+    """What the front door lets principals and organizations spend per period: acting
+    requests, and model spend reserved by the runs they start (0: nothing)."""
+
+    period: Literal["hour", "day"] = "hour"
+    requests_per_principal: int = Field(default=600, ge=0)
+    requests_per_org: int = Field(default=3000, ge=0)
+    model_cents_per_principal: int = Field(default=20_000, ge=0)
+    model_cents_per_org: int = Field(default=100_000, ge=0)
+    model_cents_per_run: int = Field(default=5, ge=0)
+    """What starting a run reserves of the model spend ceilings: an estimate of one model
+    call, until runs are charged the tokens they spend."""
+
+    def period_of(self, now: datetime) -> str:
+        """The budget period ``now`` falls in (``2026-12-01T08`` or ``2026-12-01``)."""
+        now = as_utc(now)
+        return now.strftime("%Y-%m-%dT%H" if self.period == "hour" else "%Y-%m-%d")
+
+
+class RefusedRequest(Frozen):
+    """A request the front door refused, as recorded: never its token, secret or body."""
+
+    at: datetime
+    channel: str
+    """``api``, ``slack``, ``teams``, ``whoami``."""
+    reason: Refusal
+    detail: str
+    path: str = ""
+    org_id: str | None = None
+    principal_id: str | None = None
+
+
+class FrontDoor(Protocol):
+    """What the front door remembers in the database, shared by every API process."""
+
+    def first_use(self, channel: str, nonce: str, expires_at: datetime, now: datetime) -> None:
+        """Remember ``nonce``; :class:`Unauthenticated` (replayed) when seen before."""
+        ...
+
+    def charge(
+        self,
+        org_id: str,
+        principal_id: str,
+        now: datetime,
+        ceilings: BudgetCeilings,
+        *,
+        requests: int = 1,
+        model_cents: int = 0,
+    ) -> None:
+        """Count ``requests`` (and reserve ``model_cents``), or :class:`Unauthenticated`
+        (over budget) with nothing counted."""
+        ...
+
+    def refused(self, request: RefusedRequest) -> None:
+        """Record a refusal."""
+        ...
+
+    def refusals(self, limit: int = 100, org_id: str | None = None) -> list[RefusedRequest]:
+        """The newest refusals (of ``org_id``, when given), newest first."""
+        ...
+
+
+class ChannelSignature(Protocol):
+    """Verifies a channel's webhook signature (Slack, Teams: see
+    :mod:`adapters.ingress.webhooks`)."""
+
+    def verify(self, headers: Mapping[str, str], body: bytes, now: datetime) -> None:
+        """:class:`Unauthenticated` with the reason when the signature does not hold
+        (``headers`` are lower-cased)."""
         ...

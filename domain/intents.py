@@ -11,6 +11,7 @@ from typing import Any
 from pydantic import Field
 
 from domain.canonical import digest
+from domain.governance.approvals import ApprovalProof
 from domain.model import Frozen, Slug
 
 
@@ -162,6 +163,8 @@ class ApprovalRequest(Frozen):
     verdict: ApprovalVerdict
     intent_digest: str
     reason: str = ""
+    proof: ApprovalProof | None = None
+    """The API's signature over the decision (see :mod:`domain.governance.approvals`)."""
 
 
 class DispatchToken(Frozen):

@@ -520,6 +520,10 @@ class RunRecords(Protocol):
 
     def get(self, run_id: str) -> RunRecord | None: ...
 
+    def by_client_key(self, org_id: str, client_key: str) -> RunRecord | None:
+        """The run a client key started, if any."""
+        ...
+
     def intents(self, run_id: str) -> list[tuple[Intent, str, list[Decision]]]:
         """Each intent of the run with its status and its decisions, oldest first."""
         ...

@@ -6,6 +6,7 @@ from enum import StrEnum
 
 from pydantic import Field, model_validator
 
+from domain.governance.approvals import ApprovalProof
 from domain.governance.values import ReviewResult
 from domain.intents import ApprovalRequest, Decision, DispatchResult, Intent, ProposedAction
 from domain.model import Frozen, UtcInstant
@@ -49,6 +50,9 @@ class ApprovalSignal(Frozen):
     approver_id: str
     intent_digest: str
     reason: str = ""
+    proof: ApprovalProof | None = None
+    """The API's signature over the decision; without a valid one the broker refuses it.
+    (Optional so that signals recorded before proofs existed still decode.)"""
 
 
 class RunRecord(Frozen):
@@ -128,13 +132,23 @@ class BrokerRequest(Frozen):
 
 
 class ReviewRequest(Frozen):
-    """Re-check one human decision on a held intent."""
+    """Re-check one human decision on a held intent, or record a signal that was not one."""
 
     org_id: str
     run_id: str
-    request: ApprovalRequest
+    request: ApprovalRequest | None
+    """The decision; None for a signal that did not decode as one."""
     attempt: int
     """Position of this request among the run's signals; makes the audit entry idempotent."""
+    undecodable: str | None = None
+    """Why the signal could not be read as a decision (its name and a bounded preview,
+    never its content): the broker records it, refused."""
+
+    @model_validator(mode="after")
+    def _one(self) -> ReviewRequest:
+        if (self.request is None) == (self.undecodable is None):
+            raise ValueError("a review is of a decision or of an undecodable signal")
+        return self
 
 
 class ReviewOutcome(Frozen):
@@ -192,6 +206,10 @@ class RunStatus(StrEnum):
     FAILED = "failed"
 
 
+MAX_REFUSED_SHOWN = 100
+"""How many refused signals a run's state shows: a flood of forged signals must not grow
+the state (the query answer and the result) without bound."""
+
 NODES: tuple[str, ...] = ("resolve", "context", "reasoning", "broker", "hold", "action")
 
 
@@ -219,3 +237,7 @@ class RunState(Frozen):
     """The memory records the gate released to the run (refs)."""
     intents: tuple[IntentView, ...] = ()
     error: str | None = None
+    refused_signals: tuple[str, ...] = ()
+    """Every decision sent to the run that the broker refused, newest last (at most
+    :data:`MAX_REFUSED_SHOWN`; the audit chain holds them all): forged or unproven ones,
+    ones that did not decode, ones for no open hold. Each reads ``deny by p_x: rule — why``."""

@@ -6,13 +6,16 @@ to the local server); each test gets a fresh database cloned from a migrated tem
 
 from __future__ import annotations
 
+import json
 import os
 import sys
+import tempfile
 import uuid
 from collections.abc import AsyncIterator, Callable, Iterator
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, fields, replace
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import psycopg
 import pytest
@@ -22,11 +25,14 @@ from temporalio.client import Client
 from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.testing import WorkflowEnvironment
 
+from adapters.ingress.local_issuer import LocalIssuer
+from adapters.ingress.oidc import KeySet, OidcVerifier
 from adapters.store.db import libpq_url, migrate, normalise_url
 from adapters.store.store import Store
 from api.app import create_app
 from domain.audit import ChainKey, ChainKeys
-from domain.model import StaffRole
+from domain.model import Identity, IdentityKind, StaffRole
+from tests.support import TEST_APPROVAL_KEY
 from usecases import organization
 from usecases.context import Ports
 from usecases.organization import Onboarded
@@ -39,6 +45,77 @@ TEMPORAL = str(Path(sys.executable).parent / "temporal")
 TEMPORAL_TEST_SERVER = str(Path(sys.executable).parent / "temporal-test-server")
 TEST_KEYS = ChainKeys(current=ChainKey(bytes(range(32))))
 """The audit key every test process uses (worker subprocesses get it by environment)."""
+TEST_DATA_DIR = tempfile.mkdtemp(prefix="verletica-test-")
+"""Where test settings keep key files: never the checkout's own ``.verletica``."""
+TEST_ISSUER = LocalIssuer.generate("https://id.harborvale-test.example")
+"""The OIDC issuer of the tests' people; the API verifies its tokens by its key set."""
+TEST_AUDIENCE = "verletica-test"
+
+
+def test_tokens() -> OidcVerifier:
+    """The verifier of :data:`TEST_ISSUER`'s tokens, as the API builds one from settings."""
+    return OidcVerifier(TEST_ISSUER.issuer, TEST_AUDIENCE, KeySet(StaticKeys(TEST_ISSUER.jwks())))
+
+
+class StaticKeys:
+    """A key set known in advance (an issuer whose JWKS a test holds)."""
+
+    def __init__(self, document: dict[str, Any]) -> None:
+        self.document = document
+
+    def fetch(self) -> dict[str, Any]:
+        return self.document
+
+
+def signed_in(svc: Ports, principal_id: str, **claims: Any) -> dict[str, str]:
+    """Headers proving ``principal_id`` (a human): a fresh ID token from the test issuer
+    (its subject linked on first use) and a fresh nonce."""
+    subject = f"sub-{principal_id}"
+    if svc.directory.identity(IdentityKind.OIDC, subject) is None:
+        person = svc.directory.find_principal(principal_id)
+        assert person is not None, f"no principal {principal_id}"
+        org = svc.directory.org(person.org_id)
+        with svc.configuration.change(person.org_id, org.founder_id, svc.clock) as change:
+            change.link_identity(
+                Identity(
+                    org_id=person.org_id,
+                    kind=IdentityKind.OIDC,
+                    external_id=subject,
+                    principal_id=principal_id,
+                )
+            )
+    return bearer(subject, **claims)
+
+
+def bearer(subject: str, **claims: Any) -> dict[str, str]:
+    """Headers with a fresh ID token for ``subject`` from the test issuer and a nonce."""
+    token = TEST_ISSUER.mint(subject, TEST_AUDIENCE, claims=claims)
+    return {"Authorization": f"Bearer {token}", "X-Verletica-Nonce": uuid.uuid4().hex}
+
+
+def cli_signed_in(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, svc: Ports, principal_id: str
+) -> None:
+    """The environment of a ``verletica`` command signed in as ``principal_id``: the
+    test issuer configured (its key set in a file) and a fresh ID token."""
+    jwks = tmp_path / "test-issuer-jwks.json"
+    jwks.write_text(json.dumps(TEST_ISSUER.jwks()), encoding="utf-8")
+    signed_in(svc, principal_id)  # link the subject
+    for name, value in {
+        "VERLETICA_DATA_DIR": str(tmp_path / "cli-data"),
+        "VERLETICA_OIDC_ISSUER": TEST_ISSUER.issuer,
+        "VERLETICA_OIDC_AUDIENCE": TEST_AUDIENCE,
+        "VERLETICA_OIDC_JWKS": str(jwks),
+        "VERLETICA_AUDIT_KEY": TEST_KEYS.current.secret.hex(),
+        "VERLETICA_APPROVAL_KEY": TEST_APPROVAL_KEY.hex(),
+        "VERLETICA_TOKEN": TEST_ISSUER.mint(f"sub-{principal_id}", TEST_AUDIENCE),
+    }.items():
+        monkeypatch.setenv(name, value)
+
+
+def sign_in(subject: str) -> str:
+    """An ID token for ``subject`` (what the demo's ``sign_in`` returns)."""
+    return TEST_ISSUER.mint(subject, TEST_AUDIENCE)
 
 
 def utc_now() -> datetime:
@@ -127,7 +204,7 @@ def wire(
     store: Store, client: Client | None, settings: Settings, clock: Callable[[], datetime] = utc_now
 ) -> Wired:
     """The use cases' ports over ``store`` and ``client`` (None: no Temporal)."""
-    base = build_ports(store, client, settings, clock)
+    base = replace(build_ports(store, client, settings, clock), tokens=test_tokens())
     return Wired(
         **{f.name: getattr(base, f.name) for f in fields(Ports)}, store=store, settings=settings
     )
@@ -140,6 +217,8 @@ def make_settings(**overrides: object) -> Settings:
         "model_provider": "scripted",
         "embedder": "local",
         "audit_key": TEST_KEYS.current.secret.hex(),
+        "approval_key": TEST_APPROVAL_KEY.hex(),
+        "data_dir": TEST_DATA_DIR,
     }
     values.update(overrides)
     return Settings(**values)  # type: ignore[arg-type]
@@ -188,8 +267,14 @@ def firm(services: Ports) -> Firm:
 
 @pytest.fixture
 def api(services: Ports) -> Iterator[TestClient]:
-    """The HTTP API in process over ``services`` (no Temporal); a 500 is an answer here."""
-    with TestClient(create_app(ports=services), raise_server_exceptions=False) as client:
+    """The HTTP API in process over ``services`` (no Temporal); a 500 is an answer here.
+
+    It runs in the development header mode (``X-Verletica-Principal`` names the actor),
+    explicitly: these tests are about what each route lets a principal do. How a
+    principal is proven is tested through bearer tokens (``signed_in``) in
+    ``test_front_door.py`` and the end-to-end tests."""
+    app = create_app(ports=replace(services, dev_principal_header=True))
+    with TestClient(app, raise_server_exceptions=False) as client:
         yield client
 
 

@@ -1,18 +1,21 @@
-"""Helpers the tests share: racing calls on threads, a payment intent, and running a
-workflow to its end on the time-skipping test server."""
+"""Helpers the tests share: racing calls on threads, a payment intent, a decision signed
+as the API signs it, and running a workflow to its end on the time-skipping test server."""
 
 from __future__ import annotations
 
+import json
 import threading
 import uuid
 from collections.abc import Callable
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 from temporalio.client import WorkflowExecutionStatus
 from temporalio.testing import WorkflowEnvironment
 
-from domain.intents import Intent
+from domain.governance.approvals import ApprovalKey, ApprovalKeys, sign
+from domain.governance.review import decided
+from domain.intents import ApprovalRequest, ApprovalVerdict, Intent
 from domain.runs import RunState
 from workflows.agent_run import AgentRunWorkflow
 
@@ -42,6 +45,64 @@ def payment_intent(
             "memo": "m",
         },
     )
+
+
+def model_reply(*actions: dict[str, Any]) -> str:
+    """The model's reply proposing ``actions`` (for the scripted provider)."""
+    return json.dumps({"summary": "s", "actions": list(actions)})
+
+
+def pay_action(invoice: str, amount: int = 200_000) -> dict[str, Any]:
+    """A proposed payment on project ``east``."""
+    return {
+        "tool": "payments.pay",
+        "projects": ["east"],
+        "cost_cents": amount,
+        "justification": "due",
+        "payload": {
+            "payee": "Northwind",
+            "invoice": invoice,
+            "amount_cents": amount,
+            "currency": "USD",
+            "memo": "m",
+        },
+    }
+
+
+EMAIL_ACTION: dict[str, Any] = {
+    "tool": "email.send",
+    "projects": ["east"],
+    "cost_cents": 0,
+    "justification": "j",
+    "payload": {"to": "cfo@client.example", "subject": "s", "body": "b"},
+}
+"""A proposed email on project ``east``."""
+
+TEST_APPROVAL_KEY = bytes(range(100, 132))
+"""The approval key every test process uses."""
+APPROVAL_KEYS = ApprovalKeys(current=ApprovalKey(TEST_APPROVAL_KEY))
+"""The approval keys of tests that call the broker's review directly."""
+
+
+def signed(
+    intent: Intent,
+    approver_id: str,
+    verdict: ApprovalVerdict = ApprovalVerdict.APPROVE,
+    *,
+    run_id: str | None = None,
+    now: datetime,
+    keys: ApprovalKeys = APPROVAL_KEYS,
+) -> ApprovalRequest:
+    """A decision on ``intent`` with the proof the API would sign for run ``run_id``
+    (the intent's own run unless told)."""
+    request = ApprovalRequest(
+        intent_id=intent.id,
+        approver_id=approver_id,
+        verdict=verdict,
+        intent_digest=intent.digest,
+    )
+    proof = sign(keys, decided(request, run_id or intent.run_id), now)
+    return request.model_copy(update={"proof": proof})
 
 
 def race(calls: list[Callable[[], Any]]) -> list[Any]:

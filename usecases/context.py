@@ -3,13 +3,15 @@ it may do."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from datetime import datetime
 
-from domain.ingress import TokenVerifier
+from domain.governance.approvals import ApprovalKeys
+from domain.ingress import BudgetCeilings, ChannelSignature, FrontDoor, TokenVerifier
 from domain.memory.judge import ScreenJudge
 from domain.memory.screen import InjectionScorer
+from domain.model import IdentityKind
 from domain.ports import (
     AuditReader,
     ConfigurationStore,
@@ -43,6 +45,17 @@ class Ports:
     screen_judge: ScreenJudge | None = None
     """The screen's model layer (when a model provider is configured); None: none."""
     screen_judge_from: float = 0.2
+    """The classifier score from which the model layer is asked (0: every text)."""
     tokens: TokenVerifier | None = None
     """The configured OIDC issuer's token verifier; None: no issuer is configured."""
-    """The classifier score from which the model layer is asked (0: every text)."""
+    approvals: ApprovalKeys | None = None
+    """The key that signs the humans' decisions sent to runs; None: holds cannot be
+    decided from this process."""
+    front_door: FrontDoor | None = None
+    """Replay memory, budget counters and the log of refused requests; None: none kept."""
+    budgets: BudgetCeilings | None = None
+    """The ceilings the front door charges acting requests against; None: no ceiling."""
+    channels: Mapping[IdentityKind, ChannelSignature] = field(default_factory=dict)
+    """The chat channels whose webhook secret is configured (Slack, Teams)."""
+    dev_principal_header: bool = False
+    """Local development only: the ``X-Verletica-Principal`` header names the actor."""

@@ -20,6 +20,7 @@ from domain.errors import (
     TokenRefused,
 )
 from domain.governance import records
+from domain.governance.approvals import ApprovalKeys
 from domain.governance.broker import STAGES, StageFn, evaluate, observed
 from domain.governance.review import reconfirm, refused, review
 from domain.governance.tokens import token_for
@@ -142,18 +143,41 @@ def _sanitized(request: ApprovalRequest) -> tuple[ApprovalRequest, str | None]:
     return ApprovalRequest.model_validate(fields), malformed
 
 
+MAX_PROBLEM = 500
+"""How much of an undecodable signal's description is recorded."""
+
+
+def _refuse_signal(
+    store: GovernanceStore, org_id: str, run_id: str, problem: str, attempt: int, now: datetime
+) -> ReviewOutcome:
+    """Record a signal that did not decode as a decision, refused. Idempotent by attempt: a
+    retry appends nothing and answers the same."""
+    problem = problem.replace("\x00", "\\u0000")[:MAX_PROBLEM]
+    with store.unit(org_id, now) as unit:
+        unit.append(records.signal_refused_draft(run_id, attempt, problem))
+    return ReviewOutcome(review=refused(records.UNDECODABLE_SIGNAL, problem))
+
+
 def review_hold(
     store: GovernanceStore,
     org_id: str,
     run_id: str,
-    request: ApprovalRequest,
+    request: ApprovalRequest | None,
     attempt: int,
     now: datetime,
+    *,
+    keys: ApprovalKeys,
+    undecodable: str | None = None,
 ) -> ReviewOutcome:
     """Re-check a human's approve or deny of a hold of ``run_id``, and record it,
-    accepted or refused. An approval re-runs the broker (:func:`reconfirm`): it is
+    accepted or refused. It must carry the API's proof, verified with ``keys``, before
+    anything else is asked. An approval re-runs the broker (:func:`reconfirm`): it is
     refused when the intent would now be rejected or held for something the hold did
-    not show, and then the intent is held again with its new reasons."""
+    not show, and then the intent is held again with its new reasons. A signal that did
+    not decode (``undecodable`` says why) is recorded, refused."""
+    if request is None or undecodable is not None:
+        problem = undecodable if undecodable is not None else "the signal carried no decision"
+        return _refuse_signal(store, org_id, run_id, problem, attempt, now)
     request, malformed = _sanitized(request)
     event_key = records.review_key(run_id, request.intent_id, attempt)
     with store.unit(org_id, now) as unit:
@@ -176,6 +200,7 @@ def review_hold(
             else review(
                 request,
                 run_id=run_id,
+                keys=keys,
                 held=stored,
                 malformed=malformed,
                 approver=approver,

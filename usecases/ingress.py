@@ -1,13 +1,35 @@
-"""Who a request proves it comes from: outside identities linked to human principals,
-and a bearer token turned into the principal it proves."""
+"""The front door: who a request proves it comes from, or why it proves nothing.
+
+An acting API request passes four checks, in this order, and is refused at the first
+that fails (recorded, with its reason, never its token):
+
+1. **signature**: the bearer ID token verifies against the configured issuer (RS256);
+2. **identity**: its subject is linked to an active human principal;
+3. **replay**: its nonce (the ``X-Verletica-Nonce`` header, else the token's ``jti``)
+   was not seen before, by any API process, while the token is valid;
+4. **budget**: the principal and its organization are under their ceilings.
+
+A read passes the first two. The development header (``X-Verletica-Principal``) is
+honoured only when the settings ask for it, never in production, only on loopback.
+"""
 
 from __future__ import annotations
 
+import logging
+from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
+from typing import TypeVar
+
 from domain.errors import NotFound
-from domain.ingress import Refusal, Unauthenticated
+from domain.ingress import Refusal, RefusedRequest, TokenClaims, Unauthenticated
 from domain.model import Identity, IdentityKind, Principal, PrincipalKind, PrincipalStatus
-from usecases.access import founder
+from usecases.access import founder, member
 from usecases.context import Ports
+
+log = logging.getLogger(__name__)
+T = TypeVar("T")
+NONCE_LEEWAY = timedelta(minutes=1)
+"""A nonce is remembered a little past its token's expiry (the verifier's clock leeway)."""
 
 
 def link_identity(
@@ -55,3 +77,168 @@ def whoami(ports: Ports, bearer: str) -> Principal:
         raise Unauthenticated(Refusal.NOT_CONFIGURED, "no OIDC issuer is configured")
     claims = ports.tokens.verify(bearer)
     return proven(ports, IdentityKind.OIDC, claims.subject)
+
+
+def guarded(
+    ports: Ports,
+    channel: str,
+    path: str,
+    check: Callable[[], T],
+    org_id: str | None = None,
+) -> T:
+    """``check()``, recording its refusal (reason and detail, never the credential)."""
+    try:
+        return check()
+    except Unauthenticated as exc:
+        if ports.front_door is not None:
+            ports.front_door.refused(
+                RefusedRequest(
+                    at=ports.clock(),
+                    channel=channel,
+                    reason=exc.reason,
+                    detail=exc.detail,
+                    path=path,
+                    org_id=exc.org_id or org_id,
+                    principal_id=exc.principal_id,
+                )
+            )
+        log.info("refused %s %s: %s (%s)", channel, path, exc.reason.value, exc.detail)
+        raise
+
+
+def claims_of(ports: Ports, bearer: str) -> TokenClaims:
+    """Check 1: the bearer token's claims."""
+    if ports.tokens is None:
+        raise Unauthenticated(Refusal.NOT_CONFIGURED, "no OIDC issuer is configured")
+    return ports.tokens.verify(bearer)
+
+
+def admit(
+    ports: Ports,
+    principal: Principal,
+    channel: str,
+    nonce: str | None,
+    nonce_expires: datetime | None,
+) -> None:
+    """Checks 3 and 4 for an acting request of ``principal``: its nonce is new, and it
+    fits the budget ceilings. Either refusal names the organization and principal."""
+    now = ports.clock()
+    try:
+        if ports.front_door is not None and nonce is not None:
+            expires = nonce_expires or now + timedelta(minutes=5)
+            ports.front_door.first_use(channel, nonce, expires + NONCE_LEEWAY, now)
+        if ports.front_door is not None and ports.budgets is not None:
+            ports.front_door.charge(principal.org_id, principal.id, now, ports.budgets)
+    except Unauthenticated as exc:
+        exc.org_id, exc.principal_id = principal.org_id, principal.id
+        raise
+
+
+def reserve_run(ports: Ports, principal: Principal) -> None:
+    """Reserve what starting a run may spend of the model budget, before it starts;
+    refused (and recorded) over budget."""
+    budgets = ports.budgets
+    if ports.front_door is None or budgets is None:
+        return
+    door = ports.front_door
+    guarded(
+        ports,
+        "api",
+        "run",
+        lambda: _charged(
+            ports,
+            principal,
+            lambda: door.charge(
+                principal.org_id,
+                principal.id,
+                ports.clock(),
+                budgets,
+                requests=0,
+                model_cents=budgets.model_cents_per_run,
+            ),
+        ),
+    )
+
+
+def _charged(ports: Ports, principal: Principal, charge: Callable[[], None]) -> None:
+    try:
+        charge()
+    except Unauthenticated as exc:
+        exc.org_id, exc.principal_id = principal.org_id, principal.id
+        raise
+
+
+def api_caller(
+    ports: Ports,
+    *,
+    bearer: str | None,
+    nonce: str | None,
+    dev_principal: str | None,
+    acting: bool,
+    loopback: bool,
+) -> str:
+    """The principal id an API request proves (its four checks, see the module)."""
+    if bearer is not None:
+        claims = claims_of(ports, bearer)
+        principal = proven(ports, IdentityKind.OIDC, claims.subject)
+        if acting:
+            seen = nonce or claims.token_id
+            if not seen:
+                missing = Unauthenticated(
+                    Refusal.MISSING_NONCE,
+                    "an acting request needs a nonce: the X-Verletica-Nonce header, or a "
+                    "token with a jti",
+                )
+                missing.org_id, missing.principal_id = principal.org_id, principal.id
+                raise missing
+            admit(
+                ports,
+                principal,
+                "api",
+                f"{claims.issuer}|{claims.subject}|{seen}",
+                datetime.fromtimestamp(claims.expires_at, UTC),
+            )
+        return principal.id
+    if dev_principal is not None and ports.dev_principal_header:
+        if not loopback:
+            raise Unauthenticated(
+                Refusal.NOT_CONFIGURED,
+                "the development principal header is honoured only on a loopback address",
+            )
+        found = ports.directory.find_principal(dev_principal)
+        if acting and found is not None:
+            admit(ports, found, "api", None, None)
+        return dev_principal
+    raise Unauthenticated(
+        Refusal.NO_CREDENTIALS, "send 'Authorization: Bearer <ID token>' from your issuer"
+    )
+
+
+def founding_subject(ports: Ports, bearer: str | None) -> str | None:
+    """Who may found an organization: any person the issuer vouches for, not yet linked
+    to a principal (their subject); None when the development header mode stands in."""
+    if bearer is None:
+        if ports.dev_principal_header:
+            return None
+        raise Unauthenticated(
+            Refusal.NO_CREDENTIALS, "send 'Authorization: Bearer <ID token>' from your issuer"
+        )
+    claims = claims_of(ports, bearer)
+    return claims.subject
+
+
+def refusals(ports: Ports, org_id: str, actor_id: str, limit: int = 100) -> list[RefusedRequest]:
+    """The organization's refused requests, newest first (the founder's)."""
+    founder(ports, org_id, actor_id)
+    if ports.front_door is None:
+        return []
+    return ports.front_door.refusals(limit, org_id)
+
+
+def me(ports: Ports, actor_id: str) -> Principal:
+    """The acting principal, an active human."""
+    found = ports.directory.find_principal(actor_id)
+    if found is None:
+        raise NotFound("no such principal")
+    member(ports, found.org_id, actor_id)
+    return found

@@ -27,6 +27,8 @@ from domain.model import (
     CharterStatus,
     Commitment,
     Constraint,
+    Identity,
+    IdentityKind,
     Organization,
     Principal,
     PrincipalKind,
@@ -84,11 +86,19 @@ def _starter_agent(org_id: str, spec: StarterAgent) -> tuple[Principal, AgentDef
 
 
 def onboard(
-    ports: Ports, name: str, founder_email: str, founder_name: str | None = None
+    ports: Ports,
+    name: str,
+    founder_email: str,
+    founder_name: str | None = None,
+    oidc_subject: str | None = None,
 ) -> Onboarded:
-    """Create an organization, its founder and the starter fleet of agents, atomically."""
+    """Create an organization, its founder and the starter fleet of agents, atomically;
+    ``oidc_subject`` (the person founding it, as their issuer names them) then proves
+    the founder. A subject proves one principal: one already linked is a Conflict."""
     if not name.strip() or "@" not in founder_email:
         raise ValueError("an organization needs a name and a founder email")
+    if oidc_subject is not None and ports.directory.identity(IdentityKind.OIDC, oidc_subject):
+        raise Conflict("your sign-in already belongs to a principal of an organization")
     org_id = new_id()
     handle = rules.handle_for(founder_email, taken=(), fallback="founder")
     if handle in {spec.handle for spec in STARTER_FLEET}:
@@ -103,6 +113,16 @@ def onboard(
     )
     fleet = [_starter_agent(org_id, spec) for spec in STARTER_FLEET]
     org = ports.configuration.create_org(name.strip(), person, fleet, ports.clock())
+    if oidc_subject is not None:
+        with ports.configuration.change(org.id, person.id, ports.clock) as change:
+            change.link_identity(
+                Identity(
+                    org_id=org.id,
+                    kind=IdentityKind.OIDC,
+                    external_id=oidc_subject,
+                    principal_id=person.id,
+                )
+            )
     return Onboarded(org=org, founder=person, agents=[agent for agent, _, _ in fleet])
 
 

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from pydantic import BaseModel
 
-from domain.errors import Conflict, Forbidden, NotFound
-from domain.intents import Decision, Intent, Outcome
+from domain.errors import Conflict, Forbidden, NotFound, Unavailable
+from domain.governance.approvals import Decided, sign
+from domain.intents import ApprovalVerdict, Decision, Intent, Outcome
 from domain.model import PrincipalKind
 from domain.runs import (
     MAX_HOLD_SECONDS,
@@ -15,6 +16,7 @@ from domain.runs import (
     RunRecord,
     RunState,
 )
+from usecases import ingress
 from usecases.access import member, run_for
 from usecases.context import Ports
 from usecases.organization import new_id
@@ -73,7 +75,7 @@ async def start_run(
 ) -> RunStarted:
     """Start an agent run on behalf of ``actor_id``, an active human of the organization;
     the same client key returns the run it started before (and never runs it again)."""
-    member(ports, org_id, actor_id)
+    _, actor = member(ports, org_id, actor_id)
     if scripted_reply is not None and not ports.scripted_replies:
         raise Forbidden(
             "scripted_reply is honoured only when the server runs the scripted provider"
@@ -89,6 +91,8 @@ async def start_run(
         raise ValueError(
             f"hold_timeout_seconds must lie between {MIN_HOLD_SECONDS} and {MAX_HOLD_SECONDS}"
         )
+    if client_key is None or ports.runs.by_client_key(org_id, client_key) is None:
+        ingress.reserve_run(ports, actor)
     run_id, now = new_id(), ports.clock()
     current = ports.directory.staffing(org_id, agent_id)
     run, created = ports.runs.create(
@@ -157,8 +161,10 @@ async def wait_run(ports: Ports, run_id: str, actor_id: str) -> RunState:
 async def decide_hold(
     ports: Ports, intent_id: str, actor_id: str, approver_id: str, approve: bool, reason: str = ""
 ) -> HoldSignalled:
-    """Send an approve or deny bound to the intent's digest; the broker re-checks it in the
-    run. The acting principal speaks only for itself: ``approver_id`` must be the actor."""
+    """Send an approve or deny bound to the intent's digest, with a proof signed by this
+    process's approval key; the broker verifies the proof and re-checks the rest in the
+    run. The acting (authenticated) principal speaks only for itself: ``approver_id``
+    must be the actor, and the proof names the actor."""
     if approver_id != actor_id:
         raise Forbidden("approver_id must be the acting principal")
     found = ports.runs.intent(intent_id)
@@ -171,8 +177,25 @@ async def decide_hold(
     intent, status, run_id = found
     if status != Outcome.HOLD:
         raise Conflict(f"intent is {status}, not held")
+    if ports.approvals is None:
+        raise Unavailable(
+            "this process holds no approval key (VERLETICA_APPROVAL_KEY): it cannot decide holds"
+        )
+    verdict = ApprovalVerdict.APPROVE if approve else ApprovalVerdict.DENY
+    decided = Decided(
+        run_id=run_id,
+        intent_id=intent_id,
+        intent_digest=intent.digest,
+        approver_id=actor_id,
+        verdict=verdict.value,
+        reason=reason,
+    )
     signal = ApprovalSignal(
-        intent_id=intent_id, approver_id=approver_id, intent_digest=intent.digest, reason=reason
+        intent_id=intent_id,
+        approver_id=actor_id,
+        intent_digest=intent.digest,
+        reason=reason,
+        proof=sign(ports.approvals, decided, ports.clock()),
     )
     await ports.gateway.signal(run.workflow_id, approve, signal)
     return HoldSignalled(

@@ -107,6 +107,7 @@ def build_worker(
         connectors=build_connectors(store, clock),
         clock=clock,
         mode=settings.broker_mode,
+        approvals=settings.approval_keys(),
     )
     activities: dict[str, Callable[..., Any]] = {
         "resolve": runs.resolve,

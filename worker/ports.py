@@ -4,18 +4,22 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from datetime import datetime
+from pathlib import Path
 
 from temporalio.client import Client
 
+from adapters.ingress.local_issuer import KEY_FILE, LOCAL_AUDIENCE
 from adapters.ingress.oidc import KeySet, OidcVerifier, key_source
+from adapters.ingress.webhooks import SlackSignature, TeamsSignature
 from adapters.memory.embedders import GeminiEmbedder, local_embedder
 from adapters.memory.screen_classifier import local_classifier
 from adapters.memory.screen_judge import ModelJudge
 from adapters.models.gemini import GeminiProvider
 from adapters.store.store import Store
 from adapters.temporal.gateway import TemporalRuns
-from domain.ingress import TokenVerifier
+from domain.ingress import BudgetCeilings, ChannelSignature, TokenVerifier
 from domain.memory.judge import ScreenJudge
+from domain.model import IdentityKind
 from domain.ports import Embedder
 from usecases.context import Ports
 from worker.clock import utc_now
@@ -62,11 +66,28 @@ def build_judge(settings: Settings) -> ScreenJudge | None:
 
 
 def build_tokens(settings: Settings) -> TokenVerifier | None:
-    """The configured OIDC issuer's token verifier, or None when none is configured."""
+    """The configured OIDC issuer's token verifier. With none configured, in development,
+    the local issuer's when ``verletica up`` has made its key; otherwise None."""
     if settings.oidc_issuer is None or settings.oidc_audience is None or settings.oidc_jwks is None:
-        return None
+        local = Path(settings.data_dir) / KEY_FILE
+        if settings.environment != "development" or not local.exists():
+            return None
+        url = settings.local_issuer_url
+        return OidcVerifier(url, LOCAL_AUDIENCE, KeySet(key_source(f"{url}/jwks.json")))
     keys = KeySet(key_source(settings.oidc_jwks))
     return OidcVerifier(settings.oidc_issuer, settings.oidc_audience, keys)
+
+
+def build_channels(settings: Settings) -> dict[IdentityKind, ChannelSignature]:
+    """The chat channels whose webhook secret is configured."""
+    channels: dict[IdentityKind, ChannelSignature] = {}
+    if settings.slack_signing_secret is not None:
+        channels[IdentityKind.SLACK] = SlackSignature(
+            settings.slack_signing_secret.get_secret_value()
+        )
+    if settings.teams_hmac_secret is not None:
+        channels[IdentityKind.TEAMS] = TeamsSignature(settings.teams_hmac_secret.get_secret_value())
+    return channels
 
 
 def build_ports(
@@ -97,4 +118,16 @@ def build_ports(
         screen_judge=build_judge(settings),
         screen_judge_from=settings.screen_model_from,
         tokens=build_tokens(settings),
+        approvals=settings.approval_keys(),
+        front_door=store.front_door,
+        budgets=BudgetCeilings(
+            period=settings.budget_period,
+            requests_per_principal=settings.budget_requests_per_principal,
+            requests_per_org=settings.budget_requests_per_org,
+            model_cents_per_principal=settings.budget_model_cents_per_principal,
+            model_cents_per_org=settings.budget_model_cents_per_org,
+            model_cents_per_run=settings.budget_model_cents_per_run,
+        ),
+        channels=build_channels(settings),
+        dev_principal_header=settings.dev_principal_header,
     )

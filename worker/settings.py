@@ -11,6 +11,7 @@ from pydantic import AliasChoices, Field, SecretStr, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from domain.audit import MIN_KEY_BYTES, ChainKey, ChainKeys
+from domain.governance.approvals import ApprovalKey, ApprovalKeys
 from domain.intents import BrokerMode
 
 ModelProviderName = Literal["replay", "scripted", "gemini", "capture"]
@@ -49,6 +50,25 @@ class Settings(BaseSettings):
     """The audience those tokens must name (this API's client id)."""
     oidc_jwks: str | None = None
     """The issuer's key set: an ``https://`` URL (its ``jwks_uri``) or a file path."""
+    dev_principal_header: bool = False
+    """Local development only: trust the ``X-Verletica-Principal`` header as the acting
+    principal. Refused in production, and honoured only on a loopback address."""
+    local_issuer_port: int = 8001
+    """Where ``verletica up`` and ``make demo`` serve their local OIDC issuer."""
+    slack_signing_secret: SecretStr | None = None
+    """The Slack app's signing secret (``POST /v1/ingress/slack``)."""
+    teams_hmac_secret: SecretStr | None = None
+    """The Teams outgoing webhook's security token, base64 (``POST /v1/ingress/teams``)."""
+    budget_period: Literal["hour", "day"] = "hour"
+    budget_requests_per_principal: int = Field(default=600, ge=0)
+    """Acting requests one principal may make per period (0: none)."""
+    budget_requests_per_org: int = Field(default=3000, ge=0)
+    budget_model_cents_per_principal: int = Field(default=20_000, ge=0)
+    """Model spend, in cents, that the runs one principal starts may reserve per period;
+    each run reserves its agent's per-run budget when it starts."""
+    budget_model_cents_per_org: int = Field(default=100_000, ge=0)
+    budget_model_cents_per_run: int = Field(default=5, ge=0)
+    """What a run reserves of those when it starts (an estimate of one model call)."""
     memory_adapter: str | None = None
     """Memory's backend as ``pkg.mod:Class`` (called with the database URL, checked
     against the MemoryAdapter protocol at start-up); unset: the SQL backend on the
@@ -74,6 +94,13 @@ class Settings(BaseSettings):
     audit_retired_keys: SecretStr | None = None
     """Comma-separated hex keys that signed older entries and still verify them."""
 
+    approval_key: SecretStr | None = None
+    """Hex key (at least 32 bytes) with which the API signs every approve or deny it
+    sends to a run, and the broker verifies it. Unset in development:
+    ``<data_dir>/approval.key``, created on first use."""
+    approval_retired_keys: SecretStr | None = None
+    """Comma-separated hex keys that still verify decisions signed before a rotation."""
+
     @model_validator(mode="after")
     def _check(self) -> Settings:
         if not self.database_url:
@@ -90,9 +117,20 @@ class Settings(BaseSettings):
                 raise ValueError(
                     "production needs VERLETICA_AUDIT_KEY: a secret kept outside the database"
                 )
+            if self.approval_key is None:
+                raise ValueError(
+                    "production needs VERLETICA_APPROVAL_KEY: a secret kept outside the database"
+                )
+            if self.dev_principal_header:
+                raise ValueError(
+                    "VERLETICA_DEV_PRINCIPAL_HEADER trusts a header anyone can send: "
+                    "it is refused in production"
+                )
         for name, value in (
             ("audit_key", self.audit_key),
             ("audit_retired_keys", self.audit_retired_keys),
+            ("approval_key", self.approval_key),
+            ("approval_retired_keys", self.approval_retired_keys),
         ):
             if value is not None:
                 for part in value.get_secret_value().split(","):
@@ -111,20 +149,22 @@ class Settings(BaseSettings):
 
     def chain_keys(self) -> ChainKeys:
         """The audit keys: from the settings, or (development) the data folder's key file."""
-        if self.audit_key is not None:
-            current = _parse_key(self.audit_key.get_secret_value(), "VERLETICA_AUDIT_KEY")
-        else:
-            current = _key_file(Path(self.data_dir) / "audit.key")
-        retired = (
-            ()
-            if self.audit_retired_keys is None
-            else tuple(
-                _parse_key(part, "VERLETICA_AUDIT_RETIRED_KEYS")
-                for part in self.audit_retired_keys.get_secret_value().split(",")
-                if part.strip()
-            )
-        )
+        current, retired = _keys(self.audit_key, self.audit_retired_keys, self.data_dir, "audit")
         return ChainKeys(current=ChainKey(current), retired=tuple(ChainKey(k) for k in retired))
+
+    def approval_keys(self) -> ApprovalKeys:
+        """The approval keys: from the settings, or (development) the data folder's key file."""
+        current, retired = _keys(
+            self.approval_key, self.approval_retired_keys, self.data_dir, "approval"
+        )
+        return ApprovalKeys(
+            current=ApprovalKey(current), retired=tuple(ApprovalKey(k) for k in retired)
+        )
+
+    @property
+    def local_issuer_url(self) -> str:
+        """The local OIDC issuer (``verletica up``, ``make demo``): its ``iss``."""
+        return f"http://127.0.0.1:{self.local_issuer_port}"
 
     @property
     def resolved_embedder(self) -> Literal["local", "gemini"]:
@@ -139,6 +179,29 @@ class Settings(BaseSettings):
         if self.model_provider is not None:
             return self.model_provider
         return "gemini" if self.gemini_api_key is not None else "replay"
+
+
+def _keys(
+    current: SecretStr | None, retired: SecretStr | None, data_dir: str, purpose: str
+) -> tuple[bytes, tuple[bytes, ...]]:
+    """A key and its retired predecessors, from ``VERLETICA_<PURPOSE>_KEY`` and
+    ``VERLETICA_<PURPOSE>_RETIRED_KEYS``, or (development) ``<data_dir>/<purpose>.key``."""
+    name = f"VERLETICA_{purpose.upper()}"
+    key = (
+        _key_file(Path(data_dir) / f"{purpose}.key")
+        if current is None
+        else _parse_key(current.get_secret_value(), f"{name}_KEY")
+    )
+    older = (
+        ()
+        if retired is None
+        else tuple(
+            _parse_key(part, f"{name}_RETIRED_KEYS")
+            for part in retired.get_secret_value().split(",")
+            if part.strip()
+        )
+    )
+    return key, older
 
 
 def _parse_key(text: str, name: str) -> bytes:

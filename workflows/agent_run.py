@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Sequence
+from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
 
 from temporalio import workflow
-from temporalio.common import RetryPolicy
+from temporalio.common import RawValue, RetryPolicy
 from temporalio.exceptions import ActivityError, ApplicationError
 
 with workflow.unsafe.imports_passed_through():
@@ -15,6 +17,7 @@ with workflow.unsafe.imports_passed_through():
 
     from activities.agent_run import AgentRunActivities
     from activities.broker import BrokerActivities
+    from domain.governance.values import ReviewResult
     from domain.intents import (
         ApprovalRequest,
         ApprovalVerdict,
@@ -25,6 +28,7 @@ with workflow.unsafe.imports_passed_through():
     )
     from domain.parser import ParseRejection
     from domain.runs import (
+        MAX_REFUSED_SHOWN,
         ApprovalSignal,
         BrokerRequest,
         ContextRequest,
@@ -34,6 +38,7 @@ with workflow.unsafe.imports_passed_through():
         NodeStatus,
         ReasoningRequest,
         RecheckRequest,
+        ReviewOutcome,
         ReviewRequest,
         RunInput,
         RunState,
@@ -113,6 +118,80 @@ own upsert, of ``TemporalChangeVersion``: a run that is not held makes one where
 two; removing the patch once old runs are gone makes it none.)"""
 
 
+REVIEW_EVERY_SIGNAL = "review-every-signal"
+"""Patch: every signal the run receives is reviewed by the broker and recorded. One that
+does not decode as a decision is refused as ``undecodable_signal`` (before, the SDK logged
+and dropped it), and one still unreviewed when the run ends is refused as ``not_held`` or
+``hold_closed`` (before, it was ignored). Histories recorded before replay as they were.
+Asked only when there is such a signal, so a run that receives none records no marker."""
+PREVIEW_BYTES = 48
+"""How much of an undecodable signal's payload its refusal shows (escaped)."""
+
+
+@dataclass(frozen=True)
+class _Received:
+    """A signal as it waits in the inbox: a decision, or why it is not one."""
+
+    request: ApprovalRequest | None
+    problem: str | None = None
+
+
+def _shown(text: str, limit: int) -> str:
+    """``text`` cut to ``limit`` characters and escaped (a sender chose it)."""
+    shown = text[:limit].encode("unicode_escape").decode("ascii")
+    return shown + ("…" if len(text) > limit else "")
+
+
+def _why(err: Exception) -> str:
+    """What was wrong with a payload, as pydantic says it without the input."""
+    if isinstance(err, ValidationError):
+        problems = [
+            f"{'.'.join(str(p) for p in e['loc']) or 'value'}: {e['msg']}"
+            for e in err.errors(include_input=False, include_url=False)
+        ]
+        return _shown("; ".join(problems), 200)
+    return _shown(f"{type(err).__name__}: {err}", 120)
+
+
+def _decode(name: str, args: Sequence[RawValue]) -> _Received:
+    """A signal as a decision, or the reason it is not one; never an exception."""
+    try:
+        verdict = ApprovalVerdict(name)
+    except ValueError:
+        return _Received(None, f"unknown signal {_shown(name, 40)!r}")
+    if len(args) != 1:
+        return _Received(None, f"{name}: expected one ApprovalSignal, got {len(args)} arguments")
+    payload = args[0].payload
+    try:
+        signal = workflow.payload_converter().from_payload(payload, ApprovalSignal)
+        if not isinstance(signal, ApprovalSignal):  # a null payload decodes as None
+            raise TypeError(f"decoded as {type(signal).__name__}")
+        return _Received(
+            ApprovalRequest(
+                intent_id=signal.intent_id,
+                approver_id=signal.approver_id,
+                verdict=verdict,
+                intent_digest=signal.intent_digest,
+                reason=signal.reason,
+                proof=signal.proof,
+            )
+        )
+    except Exception as err:  # noqa: BLE001 - whatever was sent ends on the record
+        preview = repr(payload.data[:PREVIEW_BYTES]) + (
+            "…" if len(payload.data) > PREVIEW_BYTES else ""
+        )
+        return _Received(None, f"{name}: not an ApprovalSignal ({_why(err)}): {preview}")
+
+
+def _refusal_line(received: _Received, review: ReviewResult) -> str:
+    """How a refused signal reads in the run's state."""
+    request = received.request
+    who = (
+        "a signal" if request is None else f"{request.verdict} by {_shown(request.approver_id, 64)}"
+    )
+    return f"{who}: {review.rule} — {_shown(review.reason, 300)}"
+
+
 def _waits_for_collision(decision: Decision) -> bool:
     return decision.outcome is Outcome.HOLD and "collision" in decision.rule.split("+")
 
@@ -135,21 +214,25 @@ class AgentRunWorkflow:
         self._rejection: ParseRejection | None = None
         self._error: str | None = None
         self._tracked: list[_Tracked] = []
-        self._inbox: list[ApprovalRequest] = []
+        self._inbox: list[_Received] = []
+        self._refused_signals: list[str] = []
         self._flagged_needs_human = False
         self._released: tuple[str, ...] = ()
         self._attempts = 0
 
     # ----------------------------------------------------------------- signals and queries
-    @workflow.signal
-    def approve(self, signal: ApprovalSignal) -> None:
-        """Approve a held intent; the broker re-checks the approver's authority."""
-        self._inbox.append(ApprovalRequest(verdict=ApprovalVerdict.APPROVE, **signal.model_dump()))
-
-    @workflow.signal
-    def deny(self, signal: ApprovalSignal) -> None:
-        """Deny a held intent; the broker re-checks the approver's authority."""
-        self._inbox.append(ApprovalRequest(verdict=ApprovalVerdict.DENY, **signal.model_dump()))
+    @workflow.signal(dynamic=True)
+    def _signal(self, name: str, args: Sequence[RawValue]) -> None:
+        """``approve`` or ``deny`` with one :class:`ApprovalSignal` (a verdict's value is its
+        signal's name); the broker verifies its proof and re-checks the approver's
+        authority. Dynamic, so that decoding is ours and never fails: a typed handler's
+        failure is only logged by the SDK, and the signal dropped off the record. Anything
+        else is queued as undecodable, for the broker to record and refuse."""
+        received = _decode(name, args)
+        if received.problem is not None and not workflow.patched(REVIEW_EVERY_SIGNAL):
+            workflow.logger.warning("dropping a signal: %s", received.problem)
+            return
+        self._inbox.append(received)
 
     @workflow.query
     def state(self) -> RunState:
@@ -163,6 +246,7 @@ class AgentRunWorkflow:
             released=self._released,
             intents=tuple(t.view() for t in self._tracked),
             error=self._error,
+            refused_signals=tuple(self._refused_signals),
         )
 
     # ------------------------------------------------------------------------------ run
@@ -190,7 +274,9 @@ class AgentRunWorkflow:
             # as cancelled. (A terminated run runs no code; the heartbeat sweeps it.)
             self._fail("the run was cancelled")
             await self._close_unfinished(run, "run_cancelled")
+            await self._drain(run)
             raise
+        await self._drain(run)
         if not workflow.patched(LEAN_SEARCH_ATTRIBUTES) or self._flagged_needs_human:
             workflow.upsert_search_attributes([sa.NEEDS_HUMAN.value_set(False)])
         return self.state()
@@ -359,6 +445,41 @@ class AgentRunWorkflow:
                 self._status = RunStatus.RUNNING
                 await self._dispatch(run, tracked)
 
+    async def _review(
+        self, run: RunInput, received: _Received, retry: RetryPolicy
+    ) -> ReviewOutcome:
+        """The broker's review of one signal, on the record; a refusal shows in the state."""
+        self._attempts += 1
+        request = received.request
+        outcome = await workflow.execute_local_activity_method(
+            BrokerActivities.review,
+            ReviewRequest(
+                org_id=run.org_id,
+                run_id=run.run_id,
+                request=request,
+                attempt=self._attempts,
+                undecodable=received.problem,
+            ),
+            start_to_close_timeout=timedelta(seconds=30),
+            retry_policy=retry,
+            summary=(
+                "broker: refuse an undecodable signal"
+                if request is None
+                else f"broker: review {request.verdict} by {request.approver_id[:8]}"
+            ),
+        )
+        if not outcome.review.accepted:
+            self._refused_signals.append(_refusal_line(received, outcome.review))
+            del self._refused_signals[:-MAX_REFUSED_SHOWN]
+        return outcome
+
+    async def _drain(self, run: RunInput) -> None:
+        """Review what is still in the inbox as the run ends: decisions for no open hold
+        (refused as not_held or hold_closed) and undecodable signals, each on the record.
+        Retried until the database answers, as closing is: the run's result stands."""
+        while self._inbox and workflow.patched(REVIEW_EVERY_SIGNAL):
+            await self._review(run, self._inbox.pop(0), CLEANUP_RETRY)
+
     def _open_holds(self) -> dict[str, _Tracked]:
         return {t.intent.id: t for t in self._tracked if t.decision.outcome is Outcome.HOLD}
 
@@ -397,19 +518,13 @@ class AgentRunWorkflow:
                         "broker: hold expired",
                     )
                 break
-            request = self._inbox.pop(0)
-            self._attempts += 1
-            # Every request is reviewed and recorded, even one naming another run's
-            # intent: the ledger refuses it as wrong_run.
-            outcome = await workflow.execute_local_activity_method(
-                BrokerActivities.review,
-                ReviewRequest(
-                    org_id=run.org_id, run_id=run.run_id, request=request, attempt=self._attempts
-                ),
-                start_to_close_timeout=timedelta(seconds=30),
-                retry_policy=BROKER_RETRY,
-                summary=f"broker: review {request.verdict} by {request.approver_id[:8]}",
-            )
+            # Every signal is reviewed and recorded, even one naming another run's intent
+            # (the ledger refuses it as wrong_run) or one that did not decode.
+            received = self._inbox.pop(0)
+            outcome = await self._review(run, received, BROKER_RETRY)
+            request = received.request
+            if request is None:
+                continue
             tracked = open_holds.get(request.intent_id)
             if tracked is None:
                 continue

@@ -16,6 +16,7 @@ PyJWT does the cryptography; this module pins what it may accept:
 
 from __future__ import annotations
 
+import ipaddress
 import json
 import threading
 import time
@@ -79,11 +80,23 @@ class FileKeys:
 
 
 def key_source(spec: str) -> KeySource:
-    """``VERLETICA_OIDC_JWKS``: an ``https://`` (or, for a local issuer, ``http://``) URL,
-    or a file path."""
-    if spec.startswith(("https://", "http://")):
+    """``VERLETICA_OIDC_JWKS``: an ``https://`` URL (``http://`` only on a loopback
+    address: a local issuer), or a file path."""
+    if spec.startswith("http://"):
+        host = httpx.URL(spec).host
+        if host != "localhost" and not _loopback(host):
+            raise ValueError("an issuer's key set is fetched over https (http: loopback only)")
+        return UrlKeys(spec)
+    if spec.startswith("https://"):
         return UrlKeys(spec)
     return FileKeys(Path(spec))
+
+
+def _loopback(host: str) -> bool:
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
 
 
 def _refusal_of(entry: dict[str, Any]) -> str | None:
@@ -101,16 +114,19 @@ def _refusal_of(entry: dict[str, Any]) -> str | None:
 
 class KeySet:
     """The issuer's signing keys by ``kid``, refreshed when an unknown one is asked for
-    (at most once every ``min_refresh`` seconds)."""
+    (at most once every ``min_refresh`` seconds) and when the set is older than
+    ``max_age`` seconds, so that a key the issuer retired stops verifying."""
 
     def __init__(
         self,
         source: KeySource,
         min_refresh: float = 60.0,
         clock: Callable[[], float] = time.monotonic,
+        max_age: float = 3600.0,
     ) -> None:
         self._source = source
         self._min_refresh = min_refresh
+        self._max_age = max_age
         self._clock = clock
         self._keys: dict[str, Any] = {}
         self._refused: dict[str, str] = {}
@@ -120,7 +136,8 @@ class KeySet:
     def key(self, kid: str) -> Any:
         """The public key named ``kid``; :class:`Unauthenticated` when there is none."""
         with self._lock:
-            if kid not in self._keys and kid not in self._refused and self._may_refresh():
+            unknown = kid not in self._keys and kid not in self._refused
+            if (unknown and self._may_refresh()) or self._stale():
                 self._refresh()
             if kid in self._refused:
                 raise Unauthenticated(Refusal.KEY_NOT_FOR_SIGNING, self._refused[kid])
@@ -128,9 +145,15 @@ class KeySet:
                 raise Unauthenticated(Refusal.UNKNOWN_KEY, f"no key {kid!r} in the issuer's set")
             return self._keys[kid]
 
+    def _stale(self) -> bool:
+        last = self._fetched_at
+        return last is not None and self._clock() - last >= self._max_age
+
     def _may_refresh(self) -> bool:
         last = self._fetched_at
-        return last is None or self._clock() - last >= self._min_refresh
+        # with no key yet, an issuer that was not up a moment ago is asked again soon
+        wait = self._min_refresh if self._keys else min(self._min_refresh, 1.0)
+        return last is None or self._clock() - last >= wait
 
     def _refresh(self) -> None:
         self._fetched_at = self._clock()
@@ -200,7 +223,9 @@ class OidcVerifier:
         except ExpiredSignatureError as exc:
             raise Unauthenticated(Refusal.EXPIRED, "the token has expired") from exc
         except ImmatureSignatureError as exc:
-            raise Unauthenticated(Refusal.NOT_YET_VALID, str(exc)) from exc
+            # PyJWT says which: "(iat)" for a token issued in the future, else nbf
+            reason = Refusal.ISSUED_IN_FUTURE if "(iat)" in str(exc) else Refusal.NOT_YET_VALID
+            raise Unauthenticated(reason, str(exc)) from exc
         except InvalidAudienceError as exc:
             raise Unauthenticated(
                 Refusal.WRONG_AUDIENCE, "the token is for another audience"

@@ -16,6 +16,8 @@ import base64
 import binascii
 import hashlib
 import hmac
+from collections.abc import Mapping
+from datetime import datetime
 
 from domain.ingress import Refusal, Unauthenticated
 
@@ -48,3 +50,35 @@ def verify_teams(secret_b64: str, body: bytes, authorization: str) -> None:
     expected = base64.b64encode(hmac.new(key, body, hashlib.sha256).digest())
     if not hmac.compare_digest(expected, sent.strip().encode("ascii", "replace")):
         raise Unauthenticated(Refusal.BAD_SIGNATURE, "the Teams HMAC does not verify")
+
+
+class SlackSignature:
+    """Slack's v0 request signature with the app's signing secret."""
+
+    def __init__(self, secret: str) -> None:
+        self._secret = secret
+
+    def verify(self, headers: Mapping[str, str], body: bytes, now: datetime) -> None:
+        """Refuse a Slack request whose signature or timestamp does not hold."""
+        timestamp = headers.get("x-slack-request-timestamp")
+        signature = headers.get("x-slack-signature")
+        if not timestamp or not signature:
+            raise Unauthenticated(
+                Refusal.MALFORMED, "X-Slack-Request-Timestamp and X-Slack-Signature are required"
+            )
+        verify_slack(self._secret, timestamp, body, signature, now.timestamp())
+
+
+class TeamsSignature:
+    """A Teams outgoing webhook's HMAC with its security token."""
+
+    def __init__(self, secret_b64: str) -> None:
+        base64.b64decode(secret_b64, validate=True)  # a wrong setting fails at start-up
+        self._secret = secret_b64
+
+    def verify(self, headers: Mapping[str, str], body: bytes, now: datetime) -> None:
+        """Refuse a Teams request whose HMAC does not hold."""
+        authorization = headers.get("authorization")
+        if not authorization:
+            raise Unauthenticated(Refusal.MALFORMED, "expected 'Authorization: HMAC <base64>'")
+        verify_teams(self._secret, body, authorization)

@@ -12,6 +12,7 @@ from adapters.store.configuration import SqlConfiguration
 from adapters.store.db import make_engine, migrate
 from adapters.store.directory import Directory
 from adapters.store.governance import SqlGovernance
+from adapters.store.ingress import SqlFrontDoor
 from adapters.store.org_cache import OrgCache
 from adapters.store.runs import Runs
 from adapters.store.session import Database
@@ -32,6 +33,7 @@ class Store:
     governance: SqlGovernance
     memory: MemoryBank
     runs: Runs
+    front_door: SqlFrontDoor
 
     @classmethod
     def open(
@@ -61,6 +63,7 @@ class Store:
             governance=SqlGovernance(db, keys, memory, cache),
             memory=MemoryBank(db, cache, memory, embedder or local_embedder()),
             runs=Runs(db),
+            front_door=SqlFrontDoor(db),
         )
 
     def close(self) -> None:

@@ -322,6 +322,25 @@ class IngressUsageRow(SQLModel, table=True):
     principal_id: str = Field(primary_key=True)
     period: str = Field(primary_key=True)
     requests: int = 0
+    model_cents: int = Field(
+        default=0, sa_column=Column(BigInteger, nullable=False, server_default="0")
+    )
+    """Model spend reserved by the runs started in the period."""
+
+
+class IngressRefusalRow(SQLModel, table=True):
+    """A request the front door refused: when, on which channel, why. Never the token,
+    secret or body that was refused."""
+
+    __tablename__ = "ingress_refusals"
+    id: int | None = Field(default=None, primary_key=True)
+    at: datetime = _ts()
+    channel: str
+    reason: str = Field(index=True)
+    detail: str
+    path: str
+    org_id: str | None = Field(default=None, index=True)
+    principal_id: str | None = None
 
 
 class IdentityRow(SQLModel, table=True):

@@ -10,6 +10,7 @@ from temporalio.exceptions import WorkflowAlreadyStartedError
 from temporalio.service import RPCError, RPCStatusCode
 
 from domain.errors import Conflict, Unavailable
+from domain.intents import ApprovalVerdict
 from domain.runs import ApprovalSignal, RunInput, RunState
 from workflows import search_attributes as sa
 from workflows.agent_run import AgentRunWorkflow
@@ -80,11 +81,12 @@ class TemporalRuns:
         return await handle.result()
 
     async def signal(self, workflow_id: str, approve: bool, signal: ApprovalSignal) -> None:
+        """Send ``signal`` (with its proof) as ``approve`` or ``deny``: the run's dynamic
+        signal handler reads a verdict's value as its signal's name."""
         handle = self._client().get_workflow_handle_for(AgentRunWorkflow.run, workflow_id)
+        verdict = ApprovalVerdict.APPROVE if approve else ApprovalVerdict.DENY
         try:
-            await handle.signal(
-                AgentRunWorkflow.approve if approve else AgentRunWorkflow.deny, signal
-            )
+            await handle.signal(verdict.value, signal)
         except RPCError as exc:
             if exc.status is RPCStatusCode.NOT_FOUND:
                 raise Conflict("the run holding this intent has ended") from exc

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Header
+from fastapi import APIRouter, Header, Request
 from pydantic import BaseModel, Field
 
-from api.deps import Actor, PortsDep
-from domain.ingress import Refusal, Unauthenticated
+from api.deps import Actor, PortsDep, bearer_of
+from domain.ingress import Refusal, RefusedRequest, Unauthenticated
 from domain.model import Identity, IdentityKind, Principal
 from usecases import ingress
 
@@ -25,19 +25,31 @@ class IdentityBody(BaseModel):
 
 
 def _bearer(authorization: str | None) -> str:
-    scheme, _, token = (authorization or "").partition(" ")
-    if scheme.lower() != "bearer" or not token.strip():
-        raise Unauthenticated(Refusal.MALFORMED, "expected 'Authorization: Bearer <ID token>'")
-    return token.strip()
+    token = bearer_of(authorization)
+    if token is None:
+        raise Unauthenticated(
+            Refusal.NO_CREDENTIALS, "send 'Authorization: Bearer <ID token>' from your issuer"
+        )
+    return token
 
 
 @router.get("/v1/whoami")
 def whoami(
+    request: Request,
     ports: PortsDep,
     authorization: Annotated[str | None, Header(max_length=16_384)] = None,
 ) -> Principal:
     """The principal your bearer ID token proves; 401 with the reason otherwise."""
-    return ingress.whoami(ports, _bearer(authorization))
+    return ingress.guarded(
+        ports, "whoami", request.url.path, lambda: ingress.whoami(ports, _bearer(authorization))
+    )
+
+
+@router.get("/v1/orgs/{org_id}/ingress/refusals")
+def refusals(org_id: str, ports: PortsDep, actor: Actor, limit: int = 100) -> list[RefusedRequest]:
+    """Requests refused at the front door once their sender was known (a replay, a spent
+    budget), newest first (the founder's). Anonymous refusals are in the server's log."""
+    return ingress.refusals(ports, org_id, actor, min(max(limit, 1), 1000))
 
 
 @router.post("/v1/orgs/{org_id}/identities", status_code=201)

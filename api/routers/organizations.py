@@ -5,7 +5,7 @@ from __future__ import annotations
 from fastapi import APIRouter
 from pydantic import BaseModel
 
-from api.deps import Actor, PortsDep
+from api.deps import Actor, FoundingSubject, PortsDep
 from api.schemas import (
     BarrierBody,
     CommitmentBody,
@@ -36,8 +36,12 @@ class MemoryStored(BaseModel):
 
 
 @router.post("/v1/orgs", status_code=201)
-def onboard(body: OnboardBody, ports: PortsDep) -> OnboardAnswer:
-    done = organization.onboard(ports, body.name, body.founder_email, body.founder_name)
+def onboard(body: OnboardBody, ports: PortsDep, subject: FoundingSubject) -> OnboardAnswer:
+    """Found an organization: you become its founder (your ID token's subject is linked
+    to the founder), with a starter fleet of agents."""
+    done = organization.onboard(
+        ports, body.name, body.founder_email, body.founder_name, oidc_subject=subject
+    )
     return OnboardAnswer(org_id=done.org.id, founder_id=done.founder.id, agents=done.agents)
 
 

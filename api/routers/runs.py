@@ -29,9 +29,13 @@ async def run(run_id: str, ports: PortsDep, actor: Actor) -> RunView:
 async def approve(
     intent_id: str, body: DecisionBody, ports: PortsDep, actor: Actor
 ) -> HoldSignalled:
-    return await runs.decide_hold(ports, intent_id, actor, body.approver_id, True, body.reason)
+    return await runs.decide_hold(
+        ports, intent_id, actor, body.approver_id or actor, True, body.reason
+    )
 
 
 @router.post("/v1/intents/{intent_id}/deny", status_code=202)
 async def deny(intent_id: str, body: DecisionBody, ports: PortsDep, actor: Actor) -> HoldSignalled:
-    return await runs.decide_hold(ports, intent_id, actor, body.approver_id, False, body.reason)
+    return await runs.decide_hold(
+        ports, intent_id, actor, body.approver_id or actor, False, body.reason
+    )

@@ -13,6 +13,9 @@ from domain.audit import AuditDraft
 from domain.intents import ApprovalRequest, Decision, DispatchResult, Intent, Outcome, Stage
 
 REVIEW_REFUSED = "review_refused"
+UNDECODABLE_SIGNAL = "undecodable_signal"
+UNKNOWN_SENDER = "unknown"
+"""The actor of a signal that did not decode: it named no one that could be believed."""
 DISPATCHED = "dispatched"
 DISPATCH_REFUSED = "dispatch_refused"
 BROKER_POISONED = "broker_poisoned"
@@ -58,6 +61,16 @@ def review_draft(
     intent_digest: str | None = None,
 ) -> AuditDraft:
     """A human's approve or deny: accepted (``outcome``) or refused (None)."""
+    payload: dict[str, Any] = {
+        "approver_id": request.approver_id,
+        "verdict": request.verdict,
+        "intent_digest": intent_digest or request.intent_digest,
+        "reason": reason,
+        "request_reason": request.reason,
+    }
+    if request.proof is not None:  # which key vouched for it, and when (never the signature)
+        payload["proof_key_id"] = request.proof.key_id
+        payload["proof_signed_at"] = request.proof.signed_at.isoformat()
     return AuditDraft(
         event_key=event_key,
         actor=request.approver_id,
@@ -65,13 +78,19 @@ def review_draft(
         decision=outcome if outcome is not None else REVIEW_REFUSED,
         stage=Stage.REVIEW,
         rule=rule,
-        payload={
-            "approver_id": request.approver_id,
-            "verdict": request.verdict,
-            "intent_digest": intent_digest or request.intent_digest,
-            "reason": reason,
-            "request_reason": request.reason,
-        },
+        payload=payload,
+    )
+
+
+def signal_refused_draft(run_id: str, attempt: int, problem: str) -> AuditDraft:
+    """A signal to run ``run_id`` that did not decode as a decision (its ``attempt``-th)."""
+    return AuditDraft(
+        event_key=f"signal:{run_id}:{attempt}",
+        actor=UNKNOWN_SENDER,
+        decision=REVIEW_REFUSED,
+        stage=Stage.REVIEW,
+        rule=UNDECODABLE_SIGNAL,
+        payload={"run_id": run_id, "problem": problem},
     )
 
 

@@ -1,16 +1,19 @@
 """The ladder a human's approve or deny climbs before it counts.
 
-Each rung refuses with its own rule, on the record: a malformed request, an intent that
-is not held, a request sent to another run, a hold already closed, an unknown or
-inactive or non-human approver, self-approval, missing approval authority. An
-approval that passes is then re-checked against the broker's decision *now*
-(:func:`reconfirm`): a human answers only the reasons the hold showed them.
+Each rung refuses with its own rule, on the record: a malformed request, a decision the
+API did not sign (no proof, an unknown key, a forged, future or stale proof: see
+:mod:`domain.governance.approvals`), an intent that is not held, a request sent to
+another run, a hold already closed, an unknown or inactive or non-human approver,
+self-approval, missing approval authority. An approval that passes is then re-checked
+against the broker's decision *now* (:func:`reconfirm`): a human answers only the
+reasons the hold showed them.
 """
 
 from __future__ import annotations
 
 from datetime import datetime
 
+from domain.governance.approvals import ApprovalKeys, Decided, refusal
 from domain.governance.broker import current_projects
 from domain.governance.values import HoldState, ReviewResult, StoredIntent
 from domain.intents import ApprovalRequest, ApprovalVerdict, Decision, Outcome
@@ -25,20 +28,39 @@ def refused(rule: str, reason: str) -> ReviewResult:
     return ReviewResult(accepted=False, outcome=None, rule=rule, reason=reason)
 
 
+def decided(request: ApprovalRequest, run_id: str) -> Decided:
+    """What a proof of ``request`` sent to run ``run_id`` must cover."""
+    return Decided(
+        run_id=run_id,
+        intent_id=request.intent_id,
+        intent_digest=request.intent_digest,
+        approver_id=request.approver_id,
+        verdict=request.verdict.value,
+        reason=request.reason,
+    )
+
+
 def review(
     request: ApprovalRequest,
     *,
     run_id: str,
+    keys: ApprovalKeys,
     held: StoredIntent | None,
     malformed: str | None,
     approver: Principal | None,
     approver_staffing: tuple[Staffing, ...],
     now: datetime,
 ) -> ReviewResult:
-    """Accept a human decision only on an open hold of this run, from an active human
+    """Accept a human decision only when the API signed it (for this run, intent, digest,
+    approver, verdict and reason), on an open hold of this run, from an active human
     approver on every project the intent reaches."""
     if malformed is not None:
         return refused("malformed_request", malformed)
+    # Before anything else: what an unsigned request says (its approver, its intent) is
+    # only a claim, and the rungs below would otherwise answer questions about it.
+    unproven = refusal(keys, decided(request, run_id), request.proof, now)
+    if unproven is not None:
+        return refused(*unproven)
     if held is None or held.hold is None:
         return refused("not_held", "no such held intent")
     intent = held.intent

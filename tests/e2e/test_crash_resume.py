@@ -77,6 +77,8 @@ class WorkerProcess:
             "VERLETICA_TASK_QUEUE": task_queue,
             "VERLETICA_MODEL_PROVIDER": "scripted",
             "VERLETICA_AUDIT_KEY": TEST_KEYS.current.secret.hex(),
+            # the key the test's API side signs decisions with (its data folder's)
+            "VERLETICA_APPROVAL_KEY": make_settings().approval_keys().current.secret.hex(),
             "VERLETICA_DATA_DIR": str(log.parent),
         }
         self.log = log

@@ -22,7 +22,7 @@ from api.cli import app as cli_app
 from domain.intents import Outcome
 from domain.model import StaffRole
 from domain.runs import RunState
-from tests.conftest import TEST_KEYS, Firm, make_settings, utc_now, wire
+from tests.conftest import TEST_KEYS, Firm, cli_signed_in, make_settings, utc_now, wire
 from tests.e2e.test_crash_resume import EMAIL, WorkerProcess, _spawn
 from usecases import audit as audit_uc
 from usecases import organization, runs
@@ -85,9 +85,9 @@ async def test_a_poisoned_broker_stays_poisoned_in_every_worker_until_a_human_cl
         assert state.intents[0].decision.rule == "broker_poisoned"
 
         monkeypatch.setenv("VERLETICA_DATABASE_URL", sqlite_url)
-        monkeypatch.setenv("VERLETICA_AUDIT_KEY", TEST_KEYS.current.secret.hex())
+        cli_signed_in(monkeypatch, tmp_path, svc, firm.founder)
         cli = CliRunner()
-        args = ["broker", "unpoison", "--org", firm.org, "--as", firm.founder, "--reason", "ok"]
+        args = ["broker", "unpoison", "--org", firm.org, "--reason", "ok"]
         still_broken = await asyncio.to_thread(cli.invoke, cli_app, args)
         assert still_broken.exit_code == 1 and "does not verify" in still_broken.output
         with store.db.transaction() as s:  # the operator restores the row from a backup

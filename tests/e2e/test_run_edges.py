@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import uuid
 from collections.abc import AsyncIterator
+from pathlib import Path
 
 import pytest
 from sqlalchemy import func, select
@@ -20,7 +21,15 @@ from adapters.store.tables import AuditEntryRow, ClaimRow, PaymentRow, RunRow
 from api.cli import app as cli_app
 from domain.intents import Outcome
 from domain.runs import DispatchRequest, RunInput, RunStatus
-from tests.conftest import TEST_KEYS, Firm, make_settings, start_time_skipping, utc_now, wire
+from tests.conftest import (
+    TEST_KEYS,
+    Firm,
+    cli_signed_in,
+    make_settings,
+    start_time_skipping,
+    utc_now,
+    wire,
+)
 from tests.e2e.test_run_hardening import _held, _pay, _reply
 from tests.support import skip_to_the_end
 from usecases import organization, runs
@@ -140,7 +149,7 @@ async def test_a_dispatch_that_never_succeeds_is_bounded_and_recorded(skipping: 
 
 
 async def test_the_command_line_refuses_a_run_for_an_actor_outside_the_org(
-    env: Env, monkeypatch: pytest.MonkeyPatch, db_url: str
+    env: Env, monkeypatch: pytest.MonkeyPatch, db_url: str, tmp_path: Path
 ) -> None:
     firm = env.firm
     outsider = organization.onboard(env.svc, "Other Firm", "zed@other.example").founder.id
@@ -149,11 +158,11 @@ async def test_the_command_line_refuses_a_run_for_an_actor_outside_the_org(
         "VERLETICA_TEMPORAL_ADDRESS", env.temporal.client.service_client.config.target_host
     )
     monkeypatch.setenv("VERLETICA_TASK_QUEUE", env.svc.settings.task_queue)
-    monkeypatch.setenv("VERLETICA_AUDIT_KEY", TEST_KEYS.current.secret.hex())
+    cli_signed_in(monkeypatch, tmp_path, env.svc, outsider)
     result = await asyncio.to_thread(
         CliRunner().invoke,
         cli_app,
-        ["run", "orion", "Send the agenda.", "--org", firm.org, "--as", outsider, "--no-wait"],
+        ["run", "orion", "Send the agenda.", "--org", firm.org, "--no-wait"],
     )
     assert result.exit_code == 1, result.output
     assert _count(env.store, select(func.count()).select_from(RunRow)) == 0

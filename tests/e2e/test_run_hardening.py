@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import json
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -17,9 +16,11 @@ from temporalio.testing import WorkflowEnvironment
 from adapters.models.scripted import ScriptedProvider
 from adapters.store.store import Store
 from adapters.store.tables import AuditEntryRow, ClaimRow, EmailRow
+from domain.governance.approvals import Decided, sign
 from domain.intents import Outcome
 from domain.runs import ApprovalSignal, DispatchRequest, RunState, RunStatus
 from tests.conftest import TEST_KEYS, Firm, make_settings, utc_now, wire
+from tests.support import EMAIL_ACTION, model_reply, pay_action
 from usecases import runs
 from usecases.context import Ports
 from worker.bootstrap import build_worker
@@ -27,35 +28,6 @@ from workflows import search_attributes as sa
 from workflows.agent_run import AgentRunWorkflow
 
 pytestmark = pytest.mark.temporal
-
-
-def _reply(*actions: dict[str, object]) -> str:
-    return json.dumps({"summary": "s", "actions": list(actions)})
-
-
-def _pay(invoice: str, amount: int) -> dict[str, object]:
-    return {
-        "tool": "payments.pay",
-        "projects": ["east"],
-        "cost_cents": amount,
-        "justification": "j",
-        "payload": {
-            "payee": "N",
-            "invoice": invoice,
-            "amount_cents": amount,
-            "currency": "USD",
-            "memo": "m",
-        },
-    }
-
-
-EMAIL = {
-    "tool": "email.send",
-    "projects": ["east"],
-    "cost_cents": 0,
-    "justification": "j",
-    "payload": {"to": "cfo@client.example", "subject": "s", "body": "b"},
-}
 
 
 class Env:
@@ -91,18 +63,45 @@ async def test_a_signal_naming_another_runs_intent_is_refused(env: Env) -> None:
     svc, firm = env.svc, env.firm
     async with build_worker(env.temporal.client, svc.settings, env.store, model=ScriptedProvider()):
         a = await runs.start_run(
-            svc, firm.org, firm.founder, firm.agents["ledger"], "a", _reply(_pay("A-1", 200_000))
+            svc,
+            firm.org,
+            firm.founder,
+            firm.agents["ledger"],
+            "a",
+            model_reply(pay_action("A-1", 200_000)),
         )
         b = await runs.start_run(
-            svc, firm.org, firm.founder, firm.agents["ledger"], "b", _reply(_pay("B-1", 200_000))
+            svc,
+            firm.org,
+            firm.founder,
+            firm.agents["ledger"],
+            "b",
+            model_reply(pay_action("B-1", 200_000)),
         )
         await _held(env, a.workflow_id)
         b_intent = (await _held(env, b.workflow_id)).intents[0].intent
         run_a = env.temporal.client.get_workflow_handle_for(AgentRunWorkflow.run, a.workflow_id)
+        # signed for run A (as no API would sign it): the proof holds, the ladder refuses
+        assert svc.approvals is not None
+        proof = sign(
+            svc.approvals,
+            Decided(
+                run_id=a.run_id,
+                intent_id=b_intent.id,
+                intent_digest=b_intent.digest,
+                approver_id=firm.founder,
+                verdict="approve",
+                reason="",
+            ),
+            utc_now(),
+        )
         await run_a.signal(
-            AgentRunWorkflow.approve,
+            "approve",
             ApprovalSignal(
-                intent_id=b_intent.id, approver_id=firm.founder, intent_digest=b_intent.digest
+                intent_id=b_intent.id,
+                approver_id=firm.founder,
+                intent_digest=b_intent.digest,
+                proof=proof,
             ),
         )
         for _ in range(100):
@@ -134,7 +133,7 @@ async def test_a_reused_client_key_never_runs_again(env: Env) -> None:
             firm.founder,
             firm.agents["orion"],
             "mail",
-            _reply(EMAIL),
+            model_reply(EMAIL_ACTION),
             client_key="k1",
         )
         await asyncio.wait_for(runs.wait_run(svc, first.run_id, firm.founder), 60)
@@ -144,7 +143,7 @@ async def test_a_reused_client_key_never_runs_again(env: Env) -> None:
             firm.founder,
             firm.agents["orion"],
             "mail",
-            _reply(EMAIL),
+            model_reply(EMAIL_ACTION),
             client_key="k1",
         )
         assert (again.run_id, again.created) == (first.run_id, False)
@@ -178,7 +177,7 @@ async def test_a_failed_run_closes_its_holds_and_releases_its_keys(env: Env) -> 
             firm.founder,
             firm.agents["ledger"],
             "pay and mail",
-            _reply(_pay("F-1", 200_000), EMAIL),
+            model_reply(pay_action("F-1", 200_000), EMAIL_ACTION),
         )
         final = await asyncio.wait_for(runs.wait_run(svc, started.run_id, firm.founder), 60)
     assert final.status is RunStatus.FAILED
@@ -199,7 +198,12 @@ async def test_runs_are_findable_by_their_search_attributes(env: Env) -> None:
     client = env.temporal.client
     async with build_worker(client, svc.settings, env.store, model=ScriptedProvider()):
         started = await runs.start_run(
-            svc, firm.org, firm.founder, firm.agents["ledger"], "pay", _reply(_pay("S-1", 200_000))
+            svc,
+            firm.org,
+            firm.founder,
+            firm.agents["ledger"],
+            "pay",
+            model_reply(pay_action("S-1", 200_000)),
         )
         handle = client.get_workflow_handle_for(AgentRunWorkflow.run, started.workflow_id)
         held = await _held(env, started.workflow_id)

@@ -17,7 +17,7 @@ from api.app import create_app
 from api.demo import INVOICE, INVOICE_REF, TASKS, WEST_NOTE, WEST_NOTE_REF, play
 from domain.memory.release import Release
 from domain.runs import ApprovalSignal, RunStatus
-from tests.conftest import TEST_KEYS, make_settings, utc_now, wire
+from tests.conftest import TEST_KEYS, bearer, make_settings, sign_in, utc_now, wire
 from usecases import runs
 from usecases.context import Ports
 from worker.bootstrap import build_worker
@@ -57,7 +57,7 @@ def _count(store: Store, table: Any, **where: Any) -> int:
 async def test_showcase_exercises_every_broker_outcome(
     stack: Stack, temporal_env: WorkflowEnvironment
 ) -> None:
-    report = await play(stack.http)
+    report = await play(stack.http, sign_in)
     runs, org = report.runs, report.org_id
 
     def only_decisions(step: str) -> list[dict[str, Any]]:
@@ -125,10 +125,10 @@ async def test_showcase_exercises_every_broker_outcome(
 async def test_showcase_keeps_west_memory_behind_the_wall(stack: Stack) -> None:
     """The West note reaches the West planner masked, nobody on East, and the invoice that
     reads as instructions is refused; every read is in the log."""
-    report = await play(stack.http)
+    report = await play(stack.http, sign_in)
     org, memory = report.org_id, report.memory
     agents = {h: i for i, h in report.handles.items()}
-    as_founder = {"X-Verletica-Principal": report.founder_id}
+    as_founder = bearer(report.founder_subject)
     contact = ("dana.whitfield@birch-holdings.example", "+1 415 555 0134")
 
     # stored on west, its contact details tagged
@@ -199,11 +199,13 @@ async def test_showcase_keeps_west_memory_behind_the_wall(stack: Stack) -> None:
     assert INVOICE not in str(report.audit)
 
 
-async def test_a_signal_sent_straight_to_temporal_is_rechecked(
+async def test_a_signal_sent_straight_to_temporal_is_refused(
     stack: Stack, temporal_env: WorkflowEnvironment
 ) -> None:
-    """An approval from the Temporal UI or CLI by someone without authority is recorded and refused."""
-    report = await play(stack.http)
+    """An approval typed in the Temporal UI or sent with its CLI names an approver but
+    proves nothing: recorded and refused, whoever it names. A decision through the API is
+    signed, and still climbs the ladder: Ben's is refused for want of authority."""
+    report = await play(stack.http, sign_in)
     org, founder = report.org_id, report.founder_id
     agents = {h: i for i, h in report.handles.items()}
     started = await runs.start_run(
@@ -225,40 +227,37 @@ async def test_a_signal_sent_straight_to_temporal_is_rechecked(
             intent_id=intent.id, approver_id=report.associate_id, intent_digest=intent.digest
         ),
         ApprovalSignal(intent_id=intent.id, approver_id=founder, intent_digest="0" * 64),
+        ApprovalSignal(intent_id=intent.id, approver_id=founder, intent_digest=intent.digest),
     ]
     for signal in attempts:
-        await handle.signal(AgentRunWorkflow.approve, signal)
-    await handle.signal(
-        AgentRunWorkflow.deny,
-        ApprovalSignal(
-            intent_id=intent.id, approver_id=founder, intent_digest=intent.digest, reason="no"
-        ),
-    )
+        await handle.signal("approve", signal)
+    associate = report.associate_id
+    await runs.decide_hold(stack.services, intent.id, associate, associate, approve=True)
+    await runs.decide_hold(stack.services, intent.id, founder, founder, False, "no")
     final = await handle.result()
     (view,) = final.intents
-    assert [r.split(": ")[1] for r in view.refused_reviews] == [
-        "approver_not_human",
-        "no_approval_authority",
-        "digest_mismatch",
-    ]
+    rules = ["missing_proof"] * 4 + ["no_approval_authority"]
+    assert [r.split(": ")[1] for r in view.refused_reviews] == rules
+    assert [r.split(": ")[1].split(" — ")[0] for r in final.refused_signals] == rules
+    assert final.refused_signals[3].startswith(f"approve by {founder}: missing_proof — ")
     assert view.decision.outcome == "denied"
     assert view.dispatch is None
     assert _count(stack.store, PaymentRow, intent_id=intent.id) == 0
     refused = _count(
         stack.store, AuditEntryRow, org_id=org, intent_id=intent.id, decision="review_refused"
     )
-    assert refused == 3
+    assert refused == 5
     assert stack.store.audit.verify(org).ok
 
 
 async def test_run_start_is_idempotent_by_client_key(stack: Stack) -> None:
-    report = await play(stack.http)
+    report = await play(stack.http, sign_in)
     agents = {h: i for i, h in report.handles.items()}
     body = {"agent_id": agents["orion"], "task": TASKS["kickoff"][1], "client_key": "demo-kickoff"}
     again = await stack.http.post(
         f"/v1/orgs/{report.org_id}/runs",
         json=body,
-        headers={"X-Verletica-Principal": report.founder_id},
+        headers=bearer(report.founder_subject),
     )
     assert again.status_code == 201
     assert again.json()["created"] is False

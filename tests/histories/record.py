@@ -1,11 +1,15 @@
 """Record the committed workflow history the replay test checks.
 
-``python -m tests.histories.record`` runs a held payment that is refused once,
-approved and dispatched, on a fresh dev server, and writes its history JSON next to
-this file. Re-record only on purpose: a change that fails the replay test is a
-change that would break running workflows (put it behind ``workflow.patched``).
-Older recordings (``*_initial.json``) stay: they prove today's code still replays
-runs that earlier code started.
+``python -m tests.histories.record`` runs a held payment on a fresh dev server: an
+approval sent straight to Temporal without a proof and a signal that does not decode
+(both refused), an approval through the API by someone without authority (refused), the
+founder's (approved and dispatched), and one more signal straight to Temporal that only
+the end of the run reviews (refused); it writes the history JSON next to this file.
+Re-record only on purpose: a change that fails the replay test is a change that would
+break running workflows (put it behind ``workflow.patched``). Older recordings stay:
+they prove today's code still replays runs that earlier code started
+(``*_initial.json``: the first spine; ``*_unsigned.json``: before signed approvals and
+the ``review-every-signal`` patch).
 """
 
 from __future__ import annotations
@@ -80,14 +84,16 @@ async def record() -> None:
             ).status is not RunStatus.NEEDS_HUMAN:
                 await asyncio.sleep(0.1)
             intent = state.intents[0].intent
+            straight = ApprovalSignal(
+                intent_id=intent.id, approver_id=firm.founder, intent_digest=intent.digest
+            )
+            await handle.signal("approve", straight)  # no proof
+            await handle.signal("approve", "yes")  # does not decode
             for approver in (firm.associate, firm.founder):
-                await handle.signal(
-                    AgentRunWorkflow.approve,
-                    ApprovalSignal(
-                        intent_id=intent.id, approver_id=approver, intent_digest=intent.digest
-                    ),
-                )
-            await handle.result()
+                await runs.decide_hold(svc, intent.id, approver, approver, approve=True)
+            await handle.signal("deny", straight)  # after the hold: reviewed as the run ends
+            final = await handle.result()
+            assert len(final.refused_signals) == 4, final.refused_signals
             history = await handle.fetch_history()
         store.close()
     HISTORY.write_text(history.to_json())

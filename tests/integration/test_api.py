@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from adapters.store.store import Store
 from api.app import create_app
-from tests.conftest import Firm, wire
+from tests.conftest import Firm, signed_in, wire
 from usecases import organization
 from usecases.context import Ports
 
@@ -47,10 +47,8 @@ def test_configuration_is_the_founders(api: TestClient, firm: Firm) -> None:
         ).status_code
         == 403
     )
-    assert (
-        api.post(f"/v1/orgs/{firm.org}/projects", json={"slug": "north", "name": "N"}).status_code
-        == 422
-    )
+    anonymous = api.post(f"/v1/orgs/{firm.org}/projects", json={"slug": "north", "name": "N"})
+    assert anonymous.status_code == 401 and anonymous.json()["reason"] == "no_credentials"
     ok = api.post(
         f"/v1/orgs/{firm.org}/projects",
         json={"slug": "north", "name": "N"},
@@ -122,7 +120,7 @@ def test_scripted_reply_is_refused_unless_the_server_runs_the_scripted_provider(
         r = client.post(
             f"/v1/orgs/{firm.org}/runs",
             json={"agent_id": firm.agents["orion"], "task": "t", "scripted_reply": "{}"},
-            headers={H: firm.founder},
+            headers=signed_in(live, firm.founder),
         )
     assert r.status_code == 403
     assert "scripted provider" in r.json()["detail"]
@@ -168,14 +166,14 @@ def test_approvers_speak_only_for_themselves(api: TestClient, firm: Firm) -> Non
     body = {"approver_id": firm.founder}
     forged = api.post("/v1/intents/any/approve", json=body, headers={H: firm.associate})
     assert forged.status_code == 403
-    assert api.post("/v1/intents/any/deny", json=body).status_code == 422
+    assert api.post("/v1/intents/any/deny", json=body).status_code == 401
 
 
 def test_runs_are_private_to_their_organization(
     api: TestClient, firm: Firm, services: Ports
 ) -> None:
     other = organization.onboard(services, "Other", "eve@other.example")
-    assert api.get("/v1/runs/none").status_code == 422
+    assert api.get("/v1/runs/none").status_code == 401
     assert api.get("/v1/runs/none", headers={H: other.founder.id}).status_code == 404
 
 

@@ -20,11 +20,11 @@ from adapters.store.store import Store
 from adapters.store.tables import AuditEntryRow
 from domain.errors import StoreFailure
 from domain.governance.values import BrokerMode
-from domain.intents import ApprovalRequest, ApprovalVerdict, Decision, Intent, Outcome
+from domain.intents import Decision, Intent, Outcome
 from domain.ports import GovernanceStore, GovernanceUnit
 from domain.runs import BrokerRequest, DispatchRequest, ReviewRequest
 from tests.conftest import Firm, utc_now
-from tests.support import payment_intent
+from tests.support import APPROVAL_KEYS, payment_intent, signed
 from usecases import governance
 from worker.bootstrap import build_connectors
 
@@ -51,7 +51,13 @@ def _email_from_vega(firm: Firm) -> Intent:
 
 
 def _activities(store: Store, mode: BrokerMode = BrokerMode.ENFORCE) -> BrokerActivities:
-    return BrokerActivities(store.governance, build_connectors(store, utc_now), utc_now, mode)
+    return BrokerActivities(
+        store.governance,
+        build_connectors(store, utc_now),
+        utc_now,
+        mode,
+        approvals=APPROVAL_KEYS,
+    )
 
 
 async def test_enforce_mode_stops_what_the_broker_refuses(store: Store, firm: Firm) -> None:
@@ -94,12 +100,7 @@ async def test_a_poisoned_broker_refuses_everything_on_the_record(store: Store, 
 
     refused = await ENV.run(acts.decide, BrokerRequest(intent=_pay(firm, 10)))
     assert (refused.outcome, refused.rule) == (Outcome.REJECT, "broker_poisoned")
-    request = ApprovalRequest(
-        intent_id=held_intent.id,
-        approver_id=firm.founder,
-        verdict=ApprovalVerdict.APPROVE,
-        intent_digest=held_intent.digest,
-    )
+    request = signed(held_intent, firm.founder, now=utc_now())
     review = await ENV.run(
         acts.review,
         ReviewRequest(org_id=firm.org, run_id=held_intent.run_id, request=request, attempt=1),

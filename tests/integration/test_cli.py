@@ -10,13 +10,27 @@ import pytest
 from typer.testing import CliRunner
 
 from api.cli import app
+from tests.conftest import TEST_AUDIENCE, TEST_ISSUER
 
 
 @pytest.fixture
-def cli(db_url: str, monkeypatch: pytest.MonkeyPatch) -> CliRunner:
+def cli(db_url: str, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> CliRunner:
+    """The command line over ``db_url``, its people signed in by the tests' issuer (whose
+    key set it reads from a file, as from an issuer without discovery)."""
+    jwks = tmp_path / "jwks.json"
+    jwks.write_text(json.dumps(TEST_ISSUER.jwks()), encoding="utf-8")
     monkeypatch.setenv("VERLETICA_DATABASE_URL", db_url)
+    monkeypatch.setenv("VERLETICA_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.setenv("VERLETICA_OIDC_ISSUER", TEST_ISSUER.issuer)
+    monkeypatch.setenv("VERLETICA_OIDC_AUDIENCE", TEST_AUDIENCE)
+    monkeypatch.setenv("VERLETICA_OIDC_JWKS", str(jwks))
+    monkeypatch.setenv("VERLETICA_TOKEN", _token("ada@hv.example"))
     monkeypatch.setenv("COLUMNS", "200")
     return CliRunner()
+
+
+def _token(subject: str) -> str:
+    return TEST_ISSUER.mint(subject, TEST_AUDIENCE)
 
 
 def _ok(result: object) -> str:
@@ -29,10 +43,9 @@ def test_a_newcomer_configures_a_firm_from_the_command_line(
     cli: CliRunner, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     out = _ok(cli.invoke(app, ["onboard", "--name", "Harbor", "--founder-email", "ada@hv.example"]))
-    exports = re.search(r"VERLETICA_ORG=(\S+) VERLETICA_ACTOR=(\S+)", out)
+    exports = re.search(r"VERLETICA_ORG=(\S+)", out)
     assert exports is not None
     monkeypatch.setenv("VERLETICA_ORG", exports.group(1))
-    monkeypatch.setenv("VERLETICA_ACTOR", exports.group(2))
     for handle in ("orion", "vega", "ledger", "sentinel", "scout"):
         assert handle in out
 
@@ -70,8 +83,8 @@ def test_a_newcomer_configures_a_firm_from_the_command_line(
 
 
 def test_errors_are_reported_not_raised(cli: CliRunner, monkeypatch: pytest.MonkeyPatch) -> None:
+    _onboard(cli, "Harbor", "ada@hv.example")
     monkeypatch.setenv("VERLETICA_ORG", "no-such-org")
-    monkeypatch.setenv("VERLETICA_ACTOR", "nobody")
     result = cli.invoke(app, ["projects", "add", "east", "Atlas"])
     assert result.exit_code == 1
     assert "error:" in result.output
@@ -79,12 +92,28 @@ def test_errors_are_reported_not_raised(cli: CliRunner, monkeypatch: pytest.Monk
     assert bad.exit_code == 1
 
 
+def test_the_command_line_proves_who_acts(cli: CliRunner, monkeypatch: pytest.MonkeyPatch) -> None:
+    org, founder, _ = _onboard(cli, "Harbor", "ada@hv.example")
+    monkeypatch.setenv("VERLETICA_ORG", org)
+    stranger = cli.invoke(app, ["projects", "list"], env={"VERLETICA_TOKEN": _token("mallory")})
+    assert stranger.exit_code == 1 and "unknown_subject" in stranger.output
+    unsigned = cli.invoke(app, ["projects", "list", "--as", founder], env={"VERLETICA_TOKEN": ""})
+    assert unsigned.exit_code == 2 and "sign in" in unsigned.output  # --as needs the dev mode
+    forged = _token("ada@hv.example")[:-4] + "AAAA"
+    assert (
+        "bad_signature"
+        in cli.invoke(app, ["projects", "list"], env={"VERLETICA_TOKEN": forged}).output
+    )
+    again = cli.invoke(app, ["onboard", "--name", "Again", "--founder-email", "ada@hv.example"])
+    assert again.exit_code == 1 and "already belongs" in again.output
+
+
 def _onboard(cli: CliRunner, name: str, email: str) -> tuple[str, str, str]:
     """Onboard from the command line: (org id, founder id, the output)."""
     out = _ok(cli.invoke(app, ["onboard", "--name", name, "--founder-email", email]))
-    exports = re.search(r"VERLETICA_ORG=(\S+) VERLETICA_ACTOR=(\S+)", out)
-    assert exports is not None
-    return exports.group(1), exports.group(2), out
+    org, founder = re.search(r"VERLETICA_ORG=(\S+)", out), re.search(r"founder (\S+)", out)
+    assert org is not None and founder is not None
+    return org.group(1), founder.group(1), out
 
 
 def test_an_agent_cannot_record_a_commitment(cli: CliRunner) -> None:
@@ -94,7 +123,12 @@ def test_an_agent_cannot_record_a_commitment(cli: CliRunner) -> None:
     result = cli.invoke(
         app,
         ["commit", "add", "cap", "--cap-cents", "5", "--source", "s"],
-        env={"VERLETICA_ORG": org, "VERLETICA_ACTOR": ledger.group(1)},
+        env={
+            "VERLETICA_ORG": org,
+            "VERLETICA_TOKEN": "",
+            "VERLETICA_DEV_PRINCIPAL_HEADER": "true",  # an agent has no sign-in: name it
+            "VERLETICA_ACTOR": ledger.group(1),
+        },
     )
     assert result.exit_code == 1, result.output
     assert "error:" in result.output
@@ -102,7 +136,7 @@ def test_an_agent_cannot_record_a_commitment(cli: CliRunner) -> None:
 
 def test_the_memory_read_log_from_the_command_line(cli: CliRunner) -> None:
     org, founder, _ = _onboard(cli, "Harbor", "ada@hv.example")
-    env = {"VERLETICA_ORG": org, "VERLETICA_ACTOR": founder}
+    env = {"VERLETICA_ORG": org}
     _ok(cli.invoke(app, ["projects", "add", "east", "Atlas"], env=env))
     _ok(cli.invoke(app, ["memory", "query", "Atlas kickoff"], env=env))
     out = _ok(cli.invoke(app, ["memory", "reads"], env=env))
@@ -127,7 +161,7 @@ def test_screening_a_batch_stores_nothing(cli: CliRunner, tmp_path: Path) -> Non
 
 def test_ingesting_from_the_command_line_screens_first(cli: CliRunner, tmp_path: Path) -> None:
     org, founder, _ = _onboard(cli, "Harbor", "ada@hv.example")
-    env = {"VERLETICA_ORG": org, "VERLETICA_ACTOR": founder}
+    env = {"VERLETICA_ORG": org}
     _ok(cli.invoke(app, ["projects", "add", "east", "Atlas"], env=env))
     note = tmp_path / "note.txt"
     note.write_text("Atlas kickoff: card 4111 1111 1111 1111 on file.", encoding="utf-8")

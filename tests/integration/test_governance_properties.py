@@ -19,10 +19,10 @@ from sqlalchemy import select
 
 from adapters.store.store import Store
 from adapters.store.tables import ClaimRow, IntentRow
-from domain.intents import ApprovalRequest, ApprovalVerdict, Intent, Outcome
+from domain.intents import Intent, Outcome
 from domain.model import SpendCap, StaffRole
 from tests.conftest import utc_now
-from tests.support import payment_intent
+from tests.support import APPROVAL_KEYS, payment_intent, signed
 from usecases import governance, organization
 from usecases.context import Ports
 from worker.bootstrap import build_connectors
@@ -179,14 +179,15 @@ def test_no_interleaving_double_books_a_resource_or_overruns_a_cap(
                 assert latest is not None
                 governance.dispatch(store.governance, connectors, org, latest, utc_now())
             elif step[0] == "approve" and (target := pick(step[1], "hold")):
-                request = ApprovalRequest(
-                    intent_id=target.id,
-                    approver_id=founder,
-                    verdict=ApprovalVerdict.APPROVE,
-                    intent_digest=target.digest,
-                )
+                request = signed(target, founder, now=utc_now())
                 governance.review_hold(
-                    store.governance, org, target.run_id, request, len(steps), utc_now()
+                    store.governance,
+                    org,
+                    target.run_id,
+                    request,
+                    len(steps),
+                    utc_now(),
+                    keys=APPROVAL_KEYS,
                 )
             elif step[0] == "close" and (target := pick(step[1], "allow", "approved", "hold")):
                 governance.close(store.governance, org, target.id, "run_failed", "r", utc_now())

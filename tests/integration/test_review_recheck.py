@@ -12,7 +12,7 @@ from domain.model import SpendCap
 from domain.ports import ConnectorWrite
 from domain.tools import REGISTRY
 from tests.conftest import Firm, utc_now
-from tests.support import payment_intent
+from tests.support import APPROVAL_KEYS, payment_intent, signed
 from usecases import governance, organization
 
 RUN = "run-1"
@@ -30,14 +30,9 @@ def _approve(
     run_id: str = RUN,
     who: str | None = None,
 ):  # type: ignore[no-untyped-def]
-    request = ApprovalRequest(
-        intent_id=intent.id,
-        approver_id=who or firm.founder,
-        verdict=ApprovalVerdict.APPROVE,
-        intent_digest=intent.digest,
-    )
+    request = signed(intent, who or firm.founder, run_id=run_id, now=utc_now())
     outcome = governance.review_hold(
-        store.governance, firm.org, run_id, request, attempt, utc_now()
+        store.governance, firm.org, run_id, request, attempt, utc_now(), keys=APPROVAL_KEYS
     )
     return outcome.review, outcome.decision
 
@@ -202,10 +197,55 @@ def test_a_request_with_a_nul_is_refused_on_the_record(store: Store, firm: Firm)
         verdict=ApprovalVerdict.APPROVE,
         intent_digest=intent.digest,
     )
-    outcome = governance.review_hold(store.governance, firm.org, RUN, request, 1, utc_now())
+    outcome = governance.review_hold(
+        store.governance, firm.org, RUN, request, 1, utc_now(), keys=APPROVAL_KEYS
+    )
     result, latest = outcome.review, outcome.decision
     assert not result.accepted and result.rule == "malformed_request"
     assert latest is not None and latest.outcome is Outcome.HOLD
     (entry,) = [e for e in store.audit.entries(firm.org) if e.rule == "malformed_request"]
     assert entry.actor.endswith("\\u0000")
+    assert store.audit.verify(firm.org).ok
+
+
+def test_an_unsigned_or_forged_decision_is_refused_on_the_record(store: Store, firm: Firm) -> None:
+    """A decision sent straight to Temporal proves nothing: refused before its approver
+    is even looked at, recorded, and the hold stays open for a real decision."""
+    intent = _pay(firm, 200_000)
+    governance.decide(store.governance, intent, utc_now())
+    unsigned = signed(intent, firm.founder, now=utc_now()).model_copy(update={"proof": None})
+    for_another_run = signed(intent, firm.founder, run_id="run-other", now=utc_now())
+    for attempt, request in enumerate((unsigned, for_another_run), start=1):
+        outcome = governance.review_hold(
+            store.governance, firm.org, RUN, request, attempt, utc_now(), keys=APPROVAL_KEYS
+        )
+        assert not outcome.review.accepted
+        assert outcome.decision is not None and outcome.decision.outcome is Outcome.HOLD
+    rules = [e.rule for e in store.audit.entries(firm.org) if e.decision == "review_refused"]
+    assert rules == ["missing_proof", "forged_proof"]
+    result, latest = _approve(store, firm, intent, 3)
+    assert result.accepted and latest is not None and latest.outcome is Outcome.APPROVED
+    entry = store.audit.entries(firm.org)[-1]
+    assert entry.payload["proof_key_id"] == APPROVAL_KEYS.current.key_id
+    assert "signature" not in str(entry.payload)
+    assert store.audit.verify(firm.org).ok
+
+
+def test_an_undecodable_signal_is_recorded_once_per_attempt(store: Store, firm: Firm) -> None:
+    problem = "approve: not an ApprovalSignal (value: Input should be an object): b'3'\x00"
+    for _ in range(2):  # a retried review appends nothing more
+        outcome = governance.review_hold(
+            store.governance,
+            firm.org,
+            RUN,
+            None,
+            7,
+            utc_now(),
+            keys=APPROVAL_KEYS,
+            undecodable=problem,
+        )
+        assert (outcome.review.accepted, outcome.review.rule) == (False, "undecodable_signal")
+    (entry,) = [e for e in store.audit.entries(firm.org) if e.rule == "undecodable_signal"]
+    assert (entry.actor, entry.intent_id, entry.decision) == ("unknown", None, "review_refused")
+    assert entry.payload["run_id"] == RUN and entry.payload["problem"].endswith("\\u0000")
     assert store.audit.verify(firm.org).ok

@@ -117,7 +117,7 @@ def test_a_valid_token_proves_its_subject() -> None:
     [
         ({"exp": int(time.time()) - 3600}, Refusal.EXPIRED),
         ({"nbf": int(time.time()) + 3600}, Refusal.NOT_YET_VALID),
-        ({"iat": int(time.time()) + 3600}, Refusal.NOT_YET_VALID),
+        ({"iat": int(time.time()) + 3600}, Refusal.ISSUED_IN_FUTURE),
         ({"aud": "another-api"}, Refusal.WRONG_AUDIENCE),
         ({"iss": "https://evil.example"}, Refusal.WRONG_ISSUER),
         ({"exp": None}, Refusal.MISSING_CLAIM),

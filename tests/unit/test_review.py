@@ -9,12 +9,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from domain.governance.review import reconfirm, review
+from domain.governance.approvals import ApprovalKey, ApprovalKeys, ApprovalProof, sign
+from domain.governance.review import decided, reconfirm, review
 from domain.governance.values import HoldState, ReviewResult, StoredIntent
 from domain.intents import ApprovalRequest, ApprovalVerdict, Decision, Intent, Outcome, Stage
 from domain.model import Principal, PrincipalKind, PrincipalStatus, Staffing, StaffRole
 
 NOW = datetime(2025, 6, 2, 9, 30, tzinfo=UTC)
+KEYS = ApprovalKeys(current=ApprovalKey(bytes(range(32))))
 ORG = "org-hv"
 REACH = ("east", "west")
 
@@ -119,10 +121,16 @@ def run(
     stored: StoredIntent | None = None,
     run_id: str = "run-1",
     malformed: str | None = None,
+    signed: bool = True,
 ) -> ReviewResult:
+    """Review ``req`` as run ``run_id`` receives it; unless told otherwise, with the proof
+    the API would sign for that run (so that the rungs after the proof are reached)."""
+    if signed and req.proof is None:
+        req = req.model_copy(update={"proof": sign(KEYS, decided(req, run_id), NOW)})
     return review(
         req,
         run_id=run_id,
+        keys=KEYS,
         held=stored if stored is not None else held(intent, reach),
         malformed=malformed,
         approver=approver,
@@ -332,6 +340,35 @@ def test_accepted_iff_a_current_approver_on_every_project_of_reach(
 
 def test_a_malformed_request_is_refused_first() -> None:
     refused(run(request(), malformed="approver_id contains a NUL"), "malformed_request")
+
+
+def test_a_decision_without_the_apis_proof_is_refused_before_anything_else() -> None:
+    """Sent straight to Temporal it names an approver, but proves nothing: refused even
+    for an approver who could decide, and before the hold is looked at."""
+    refused(run(request(), signed=False), "missing_proof")
+    refused(run(request(), signed=False, stored=held(hold=None)), "missing_proof")
+    refused(run(request(), signed=False, malformed="a NUL"), "malformed_request")
+
+
+def test_a_proof_for_another_run_approver_or_verdict_is_forged() -> None:
+    for_run_2 = sign(KEYS, decided(request(), "run-2"), NOW)
+    refused(run(request().model_copy(update={"proof": for_run_2})), "forged_proof")
+    ben = Principal(
+        id="p-ben", org_id=ORG, kind=PrincipalKind.HUMAN, handle="ben", display_name="Ben"
+    )
+    ada_proof = sign(KEYS, decided(request(), "run-1"), NOW)
+    as_ben = request(approver=ben).model_copy(update={"proof": ada_proof})
+    refused(run(as_ben, approver=ben, staffing=approver_on(*REACH, who=ben)), "forged_proof")
+    as_deny = request(ApprovalVerdict.DENY).model_copy(update={"proof": ada_proof})
+    refused(run(as_deny), "forged_proof")
+
+
+def test_a_proof_signed_with_an_unknown_key_is_refused() -> None:
+    other = ApprovalKeys(current=ApprovalKey(b"\x01" * 32))
+    proof = sign(other, decided(request(), "run-1"), NOW)
+    refused(run(request().model_copy(update={"proof": proof})), "unknown_proof_key")
+    bogus = ApprovalProof(key_id=KEYS.current.key_id, signed_at=NOW, signature="0" * 64)
+    refused(run(request().model_copy(update={"proof": bogus})), "forged_proof")
 
 
 def test_an_intent_never_held_is_not_held() -> None:

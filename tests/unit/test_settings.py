@@ -16,6 +16,7 @@ def _production(**overrides: object) -> Settings:
         "environment": "production",
         "database_url": PG,
         "audit_key": GOOD_KEY,
+        "approval_key": bytes(range(40, 72)).hex(),
         "model_provider": "replay",
     }
     values.update(overrides)
@@ -31,6 +32,9 @@ def test_a_sound_production_configuration_is_accepted() -> None:
     [
         ({"database_url": "sqlite:///x.db"}, "PostgreSQL"),
         ({"audit_key": None}, "VERLETICA_AUDIT_KEY"),
+        ({"approval_key": None}, "VERLETICA_APPROVAL_KEY"),
+        ({"approval_key": "ab" * 8}, "at least"),
+        ({"dev_principal_header": True}, "refused in production"),
         ({"temporal_api_key": "changethis"}, "placeholder"),
     ],
 )
@@ -59,3 +63,11 @@ def test_the_oidc_settings_go_together() -> None:
     both = Settings(oidc_issuer="https://id.example", oidc_audience="api", oidc_jwks="jwks.json")
     assert both.oidc_jwks == "jwks.json"
     assert Settings().oidc_issuer is None
+
+
+def test_the_local_issuer_and_plain_http_key_sets_stay_local(tmp_path: object) -> None:
+    from adapters.ingress.oidc import key_source
+
+    with pytest.raises(ValueError, match="loopback only"):
+        key_source("http://id.example/jwks.json")
+    assert key_source("http://127.0.0.1:8001/jwks.json") is not None
