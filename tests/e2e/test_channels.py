@@ -24,7 +24,7 @@ from adapters.store.store import Store
 from api.app import create_app
 from domain.ingress import BudgetCeilings
 from domain.model import IdentityKind
-from tests.conftest import TEST_KEYS, Firm, make_settings, utc_now, wire
+from tests.conftest import TEST_KEYS, Firm, make_settings, signed_in, utc_now, wire
 from usecases import ingress, runs
 from usecases.context import Ports
 from worker.bootstrap import build_worker
@@ -237,3 +237,23 @@ async def test_what_proves_nothing_starts_nothing(door: Door) -> None:
     told = (await door.http.post("/v1/ingress/slack", content=body, headers=_slack(body))).json()
     assert "No agent 'nobody'" in told["text"] and "orion" in told["text"]
     assert await _workflows(door) == 0
+
+
+async def test_refused_tokens_start_no_workflow(door: Door) -> None:
+    """Every bad token, replay and spent budget of the front door's tests, sent to the
+    route that starts runs, with the worker and the dev server behind it."""
+    from tests.integration.test_front_door import _bad_tokens
+
+    body = {"agent_id": door.firm.agents["orion"], "task": TASK}
+    path = f"/v1/orgs/{door.firm.org}/runs"
+    for reason, token in _bad_tokens(door.firm).items():
+        headers = {"Authorization": f"Bearer {token}", "X-Verletica-Nonce": uuid.uuid4().hex}
+        got = await door.http.post(path, json=body, headers=headers)
+        assert got.status_code == 401 and got.json()["reason"] == reason.split("/")[0], reason
+    good = signed_in(door.services, door.firm.founder)
+    started = await door.http.post(path, json=body, headers=good)
+    assert started.status_code == 201, started.text
+    replayed = await door.http.post(path, json=body, headers=good)
+    assert replayed.status_code == 401 and replayed.json()["reason"] == "replayed"
+    assert await _finished(door, started.json()["run_id"]) == "completed"
+    assert await _workflows(door) == 1  # the one with a good token, once
