@@ -30,7 +30,9 @@ from tests.conftest import (
     utc_now,
     wire,
 )
-from tests.e2e.test_run_hardening import _held, _pay, _reply
+from tests.e2e.test_run_hardening import _held
+from tests.support import model_reply as _reply
+from tests.support import pay_action as _pay
 from tests.support import skip_to_the_end
 from usecases import organization, runs
 from usecases.context import Ports
