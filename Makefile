@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: install demo up test lint contracts bench chaos train-screen eval-memory clean
+.PHONY: install demo up test lint contracts bench chaos train-screen eval-memory eval-learning clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -55,6 +55,10 @@ train-screen: $(STAMP)
 ## make eval-memory: screen, identifying detail and retrieval on the evaluation split, beside baselines.
 eval-memory: $(STAMP)
 	$(BIN)/python -m screening.evaluate
+
+## make eval-learning: process-offer merging on the committed episode groups, beside baselines.
+eval-learning: $(STAMP)
+	$(BIN)/python -m screening.offers_eval
 
 clean:
 	rm -rf .verletica
