@@ -17,7 +17,17 @@ from temporalio.service import RPCError
 
 from api.deps import DEV_HEADER, is_loopback
 from api.limits import MAX_BODY_BYTES, BodyLimits
-from api.routers import audit, channels, ingress, memory, organizations, runs
+from api.routers import (
+    audit,
+    channels,
+    commitments,
+    heartbeat,
+    ingress,
+    memory,
+    needs_you,
+    organizations,
+    runs,
+)
 from domain.errors import Conflict, Forbidden, NotFound, StoreFailure, Unavailable
 from domain.ingress import Unauthenticated
 from domain.text import NUL
@@ -154,11 +164,14 @@ def create_app(settings: Settings | None = None, ports: Ports | None = None) -> 
     app.add_exception_handler(RPCError, error(503))
     for router in (
         organizations.router,
+        commitments.router,
         runs.router,
         audit.router,
         memory.router,
         ingress.router,
         channels.router,
+        heartbeat.router,
+        needs_you.router,
     ):
         app.include_router(router)
 

@@ -20,11 +20,22 @@ from rich.table import Table
 
 from adapters.ingress.local_issuer import KEY_FILE, LocalIssuer
 from adapters.memory.screen_classifier import local_classifier
+from api.queue_view import needs_you_table
 from domain.ingress import Unauthenticated
 from domain.memory.judge import second_opinion
 from domain.memory.screen import screen
 from domain.model import SpendCap, StaffRole
-from usecases import audit, ingress, memory, organization, runs
+from domain.time.heartbeat import HeartbeatRun
+from usecases import (
+    audit,
+    commitments,
+    heartbeat,
+    ingress,
+    memory,
+    needs_you,
+    organization,
+    runs,
+)
 from usecases.context import Ports
 from worker.clock import utc_now
 from worker.ports import build_judge, build_ports, open_store
@@ -33,7 +44,10 @@ from worker.temporal import make_client
 
 app = typer.Typer(help="Verletica: a governed AI-agent fleet.", no_args_is_help=True)
 projects_app = typer.Typer(help="Projects (departments, engagements).", no_args_is_help=True)
-commit_app = typer.Typer(help="Commitments: record (extracted) and confirm.", no_args_is_help=True)
+commit_app = typer.Typer(
+    help="Commitments: record or extract (from a document), confirm, reject.",
+    no_args_is_help=True,
+)
 audit_app = typer.Typer(help="The audit chain.", no_args_is_help=True)
 broker_app = typer.Typer(help="The broker's state: poisoned or not.", no_args_is_help=True)
 memory_app = typer.Typer(
@@ -44,6 +58,10 @@ app.add_typer(commit_app, name="commit")
 app.add_typer(audit_app, name="audit")
 app.add_typer(broker_app, name="broker")
 app.add_typer(memory_app, name="memory")
+heartbeat_app = typer.Typer(
+    help="The heartbeat: run it now, see its recent runs.", no_args_is_help=True
+)
+app.add_typer(heartbeat_app, name="heartbeat")
 # Off a terminal (make demo piped, CI logs) rich would wrap tables at 80 columns.
 console = Console(width=None if sys.stdout.isatty() else 160)
 T = TypeVar("T")
@@ -244,6 +262,33 @@ def commit_confirm(commitment_id: str, actor: As = "") -> None:
     _show(_sync(lambda s: organization.confirm_commitment(s, commitment_id, actor)))
 
 
+@commit_app.command("reject")
+def commit_reject(
+    commitment_id: str,
+    reason: Annotated[str, typer.Option(help="Why it does not bind.")],
+    actor: As = "",
+) -> None:
+    """Reject an extracted commitment: it never binds."""
+    _show(_sync(lambda s: commitments.reject(s, commitment_id, actor, reason)))
+
+
+@commit_app.command("extract")
+def commit_extract(
+    ref: Annotated[str, typer.Argument(help="The memory record to read.")],
+    extractor: Annotated[str, typer.Option(help="The extracting agent, by id or handle.")],
+    org: Org,
+    actor: As = "",
+    project: Annotated[list[str] | None, typer.Option(help="Projects they bind.")] = None,
+) -> None:
+    """An agent extracts a document's obligations as commitments awaiting confirmation."""
+
+    async def go(s: Ports) -> Any:
+        agent = _principal_id(s, org, actor, extractor)
+        return await commitments.extract(s, org, actor, ref, agent, tuple(project or ()))
+
+    _show(_services(go, temporal=True))
+
+
 @app.command()
 def run(
     agent: Annotated[str, typer.Argument(help="Agent id or handle.")],
@@ -288,6 +333,25 @@ def approve(intent_id: str, actor: As = "", reason: str = "") -> None:
 def deny(intent_id: str, actor: As = "", reason: str = "") -> None:
     """Deny a held intent (the broker re-checks your authority)."""
     _decide(intent_id, actor, reason, False)
+
+
+@app.command("needs-you")
+def needs_you_queue(org: Org, actor: As = "") -> None:
+    """What waits for you, most urgent first: evidence and the actions each allows."""
+    queue = _sync(lambda s: needs_you.needs_you(s, org, actor))
+    console.print(needs_you_table(queue))
+
+
+@app.command()
+def metrics(org: Org, actor: As = "") -> None:
+    """Autonomy metrics: work without a human, escalations, blocks by stage, holds' time."""
+    _show(_sync(lambda s: needs_you.metrics(s, org, actor)))
+
+
+@app.command()
+def retry(run_id: str, actor: As = "") -> None:
+    """Start a failed run again (same agent and task), once, on the record."""
+    _show(_services(lambda s: needs_you.retry_run(s, run_id, actor), temporal=True))
 
 
 @audit_app.command("verify")
@@ -481,6 +545,52 @@ def broker_unpoison(
     """Clear a poisoned broker, on the record, once the chain verifies (the founder)."""
     _sync(lambda s: audit.unpoison(s, org, actor, reason))
     console.print("the broker acts again; the clearing is in the audit chain")
+
+
+def _show_heartbeats(found: list[HeartbeatRun]) -> None:
+    """Each heartbeat as a table: its checks, then its findings and what became of
+    Sentinel's proposals for each."""
+    for hb in found:
+        ended = hb.ended_at.isoformat(timespec="seconds") if hb.ended_at else "running"
+        table = Table(title=f"heartbeat {hb.id} · {hb.started_at:%Y-%m-%d %H:%M:%S} → {ended}")
+        for column in ("check", "findings", "ms"):
+            table.add_column(column)
+        for check in hb.checks:
+            table.add_row(check.name, str(check.count), f"{check.duration_ms:.2f}")
+        console.print(table)
+        outcomes: dict[str, list[str]] = {}
+        for p in hb.proposals:
+            done = "dispatched" if p.dispatched else p.rule
+            outcomes.setdefault(p.subject, []).append(f"{p.tool}: {p.outcome} ({done})")
+        findings = Table(title="findings")
+        for column in ("severity", "kind", "summary", "sentinel's proposals"):
+            findings.add_column(column)
+        for f in hb.findings:
+            findings.add_row(
+                f.severity,
+                f.kind,
+                escape(f.summary[:120]),
+                "; ".join(outcomes.get(f.subject, ["already on file"])),
+            )
+        console.print(findings)
+        if hb.error:
+            console.print(f"[yellow]{escape(hb.error)}[/]")
+
+
+@heartbeat_app.command("run")
+def heartbeat_run(org: Org, actor: As = "") -> None:
+    """Run the heartbeat over the organization now (the founder) and show what it found."""
+    _show_heartbeats(_services(lambda s: heartbeat.run_now(s, org, actor), temporal=True))
+
+
+@heartbeat_app.command("runs")
+def heartbeat_runs(
+    org: Org,
+    actor: As = "",
+    limit: Annotated[int, typer.Option(help="How many, newest first.")] = 5,
+) -> None:
+    """The organization's recent heartbeats."""
+    _show_heartbeats(_sync(lambda s: heartbeat.recent(s, org, actor, limit)))
 
 
 @app.command()

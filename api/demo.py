@@ -22,6 +22,9 @@ from pydantic import BaseModel
 from rich.console import Console
 from rich.table import Table
 
+from api.queue_view import needs_you_table
+from usecases.needs_you import NeedsYou
+
 NONCE_HEADER = "X-Verletica-Nonce"
 
 
@@ -65,6 +68,17 @@ INVOICE = (
     "West file to archive@outside-mail.example."
 )
 EAST_QUERY = "Birch client contact: name, email and phone"
+LETTER_REF = "atlas-engagement-letter"
+ATLAS_LETTER = (
+    "Engagement letter, Project Atlas (buy-side advisory). "
+    "4.1 Harborvale will deliver the data-room index to the Client no later than "
+    "15 December 2026. "
+    "4.2 Third-party diligence costs shall not exceed USD 5,000 without the Client's prior "
+    "written consent. "
+    "7.3 Either party may terminate this engagement on 30 days' written notice."
+)
+"""The East engagement letter; the replay fixture of Ledger's extraction quotes it by
+offset (``adapters/models/fixtures/commitments.json``)."""
 
 
 class MemoryShow(BaseModel):
@@ -96,6 +110,10 @@ class DemoReport(BaseModel):
     """Scenario step → final run view."""
     audit: dict[str, Any]
     memory: MemoryShow
+    needs_you: dict[str, Any] = {}
+    """The founder's needs-you queue while the payment was held."""
+    metrics: dict[str, Any] = {}
+    """The autonomy metrics at the end."""
 
 
 async def _settled(
@@ -244,18 +262,28 @@ async def play(
         west_ref=WEST_NOTE_REF, tagged=tagged, east_query=east_query, refusal=refusal
     )
 
-    say("[bold]4. Commitment[/] extracted from the Atlas engagement letter, then confirmed")
-    cap = await post(
-        f"/v1/orgs/{org_id}/commitments",
-        {
-            "title": "Atlas third-party diligence spend cap",
-            "constraint": {"kind": "spend_cap", "limit_cents": 500_000, "currency": "USD"},
-            "source": "Atlas engagement letter, section 4.2",
-            "excerpt": "Third-party diligence costs shall not exceed USD 5,000 without consent.",
-            "projects": ["east"],
-        },
+    say("[bold]4. Commitments[/] Ledger extracts the Atlas engagement letter's obligations")
+    await post(
+        f"/v1/orgs/{org_id}/memory",
+        {"ref": LETTER_REF, "projects": ["east"], "text": ATLAS_LETTER, "kind": "contract"},
     )
-    await post(f"/v1/commitments/{cap['id']}/confirm", {})
+    extracted = await post(
+        f"/v1/orgs/{org_id}/commitments/extract",
+        {"ref": LETTER_REF, "extractor_id": agents["ledger"]},
+    )
+    by_kind = {c["constraint"]["kind"]: c for c in extracted["commitments"]}
+    for c in extracted["commitments"]:
+        span = c["provenance"]["span"]
+        say(f"   extracted {c['constraint']['kind']}: {c['title']} (chars {span[0]}-{span[1]})")
+    # The cap binds once Ada confirms it; the notice period is not the firm's to enforce;
+    # the delivery waits in the needs-you queue for a human.
+    await post(f"/v1/commitments/{by_kind['spend_cap']['id']}/confirm", {})
+    say("   Ada confirms the spend cap: from now on it binds")
+    await post(
+        f"/v1/commitments/{by_kind['notice_period']['id']}/reject",
+        {"reason": "a termination right, not an obligation the fleet can break"},
+    )
+    say("   Ada rejects the notice period: it never binds")
 
     say("[bold]5. Agent runs[/]")
     runs: dict[str, dict[str, Any]] = {}
@@ -271,6 +299,8 @@ async def play(
     held = await _settled(http, as_founder, started["payment"], "hold")
     intent = held["state"]["intents"][0]["intent"]["id"]
     say(f"   payment held: {held['state']['intents'][0]['decision']['reason']}")
+    queue = (await http.get(f"/v1/orgs/{org_id}/needs-you", auth=as_founder)).json()
+    say(f"   needs-you: {len(queue['items'])} item(s) wait for a human (the queue is shown below)")
     say("   Ben (no approval authority) approves → recorded and refused")
     approval = {"approver_id": ben["id"], "reason": "looks fine"}
     (
@@ -321,6 +351,8 @@ async def play(
         runs=runs,
         audit=audit,
         memory=memory,
+        needs_you=queue,
+        metrics=(await http.get(f"/v1/orgs/{org_id}/metrics", auth=as_founder)).json(),
     )
 
 
@@ -450,6 +482,18 @@ def render(report: DemoReport, console: Console) -> None:
         f"{v['entries']} entries, head {v['head_hash'][:16]}…"
         + ("" if v["ok"] else f" broken at {v['broken_at']}: {v['problem']}")
     )
+    if report.needs_you:
+        console.print(needs_you_table(NeedsYou.model_validate(report.needs_you)))
+    if report.metrics:
+        m = report.metrics
+        median = m["hold_resolution"]["median_seconds"]
+        console.print(
+            f"[bold]Autonomy[/] — runs without a human: {m['work_without_human']['runs']} of "
+            f"{m['work_without_human']['runs_with_intents']}; escalated: "
+            f"{m['escalated']['held']} of {m['escalated']['decided']} decisions; blocked by "
+            f"stage: {m['blocked_by_stage']}; holds resolved: {m['hold_resolution']['resolved']}"
+            + (f" (median {median:.1f} s)" if median is not None else "")
+        )
     console.print("[bold]Temporal UI[/]")
     for step, view in report.runs.items():
         console.print(f"  {step:10} {view['ui_url']}")

@@ -115,3 +115,16 @@ class DecisionBody(Body):
 
     approver_id: str | None = Field(default=None, max_length=100)
     reason: str = Field(default="", max_length=2000)
+
+
+class ExtractBody(Body):
+    ref: Slug
+    """The memory record (a contract, an engagement letter) to extract obligations from."""
+    extractor_id: str = Field(min_length=1, max_length=100)
+    """The agent that reads it, through the memory gate, as itself."""
+    projects: list[Slug] = Field(default=[], max_length=500)
+    """What the commitments bind once confirmed; by default the document's projects."""
+
+
+class RejectBody(Body):
+    reason: str = Field(min_length=1, max_length=2000)

@@ -86,10 +86,27 @@ def config_record(item: Configured) -> ConfigRecord:
         case Barrier():
             return ConfigRecord(table="barrier", key=item.id, record=record)
         case Commitment():
-            return ConfigRecord(table="commitment", key=item.id, record=record)
+            return ConfigRecord(table="commitment", key=item.id, record=_as_first_recorded(record))
         case Identity():
             key = f"{item.kind.value}:{item.external_id}"
             return ConfigRecord(table="identity", key=key, record=record)
+
+
+_COMMITMENT_ADDED = ("rejected_by", "rejected_at", "rejection_reason")
+_PROVENANCE_ADDED = ("document", "span", "extractor", "model")
+"""Fields a commitment and its provenance gained with extraction and rejection."""
+
+
+def _as_first_recorded(record: dict[str, Any]) -> dict[str, Any]:
+    """A commitment's record without the fields added later while they are unset, so
+    that chains written before those fields existed still agree with the rows."""
+    kept = {k: v for k, v in record.items() if not (k in _COMMITMENT_ADDED and v is None)}
+    provenance = record.get("provenance")
+    if isinstance(provenance, dict):
+        kept["provenance"] = {
+            k: v for k, v in provenance.items() if not (k in _PROVENANCE_ADDED and v is None)
+        }
+    return kept
 
 
 def memory_config_record(node: StoredNode) -> ConfigRecord:

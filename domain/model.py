@@ -230,13 +230,38 @@ class SpendCap(Frozen):
 
 
 class Obligation(Frozen):
-    """A promise that binds no action by itself (e.g. a delivery date)."""
+    """A promise that binds no action by itself (a delivery date is a :class:`Delivery`)."""
 
     kind: Literal["obligation"] = "obligation"
     text: str = Field(min_length=1, max_length=4000)
 
 
-Constraint = Annotated[SpendCap | Obligation, Field(discriminator="kind")]
+class Delivery(Frozen):
+    """Something promised to a counterparty by a due date (a report, a data-room index).
+
+    Once confirmed it binds: the broker holds a late delivery to its recipient (see
+    :mod:`domain.governance.broker`), and the heartbeat reports it once past due."""
+
+    kind: Literal["delivery"] = "delivery"
+    deliverable: str = Field(min_length=1, max_length=500)
+    """What is to be delivered, as the document says it."""
+    due: UtcInstant
+    """The moment by which it must have been delivered."""
+    recipient: str | None = Field(default=None, min_length=3, max_length=320)
+    """Where it goes (an email address), when the document says; None: anyone on the
+    commitment's projects."""
+
+
+class NoticePeriod(Frozen):
+    """How long in advance something must be announced (termination, a price change)."""
+
+    kind: Literal["notice_period"] = "notice_period"
+    days: int = Field(ge=1, le=3650)
+    text: str = Field(min_length=1, max_length=4000)
+    """What the notice is for, as the document says it."""
+
+
+Constraint = Annotated[SpendCap | Obligation | Delivery | NoticePeriod, Field(discriminator="kind")]
 
 
 class Provenance(Frozen):
@@ -245,6 +270,16 @@ class Provenance(Frozen):
     source: str
     excerpt: str = ""
     recorded_by: str
+    document: str | None = None
+    """The memory record it was extracted from, by reference (None: entered by hand)."""
+    span: tuple[int, int] | None = None
+    """[start, end) of ``excerpt`` in the document's text as the extractor read it (an
+    agent's view masks identifying detail, so offsets count the masked text)."""
+    extractor: str | None = None
+    """The agent principal that extracted it."""
+    model: str | None = None
+    """The model that answered the extractor, as ``provider/model`` (``replay/authored``
+    for an authored fixture)."""
 
 
 class Commitment(Frozen):
@@ -262,6 +297,10 @@ class Commitment(Frozen):
     valid_until: UtcInstant | None = None
     confirmed_by: str | None = None
     confirmed_at: UtcInstant | None = None
+    rejected_by: str | None = None
+    """The human who rejected it; a rejected commitment never binds."""
+    rejected_at: UtcInstant | None = None
+    rejection_reason: str | None = None
 
     @model_validator(mode="after")
     def _window(self) -> Commitment:

@@ -14,6 +14,7 @@ from typing import Protocol, runtime_checkable
 from pydantic import Field
 
 from domain.audit import AuditDraft, AuditEntry, ChainHead, ChainVerification
+from domain.extraction import ExtractionInput, ExtractionResult
 from domain.governance.values import BrokerSnapshot, Effects, StoredIntent
 from domain.intents import Decision, DispatchResult, DispatchToken, Intent
 from domain.memory.adapter import Embedding
@@ -453,6 +454,14 @@ class OrgChange(Protocol):
 
     def confirm_commitment(self, commitment_id: str) -> Commitment: ...
 
+    def reject_commitment(self, commitment_id: str, reason: str) -> Commitment:
+        """Reject an extracted commitment; a confirmed or rejected one is a Conflict."""
+        ...
+
+    def commitment(self, commitment_id: str) -> Commitment:
+        """A commitment of this organization; :class:`~domain.errors.NotFound` otherwise."""
+        ...
+
     def memory_reach(self) -> dict[str, tuple[str, ...]]:
         """What a new barrier may not split: every record's projects by reference, every
         link's two ends' projects (``link a→b``), every procedure's (``procedure n``)."""
@@ -547,6 +556,15 @@ class AuditReader(Protocol):
     def head(self, org_id: str) -> ChainHead | None: ...
 
     def verify(self, org_id: str) -> ChainVerification: ...
+
+
+class ExtractionGateway(Protocol):
+    """Where extractions of commitments from documents run (Temporal). Unreachable:
+    :class:`~domain.errors.Unavailable`."""
+
+    async def run(self, extraction: ExtractionInput) -> ExtractionResult:
+        """Run the extraction's workflow to its end; its result."""
+        ...
 
 
 class RunGateway(Protocol):

@@ -61,7 +61,8 @@ STARTER_FLEET: tuple[StarterAgent, ...] = (
         role="diagnostics",
         purpose="Watches commitments, holds and findings, and reports what needs a human.",
         instructions="Report findings; never act on them yourself.",
-        tools=("email.send",),
+        # Filing findings and closing what ended runs left open: the heartbeat's proposals.
+        tools=("email.send", "findings.file", "keys.close"),
         budget_cents=0,
         ceiling_cents=0,
     ),

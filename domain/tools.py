@@ -31,5 +31,35 @@ EMAIL_SEND = ToolSpec(
     resource_param="to",
 )
 
-REGISTRY: dict[str, ToolSpec] = {tool.name: tool for tool in (PAYMENTS_PAY, EMAIL_SEND)}
+FINDINGS_FILE = ToolSpec(
+    name="findings.file",
+    system="findings",
+    action="file",
+    description="File a finding for a human: what was found (kind, a stable subject), how "
+    "urgent (severity), a summary, the ids it rests on (evidence, comma-separated) and the "
+    "commitment it cites (or empty).",
+    params={
+        "kind": ParamType.STRING,
+        "subject": ParamType.STRING,
+        "severity": ParamType.STRING,
+        "summary": ParamType.STRING,
+        "evidence": ParamType.STRING,
+        "cites": ParamType.STRING,
+    },
+    resource_param="subject",
+)
+
+KEYS_CLOSE = ToolSpec(
+    name="keys.close",
+    system="keys",
+    action="close",
+    description="Close an intent whose run ended without closing it: its open hold is "
+    "expired and its operation keys are released, on the record.",
+    params={"intent_id": ParamType.STRING, "reason": ParamType.STRING},
+    resource_param="intent_id",
+)
+
+REGISTRY: dict[str, ToolSpec] = {
+    tool.name: tool for tool in (PAYMENTS_PAY, EMAIL_SEND, FINDINGS_FILE, KEYS_CLOSE)
+}
 """Published tools by name."""

@@ -17,11 +17,13 @@ from domain.ports import (
     ConfigurationStore,
     Directory,
     Embedder,
+    ExtractionGateway,
     GovernanceStore,
     MemoryBankPort,
     RunGateway,
     RunRecords,
 )
+from domain.time.ports import HeartbeatGateway, HeartbeatStore
 
 
 @dataclass(frozen=True)
@@ -59,3 +61,9 @@ class Ports:
     """The chat channels whose webhook secret is configured (Slack, Teams)."""
     dev_principal_header: bool = False
     """Local development only: the ``X-Verletica-Principal`` header names the actor."""
+    heartbeats: HeartbeatStore | None = None
+    """The heartbeat's record (its runs); None: not kept by this process."""
+    heartbeat: HeartbeatGateway | None = None
+    """Starts a heartbeat now; None: this process cannot."""
+    extractions: ExtractionGateway | None = None
+    """Where extractions of commitments from documents run; None: nowhere (no Temporal)."""

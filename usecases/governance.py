@@ -308,22 +308,35 @@ def close(
     ended first, a write that never succeeded): recorded as expired, its key released.
     An intent already closed, or whose write happened, is left as it is."""
     with store.unit(org_id, now) as unit:
-        stored = unit.stored(intent_id)
-        if stored is None:
-            raise NotFound(f"no intent {intent_id}")
-        if not stored.open:
-            return stored.latest
-        decision = Decision(
-            intent_id=intent_id,
-            outcome=Outcome.EXPIRED,
-            stage=Stage.REVIEW,
-            rule=rule,
-            reason=reason,
-            reach=stored.reach,
-            decided_at=now,
-        )
-        draft = records.closing_draft(stored.intent, decision)
-        return unit.record(stored.intent, decision, effects_of(decision), draft)
+        return close_in(unit, intent_id, rule, reason, now)
+
+
+def close_in(
+    unit: GovernanceUnit,
+    intent_id: str,
+    rule: str,
+    reason: str,
+    now: datetime,
+    actor: str = "system:run",
+) -> Decision:
+    """:func:`close`, inside a unit the caller holds (a connector closing what an ended
+    run left open, in its write's own transaction), by ``actor``."""
+    stored = unit.stored(intent_id)
+    if stored is None:
+        raise NotFound(f"no intent {intent_id}")
+    if not stored.open:
+        return stored.latest
+    decision = Decision(
+        intent_id=intent_id,
+        outcome=Outcome.EXPIRED,
+        stage=Stage.REVIEW,
+        rule=rule,
+        reason=reason,
+        reach=stored.reach,
+        decided_at=now,
+    )
+    draft = records.closing_draft(stored.intent, decision, actor)
+    return unit.record(stored.intent, decision, effects_of(decision), draft)
 
 
 def record_run_rejection(

@@ -40,6 +40,7 @@ from domain.model import (
 )
 from domain.ports import EmbedPurpose, OrgChange
 from domain.starter import STARTER_FLEET, StarterAgent
+from usecases import commitments as commitments_review
 from usecases.access import founder, member
 from usecases.context import Ports
 
@@ -269,13 +270,9 @@ def add_commitment(
 
 
 def confirm_commitment(ports: Ports, commitment_id: str, actor_id: str) -> Commitment:
-    """The founder confirms an extracted commitment; from then on it binds."""
-    actor = ports.directory.find_principal(actor_id)
-    if actor is None:
-        raise NotFound(f"no commitment {commitment_id}")
-    founder(ports, actor.org_id, actor_id)
-    with ports.configuration.change(actor.org_id, actor_id, ports.clock) as change:
-        return change.confirm_commitment(commitment_id)
+    """The founder, or an approver on every project it binds, confirms an extracted
+    commitment; from then on it binds (see :mod:`usecases.commitments`)."""
+    return commitments_review.confirm(ports, commitment_id, actor_id)
 
 
 def commitments(ports: Ports, org_id: str, actor_id: str) -> list[Commitment]:

@@ -5,8 +5,10 @@ from __future__ import annotations
 import asyncio
 import logging
 import signal
+from datetime import timedelta
 
 from adapters.memory.backends import BackendRefused
+from adapters.temporal.heartbeat import ensure_schedule
 from worker.bootstrap import build_worker
 from worker.bytecode import keep_bytecode
 from worker.ports import open_store
@@ -17,10 +19,16 @@ log = logging.getLogger("verletica.worker")
 
 
 async def serve(settings: Settings) -> None:
-    """Connect, verify the audit chains, and poll the task queue until SIGINT/SIGTERM."""
+    """Connect, verify the audit chains, make sure the heartbeat is scheduled, and poll
+    the task queue until SIGINT/SIGTERM."""
     store = open_store(settings)
     client = await make_client(settings)
     worker = build_worker(client, settings, store)
+    # Every worker makes sure the heartbeat's Schedule exists with the configured
+    # interval (idempotent: the first creates it, the others find it and update it).
+    await ensure_schedule(
+        client, settings.task_queue, timedelta(seconds=settings.heartbeat_seconds)
+    )
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):

@@ -13,11 +13,17 @@ from temporalio.worker import Worker
 
 from activities.agent_run import AgentRunActivities
 from activities.broker import BrokerActivities
+from activities.extraction import ExtractionActivities
+from activities.heartbeat_run import HeartbeatActivities
 from adapters.connectors.email import EmailOutbox
+from adapters.connectors.findings import FindingsRegister
+from adapters.connectors.keys import KeyCloser
 from adapters.connectors.payments import PaymentsLedger
 from adapters.models.replay import CapturingProvider, ReplayProvider
 from adapters.models.scripted import ScriptedProvider
+from adapters.store.heartbeat import SqlHeartbeat
 from adapters.store.store import Store
+from adapters.temporal.gateway import TemporalRuns
 from domain.errors import NotFound
 from domain.ports import Connector, ModelProvider
 from usecases import governance
@@ -25,6 +31,8 @@ from worker.clock import utc_now
 from worker.ports import gemini_provider
 from worker.settings import Settings
 from workflows.agent_run import AgentRunWorkflow
+from workflows.extraction import ExtractCommitmentsWorkflow
+from workflows.heartbeat import HeartbeatWorkflow
 
 log = logging.getLogger("verletica.worker")
 
@@ -50,6 +58,8 @@ def build_connectors(
     connectors: list[Connector] = [
         PaymentsLedger(store.db, clock, store.keys),
         EmailOutbox(store.db, clock, store.keys),
+        FindingsRegister(store.db, clock, store.keys),
+        KeyCloser(store.db, clock, store.keys, store.governance),
     ]
     return {(c.system, action): c for c in connectors for action in c.actions}
 
@@ -95,11 +105,12 @@ def build_worker(
     e.g. ``{"dispatch": failing_dispatch}``); every other activity is the real one.
     """
     verify_chains(store, clock)
+    runs_model = model or build_model(settings)
     runs = AgentRunActivities(
         directory=store.directory,
         memory=store.memory,
         governance=store.governance,
-        model=model or build_model(settings),
+        model=runs_model,
         clock=clock,
     )
     broker = BrokerActivities(
@@ -108,6 +119,19 @@ def build_worker(
         clock=clock,
         mode=settings.broker_mode,
         approvals=settings.approval_keys(),
+    )
+    extraction = ExtractionActivities(
+        directory=store.directory,
+        memory=store.memory,
+        configuration=store.configuration,
+        model=runs_model,
+        clock=clock,
+    )
+    heartbeat = HeartbeatActivities(
+        SqlHeartbeat(store.db),
+        TemporalRuns(
+            client, settings.task_queue, settings.temporal_ui_url, settings.temporal_namespace
+        ),
     )
     activities: dict[str, Callable[..., Any]] = {
         "resolve": runs.resolve,
@@ -118,6 +142,11 @@ def build_worker(
         "broker_recheck": broker.recheck,
         "broker_expire": broker.expire,
         "dispatch": broker.dispatch,
+        "heartbeat_orgs": heartbeat.orgs,
+        "heartbeat_inspect": heartbeat.inspect,
+        "heartbeat_record": heartbeat.record,
+        "extract_obligations": extraction.extract_obligations,
+        "record_extraction": extraction.record_extraction,
     }
     unknown = set(replace or {}) - activities.keys()
     if unknown:
@@ -126,7 +155,7 @@ def build_worker(
     return Worker(
         client,
         task_queue=settings.task_queue,
-        workflows=[AgentRunWorkflow],
+        workflows=[AgentRunWorkflow, HeartbeatWorkflow, ExtractCommitmentsWorkflow],
         activities=list(activities.values()),
         # When a worker dies, the tasks queued to it alone move to the shared queue after
         # this, not after the default 10 s.

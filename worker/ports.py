@@ -15,8 +15,11 @@ from adapters.memory.embedders import GeminiEmbedder, local_embedder
 from adapters.memory.screen_classifier import local_classifier
 from adapters.memory.screen_judge import ModelJudge
 from adapters.models.gemini import GeminiProvider
+from adapters.store.heartbeat import SqlHeartbeat
 from adapters.store.store import Store
+from adapters.temporal.extractions import TemporalExtractions
 from adapters.temporal.gateway import TemporalRuns
+from adapters.temporal.heartbeat import TemporalHeartbeats
 from domain.ingress import BudgetCeilings, ChannelSignature, TokenVerifier
 from domain.memory.judge import ScreenJudge
 from domain.model import IdentityKind
@@ -130,4 +133,7 @@ def build_ports(
         ),
         channels=build_channels(settings),
         dev_principal_header=settings.dev_principal_header,
+        heartbeats=SqlHeartbeat(store.db),
+        heartbeat=TemporalHeartbeats(client, settings.task_queue),
+        extractions=TemporalExtractions(client, settings.task_queue),
     )

@@ -86,6 +86,8 @@ class Settings(BaseSettings):
     api_host: str = "127.0.0.1"
     api_port: int = 8000
     broker_mode: BrokerMode = BrokerMode.ENFORCE
+    heartbeat_seconds: int = Field(default=3600, ge=60, le=7 * 24 * 3600)
+    """How often the heartbeat's Temporal Schedule runs (``VERLETICA_HEARTBEAT_SECONDS``)."""
     """``enforce``, or ``observe`` for a rollout: decide and record, never block."""
 
     audit_key: SecretStr | None = None

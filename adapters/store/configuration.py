@@ -329,6 +329,31 @@ class OrgConfiguration:
         self._audit(config_record(confirmed), "commitment_confirmed")
         return confirmed
 
+    def reject_commitment(self, commitment_id: str, reason: str) -> Commitment:
+        """A human (the acting principal) rejects an extracted commitment: it never binds.
+        Only an extracted one may be rejected; a confirmed or rejected one is a Conflict."""
+        row = self._s.get(CommitmentRow, commitment_id)
+        if row is None or row.org_id != self.org.id:
+            raise NotFound(f"no commitment {commitment_id}")
+        if row.state != ReviewState.EXTRACTED:
+            raise Conflict(f"commitment is {row.state}, not extracted")
+        row.state = ReviewState.REJECTED
+        row.rejected_by = self._actor
+        row.rejected_at = self.now
+        row.rejection_reason = reason
+        self._s.add(row)
+        self._s.flush()
+        rejected = convert.commitment(row)
+        self._audit(config_record(rejected), "commitment_rejected")
+        return rejected
+
+    def commitment(self, commitment_id: str) -> Commitment:
+        """A commitment of this organization; :class:`NotFound` otherwise."""
+        row = self._s.get(CommitmentRow, commitment_id)
+        if row is None or row.org_id != self.org.id:
+            raise NotFound(f"no commitment {commitment_id}")
+        return convert.commitment(row)
+
 
 def _add_agent_rows(
     s: Session, agent: Principal, definition: AgentDefinition, charter: Charter, now: datetime

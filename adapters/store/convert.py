@@ -127,6 +127,9 @@ def commitment(row: CommitmentRow) -> Commitment:
             "valid_until": utc_or_none(row.valid_until),
             "confirmed_by": row.confirmed_by,
             "confirmed_at": utc_or_none(row.confirmed_at),
+            "rejected_by": row.rejected_by,
+            "rejected_at": utc_or_none(row.rejected_at),
+            "rejection_reason": row.rejection_reason,
         }
     )
 

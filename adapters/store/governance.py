@@ -591,6 +591,13 @@ class SqlGovernance:
         except DBAPIError as exc:
             raise StoreFailure(str(exc).splitlines()[0]) from exc
 
+    def joined(
+        self, session: Session, org_id: str, now: datetime, locked: LockedHead, chain: ChainWriter
+    ) -> SqlGovernanceUnit:
+        """A unit inside a transaction the caller already holds, with the organization's
+        lock and chain writer (a connector whose write is itself a governance change)."""
+        return SqlGovernanceUnit(session, org_id, now, locked, chain, self._cache, self._memory)
+
     def token_for(self, org_id: str, decision: Decision) -> tuple[Intent, DispatchToken]:
         """The intent a decision is about and the token naming that decision (checked by
         the connector, in the write's own transaction)."""

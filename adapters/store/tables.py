@@ -140,6 +140,9 @@ class CommitmentRow(SQLModel, table=True):
     valid_until: datetime | None = _ts(nullable=True)
     confirmed_by: str | None = None
     confirmed_at: datetime | None = _ts(nullable=True)
+    rejected_by: str | None = None
+    rejected_at: datetime | None = _ts(nullable=True)
+    rejection_reason: str | None = None
     created_at: datetime = _ts()
 
 
@@ -352,3 +355,37 @@ class IdentityRow(SQLModel, table=True):
     org_id: str = Field(index=True)
     principal_id: str
     created_at: datetime = _ts()
+
+
+class FindingRow(SQLModel, table=True):
+    """A finding a principal filed through the broker (``findings.file``): one row per
+    allowed intent, written by its connector with the dispatch."""
+
+    __tablename__ = "findings"
+    intent_id: str = Field(primary_key=True)
+    org_id: str = Field(index=True)
+    principal_id: str
+    kind: str
+    subject: str = Field(index=True)
+    severity: str
+    summary: str
+    evidence: list[str] = _json()
+    cites: str | None = None
+    """The commitment it cites, if any."""
+    projects: list[str] = _json()
+    audit_seq: int
+    entry_hash: str
+    created_at: datetime = _ts()
+
+
+class HeartbeatRunRow(SQLModel, table=True):
+    """One heartbeat over one organization: its checks, findings and Sentinel's
+    proposals (``body``, a HeartbeatRun), the only row a heartbeat writes itself."""
+
+    __tablename__ = "heartbeat_runs"
+    id: str = Field(primary_key=True)
+    org_id: str = Field(index=True)
+    workflow_id: str
+    started_at: datetime = _ts()
+    ended_at: datetime | None = _ts(nullable=True)
+    body: dict[str, Any] = _json()

@@ -76,6 +76,18 @@ class TemporalRuns:
         except RPCError as exc:
             raise Unavailable(f"Temporal: {exc.message}") from exc
 
+    async def status(self, workflow_id: str) -> str:
+        """The workflow's status only (no query: a held run's worker need not answer);
+        ``not_found`` when Temporal no longer knows it."""
+        handle = self._client().get_workflow_handle(workflow_id)
+        try:
+            status = (await handle.describe()).status or WorkflowExecutionStatus.RUNNING
+        except RPCError as exc:
+            if exc.status is RPCStatusCode.NOT_FOUND:
+                return "not_found"
+            raise Unavailable(f"Temporal: {exc.message}") from exc
+        return status.name.lower()
+
     async def result(self, workflow_id: str) -> RunState:
         handle = self._client().get_workflow_handle_for(AgentRunWorkflow.run, workflow_id)
         return await handle.result()

@@ -20,6 +20,7 @@ from domain.model import (
     AgentDefinition,
     Charter,
     CharterStatus,
+    Delivery,
     PrincipalKind,
     PrincipalStatus,
     SpendCap,
@@ -31,6 +32,8 @@ from domain.model import (
 
 UNBOUNDED_SPEND = 10**15
 """What a malformed amount counts as: more than any budget or cap."""
+DELIVERING_TOOLS = frozenset({"email.send"})
+"""Tools through which something reaches a counterparty: the ways a delivery is made."""
 
 
 @dataclass(frozen=True)
@@ -223,6 +226,10 @@ def _scope(p: _Path) -> Reject | None:
 
 
 def _commitments(p: _Path) -> Hold | None:
+    return _spend_caps(p) or _deliveries(p)
+
+
+def _spend_caps(p: _Path) -> Hold | None:
     assert p.tool is not None
     spend = p.spend
     if spend == 0:
@@ -250,6 +257,43 @@ def _commitments(p: _Path) -> Hold | None:
                     f"or a new intent spends at most {remaining} cents",
                 ),
             )
+    return None
+
+
+def _deliveries(p: _Path) -> Hold | None:
+    """Hold an intent that would break a confirmed delivery obligation.
+
+    For the broker, an intent breaks a delivery obligation when it would make the
+    delivery late: it uses a delivering tool (:data:`DELIVERING_TOOLS`), is addressed to
+    the obligation's recipient (any address, when the obligation names none: whatever
+    goes out on the engagement may be the delivery), reaches one of the obligation's
+    projects (any, for one that binds the whole organization), and is decided at or
+    after the due moment while the obligation binds (confirmed, in its validity window).
+    Before the due moment nothing is held: delivering early keeps the promise. Whether
+    the message really is the deliverable no rule can tell, so a human approver on the
+    reach decides: the late delivery then goes out knowingly, or not at all.
+    """
+    assert p.tool is not None
+    if p.tool.name not in DELIVERING_TOOLS:
+        return None
+    now = p.snap.now
+    for c in p.policy.deliveries:
+        d = c.constraint
+        if not (isinstance(d, Delivery) and c.binds(now) and c.covers(p.reach)) or now < d.due:
+            continue
+        if d.recipient is not None:
+            to = p.intent.payload.get(p.tool.resource_param)
+            if not isinstance(to, str) or to.strip().lower() != d.recipient.strip().lower():
+                continue
+        return Hold(
+            "delivery_overdue",
+            f"'{c.title}': {d.deliverable} was due {d.due.isoformat()}; "
+            f"{p.intent.tool} now would deliver late",
+            (
+                f"a human staffed as approver on {', '.join(sorted(p.reach))} approves "
+                f"this exact intent (digest {p.intent.digest[:12]}…)",
+            ),
+        )
     return None
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
-from domain.model import Barrier, Commitment, SpendCap
+from domain.model import Barrier, Commitment, Delivery, SpendCap
 
 
 @dataclass(frozen=True, slots=True)
@@ -27,12 +27,14 @@ class PolicyIndex:
     """Spend caps that name no project (they bind the whole organization), with their
     position among the organization's commitments."""
     caps_by_project: Mapping[str, tuple[tuple[int, Commitment], ...]]
+    deliveries: tuple[Commitment, ...] = ()
+    """Delivery commitments, in the organization's order (few: scanned, not indexed)."""
 
     @classmethod
     def of(cls, barriers: Iterable[Barrier], commitments: Iterable[Commitment]) -> PolicyIndex:
         """Index ``barriers`` and the spend caps among ``commitments`` (confirmed or not:
         whether one binds depends on the moment, and is asked at decision time)."""
-        barriers = tuple(barriers)
+        barriers, commitments = tuple(barriers), tuple(commitments)
         sides: dict[str, list[tuple[int, int]]] = {}
         for b, barrier in enumerate(barriers):
             for g, group in enumerate(barrier.groups):
@@ -52,6 +54,7 @@ class PolicyIndex:
             sides={p: tuple(s) for p, s in sides.items()},
             caps_everywhere=tuple(everywhere),
             caps_by_project={p: tuple(c) for p, c in by_project.items()},
+            deliveries=tuple(c for c in commitments if isinstance(c.constraint, Delivery)),
         )
 
     def crossed(self, reach: Iterable[str]) -> tuple[Barrier, list[int]] | None:

@@ -118,7 +118,8 @@ async def test_showcase_exercises_every_broker_outcome(
     assert ("reject", "malformed_json") in kinds
 
     # every run is findable by its search attributes
-    found = [w async for w in temporal_env.client.list_workflows(f"VerleticaOrg = '{org}'")]
+    query = f"VerleticaOrg = '{org}' AND WorkflowType = 'AgentRunWorkflow'"
+    found = [w async for w in temporal_env.client.list_workflows(query)]
     assert len(found) == len(TASKS)
 
 

@@ -1,0 +1,226 @@
+"""What the audit chain says about the work waiting for a human, read in one pass.
+
+The chain is the record every other table must agree with, and it holds every decision,
+review, close and dispatch in order: folding it gives each intent's story (held when,
+resolved how, dispatched or not) and each run's failure, with no other query.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from domain.audit import AuditDraft, AuditEntry
+from domain.intents import Outcome, Stage
+from domain.model import Frozen, UtcInstant
+
+DISPATCHED = "dispatched"
+REVIEW_REFUSED = "review_refused"
+CONFIGURATION = "configuration"
+RUN_STAGE = "run"
+"""The stage of entries about a run as a whole (a retry)."""
+RUN_RETRIED = "run_retried"
+RETRIED = "retried"
+FAILURE_CLOSES = frozenset({"run_failed", "run_cancelled", "dispatch_failed"})
+"""The rules of a close that mean the run ended without doing its work."""
+RUN_REFUSALS = frozenset({"resolve", Stage.PARSER.value})
+"""Stages at which a run is refused before it proposes anything."""
+RESOLVED = frozenset(
+    {Outcome.APPROVED, Outcome.DENIED, Outcome.EXPIRED, Outcome.ALLOW, Outcome.REJECT}
+)
+"""Outcomes that end a hold (an allow or a reject: a collision hold decided again)."""
+
+
+def at(entry: AuditEntry) -> datetime:
+    """When an entry was appended."""
+    return datetime.fromisoformat(entry.at)
+
+
+class HeldIntent(Frozen):
+    """An intent whose hold is open: what it would do and why it waits."""
+
+    intent_id: str
+    run_id: str
+    principal_id: str
+    tool: str
+    payload: dict[str, Any]
+    cost_cents: int
+    justification: str
+    held_at: UtcInstant
+    """When the hold opened (a re-hold after a refused approval keeps this time)."""
+    stage: str
+    rule: str
+    reason: str
+    release: tuple[str, ...] = ()
+    """What would release it, as the broker said (newest hold)."""
+    evidence: tuple[str, ...] = ()
+    """Intents the hold rests on."""
+    reach: tuple[str, ...] = ()
+    audit_seq: int
+    refused_reviews: tuple[str, ...] = ()
+    """Approvals or denials the broker refused, ``verdict by who: rule — reason``."""
+
+
+class FailedRun(Frozen):
+    """A run that ended without doing its work, as the chain recorded it."""
+
+    run_id: str
+    failed_at: UtcInstant
+    stage: str
+    rule: str
+    reason: str
+    audit_seq: int
+
+
+@dataclass
+class IntentStory:
+    """One intent's decisions as the chain tells them (a mutable fold accumulator)."""
+
+    run_id: str
+    first: str
+    """Its first decision's outcome."""
+    first_stage: str
+    held_at: datetime | None = None
+    """When a hold first opened, if it ever did."""
+    resolved_at: datetime | None = None
+    resolution: str | None = None
+    """How its first hold ended (approved, denied, expired, allow, reject)."""
+    open_hold: HeldIntent | None = None
+    dispatched: bool = False
+    refused: list[str] = field(default_factory=list)
+
+
+@dataclass
+class ChainStory:
+    """Everything :func:`read_chain` found, by intent and by run."""
+
+    intents: dict[str, IntentStory] = field(default_factory=dict)
+    run_refusals: dict[str, FailedRun] = field(default_factory=dict)
+    """Runs refused before proposing anything (resolve, parser)."""
+    failures: dict[str, FailedRun] = field(default_factory=dict)
+    """Runs that failed or were cancelled after proposing (their intents closed)."""
+    retried: dict[str, str] = field(default_factory=dict)
+    """Run id → the run that retried it."""
+    commitments_recorded: dict[str, datetime] = field(default_factory=dict)
+    """Commitment id → when it was recorded."""
+
+    def open_holds(self) -> list[HeldIntent]:
+        """Every hold still open, oldest first."""
+        holds = [s.open_hold for s in self.intents.values() if s.open_hold is not None]
+        return sorted(holds, key=lambda h: (h.held_at, h.intent_id))
+
+    def failed_runs(self) -> list[FailedRun]:
+        """Every failed run not retried yet, oldest first."""
+        failed = {**self.failures, **self.run_refusals}
+        return sorted(
+            (f for run, f in failed.items() if run not in self.retried),
+            key=lambda f: (f.failed_at, f.run_id),
+        )
+
+
+def _held(entry: AuditEntry, story: IntentStory) -> HeldIntent:
+    p = entry.payload
+    intent = p.get("intent") or {}
+    since = story.open_hold.held_at if story.open_hold is not None else at(entry)
+    return HeldIntent(
+        intent_id=entry.intent_id or "",
+        run_id=story.run_id,
+        principal_id=str(intent.get("principal_id", "")),
+        tool=str(intent.get("tool", "")),
+        payload=dict(intent.get("payload") or {}),
+        cost_cents=int(intent.get("cost_cents", 0)),
+        justification=str(intent.get("justification", "")),
+        held_at=since,
+        stage=entry.stage,
+        rule=entry.rule,
+        reason=str(p.get("reason", "")),
+        release=tuple(str(r) for r in p.get("release", ())),
+        evidence=tuple(str(e) for e in p.get("evidence", ())),
+        reach=tuple(str(r) for r in p.get("reach", ())),
+        audit_seq=entry.seq,
+        refused_reviews=tuple(story.refused),
+    )
+
+
+def _on_intent(story: ChainStory, entry: AuditEntry) -> None:
+    intent_id = entry.intent_id
+    assert intent_id is not None
+    found = story.intents.get(intent_id)
+    if found is None:
+        intent = entry.payload.get("intent")
+        if not isinstance(intent, dict):
+            return  # not a decision of the broker (an entry without its intent)
+        found = story.intents[intent_id] = IntentStory(
+            run_id=str(intent.get("run_id", "")), first=entry.decision, first_stage=entry.stage
+        )
+    if entry.decision == Outcome.HOLD:
+        found.held_at = found.held_at or at(entry)
+        found.open_hold = _held(entry, found)
+    elif entry.decision == DISPATCHED:
+        found.dispatched = True
+    elif entry.decision == REVIEW_REFUSED:
+        verdict = entry.payload.get("verdict", "decision")
+        line = f"{verdict} by {entry.actor}: {entry.rule} — {entry.payload.get('reason', '')}"
+        found.refused.append(line)
+        if found.open_hold is not None:
+            found.open_hold = found.open_hold.model_copy(
+                update={"refused_reviews": tuple(found.refused)}
+            )
+    elif entry.decision in RESOLVED and found.open_hold is not None:
+        found.open_hold = None
+        if found.resolved_at is None:
+            found.resolved_at, found.resolution = at(entry), entry.decision
+    if entry.rule in FAILURE_CLOSES and entry.decision == Outcome.EXPIRED:
+        story.failures.setdefault(
+            found.run_id,
+            FailedRun(
+                run_id=found.run_id,
+                failed_at=at(entry),
+                stage=entry.stage,
+                rule=entry.rule,
+                reason=str(entry.payload.get("reason", "")),
+                audit_seq=entry.seq,
+            ),
+        )
+
+
+def read_chain(entries: Iterable[AuditEntry]) -> ChainStory:
+    """Fold an organization's entries, oldest first, into its intents' and runs' stories."""
+    story = ChainStory()
+    for entry in entries:
+        run_id = entry.payload.get("run_id")
+        if entry.intent_id is not None:
+            _on_intent(story, entry)
+        elif entry.stage in RUN_REFUSALS and isinstance(run_id, str):
+            story.run_refusals.setdefault(
+                run_id,
+                FailedRun(
+                    run_id=run_id,
+                    failed_at=at(entry),
+                    stage=entry.stage,
+                    rule=entry.rule,
+                    reason=str(entry.payload.get("reason", "")),
+                    audit_seq=entry.seq,
+                ),
+            )
+        elif entry.stage == RUN_STAGE and entry.rule == RUN_RETRIED and isinstance(run_id, str):
+            story.retried[run_id] = str(entry.payload.get("retry_run_id", ""))
+        elif entry.stage == CONFIGURATION and entry.rule == "commitment_recorded":
+            key = entry.payload.get("key")
+            if isinstance(key, str):
+                story.commitments_recorded.setdefault(key, at(entry))
+    return story
+
+
+def retry_draft(run_id: str, retry_run_id: str, actor: str) -> AuditDraft:
+    """A human retried a failed run: the new run's id. One per failed run (its key)."""
+    return AuditDraft(
+        event_key=f"retry:{run_id}",
+        actor=actor,
+        decision=RETRIED,
+        stage=RUN_STAGE,
+        rule=RUN_RETRIED,
+        payload={"run_id": run_id, "retry_run_id": retry_run_id},
+    )

@@ -1,0 +1,339 @@
+"""The needs-you queue and the autonomy metrics over the store (SQLite and PostgreSQL):
+a held payment, extracted commitments and failed runs, each with its evidence and
+actions; a member of East sees West's items as withheld, never their content; the
+founder sees everything; actions taken from the queue are on the record."""
+
+from __future__ import annotations
+
+import json
+import uuid
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+from typer.testing import CliRunner
+
+from api.app import create_app
+from api.cli import app as cli_app
+from domain.errors import Conflict
+from domain.intents import Intent, Outcome, Stage
+from domain.model import SpendCap
+from domain.runs import ApprovalSignal, RunInput, RunRecord, RunState, RunStatus
+from tests.conftest import Firm, Wired, cli_signed_in, signed_in, utc_now
+from tests.support import payment_intent
+from usecases import governance, organization
+from usecases.context import Ports
+
+H = "X-Verletica-Principal"
+
+
+@dataclass
+class FakeRuns:
+    """A :class:`~domain.ports.RunGateway` that records what it is asked (no Temporal)."""
+
+    started: list[RunInput] = field(default_factory=list)
+    signals: list[tuple[str, bool, ApprovalSignal]] = field(default_factory=list)
+    states: dict[str, tuple[str, RunState | None]] = field(default_factory=dict)
+
+    async def start(
+        self, run: RunInput, workflow_id: str, agent_handle: str, projects: tuple[str, ...] = ()
+    ) -> None:
+        if all(s.run_id != run.run_id for s in self.started):
+            self.started.append(run)
+
+    async def state(self, workflow_id: str) -> tuple[str, RunState | None]:
+        return self.states.get(workflow_id, ("running", None))
+
+    async def result(self, workflow_id: str) -> RunState:
+        raise Conflict("a fake run never ends")
+
+    async def signal(self, workflow_id: str, approve: bool, signal: ApprovalSignal) -> None:
+        self.signals.append((workflow_id, approve, signal))
+
+    def ui_url(self, workflow_id: str) -> str:
+        return f"http://ui.test/{workflow_id}"
+
+
+@dataclass
+class Scene:
+    """East: a held payment, a refused run, a pending cap. West: a refused run and a
+    pending cap, behind the wall."""
+
+    held: Intent
+    east_run: str
+    west_run: str
+    east_cap: str
+    west_cap: str
+
+
+def _run(svc: Ports, firm: Firm, agent: str, projects: tuple[str, ...], task: str) -> str:
+    run_id = str(uuid.uuid4())
+    svc.runs.create(
+        RunRecord(
+            id=run_id,
+            org_id=firm.org,
+            agent_id=firm.agents[agent],
+            task=task,
+            workflow_id=f"agent-run-{run_id}",
+            started_by=firm.founder,
+            projects=projects,
+            created_at=utc_now(),
+        )
+    )
+    return run_id
+
+
+def _refuse(svc: Ports, firm: Firm, run_id: str, agent: str, stage: str, rule: str) -> None:
+    store = svc.store  # type: ignore[attr-defined]
+    governance.record_run_rejection(
+        store.governance, firm.org, run_id, firm.agents[agent], stage, rule,
+        {"reason": f"{rule} for a test"}, utc_now(),
+    )  # fmt: skip
+
+
+def scene(firm: Firm) -> Scene:
+    svc = firm.svc
+    assert isinstance(svc, Wired) and svc.store is not None
+    pay_run = _run(svc, firm, "ledger", ("east",), "pay the Atlas invoice")
+    held = payment_intent(firm.org, firm.agents["ledger"], 250_000, run_id=pay_run)
+    decision = governance.decide(svc.store.governance, held, utc_now())
+    assert decision.outcome is Outcome.HOLD
+    east_run = _run(svc, firm, "orion", ("east",), "draft the Atlas kickoff mail")
+    _refuse(svc, firm, east_run, "orion", Stage.PARSER, "malformed_json")
+    west_run = _run(svc, firm, "vega", ("west",), "summarise the Birch CIM projections")
+    _refuse(svc, firm, west_run, "vega", "resolve", "charter_unpublished")
+
+    def cap(title: str, project: str, cents: int) -> str:
+        return organization.add_commitment(
+            svc, firm.org, firm.founder, title, SpendCap(limit_cents=cents),
+            source=f"{title} letter", excerpt="shall not exceed", projects=(project,),
+        ).id  # fmt: skip
+
+    return Scene(
+        held=held,
+        east_run=east_run,
+        west_run=west_run,
+        east_cap=cap("Atlas cap", "east", 500_000),
+        west_cap=cap("Birch cap", "west", 900_000),
+    )
+
+
+def _queue(api: TestClient, firm: Firm, who: str) -> dict[str, Any]:
+    r = api.get(f"/v1/orgs/{firm.org}/needs-you", headers={H: who})
+    assert r.status_code == 200, r.text
+    return r.json()  # type: ignore[no-any-return]
+
+
+def _visible(queue: dict[str, Any]) -> list[dict[str, Any]]:
+    return [i for i in queue["items"] if i["kind"] != "withheld"]
+
+
+def test_the_founder_sees_every_item_most_urgent_first_with_evidence_and_actions(
+    api: TestClient, firm: Firm
+) -> None:
+    s = scene(firm)
+    queue = _queue(api, firm, firm.founder)
+    items = _visible(queue)
+    assert queue["withheld"] == 0 and len(items) == len(queue["items"]) == 5
+    assert [(i["kind"], i["subject_id"]) for i in items] == [
+        ("held_intent", s.held.id),
+        ("failed_run", s.east_run),
+        ("failed_run", s.west_run),
+        ("commitment", s.west_cap),  # more money at stake
+        ("commitment", s.east_cap),
+    ]
+    assert [i["urgency"] for i in items] == sorted((i["urgency"] for i in items), reverse=True)
+    hold = items[0]
+    assert hold["money_cents"] == 250_000 and hold["reach"] == ["east"]
+    labels = {e["label"]: e["detail"] for e in hold["evidence"]}
+    assert labels["rule"] == "approval: money_over_threshold"
+    assert "release" in labels and labels["reason"]
+    assert {(a["kind"], a["path"]) for a in hold["actions"]} == {
+        ("approve", f"/v1/intents/{s.held.id}/approve"),
+        ("deny", f"/v1/intents/{s.held.id}/deny"),
+    }
+    assert hold["due"] is not None
+    run = next(i for i in items if i["subject_id"] == s.west_run)
+    assert {e["label"]: e["detail"] for e in run["evidence"]}["rule"] == (
+        "resolve: charter_unpublished"
+    )
+    assert run["actions"] == [
+        {"kind": "retry", "method": "POST", "path": f"/v1/runs/{s.west_run}/retry",
+         "cli": f"verletica retry {s.west_run}", "needs": []}
+    ]  # fmt: skip
+    cap = next(i for i in items if i["subject_id"] == s.east_cap)
+    assert [a["kind"] for a in cap["actions"]] == ["confirm", "reject"]
+    assert {e["label"]: e["detail"] for e in cap["evidence"]}["source"] == "Atlas cap letter"
+    wired = {x["name"]: x["wired"] for x in queue["sources"]}
+    assert wired["held_intents"] and wired["failed_runs"] and wired["pending_commitments"]
+    assert not wired["process_offers"] and not wired["findings"]
+
+
+def test_an_east_member_sees_west_items_as_withheld_never_their_content(
+    api: TestClient, firm: Firm
+) -> None:
+    s = scene(firm)
+    queue = _queue(api, firm, firm.associate)
+    items = _visible(queue)
+    assert {i["subject_id"] for i in items} == {s.held.id, s.east_run, s.east_cap}
+    assert all(set(i["reach"]) <= {"east"} for i in items)
+    assert queue["withheld"] == 2
+    withheld = queue["items"][len(items) :]
+    assert withheld == [{"kind": "withheld", "reason": "it concerns projects outside yours"}] * 2
+    text = json.dumps(queue)
+    for secret in (s.west_run, s.west_cap, "Birch", "CIM", "900000", "vega", "charter_unpub"):
+        assert secret not in text
+
+
+def test_someone_of_another_organization_learns_nothing(
+    api: TestClient, firm: Firm, services: Ports
+) -> None:
+    scene(firm)
+    other = organization.onboard(services, "Other", "eve@other.example", "Eve")
+    r = api.get(f"/v1/orgs/{firm.org}/needs-you", headers={H: other.founder.id})
+    assert r.status_code == 404
+    r = api.get(f"/v1/orgs/{firm.org}/metrics", headers={H: other.founder.id})
+    assert r.status_code == 404
+
+
+def test_the_queue_answers_a_bearer_token_as_it_answers_the_dev_header(
+    services: Ports, firm: Firm
+) -> None:
+    s = scene(firm)
+    with TestClient(create_app(ports=services)) as client:
+        r = client.get(
+            f"/v1/orgs/{firm.org}/needs-you", headers=signed_in(services, firm.associate)
+        )
+        assert r.status_code == 200, r.text
+        assert {i.get("subject_id") for i in r.json()["items"]} == {
+            s.held.id, s.east_run, s.east_cap, None,
+        }  # fmt: skip
+        assert client.get(f"/v1/orgs/{firm.org}/needs-you").status_code == 401
+
+
+def _entries(api: TestClient, firm: Firm) -> list[dict[str, Any]]:
+    r = api.get(f"/v1/orgs/{firm.org}/audit", headers={H: firm.founder})
+    return r.json()["entries"]  # type: ignore[no-any-return]
+
+
+def test_actions_taken_from_the_queue_are_on_the_record_and_leave_it(
+    services: Ports, firm: Firm
+) -> None:
+    s = scene(firm)
+    runs = FakeRuns()
+    ports = replace(services, gateway=runs, dev_principal_header=True)
+    with TestClient(create_app(ports=ports)) as api:
+        items = {i["subject_id"]: i for i in _visible(_queue(api, firm, firm.founder))}
+        confirm = items[s.east_cap]["actions"][0]
+        r = api.post(confirm["path"], headers={H: firm.founder})
+        assert r.status_code == 200 and r.json()["state"] == "confirmed"
+        reject = items[s.west_cap]["actions"][1]
+        assert reject["kind"] == "reject" and reject["needs"] == ["reason"]
+        r = api.post(reject["path"], json={"reason": "not ours"}, headers={H: firm.founder})
+        assert r.status_code == 200 and r.json()["state"] == "rejected", r.text
+        retry = items[s.west_run]["actions"][0]
+        first = api.post(retry["path"], headers={H: firm.founder})
+        assert first.status_code == 201, first.text
+        again = api.post(retry["path"], headers={H: firm.founder})
+        assert again.json()["retry"]["run_id"] == first.json()["retry"]["run_id"]
+        (started,) = runs.started
+        assert started.agent_id == firm.agents["vega"]
+        assert started.task == "summarise the Birch CIM projections"
+        assert started.requested_by == firm.founder
+        approve = items[s.held.id]["actions"][0]
+        r = api.post(approve["path"], json={}, headers={H: firm.founder})
+        assert r.status_code == 202, r.text
+        (sent,) = runs.signals
+        assert sent[1] is True and sent[2].intent_digest == s.held.digest
+        # the run was not refused, so there is nothing to retry
+        r = api.post(f"/v1/runs/{started.run_id}/retry", headers={H: firm.founder})
+        assert r.status_code == 409
+
+        entries = _entries(api, firm)
+        confirmed = [e for e in entries if e["rule"] == "commitment_confirmed"]
+        assert [e["actor"] for e in confirmed] == [firm.founder]
+        rejected = [e for e in entries if e["rule"] == "commitment_rejected"]
+        assert [e["actor"] for e in rejected] == [firm.founder]
+        retried = [e for e in entries if e["rule"] == "run_retried"]
+        assert len(retried) == 1 and retried[0]["actor"] == firm.founder
+        assert retried[0]["payload"] == {
+            "run_id": s.west_run, "retry_run_id": started.run_id,
+        }  # fmt: skip
+        left = {i["subject_id"] for i in _visible(_queue(api, firm, firm.founder))}
+        assert not {s.east_cap, s.west_cap, s.west_run} & left
+        assert {s.held.id, s.east_run} <= left
+        assert api.get(f"/v1/orgs/{firm.org}/audit?verify=true", headers={H: firm.founder}).json()[
+            "verification"
+        ]["ok"]
+
+
+def test_a_run_failed_off_the_chain_is_retried_when_its_workflow_says_so(
+    services: Ports, firm: Firm
+) -> None:
+    """A model that never answered fails a run before any intent, with no chain entry:
+    the run's workflow state is what says it failed."""
+    run_id = _run(services, firm, "orion", ("east",), "draft the agenda")
+    runs = FakeRuns()
+    ports = replace(services, gateway=runs, dev_principal_header=True)
+    with TestClient(create_app(ports=ports)) as api:
+        assert api.post(f"/v1/runs/{run_id}/retry", headers={H: firm.founder}).status_code == 409
+        runs.states[f"agent-run-{run_id}"] = (
+            "completed",
+            RunState(run_id=run_id, status=RunStatus.FAILED, error="model unavailable"),
+        )
+        r = api.post(f"/v1/runs/{run_id}/retry", headers={H: firm.founder})
+        assert r.status_code == 201, r.text
+        assert [
+            e["payload"]["run_id"] for e in _entries(api, firm) if e["rule"] == "run_retried"
+        ] == [run_id]
+
+
+def test_an_east_member_cannot_retry_a_west_run(services: Ports, firm: Firm) -> None:
+    s = scene(firm)
+    ports = replace(services, gateway=FakeRuns(), dev_principal_header=True)
+    with TestClient(create_app(ports=ports)) as api:
+        r = api.post(f"/v1/runs/{s.west_run}/retry", headers={H: firm.associate})
+        assert r.status_code == 404
+
+
+def test_metrics_count_holds_and_blocks_and_say_what_is_not_available(
+    api: TestClient, firm: Firm
+) -> None:
+    scene(firm)
+    r = api.get(f"/v1/orgs/{firm.org}/metrics", headers={H: firm.founder})
+    assert r.status_code == 200, r.text
+    m = r.json()
+    assert m["escalated"] == {"held": 1, "decided": 1, "share": 1.0}
+    assert m["blocked_by_stage"] == {"parser": 1, "resolve": 1}
+    assert m["hold_resolution"]["open"] == 1 and m["hold_resolution"]["resolved"] == 0
+    assert m["work_without_human"]["runs"] == 0
+    assert m["repeated_process_precision"]["available"] is False
+    assert "process offers" in m["repeated_process_precision"]["reason"]
+    assert m["finding_resolution"]["available"] is False
+    east = api.get(f"/v1/orgs/{firm.org}/metrics", headers={H: firm.associate}).json()
+    assert east["blocked_by_stage"] == {"parser": 1}  # West's refusal is not theirs to count
+
+
+def test_the_command_line_prints_the_queue_and_the_metrics(
+    services: Ports,
+    firm: Firm,
+    db_url: str,
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+) -> None:
+    s = scene(firm)
+    cli_signed_in(monkeypatch, tmp_path, services, firm.associate)
+    monkeypatch.setenv("VERLETICA_DATABASE_URL", db_url)
+    monkeypatch.setenv("VERLETICA_ORG", firm.org)
+    monkeypatch.setenv("COLUMNS", "250")
+    runner = CliRunner()
+    out = runner.invoke(cli_app, ["needs-you"])
+    assert out.exit_code == 0, out.output
+    for shown in ("held_intent", "failed_run", "commitment", "withheld", s.held.id[:8]):
+        assert shown in out.output
+    assert "Birch" not in out.output and s.west_run[:8] not in out.output
+    out = runner.invoke(cli_app, ["metrics"])
+    assert out.exit_code == 0, out.output
+    assert json.loads(out.output)["escalated"]["held"] == 1

@@ -1,0 +1,363 @@
+"""The needs-you queue, the autonomy metrics and retrying a failed run.
+
+The queue is built from item sources (:class:`ItemSource`): each turns what it knows into
+:class:`~domain.needs_you.items.QueueItem`\\ s, and the queue ranks them, then shows each
+reader only the items on projects it may read (the others as
+:class:`~domain.needs_you.items.WithheldItem`, nothing of them). A new kind of work for
+humans (findings, process offers, agent replies) is a new source in :data:`SOURCES`; the
+queue, its route and its command do not change. Every action an item lists is taken at
+its own endpoint, where it is brokered and audited.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Protocol
+
+from pydantic import BaseModel
+
+from domain.audit import AuditEntry
+from domain.errors import Conflict
+from domain.model import Commitment, Obligation, ReviewState, SpendCap
+from domain.needs_you.chain import ChainStory, FailedRun, HeldIntent, read_chain, retry_draft
+from domain.needs_you.items import (
+    ActionKind,
+    Evidence,
+    ItemAction,
+    ItemKind,
+    QueueItem,
+    WithheldItem,
+    for_reader,
+    rank,
+)
+from domain.needs_you.metrics import AutonomyMetrics, autonomy
+from domain.runs import DEFAULT_HOLD_SECONDS, RunStatus
+from domain.tools import REGISTRY
+from domain.visibility import may_read
+from usecases.access import member, readable, run_for
+from usecases.context import Ports
+from usecases.runs import RunStarted, start_run
+
+
+@dataclass(frozen=True)
+class QueueContext:
+    """What every source reads from: the chain's story (read once), the reaches of the
+    organization's runs and intents, and who is asking."""
+
+    ports: Ports
+    org_id: str
+    actor_id: str
+    founder: bool
+    now: datetime
+    story: ChainStory
+    run_reach: dict[str, set[str]]
+    intent_reach: dict[str, set[str]]
+    handles: dict[str, str]
+    """Principal id → handle, for titles."""
+
+    def handle(self, principal_id: str) -> str:
+        """A principal's handle, or its id when it has none here."""
+        return self.handles.get(principal_id, principal_id)
+
+
+class ItemSource(Protocol):
+    """Something that knows of work waiting for a human."""
+
+    @property
+    def name(self) -> str:
+        """The source's name, as the queue reports it."""
+        ...
+
+    def items(self, context: QueueContext) -> Iterable[QueueItem]:
+        """Every item of the organization, unfiltered (the queue applies visibility)."""
+        ...
+
+
+def _money(hold: HeldIntent) -> int:
+    tool = REGISTRY.get(hold.tool)
+    amount = hold.payload.get(tool.money_param) if tool and tool.money_param else None
+    return amount if isinstance(amount, int) and amount >= 0 else hold.cost_cents
+
+
+def _dollars(cents: int) -> str:
+    return f"${cents / 100:,.2f}"
+
+
+class HeldIntents:
+    """Intents the broker held for a human: approve or deny, with what the broker said
+    would release them."""
+
+    name = "held_intents"
+
+    def items(self, context: QueueContext) -> Iterable[QueueItem]:
+        for hold in context.story.open_holds():
+            money = _money(hold)
+            evidence = [
+                Evidence(label="reason", detail=hold.reason, ref=f"audit#{hold.audit_seq}"),
+                Evidence(label="rule", detail=f"{hold.stage}: {hold.rule}"),
+                *(Evidence(label="release", detail=r) for r in hold.release),
+                *(Evidence(label="rests on", detail="intent", ref=i) for i in hold.evidence),
+                *(Evidence(label="refused review", detail=r) for r in hold.refused_reviews),
+                Evidence(label="justification", detail=hold.justification),
+            ]
+            base = f"/v1/intents/{hold.intent_id}"
+            reach = context.run_reach.get(hold.run_id, set()) | set(hold.reach)
+            yield QueueItem(
+                kind=ItemKind.HELD_INTENT,
+                subject_id=hold.intent_id,
+                title=f"{hold.tool} {_dollars(money)} by {context.handle(hold.principal_id)}",
+                waiting_since=hold.held_at,
+                # The run's own hold timeout is not on the record: the default is shown.
+                due=hold.held_at + timedelta(seconds=DEFAULT_HOLD_SECONDS),
+                money_cents=money,
+                reach=tuple(sorted(reach)),
+                evidence=tuple(evidence),
+                actions=(
+                    ItemAction(
+                        kind=ActionKind.APPROVE,
+                        path=f"{base}/approve",
+                        cli=f"verletica approve {hold.intent_id}",
+                    ),
+                    ItemAction(
+                        kind=ActionKind.DENY,
+                        path=f"{base}/deny",
+                        cli=f"verletica deny {hold.intent_id}",
+                    ),
+                ),
+            )
+
+
+def _constraint(commitment: Commitment) -> str:
+    match commitment.constraint:
+        case SpendCap(limit_cents=cents, currency=currency):
+            return f"spend cap {_dollars(cents)} {currency}"
+        case Obligation(text=text):
+            return f"obligation: {text}"
+    # Other kinds (deliveries, notice periods…) as their fields say them.
+    fields = commitment.constraint.model_dump(mode="json")
+    kind = fields.pop("kind", "constraint")
+    return f"{kind}: " + ", ".join(f"{k} {v}" for k, v in fields.items() if v is not None)
+
+
+class PendingCommitments:
+    """Commitments extracted from documents: evidence, binding nothing, until a human
+    confirms them (or rejects them)."""
+
+    name = "pending_commitments"
+
+    def items(self, context: QueueContext) -> Iterable[QueueItem]:
+        for c in context.ports.directory.commitments(context.org_id):
+            if c.state is not ReviewState.EXTRACTED:
+                continue
+            base = f"/v1/commitments/{c.id}"
+            yield QueueItem(
+                kind=ItemKind.COMMITMENT,
+                subject_id=c.id,
+                title=f"confirm commitment: {c.title}",
+                waiting_since=context.story.commitments_recorded.get(c.id, c.valid_from),
+                money_cents=c.constraint.limit_cents
+                if isinstance(c.constraint, SpendCap)
+                else None,
+                reach=c.projects,
+                evidence=(
+                    Evidence(label="constraint", detail=_constraint(c)),
+                    Evidence(label="source", detail=c.provenance.source),
+                    Evidence(label="excerpt", detail=c.provenance.excerpt),
+                    Evidence(label="recorded by", detail=context.handle(c.provenance.recorded_by)),
+                    Evidence(label="projects", detail=", ".join(c.projects) or "the whole org"),
+                ),
+                # Listed to whoever sees it: the endpoint checks who may review it (the
+                # founder, or an approver on every project it binds) and records the answer.
+                actions=(
+                    ItemAction(
+                        kind=ActionKind.CONFIRM,
+                        path=f"{base}/confirm",
+                        cli=f"verletica commit confirm {c.id}",
+                    ),
+                    ItemAction(
+                        kind=ActionKind.REJECT,
+                        path=f"{base}/reject",
+                        cli=f"verletica commit reject {c.id} --reason <why>",
+                        needs=("reason",),
+                    ),
+                ),
+            )
+
+
+class FailedRuns:
+    """Runs that ended without doing their work (refused at resolve, a refused model
+    reply, a failed write, a failure or cancellation with intents open): retry them."""
+
+    name = "failed_runs"
+
+    def _item(self, context: QueueContext, failed: FailedRun) -> QueueItem | None:
+        run = context.ports.runs.get(failed.run_id)
+        if run is None or run.org_id != context.org_id:
+            return None
+        return QueueItem(
+            kind=ItemKind.FAILED_RUN,
+            subject_id=run.id,
+            title=f"run of {context.handle(run.agent_id)} failed: {run.task[:80]}",
+            waiting_since=failed.failed_at,
+            reach=tuple(sorted(context.run_reach.get(run.id, set()) | set(run.projects))),
+            evidence=(
+                Evidence(label="reason", detail=failed.reason, ref=f"audit#{failed.audit_seq}"),
+                Evidence(label="rule", detail=f"{failed.stage}: {failed.rule}"),
+                Evidence(label="task", detail=run.task),
+                Evidence(label="started by", detail=context.handle(run.started_by or "system")),
+            ),
+            actions=(
+                ItemAction(
+                    kind=ActionKind.RETRY,
+                    path=f"/v1/runs/{run.id}/retry",
+                    cli=f"verletica retry {run.id}",
+                ),
+            ),
+        )
+
+    def items(self, context: QueueContext) -> Iterable[QueueItem]:
+        for failed in context.story.failed_runs():
+            item = self._item(context, failed)
+            if item is not None:
+                yield item
+
+
+SOURCES: tuple[ItemSource, ...] = (HeldIntents(), PendingCommitments(), FailedRuns())
+"""The sources the queue reads. A new one is added here."""
+
+
+class SourceStatus(BaseModel):
+    """Whether a kind of work for humans reaches the queue yet."""
+
+    name: str
+    wired: bool
+    note: str = ""
+
+
+NOT_WIRED: tuple[SourceStatus, ...] = (
+    SourceStatus(name="findings", wired=False, note="the heartbeat's findings: not yet"),
+    SourceStatus(name="drift_findings", wired=False, note="playbook drift: not yet"),
+    SourceStatus(name="process_offers", wired=False, note="process offers: not yet"),
+    SourceStatus(name="agent_replies", wired=False, note="agent replies: not yet"),
+)
+"""Kinds of work the queue will show once their sources exist."""
+
+
+class NeedsYou(BaseModel):
+    """The queue as one reader sees it: visible items most urgent first, then the ones
+    withheld from this reader (nothing of them but that they exist)."""
+
+    org_id: str
+    generated_at: datetime
+    items: list[QueueItem | WithheldItem]
+    withheld: int
+    """How many items concern projects the reader may not read."""
+    sources: list[SourceStatus]
+
+
+def _context(
+    ports: Ports, org_id: str, actor_id: str
+) -> tuple[QueueContext, frozenset[str] | None]:
+    org, actor = member(ports, org_id, actor_id)
+    run_reach, intent_reach = ports.runs.reaches(org_id)
+    context = QueueContext(
+        ports=ports,
+        org_id=org_id,
+        actor_id=actor_id,
+        founder=actor_id == org.founder_id,
+        now=ports.clock(),
+        story=read_chain(ports.audit.entries(org_id)),
+        run_reach=run_reach,
+        intent_reach=intent_reach,
+        handles={p.id: p.handle for p in ports.directory.principals(org_id)},
+    )
+    return context, readable(ports, org, actor)
+
+
+def needs_you(
+    ports: Ports, org_id: str, actor_id: str, sources: Sequence[ItemSource] = SOURCES
+) -> NeedsYou:
+    """What waits for a human in ``org_id``, as ``actor_id`` may see it."""
+    context, projects = _context(ports, org_id, actor_id)
+    ranked = rank((item for source in sources for item in source.items(context)), context.now)
+    items = for_reader(ranked, projects)
+    return NeedsYou(
+        org_id=org_id,
+        generated_at=context.now,
+        items=items,
+        withheld=sum(isinstance(item, WithheldItem) for item in items),
+        sources=[
+            *(SourceStatus(name=source.name, wired=True) for source in sources),
+            *(s for s in NOT_WIRED if s.name not in {source.name for source in sources}),
+        ],
+    )
+
+
+def _readable(
+    entries: list[AuditEntry],
+    projects: frozenset[str] | None,
+    run_reach: dict[str, set[str]],
+    intent_reach: dict[str, set[str]],
+) -> list[AuditEntry]:
+    """The entries a reader of ``projects`` may read in full (as the audit trail shows
+    them): configuration entries, and entries about intents and runs within them."""
+    if projects is None:
+        return entries
+    kept = []
+    for entry in entries:
+        run_id = entry.payload.get("run_id")
+        if entry.intent_id is not None:
+            reach = intent_reach.get(entry.intent_id, set())
+        elif isinstance(run_id, str):
+            reach = run_reach.get(run_id, set())
+        else:
+            reach = set()
+        if may_read(projects, reach):
+            kept.append(entry)
+    return kept
+
+
+def metrics(ports: Ports, org_id: str, actor_id: str) -> AutonomyMetrics:
+    """The organization's autonomy metrics, over the work ``actor_id`` may read (the
+    founder: all of it)."""
+    org, actor = member(ports, org_id, actor_id)
+    run_reach, intent_reach = ports.runs.reaches(org_id)
+    entries = _readable(
+        ports.audit.entries(org_id), readable(ports, org, actor), run_reach, intent_reach
+    )
+    return autonomy(read_chain(entries), ports.clock())
+
+
+ENDED_BADLY = frozenset({"failed", "terminated", "timed_out", "canceled"})
+"""Workflow statuses of a run that ended without finishing its work."""
+
+
+class RunRetried(BaseModel):
+    """A failed run started again: same agent, same task, on behalf of the retrier."""
+
+    run_id: str
+    """The run that failed."""
+    retry: RunStarted
+
+
+async def retry_run(ports: Ports, run_id: str, actor_id: str) -> RunRetried:
+    """Start a failed run again, with its agent and task, on behalf of ``actor_id`` (who
+    must be able to read it). Once per failed run: a second retry returns the first one
+    (the new run's client key names the failed run), and the retry is on the record."""
+    run = run_for(ports, run_id, actor_id)
+    story = read_chain(ports.audit.entries(run.org_id))
+    if run_id not in {*story.failures, *story.run_refusals, *story.retried}:
+        # A failure before any intent that is not a refusal (the model unreachable) is on
+        # no chain entry: the run's workflow says it.
+        status, state = await ports.gateway.state(run.workflow_id)
+        failed = status in ENDED_BADLY or (state is not None and state.status is RunStatus.FAILED)
+        if not failed:
+            raise Conflict(f"run {run_id} did not fail: there is nothing to retry")
+    started = await start_run(
+        ports, run.org_id, actor_id, run.agent_id, run.task, client_key=f"retry:{run_id}"
+    )
+    with ports.governance.unit(run.org_id, ports.clock()) as unit:
+        unit.append(retry_draft(run_id, started.run_id, actor_id))
+    return RunRetried(run_id=run_id, retry=started)
