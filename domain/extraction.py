@@ -14,7 +14,6 @@ confirms it.
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Mapping
 from datetime import datetime
@@ -31,7 +30,7 @@ from domain.model import (
     SpendCap,
     as_utc,
 )
-from domain.text import nul_at
+from domain.strict_json import Refused, is_int, load
 
 MAX_OBLIGATIONS = 20
 MAX_TITLE = 200
@@ -100,45 +99,22 @@ class ExtractionResult(Frozen):
     rejection: ExtractionRejection | None = None
 
 
-class _Refused(Exception):
-    def __init__(self, rule: str, reason: str) -> None:
-        super().__init__(reason)
-        self.rule = rule
-        self.reason = reason
-
-
-def _no_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    keys = [k for k, _ in pairs]
-    dupes = {k for k in keys if keys.count(k) > 1}
-    if dupes:
-        raise _Refused("malformed_json", f"duplicate keys: {sorted(dupes)}")
-    return dict(pairs)
-
-
-def _no_constants(name: str) -> Any:
-    raise _Refused("malformed_json", f"non-standard JSON constant {name}")
-
-
-def _is_int(value: object) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
-
-
 def _text(raw: Mapping[str, Any], key: str, where: str, limit: int) -> str:
     value = raw[key]
     if not isinstance(value, str) or not value.strip() or len(value) > limit:
-        raise _Refused("invalid_field", f"{where}.{key}: must be non-empty text of at most {limit}")
+        raise Refused("invalid_field", f"{where}.{key}: must be non-empty text of at most {limit}")
     return value
 
 
 def _span(raw: Mapping[str, Any], document: str, where: str) -> tuple[int, int, str]:
     span, quote = raw["span"], raw["quote"]
-    if not (isinstance(span, list) and len(span) == 2 and all(_is_int(v) for v in span)):
-        raise _Refused("invalid_span", f"{where}.span: must be [start, end], two integers")
+    if not (isinstance(span, list) and len(span) == 2 and all(is_int(v) for v in span)):
+        raise Refused("invalid_span", f"{where}.span: must be [start, end], two integers")
     start, end = span
     if not 0 <= start < end <= len(document):
-        raise _Refused("invalid_span", f"{where}.span: [{start}, {end}] is not inside the document")
+        raise Refused("invalid_span", f"{where}.span: [{start}, {end}] is not inside the document")
     if not isinstance(quote, str) or document[start:end] != quote:
-        raise _Refused(
+        raise Refused(
             "quote_mismatch", f"{where}.quote: is not the document's text at [{start}, {end}]"
         )
     return start, end, quote
@@ -164,80 +140,62 @@ def _instant(value: object) -> datetime | None:
 def _constraint(raw: Mapping[str, Any], kind: str, quote: str, where: str) -> Constraint:
     if kind == "spend_cap":
         limit, currency = raw["limit_cents"], raw["currency"]
-        if not _is_int(limit) or not 0 <= limit <= MAX_CENTS:
-            raise _Refused(
+        if not is_int(limit) or not 0 <= limit <= MAX_CENTS:
+            raise Refused(
                 "invalid_field", f"{where}.limit_cents: must be an integer in [0, {MAX_CENTS}]"
             )
         if not isinstance(currency, str) or _CURRENCY.fullmatch(currency) is None:
-            raise _Refused("invalid_field", f"{where}.currency: must be an ISO 4217 code")
+            raise Refused("invalid_field", f"{where}.currency: must be an ISO 4217 code")
         return SpendCap(limit_cents=limit, currency=currency)
     if kind == "delivery":
         due, recipient = raw["due"], raw["recipient"]
         instant = _instant(due)
         if instant is None:
-            raise _Refused(
+            raise Refused(
                 "invalid_field", f"{where}.due: must be an ISO 8601 instant with an offset"
             )
         if recipient is not None:
             # A recipient the quoted text does not name would be the model's invention.
             if not isinstance(recipient, str) or len(recipient) > 320:
-                raise _Refused("invalid_field", f"{where}.recipient: must be text or null")
+                raise Refused("invalid_field", f"{where}.recipient: must be text or null")
             if _ADDRESS.fullmatch(recipient) is None:
-                raise _Refused("invalid_field", f"{where}.recipient: must be an email address")
+                raise Refused("invalid_field", f"{where}.recipient: must be an email address")
             if recipient not in quote:
-                raise _Refused(
+                raise Refused(
                     "unquoted_recipient", f"{where}.recipient: the quote does not name it"
                 )
         return Delivery(
             deliverable=_text(raw, "deliverable", where, 500), due=instant, recipient=recipient
         )
     days = raw["days"]
-    if not _is_int(days) or not 1 <= days <= 3650:
-        raise _Refused("invalid_field", f"{where}.days: must be an integer in [1, 3650]")
+    if not is_int(days) or not 1 <= days <= 3650:
+        raise Refused("invalid_field", f"{where}.days: must be an integer in [1, 3650]")
     return NoticePeriod(days=days, text=_text(raw, "text", where, 4000))
 
 
 def _obligation(raw: object, index: int, document: str) -> ExtractedObligation:
     where = f"obligations[{index}]"
     if not isinstance(raw, dict):
-        raise _Refused("malformed_obligation", f"{where}: must be an object")
+        raise Refused("malformed_obligation", f"{where}: must be an object")
     kind = raw.get("kind")
     if not isinstance(kind, str) or kind not in _FIELDS:
-        raise _Refused("unknown_kind", f"{where}: kind must be one of {sorted(_FIELDS)}")
+        raise Refused("unknown_kind", f"{where}: kind must be one of {sorted(_FIELDS)}")
     fields = _FIELDS[kind]
     missing = fields - raw.keys()
     if missing:
-        raise _Refused("missing_field", f"{where}: missing {sorted(missing)}")
+        raise Refused("missing_field", f"{where}: missing {sorted(missing)}")
     extra = raw.keys() - fields
     if extra:
-        raise _Refused("unexpected_field", f"{where}: unexpected {sorted(extra)}")
+        raise Refused("unexpected_field", f"{where}: unexpected {sorted(extra)}")
     title = _text(raw, "title", where, MAX_TITLE)
     start, end, quote = _span(raw, document, where)
     try:
         constraint = _constraint(raw, kind, quote, where)
     except ValidationError as exc:  # a bound the checks above do not state
-        raise _Refused("invalid_field", f"{where}: {exc.error_count()} invalid field(s)") from exc
+        raise Refused("invalid_field", f"{where}: {exc.error_count()} invalid field(s)") from exc
     return ExtractedObligation(
         title=title, constraint=constraint, start=start, end=end, quote=quote
     )
-
-
-def _load(text: str) -> Any:
-    try:
-        data = json.loads(text, object_pairs_hook=_no_duplicate_keys, parse_constant=_no_constants)
-    except json.JSONDecodeError as exc:
-        raise _Refused("malformed_json", f"not JSON: {exc.msg} at {exc.pos}") from exc
-    except ValueError as exc:  # e.g. an integer longer than Python converts
-        raise _Refused("malformed_json", f"not JSON: {exc}") from exc
-    try:
-        # lone surrogates parse, but no canonical form (hash, audit) can hold them
-        json.dumps(data, ensure_ascii=False).encode("utf-8")
-    except UnicodeEncodeError as exc:
-        raise _Refused("malformed_json", "text is not valid Unicode") from exc
-    nul = nul_at(data)
-    if nul is not None:
-        raise _Refused("forbidden_character", nul)
-    return data
 
 
 def parse_extraction(
@@ -247,14 +205,14 @@ def parse_extraction(
     not. One bad obligation refuses the whole reply: a partial reading of a contract is
     not offered as if it were the reading."""
     try:
-        data = _load(text)
+        data = load(text)
         if not isinstance(data, dict):
-            raise _Refused("malformed_json", "the reply must be one JSON object")
+            raise Refused("malformed_json", "the reply must be one JSON object")
         if data.keys() != {"obligations"}:
-            raise _Refused("unexpected_field", "reply: must hold exactly 'obligations'")
+            raise Refused("unexpected_field", "reply: must hold exactly 'obligations'")
         items = data["obligations"]
         if not isinstance(items, list) or len(items) > MAX_OBLIGATIONS:
-            raise _Refused(
+            raise Refused(
                 "malformed_obligations", f"obligations must be a list of at most {MAX_OBLIGATIONS}"
             )
         parsed = tuple(_obligation(raw, i, document) for i, raw in enumerate(items))
@@ -262,10 +220,10 @@ def parse_extraction(
         for i, item in enumerate(parsed):
             key = (item.constraint.kind, item.start, item.end)
             if key in seen:
-                raise _Refused("duplicate_obligation", f"obligations[{i}]: listed twice")
+                raise Refused("duplicate_obligation", f"obligations[{i}]: listed twice")
             seen.add(key)
         return parsed
-    except _Refused as refused:
+    except Refused as refused:
         return ExtractionRejection(rule=refused.rule, reason=refused.reason)
     except RecursionError:
         return ExtractionRejection(rule="malformed_json", reason="nesting too deep")
