@@ -21,10 +21,13 @@ from api.routers import (
     audit,
     channels,
     commitments,
+    counterfactual,
     heartbeat,
     ingress,
+    learning,
     memory,
     needs_you,
+    offers,
     organizations,
     runs,
 )
@@ -171,7 +174,10 @@ def create_app(settings: Settings | None = None, ports: Ports | None = None) -> 
         ingress.router,
         channels.router,
         heartbeat.router,
+        learning.router,
         needs_you.router,
+        counterfactual.router,
+        offers.router,
     ):
         app.include_router(router)
 

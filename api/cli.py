@@ -20,19 +20,25 @@ from rich.table import Table
 
 from adapters.ingress.local_issuer import KEY_FILE, LocalIssuer
 from adapters.memory.screen_classifier import local_classifier
+from api.counterfactual_view import counterfactual_table
 from api.queue_view import needs_you_table
 from domain.ingress import Unauthenticated
 from domain.memory.judge import second_opinion
 from domain.memory.screen import screen
 from domain.model import SpendCap, StaffRole
 from domain.time.heartbeat import HeartbeatRun
+from domain.time.learning import Experience, LearningPass
+from domain.time.playbooks import DriftFinding, OfferRecord
 from usecases import (
     audit,
     commitments,
+    counterfactual,
     heartbeat,
     ingress,
+    learning,
     memory,
     needs_you,
+    offers,
     organization,
     runs,
 )
@@ -62,6 +68,10 @@ heartbeat_app = typer.Typer(
     help="The heartbeat: run it now, see its recent runs.", no_args_is_help=True
 )
 app.add_typer(heartbeat_app, name="heartbeat")
+learn_app = typer.Typer(
+    help="The learning pass: run it now, see the experiences it kept.", no_args_is_help=True
+)
+app.add_typer(learn_app, name="learn")
 # Off a terminal (make demo piped, CI logs) rich would wrap tables at 80 columns.
 console = Console(width=None if sys.stdout.isatty() else 160)
 T = TypeVar("T")
@@ -342,6 +352,14 @@ def needs_you_queue(org: Org, actor: As = "") -> None:
     console.print(needs_you_table(queue))
 
 
+@app.command("counterfactual")
+def counterfactual_of(intent_id: str, actor: As = "") -> None:
+    """A held or rejected intent beside what it would have done without enforcement
+    (replayed over the record: nothing written, nothing appended to the chain)."""
+    found = _sync(lambda s: counterfactual.counterfactual(s, intent_id, actor))
+    console.print(counterfactual_table(found))
+
+
 @app.command()
 def metrics(org: Org, actor: As = "") -> None:
     """Autonomy metrics: work without a human, escalations, blocks by stage, holds' time."""
@@ -593,6 +611,49 @@ def heartbeat_runs(
     _show_heartbeats(_sync(lambda s: heartbeat.recent(s, org, actor, limit)))
 
 
+def _show_experiences(found: list[Experience], title: str = "experiences") -> None:
+    table = Table(title=title)
+    for column in ("status", "lesson", "cites", "episodes"):
+        table.add_column(column)
+    for x in found:
+        table.add_row(x.status, escape(x.lesson[:160]), " ".join(x.cites), str(len(x.episodes)))
+    console.print(table)
+
+
+def _show_learning(learned: LearningPass) -> None:
+    """A pass: what it read, the candidates it kept, each refusal with its rule."""
+    console.print(
+        f"learning pass {learned.id}: {learned.events} events, {learned.prior} earlier "
+        f"experiences, {learned.window_from:%Y-%m-%d} → {learned.window_to:%Y-%m-%d}"
+    )
+    _show_experiences(list(learned.accepted), "accepted as candidates (never policy)")
+    refused = Table(title="refused")
+    for column in ("insight", "rule", "reason"):
+        refused.add_column(column)
+    for r in learned.refused:
+        where = "reply" if r.index is None else str(r.index)
+        refused.add_row(where, r.rule, escape(r.reason[:160]))
+    console.print(refused)
+    if learned.error:
+        console.print(f"[yellow]{escape(learned.error)}[/]")
+
+
+@learn_app.command("run")
+def learn_run(org: Org, actor: As = "") -> None:
+    """Run a learning pass over the organization's last 7 days now (the founder)."""
+    _show_learning(_services(lambda s: learning.run_now(s, org, actor), temporal=True))
+
+
+@learn_app.command("experiences")
+def learn_experiences(
+    org: Org,
+    actor: As = "",
+    limit: Annotated[int, typer.Option(help="How many, newest first.")] = 20,
+) -> None:
+    """The organization's experiences: candidate lessons (or promoted), never policy."""
+    _show_experiences(_sync(lambda s: learning.experiences(s, org, actor, limit)))
+
+
 @app.command()
 def worker() -> None:
     """Run one worker (polls the task queue until interrupted)."""
@@ -694,6 +755,101 @@ def demo(
 ) -> None:
     """Start the stack and play the diligence showcase."""
     _stack_session(play=True, keep_running=keep_running)
+
+
+# process offers and drift findings ----------------------------------------------------------
+offers_app = typer.Typer(
+    help="Process offers: review episodes into offers, confirm one into a playbook, "
+    "review playbooks for drift.",
+    no_args_is_help=True,
+)
+findings_app = typer.Typer(help="Drift findings: list them, resolve one.", no_args_is_help=True)
+app.add_typer(offers_app, name="offers")
+app.add_typer(findings_app, name="findings")
+
+
+def _show_offers(found: list[OfferRecord], title: str = "process offers") -> None:
+    table = Table(title=title)
+    for column in ("offer", "state", "tools", "episodes", "projects", "playbook"):
+        table.add_column(column)
+    for o in found:
+        playbook = f"{o.playbook} v{o.version}" if o.playbook else ""
+        table.add_row(
+            o.id,
+            o.state.value,
+            " → ".join(o.tools),
+            str(len(o.episodes)),
+            ", ".join(o.projects) or "the whole org",
+            escape(playbook),
+        )
+    console.print(table)
+
+
+def _show_findings(found: list[DriftFinding], title: str = "drift findings") -> None:
+    table = Table(title=title)
+    for column in ("finding", "playbook", "missed", "resolved", "reason"):
+        table.add_column(column)
+    for f in found:
+        resolved = f.resolved_at.isoformat(timespec="seconds") if f.resolved_at else "open"
+        table.add_row(
+            f.id,
+            escape(f.playbook),
+            f"{f.missed}/{len(f.episodes)}",
+            resolved,
+            escape(f.reason or ""),
+        )
+    console.print(table)
+
+
+@offers_app.command("list")
+def offers_list(org: Org, actor: As = "") -> None:
+    """The organization's process offers you may read."""
+    _show_offers(_sync(lambda s: offers.offers(s, org, actor)))
+
+
+@offers_app.command("review")
+def offers_review(org: Org, actor: As = "") -> None:
+    """Place every new episode into the offer of its process (or a new offer)."""
+    reviewed = _sync(lambda s: offers.review_episodes(s, org, actor))
+    console.print(
+        f"{reviewed.placed} episode(s) placed: {len(reviewed.created)} new offer(s), "
+        f"{len(reviewed.joined)} offer(s) with more evidence"
+    )
+    _show_offers(reviewed.offers)
+
+
+@offers_app.command("confirm")
+def offers_confirm(
+    offer_id: str,
+    name: Annotated[str, typer.Option(help="The playbook's name in procedural memory.")],
+    actor: As = "",
+) -> None:
+    """Confirm an offer into a named playbook (procedural memory)."""
+    _show(_sync(lambda s: offers.confirm_offer(s, offer_id, actor, name)))
+
+
+@offers_app.command("drift")
+def offers_drift(org: Org, actor: As = "") -> None:
+    """Flag confirmed playbooks whose later episodes consistently miss their outcome."""
+    reviewed = _sync(lambda s: offers.review_drift(s, org, actor))
+    console.print(f"{len(reviewed.flagged)} playbook(s) flagged for drift")
+    _show_findings(reviewed.findings, "unresolved drift findings")
+
+
+@findings_app.command("list")
+def findings_list(org: Org, actor: As = "") -> None:
+    """The organization's drift findings you may read."""
+    _show_findings(_sync(lambda s: offers.findings(s, org, actor)))
+
+
+@findings_app.command("resolve")
+def findings_resolve(
+    finding_id: str,
+    reason: Annotated[str, typer.Option(help="Why it is resolved.")],
+    actor: As = "",
+) -> None:
+    """Resolve a drift finding, once, with a reason."""
+    _show(_sync(lambda s: offers.resolve_finding(s, finding_id, actor, reason)))
 
 
 def main() -> None:

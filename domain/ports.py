@@ -15,6 +15,7 @@ from pydantic import Field
 
 from domain.audit import AuditDraft, AuditEntry, ChainHead, ChainVerification
 from domain.extraction import ExtractionInput, ExtractionResult
+from domain.governance.counterfactual import OtherIntent, SnapshotBasis
 from domain.governance.values import BrokerSnapshot, Effects, StoredIntent
 from domain.intents import Decision, DispatchResult, DispatchToken, Intent
 from domain.memory.adapter import Embedding
@@ -367,6 +368,38 @@ class GovernanceStore(Protocol):
     def token_for(self, org_id: str, decision: Decision) -> tuple[Intent, DispatchToken]:
         """The intent ``decision`` is about and the token naming it (the connector checks
         the token, in the write's own transaction)."""
+        ...
+
+
+class ReplayUnit(Protocol):
+    """One organization's governance record inside one read-only transaction: what a
+    counterfactual replays. Nothing is locked, claimed, written or appended."""
+
+    def stored(self, intent_id: str) -> StoredIntent | None:
+        """The intent as recorded, if it is this organization's."""
+        ...
+
+    def decisions(self, intent_id: str) -> tuple[Decision, ...]:
+        """The intent's decisions, oldest first."""
+        ...
+
+    def snapshot_at(
+        self, intent: Intent, decision: Decision
+    ) -> tuple[BrokerSnapshot, SnapshotBasis]:
+        """What the broker read when it made ``decision``, rebuilt from the record, and
+        whether the configuration in it is the one of that moment or today's."""
+        ...
+
+    def others(self, intent_ids: Sequence[str]) -> dict[str, OtherIntent]:
+        """Recorded intents of this organization, by id."""
+        ...
+
+
+class ReplayStore(Protocol):
+    """Hands out read-only units over the governance record."""
+
+    def read(self, org_id: str) -> AbstractContextManager[ReplayUnit]:
+        """A read-only unit of ``org_id``; :class:`~domain.errors.NotFound` for none."""
         ...
 
 

@@ -20,10 +20,17 @@ from domain.ports import (
     ExtractionGateway,
     GovernanceStore,
     MemoryBankPort,
+    ReplayStore,
     RunGateway,
     RunRecords,
 )
-from domain.time.ports import HeartbeatGateway, HeartbeatStore
+from domain.time.ports import (
+    HeartbeatGateway,
+    HeartbeatStore,
+    LearningGateway,
+    LearningStore,
+    OfferStore,
+)
 
 
 @dataclass(frozen=True)
@@ -67,3 +74,11 @@ class Ports:
     """Starts a heartbeat now; None: this process cannot."""
     extractions: ExtractionGateway | None = None
     """Where extractions of commitments from documents run; None: nowhere (no Temporal)."""
+    replays: ReplayStore | None = None
+    """The governance record read back for counterfactuals; None: not readable here."""
+    offers: OfferStore | None = None
+    """Process offers, their episodes and drift findings; None: not kept by this process."""
+    experiences: LearningStore | None = None
+    """The learning pass's record (experiences); None: not kept by this process."""
+    learning: LearningGateway | None = None
+    """Starts a learning pass now; None: this process cannot."""

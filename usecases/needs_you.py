@@ -34,6 +34,7 @@ from domain.needs_you.items import (
 )
 from domain.needs_you.metrics import AutonomyMetrics, autonomy
 from domain.runs import DEFAULT_HOLD_SECONDS, RunStatus
+from domain.time.playbooks import OfferState
 from domain.tools import REGISTRY
 from domain.visibility import may_read
 from usecases.access import member, readable, run_for
@@ -224,7 +225,77 @@ class FailedRuns:
                 yield item
 
 
-SOURCES: tuple[ItemSource, ...] = (HeldIntents(), PendingCommitments(), FailedRuns())
+class ProcessOffers:
+    """Episodes merged into a process offer: confirm it into a named playbook."""
+
+    name = "process_offers"
+
+    def items(self, context: QueueContext) -> Iterable[QueueItem]:
+        store = context.ports.offers
+        for offer in store.offers(context.org_id) if store is not None else ():
+            if offer.state is not OfferState.OPEN:
+                continue
+            yield QueueItem(
+                kind=ItemKind.PROCESS_OFFER,
+                subject_id=offer.id,
+                title=f"process offer: {' → '.join(offer.tools)} ({len(offer.episodes)} episodes)",
+                waiting_since=offer.created_at,
+                reach=offer.projects,
+                evidence=(
+                    *(Evidence(label="step", detail=f"{s.tool}: {s.text}") for s in offer.steps),
+                    *(Evidence(label="episode", detail="episode", ref=e) for e in offer.episodes),
+                ),
+                actions=(
+                    ItemAction(
+                        kind=ActionKind.CONFIRM,
+                        path=f"/v1/offers/{offer.id}/confirm",
+                        cli=f"verletica offers confirm {offer.id} --name <playbook>",
+                        needs=("name",),
+                    ),
+                ),
+            )
+
+
+class DriftFindings:
+    """A confirmed playbook whose later episodes consistently miss their outcome:
+    resolve the finding, saying why."""
+
+    name = "drift_findings"
+
+    def items(self, context: QueueContext) -> Iterable[QueueItem]:
+        store = context.ports.offers
+        for finding in store.findings(context.org_id) if store is not None else ():
+            if finding.resolved_at is not None:
+                continue
+            yield QueueItem(
+                kind=ItemKind.DRIFT_FINDING,
+                subject_id=finding.id,
+                title=f"playbook {finding.playbook!r} drifts: "
+                f"{finding.missed} of its last {len(finding.episodes)} episodes missed",
+                waiting_since=finding.flagged_at,
+                reach=finding.projects,
+                evidence=(
+                    Evidence(label="playbook", detail=finding.playbook, ref=finding.offer_id),
+                    *(Evidence(label="episode", detail="episode", ref=e) for e in finding.episodes),
+                ),
+                actions=(
+                    ItemAction(
+                        kind=ActionKind.RESOLVE,
+                        path=f"/v1/findings/{finding.id}/resolve",
+                        cli=f"verletica findings resolve {finding.id} --reason <why>",
+                        needs=("reason",),
+                    ),
+                ),
+            )
+
+
+SOURCES: tuple[ItemSource, ...] = (
+    HeldIntents(),
+    PendingCommitments(),
+    FailedRuns(),
+    ProcessOffers(),
+    DriftFindings(),
+)
 """The sources the queue reads. A new one is added here."""
 
 

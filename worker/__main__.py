@@ -9,6 +9,7 @@ from datetime import timedelta
 
 from adapters.memory.backends import BackendRefused
 from adapters.temporal.heartbeat import ensure_schedule
+from adapters.temporal.learning import ensure_learning_schedule
 from worker.bootstrap import build_worker
 from worker.bytecode import keep_bytecode
 from worker.ports import open_store
@@ -28,6 +29,9 @@ async def serve(settings: Settings) -> None:
     # interval (idempotent: the first creates it, the others find it and update it).
     await ensure_schedule(
         client, settings.task_queue, timedelta(seconds=settings.heartbeat_seconds)
+    )
+    await ensure_learning_schedule(
+        client, settings.task_queue, timedelta(seconds=settings.learning_seconds)
     )
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()

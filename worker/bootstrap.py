@@ -15,6 +15,7 @@ from activities.agent_run import AgentRunActivities
 from activities.broker import BrokerActivities
 from activities.extraction import ExtractionActivities
 from activities.heartbeat_run import HeartbeatActivities
+from activities.learning import LearningActivities
 from adapters.connectors.email import EmailOutbox
 from adapters.connectors.findings import FindingsRegister
 from adapters.connectors.keys import KeyCloser
@@ -22,6 +23,7 @@ from adapters.connectors.payments import PaymentsLedger
 from adapters.models.replay import CapturingProvider, ReplayProvider
 from adapters.models.scripted import ScriptedProvider
 from adapters.store.heartbeat import SqlHeartbeat
+from adapters.store.learning import SqlLearning
 from adapters.store.store import Store
 from adapters.temporal.gateway import TemporalRuns
 from domain.errors import NotFound
@@ -33,6 +35,7 @@ from worker.settings import Settings
 from workflows.agent_run import AgentRunWorkflow
 from workflows.extraction import ExtractCommitmentsWorkflow
 from workflows.heartbeat import HeartbeatWorkflow
+from workflows.learning import LearningWorkflow
 
 log = logging.getLogger("verletica.worker")
 
@@ -133,6 +136,7 @@ def build_worker(
             client, settings.task_queue, settings.temporal_ui_url, settings.temporal_namespace
         ),
     )
+    learning = LearningActivities(SqlLearning(store.db, store.keys), runs_model)
     activities: dict[str, Callable[..., Any]] = {
         "resolve": runs.resolve,
         "context": runs.context,
@@ -147,6 +151,9 @@ def build_worker(
         "heartbeat_record": heartbeat.record,
         "extract_obligations": extraction.extract_obligations,
         "record_extraction": extraction.record_extraction,
+        "learning_orgs": learning.orgs,
+        "learning_ask": learning.ask,
+        "learning_record": learning.record,
     }
     unknown = set(replace or {}) - activities.keys()
     if unknown:
@@ -155,7 +162,12 @@ def build_worker(
     return Worker(
         client,
         task_queue=settings.task_queue,
-        workflows=[AgentRunWorkflow, HeartbeatWorkflow, ExtractCommitmentsWorkflow],
+        workflows=[
+            AgentRunWorkflow,
+            HeartbeatWorkflow,
+            ExtractCommitmentsWorkflow,
+            LearningWorkflow,
+        ],
         activities=list(activities.values()),
         # When a worker dies, the tasks queued to it alone move to the shared queue after
         # this, not after the default 10 s.

@@ -16,10 +16,13 @@ from adapters.memory.screen_classifier import local_classifier
 from adapters.memory.screen_judge import ModelJudge
 from adapters.models.gemini import GeminiProvider
 from adapters.store.heartbeat import SqlHeartbeat
+from adapters.store.learning import SqlLearning
+from adapters.store.replay import SqlReplay
 from adapters.store.store import Store
 from adapters.temporal.extractions import TemporalExtractions
 from adapters.temporal.gateway import TemporalRuns
 from adapters.temporal.heartbeat import TemporalHeartbeats
+from adapters.temporal.learning import TemporalLearning
 from domain.ingress import BudgetCeilings, ChannelSignature, TokenVerifier
 from domain.memory.judge import ScreenJudge
 from domain.model import IdentityKind
@@ -136,4 +139,8 @@ def build_ports(
         heartbeats=SqlHeartbeat(store.db),
         heartbeat=TemporalHeartbeats(client, settings.task_queue),
         extractions=TemporalExtractions(client, settings.task_queue),
+        replays=SqlReplay(store.db, store.memory.adapter),
+        offers=store.offers,
+        experiences=SqlLearning(store.db, store.keys),
+        learning=TemporalLearning(client, settings.task_queue),
     )

@@ -88,6 +88,8 @@ class Settings(BaseSettings):
     broker_mode: BrokerMode = BrokerMode.ENFORCE
     heartbeat_seconds: int = Field(default=3600, ge=60, le=7 * 24 * 3600)
     """How often the heartbeat's Temporal Schedule runs (``VERLETICA_HEARTBEAT_SECONDS``)."""
+    learning_seconds: int = Field(default=24 * 3600, ge=60, le=7 * 24 * 3600)
+    """How often the learning pass's Temporal Schedule runs (``VERLETICA_LEARNING_SECONDS``)."""
     """``enforce``, or ``observe`` for a rollout: decide and record, never block."""
 
     audit_key: SecretStr | None = None

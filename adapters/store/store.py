@@ -13,6 +13,7 @@ from adapters.store.db import make_engine, migrate
 from adapters.store.directory import Directory
 from adapters.store.governance import SqlGovernance
 from adapters.store.ingress import SqlFrontDoor
+from adapters.store.offers import SqlOffers
 from adapters.store.org_cache import OrgCache
 from adapters.store.runs import Runs
 from adapters.store.session import Database
@@ -34,6 +35,7 @@ class Store:
     memory: MemoryBank
     runs: Runs
     front_door: SqlFrontDoor
+    offers: SqlOffers
 
     @classmethod
     def open(
@@ -64,6 +66,7 @@ class Store:
             memory=MemoryBank(db, cache, memory, embedder or local_embedder()),
             runs=Runs(db),
             front_door=SqlFrontDoor(db),
+            offers=SqlOffers(db, keys, memory),
         )
 
     def close(self) -> None:

@@ -389,3 +389,82 @@ class HeartbeatRunRow(SQLModel, table=True):
     started_at: datetime = _ts()
     ended_at: datetime | None = _ts(nullable=True)
     body: dict[str, Any] = _json()
+
+
+class ExperienceRow(SQLModel, table=True):
+    """An insight a learning pass accepted: a candidate (until a human promotes it),
+    never policy. Its acceptance is in the audit chain (``audit_seq``)."""
+
+    __tablename__ = "experiences"
+    id: str = Field(primary_key=True)
+    org_id: str = Field(index=True)
+    pass_id: str
+    lesson: str
+    cites: list[str] = _json()
+    episodes: list[str] = _json()
+    general: bool
+    status: str
+    """candidate or promoted."""
+    audit_seq: int
+    created_at: datetime = _ts()
+
+
+class OfferRow(SQLModel, table=True):
+    """A process offer: episodes found to be one process, for a human to confirm into a
+    playbook (its episodes are the ``episodes`` rows that name it)."""
+
+    __tablename__ = "offers"
+    id: str = Field(primary_key=True)
+    org_id: str = Field(index=True)
+    tools: list[str] = _json()
+    steps: list[dict[str, Any]] = _json()
+    projects: list[str] = _json()
+    state: str
+    playbook: str | None = None
+    version: int | None = None
+    confirmed_by: str | None = None
+    confirmed_at: datetime | None = _ts(nullable=True)
+    confirmed_with: int = 0
+    created_at: datetime = _ts()
+
+
+class EpisodeRow(SQLModel, table=True):
+    """An episode of work (a run, or one submitted through the API), its step vectors,
+    and its place in an offer's evidence."""
+
+    __tablename__ = "episodes"
+    __table_args__ = (UniqueConstraint("org_id", "run_id"),)
+    id: str = Field(primary_key=True)
+    org_id: str = Field(index=True)
+    source: str
+    run_id: str | None = None
+    steps: list[dict[str, Any]] = _json()
+    outcome_met: bool | None = None
+    projects: list[str] = _json()
+    embedder: str
+    vectors: list[str] = _json()
+    """Hex of each step's little-endian float32 vector."""
+    offer_id: str | None = Field(default=None, index=True)
+    position: int | None = None
+    """Its place in its offer's evidence (0: the first)."""
+    recorded_by: str
+    recorded_at: datetime = _ts()
+
+
+class DriftFindingRow(SQLModel, table=True):
+    """A confirmed playbook whose later episodes consistently missed their outcome;
+    resolved once, with a reason."""
+
+    __tablename__ = "drift_findings"
+    id: str = Field(primary_key=True)
+    org_id: str = Field(index=True)
+    offer_id: str = Field(index=True)
+    playbook: str
+    projects: list[str] = _json()
+    episodes: list[str] = _json()
+    missed: int
+    flagged_by: str
+    flagged_at: datetime = _ts()
+    resolved_by: str | None = None
+    resolved_at: datetime | None = _ts(nullable=True)
+    reason: str | None = None

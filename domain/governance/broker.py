@@ -425,6 +425,38 @@ def evaluate(
     return Verdict(decision=decision, claim=path.claim if rejection is None else None)
 
 
+@dataclass(frozen=True)
+class Unenforced:
+    """Every stage's verdict on an intent with enforcement off (none stops the path),
+    and what the stages worked out on the way: the real reach and the money moved."""
+
+    verdicts: tuple[tuple[Stage, Reject | Hold | None], ...]
+    """Each stage that could run, in order: its rejection, its hold, or None (passed)."""
+    skipped: tuple[tuple[Stage, str], ...]
+    """Stages that could not run (an earlier stage found nothing to judge), and why."""
+    reach: frozenset[str]
+    spend: int
+    tool: ToolSpec | None
+
+
+def unenforced(intent: Intent, snap: BrokerSnapshot) -> Unenforced:
+    """Run every stage in order without letting any stop the path: what each would have
+    said. Nothing is claimed or recorded (the counterfactual's reading of a decision)."""
+    path = _Path(intent=intent, snap=snap)
+    verdicts: list[tuple[Stage, Reject | Hold | None]] = []
+    skipped: list[tuple[Stage, str]] = []
+    for stage, run in STAGES:
+        try:
+            verdicts.append((stage, run(path)))
+        except Exception as exc:  # a stage that needs what an earlier one could not find
+            why = f"{type(exc).__name__}: {exc}" if str(exc) else "an earlier stage found no tool"
+            skipped.append((stage, why))
+    reach = path.reach or frozenset(
+        {*intent.projects, *(p for ref in intent.references for p in snap.records.get(ref, ()))}
+    )
+    return Unenforced(tuple(verdicts), tuple(skipped), reach, path.spend, path.tool)
+
+
 def decide(intent: Intent, snap: BrokerSnapshot) -> Decision:
     """The broker's decision on ``intent`` (see :func:`evaluate`)."""
     return evaluate(intent, snap).decision

@@ -24,8 +24,8 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable, Mapping
-from datetime import datetime
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from datetime import datetime, timedelta
 from enum import StrEnum
 
 from pydantic import Field
@@ -196,3 +196,140 @@ def _problem(
     if insight.general and len(episodes) < 2:
         return "single_episode", "a general lesson needs events of two episodes or more"
     return overreach(insight.lesson)
+
+
+# The pass -------------------------------------------------------------------------------
+
+WINDOW = timedelta(days=7)
+"""How far back a learning pass reads."""
+MAX_EVENTS = 400
+"""The most recent events of the window a pass shows the model (a bounded prompt)."""
+MAX_PRIOR = 50
+"""The most recent candidate or promoted experiences shown with them."""
+LEARNING_AGENT = "learning"
+"""Who asks the model (the fixture key's agent): the pass, not any principal of the org."""
+LEARNING_TASK = "Learning pass"
+"""The model task (the fixture key's task): the same for every pass; the window is in the
+prompt, never in the key."""
+LEARNING = "learning"
+"""The audit stage of a pass's entries: each accepted candidate, each refusal."""
+LEARNING_SYSTEM_PROMPT = (
+    "You read an organization's recent work events and draw lessons from them. Answer "
+    'with strict JSON only: {"insights": [{"lesson": "...", "cites": ["<event id>", ...], '
+    '"general": true|false}]}. At most 5 insights. Cite only event ids from the window, '
+    "each event at most once in the whole reply. A general lesson (a pattern) cites "
+    "events of at least two different episodes. A lesson describes what happened; it "
+    "never grants access, changes a policy, rule, cap or barrier, or approves anything: "
+    "such insights are refused. Earlier lessons are listed so that you do not repeat them."
+)
+
+
+class Experience(Frozen):
+    """An accepted insight, kept: a candidate until a human promotes it; never policy."""
+
+    id: str
+    org_id: str
+    lesson: str
+    cites: tuple[str, ...]
+    episodes: tuple[str, ...]
+    """The distinct episodes its events belong to."""
+    general: bool
+    status: InsightStatus = InsightStatus.CANDIDATE
+    pass_id: str
+    created_at: datetime
+
+
+class LearningInput(Frozen):
+    """Start a learning pass: over one organization, or (None) over every one."""
+
+    org_id: str | None = None
+    requested_by: str | None = None
+    """The human who asked for it (None: the Schedule)."""
+    scripted_reply: str | None = None
+    """Only the scripted provider honours this: the exact reply text (tests, rehearsals)."""
+
+
+class LearnRequest(Frozen):
+    """One organization's pass, as of ``now`` (the workflow's time)."""
+
+    org_id: str
+    pass_id: str
+    workflow_id: str
+    now: datetime
+    requested_by: str | None = None
+    scripted_reply: str | None = None
+
+
+class LearningPass(Frozen):
+    """What one pass read, what the model answered and what the validator made of it."""
+
+    id: str
+    org_id: str
+    workflow_id: str
+    window_from: datetime
+    window_to: datetime
+    events: int = 0
+    prior: int = 0
+    accepted: tuple[Experience, ...] = ()
+    refused: tuple[Refused, ...] = ()
+    provider: str = ""
+    model: str = ""
+    reply_digest: str = ""
+    requested_by: str | None = None
+    error: str | None = None
+
+
+class LearningReport(Frozen):
+    """Every pass one LearningWorkflow made."""
+
+    passes: tuple[LearningPass, ...] = ()
+
+
+def learning_prompt(events: Sequence[WorkEvent], prior: Sequence[Experience]) -> str:
+    """The window and the earlier lessons, as the model reads them (JSON lines)."""
+    lines = ["Work events of the last 7 days (one JSON object a line):"]
+    lines += [
+        json.dumps(
+            {
+                "id": e.id,
+                "episode": e.episode_id,
+                "at": e.at.isoformat(),
+                "principal": e.principal_id,
+                "kind": e.kind,
+                "summary": e.summary,
+            },
+            sort_keys=True,
+        )
+        for e in events
+    ]
+    lines.append("Earlier lessons (candidate or promoted):")
+    lines += [
+        json.dumps({"lesson": x.lesson, "status": x.status.value}, sort_keys=True) for x in prior
+    ] or ["(none)"]
+    return "\n".join(lines)
+
+
+def experiences_of(
+    verdict: LearningVerdict,
+    events: Iterable[WorkEvent],
+    org_id: str,
+    pass_id: str,
+    now: datetime,
+    ids: Callable[[int], str],
+) -> tuple[Experience, ...]:
+    """The verdict's accepted insights as candidate experiences (``ids(i)``: the i-th's id)."""
+    episode = {e.id: e.episode_id for e in events}
+    return tuple(
+        Experience(
+            id=ids(i),
+            org_id=org_id,
+            lesson=insight.lesson,
+            cites=insight.cites,
+            episodes=tuple(sorted({episode[c] for c in insight.cites})),
+            general=insight.general,
+            status=InsightStatus.CANDIDATE,
+            pass_id=pass_id,
+            created_at=now,
+        )
+        for i, insight in enumerate(verdict.accepted)
+    )

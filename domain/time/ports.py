@@ -3,10 +3,15 @@ heartbeat is started on demand."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from contextlib import AbstractContextManager
 from datetime import datetime
 from typing import Protocol
 
+from domain.ports import OrgChange
 from domain.time.heartbeat import HeartbeatRun, OrgSnapshot
+from domain.time.learning import Experience, LearningPass, WorkEvent
+from domain.time.playbooks import DriftFinding, EpisodeRecord, OfferRecord, RunFacts
 
 
 class HeartbeatStore(Protocol):
@@ -44,4 +49,100 @@ class HeartbeatGateway(Protocol):
 
     async def run_now(self, org_id: str | None) -> list[HeartbeatRun]:
         """One heartbeat over ``org_id`` (None: every organization); its runs."""
+        ...
+
+
+class LearningStore(Protocol):
+    """The learning pass's reads (the window, earlier experiences) and its one write."""
+
+    def orgs(self) -> list[str]:
+        """Every organization's id."""
+        ...
+
+    def window(self, org_id: str, since: datetime, until: datetime, limit: int) -> list[WorkEvent]:
+        """The organization's work events recorded in [since, until), the ``limit`` most
+        recent, oldest first; each a decision, dispatch or review of a run (its episode),
+        its id the audit entry's (``a<seq>``, stable)."""
+        ...
+
+    def experiences(self, org_id: str, limit: int = 50) -> list[Experience]:
+        """The organization's candidate or promoted experiences, newest first."""
+        ...
+
+    def record(self, learning: LearningPass) -> None:
+        """Keep the pass's accepted insights as candidate experiences and put each
+        acceptance and each refusal, with its rule, in the audit chain; nothing else.
+        Idempotent: recording the same pass again writes nothing twice."""
+        ...
+
+
+class LearningGateway(Protocol):
+    """Starts a learning pass now and waits for it."""
+
+    async def run_now(
+        self, org_id: str | None, requested_by: str | None, scripted_reply: str | None = None
+    ) -> list[LearningPass]:
+        """One pass over ``org_id`` (None: every organization); its results."""
+        ...
+
+
+class OfferChange(OrgChange, Protocol):
+    """One change to an organization's process offers, under its lock and in one
+    transaction with its audit entries (and, on confirmation, the playbook it publishes
+    through :meth:`~domain.ports.OrgChange.add_procedure`)."""
+
+    def episodes(self, unplaced: bool = False) -> list[EpisodeRecord]:
+        """The organization's episodes oldest first (only those no offer holds yet)."""
+        ...
+
+    def add_episode(self, episode: EpisodeRecord) -> EpisodeRecord: ...
+
+    def offers(self) -> list[OfferRecord]:
+        """The organization's offers, oldest first."""
+        ...
+
+    def add_offer(self, offer: OfferRecord) -> OfferRecord:
+        """Keep a new offer; its episodes are placed in it."""
+        ...
+
+    def join(self, offer_id: str, episode_id: str) -> OfferRecord:
+        """Add an episode to an offer's evidence (its newest)."""
+        ...
+
+    def confirm_offer(self, offer_id: str, playbook: str, version: int) -> OfferRecord:
+        """Mark an open offer confirmed into ``playbook``; a confirmed one is a Conflict."""
+        ...
+
+    def findings(self) -> list[DriftFinding]:
+        """The organization's drift findings, oldest first."""
+        ...
+
+    def add_finding(self, finding: DriftFinding) -> DriftFinding: ...
+
+    def resolve_finding(self, finding_id: str, reason: str) -> DriftFinding:
+        """Resolve an unresolved finding with ``reason`` (a conditional update: a resolved
+        one is a :class:`~domain.errors.Conflict`, never overwritten)."""
+        ...
+
+
+class OfferStore(Protocol):
+    """Reads process offers and drift findings; hands out changes to them."""
+
+    def change(
+        self, org_id: str, actor_id: str, clock: Callable[[], datetime]
+    ) -> AbstractContextManager[OfferChange]:
+        """Lock ``org_id`` for one change by ``actor_id``."""
+        ...
+
+    def offer(self, offer_id: str) -> OfferRecord | None: ...
+
+    def finding(self, finding_id: str) -> DriftFinding | None: ...
+
+    def offers(self, org_id: str) -> list[OfferRecord]: ...
+
+    def findings(self, org_id: str) -> list[DriftFinding]: ...
+
+    def unharvested(self, org_id: str, limit: int) -> list[RunFacts]:
+        """Up to ``limit`` of the organization's runs with intents that no episode stands
+        for yet, oldest first."""
         ...

@@ -168,7 +168,7 @@ def test_the_founder_sees_every_item_most_urgent_first_with_evidence_and_actions
     assert {e["label"]: e["detail"] for e in cap["evidence"]}["source"] == "Atlas cap letter"
     wired = {x["name"]: x["wired"] for x in queue["sources"]}
     assert wired["held_intents"] and wired["failed_runs"] and wired["pending_commitments"]
-    assert not wired["process_offers"] and not wired["findings"]
+    assert wired["process_offers"] and wired["drift_findings"] and not wired["findings"]
 
 
 def test_an_east_member_sees_west_items_as_withheld_never_their_content(

@@ -10,7 +10,17 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from domain.time.learning import MAX_INSIGHTS, InsightStatus, WorkEvent, overreach, validate
+from domain.time.learning import (
+    LEARNING_AGENT,
+    LEARNING_TASK,
+    MAX_INSIGHTS,
+    InsightStatus,
+    WorkEvent,
+    experiences_of,
+    learning_prompt,
+    overreach,
+    validate,
+)
 
 AT = datetime(2026, 11, 30, 9, tzinfo=UTC)
 EVENTS = [
@@ -141,3 +151,97 @@ def test_what_is_accepted_always_stands_on_the_window(
         seen.update(insight.cites)
         if insight.general:
             assert len({episodes[c] for c in insight.cites}) >= 2
+
+
+OVERREACH_PHRASES = [
+    ("grants_access", "give the west planner read access to the Atlas notes"),
+    ("grants_access", "share the Birch CIM across the wall"),
+    ("changes_policy", "raise the Atlas spend cap to 10,000"),
+    ("changes_policy", "waive the barrier check for the founder"),
+    ("assumes_authority", "Ledger can approve invoices under 2,000 itself"),
+    ("assumes_authority", "payments to Northwind no longer need human review"),
+]
+PLAIN = [
+    "Kickoff agendas go out within a day of the engagement letter.",
+    "Northwind invoices arrive on the first business day of the month.",
+    "Data-room indexes are requested twice before they arrive.",
+]
+
+
+def test_the_overreach_phrases_name_their_rule() -> None:
+    for rule, phrase in OVERREACH_PHRASES:
+        found = overreach(phrase)
+        assert found is not None and found[0] == rule, phrase
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    st.sampled_from(OVERREACH_PHRASES),
+    st.lists(st.sampled_from(PLAIN), max_size=2),
+    st.lists(st.sampled_from(PLAIN), max_size=2),
+)
+def test_overreach_is_refused_whatever_plain_text_surrounds_it(
+    phrase: tuple[str, str], before: list[str], after: list[str]
+) -> None:
+    rule, text = phrase
+    lesson = " ".join([*before, f"{text[0].upper()}{text[1:]}.", *after])
+    verdict = validate(_reply({"lesson": lesson, "cites": ["e0", "e2"], "general": True}), EVENTS)
+    assert verdict.accepted == ()
+    assert [(r.rule, r.index) for r in verdict.refused] == [(rule, 0)]
+    assert verdict.refused[0].reason.startswith("it would ")  # and quotes what it read
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    st.lists(st.sampled_from([e.id for e in EVENTS]), max_size=3, unique=True),
+    st.text(alphabet="xyz0123456789", min_size=1, max_size=6),
+)
+def test_a_single_unknown_event_refuses_the_insight(known: list[str], ghost: str) -> None:
+    reply = _reply({"lesson": "A plain lesson.", "cites": [*known, f"ghost-{ghost}"]})
+    assert _rules(reply) == ["unknown_event"]
+
+
+@settings(max_examples=50, deadline=None)
+@given(st.integers(min_value=MAX_INSIGHTS + 1, max_value=20))
+def test_more_than_five_insights_refuse_the_whole_reply(n: int) -> None:
+    reply = _reply(*[{"lesson": "A plain lesson.", "cites": [f"e{i % 8}"]} for i in range(n)])
+    verdict = validate(reply, EVENTS)
+    assert verdict.accepted == ()
+    assert [(r.rule, r.index) for r in verdict.refused] == [("too_many_insights", None)]
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.integers(min_value=0, max_value=3), st.booleans())
+def test_a_general_lesson_from_one_episode_is_refused(episode: int, both: bool) -> None:
+    cites = [f"e{2 * episode}", f"e{2 * episode + 1}"] if both else [f"e{2 * episode}"]
+    reply = _reply({"lesson": "A plain lesson.", "cites": cites, "general": True})
+    assert _rules(reply) == ["single_episode"]
+    # The same remark, not offered as a general lesson, is a candidate.
+    assert _rules(_reply({"lesson": "A plain lesson.", "cites": cites})) == []
+
+
+def test_accepted_insights_become_candidates_with_their_episodes() -> None:
+    reply = _reply(
+        {"lesson": "Letters precede agendas.", "cites": ["e0", "e3", "e5"], "general": True},
+        {"lesson": "Raise the cap.", "cites": ["e6"]},
+    )
+    verdict = validate(reply, EVENTS)
+    (kept,) = experiences_of(verdict, EVENTS, "org", "pass-1", AT, lambda i: f"x{i}")
+    assert kept.status is InsightStatus.CANDIDATE and kept.id == "x0"
+    assert kept.episodes == ("run-0", "run-1", "run-2") and kept.cites == ("e0", "e3", "e5")
+
+
+def test_the_prompt_shows_every_event_and_earlier_lesson_but_the_task_stays_the_same() -> None:
+    (kept,) = experiences_of(
+        validate(_reply({"lesson": "Agendas follow letters.", "cites": ["e0"]}), EVENTS),
+        EVENTS,
+        "org",
+        "p",
+        AT,
+        str,
+    )
+    prompt = learning_prompt(EVENTS, [kept])
+    assert all(f'"id": "{e.id}"' in prompt for e in EVENTS)
+    assert "Agendas follow letters." in prompt
+    # The fixture key is (agent, task): neither depends on the window.
+    assert (LEARNING_AGENT, LEARNING_TASK) == ("learning", "Learning pass")

@@ -1,0 +1,462 @@
+"""Process offers: episodes of work merged into offers, confirmed into playbooks, and the
+drift of confirmed playbooks, found and resolved.
+
+An episode is a sequence of steps (a tool and the words used for it) with whether it met
+its outcome; it comes from a run (its intents, in order, with their justifications) or is
+submitted for work done outside Verletica. A review places every episode no offer holds
+yet: it joins the first offer one of whose episodes it is the same process as
+(:func:`domain.time.offers.same_process`), or starts an offer of its own. Reviewing again
+adds nothing. A human (the founder, or an approver on every project of the offer)
+confirms an offer into a named playbook in procedural memory, readable through the memory
+gate like any record of its projects. A drift review flags a confirmed playbook whose
+later episodes consistently miss their outcome (:func:`domain.time.playbooks.drift`); a
+finding is resolved once, with a reason (a second resolution is a Conflict).
+
+Every change is made under the organization's lock and recorded in its audit chain.
+"""
+
+from __future__ import annotations
+
+import uuid
+
+from pydantic import BaseModel
+
+from domain.audit import AuditDraft
+from domain.configuration import straddled
+from domain.errors import Forbidden, NotFound, Refused
+from domain.governance.broker import current_projects
+from domain.model import Organization, Principal, StaffRole
+from domain.ports import EmbedPurpose
+from domain.time.offers import Step
+from domain.time.playbooks import (
+    MAX_TEXT,
+    DriftFinding,
+    EpisodeRecord,
+    OfferRecord,
+    OfferState,
+    drift,
+    finding_id,
+    offer_id,
+    place,
+    playbook_steps,
+    run_episode,
+)
+from domain.time.ports import OfferChange, OfferStore
+from domain.visibility import may_read
+from usecases.access import member, readable
+from usecases.context import Ports
+from usecases.organization import check_placement, screen_text
+
+STAGE = "learning"
+"""The audit stage of offers, playbooks and drift findings."""
+MAX_NAME = 120
+MAX_TOOL = 100
+MAX_REASON = 2000
+
+
+class Reviewed(BaseModel):
+    """What a review of episodes did."""
+
+    placed: int
+    """Episodes this review placed in offers the reviewer may read."""
+    created: list[str]
+    """Offers this review started (those the reviewer may read)."""
+    joined: list[str]
+    """Existing offers this review added evidence to (those the reviewer may read)."""
+    offers: list[OfferRecord]
+    """The organization's offers the reviewer may read, after the review."""
+
+
+class DriftReviewed(BaseModel):
+    """What a drift review flagged."""
+
+    flagged: list[DriftFinding]
+    findings: list[DriftFinding]
+    """The unresolved drift findings the reviewer may read."""
+
+
+def _store(ports: Ports) -> OfferStore:
+    if ports.offers is None:
+        raise NotFound("process offers are not kept by this process")
+    return ports.offers
+
+
+def _draft(key: str, actor: str, decision: str, rule: str, **payload: object) -> AuditDraft:
+    return AuditDraft(
+        event_key=key, actor=actor, decision=decision, stage=STAGE, rule=rule, payload=payload
+    )
+
+
+def _check_reviewer(
+    change: OfferChange, org: Organization, actor: Principal, projects: tuple[str, ...], what: str
+) -> None:
+    """Refuse (:class:`Forbidden`) an ``actor`` who is neither the founder nor an approver,
+    now, on every one of ``projects`` (none: the founder alone)."""
+    if actor.id == org.founder_id:
+        return
+    approves = current_projects(tuple(change.staffing(actor.id)), change.now, StaffRole.APPROVER)
+    if projects and set(projects) <= approves:
+        return
+    raise Forbidden(f"only the founder or an approver on every project of it may {what}")
+
+
+# episodes -----------------------------------------------------------------------------------
+
+
+def record_episode(
+    ports: Ports,
+    org_id: str,
+    actor_id: str,
+    steps: list[Step],
+    outcome_met: bool | None = None,
+    projects: tuple[str, ...] = (),
+) -> EpisodeRecord:
+    """Record an episode of work done outside Verletica (a member's, on projects it may
+    read). Its words are screened like memory (instruction-like text is refused: they
+    may become a playbook's) and embedded with this process's embedder."""
+    org, actor = member(ports, org_id, actor_id)
+    store = _store(ports)
+    if not steps:
+        raise ValueError("an episode needs at least one step")
+    for step in steps:
+        tool_ok = step.tool.strip() and len(step.tool) <= MAX_TOOL and step.tool.isprintable()
+        if not tool_ok or not step.text.strip() or len(step.text) > MAX_TEXT:
+            raise ValueError(
+                f"each step needs a one-line tool of at most {MAX_TOOL} characters and a text "
+                f"of at most {MAX_TEXT}"
+            )
+        screened = screen_text(ports, step.text)
+        if screened.refused:
+            raise Refused("a step reads as instructions: " + "; ".join(screened.reasons))
+    projects = tuple(sorted(set(projects)))
+    if not may_read(readable(ports, org, actor), projects):
+        raise Forbidden("an episode may concern only projects you may read")
+    # Embedded before the organization's lock is taken: a model call never holds it.
+    vectors = ports.embedder.embed([s.text for s in steps], EmbedPurpose.DOCUMENT)
+    with store.change(org_id, actor_id, ports.clock) as change:
+        check_placement(change, projects)
+        episode = EpisodeRecord(
+            id=str(uuid.uuid4()),
+            org_id=org_id,
+            steps=tuple(steps),
+            outcome_met=outcome_met,
+            projects=projects,
+            recorded_by=actor_id,
+            recorded_at=change.now,
+            embedder=ports.embedder.name,
+            vectors=tuple(vectors),
+        )
+        change.add_episode(episode)
+        change.note(_episode_draft(episode, actor_id))
+    return episode
+
+
+# offers -------------------------------------------------------------------------------------
+
+
+def _new_offer(change: OfferChange, actor_id: str, episode: EpisodeRecord) -> OfferRecord:
+    """An offer of ``episode``'s process, with it as its first evidence."""
+    offer = change.add_offer(
+        OfferRecord(
+            id=offer_id(episode.id),
+            org_id=episode.org_id,
+            tools=tuple(s.tool for s in episode.steps),
+            steps=episode.steps,
+            projects=episode.projects,
+            episodes=(episode.id,),
+            created_at=change.now,
+        )
+    )
+    change.note(
+        _draft(
+            f"offer:{offer.id}",
+            actor_id,
+            "offered",
+            "offer_created",
+            offer=offer.id,
+            tools=list(offer.tools),
+            episodes=list(offer.episodes),
+            projects=list(offer.projects),
+        )
+    )
+    return offer
+
+
+def _join(
+    change: OfferChange, actor_id: str, offer: OfferRecord, episode: EpisodeRecord
+) -> OfferRecord:
+    """``offer`` with ``episode`` as its newest evidence."""
+    joined = change.join(offer.id, episode.id)
+    change.note(
+        _draft(
+            f"offer:{offer.id}:{episode.id}",
+            actor_id,
+            "merged",
+            "offer_evidence_added",
+            offer=offer.id,
+            episode=episode.id,
+            projects=list(joined.projects),
+        )
+    )
+    return joined
+
+
+HARVEST_BATCH = 500
+"""The most runs one review turns into episodes (the rest wait for the next)."""
+
+
+def _episode_draft(episode: EpisodeRecord, actor_id: str) -> AuditDraft:
+    return _draft(
+        f"episode:{episode.id}",
+        actor_id,
+        "recorded",
+        "episode_recorded",
+        episode=episode.id,
+        source=episode.source,
+        run_id=episode.run_id,
+        tools=[s.tool for s in episode.steps],
+        outcome_met=episode.outcome_met,
+        projects=list(episode.projects),
+    )
+
+
+def harvest_runs(ports: Ports, org_id: str, actor_id: str) -> int:
+    """Turn the organization's settled runs into episodes (:func:`run_episode`): a run is
+    an episode, once. Embedded before the lock is taken; a run another review harvested
+    meanwhile is skipped. How many episodes were recorded."""
+    store = _store(ports)
+    ready = [
+        (run, found)
+        for run in store.unharvested(org_id, HARVEST_BATCH)
+        if (found := run_episode(run)) is not None
+    ]
+    if not ready:
+        return 0
+    texts = [step.text for _, (steps, _, _) in ready for step in steps]
+    vectors = iter(ports.embedder.embed(texts, EmbedPurpose.DOCUMENT))
+    count = 0
+    with store.change(org_id, actor_id, ports.clock) as change:
+        have = {e.run_id for e in change.episodes() if e.run_id is not None}
+        for run, (steps, met, projects) in ready:
+            mine = tuple(next(vectors) for _ in steps)
+            if run.run_id in have:
+                continue
+            episode = change.add_episode(
+                EpisodeRecord(
+                    id=f"run-{run.run_id}",
+                    org_id=org_id,
+                    steps=steps,
+                    outcome_met=met,
+                    projects=projects,
+                    source="run",
+                    run_id=run.run_id,
+                    recorded_by=actor_id,
+                    recorded_at=change.now,
+                    embedder=ports.embedder.name,
+                    vectors=mine,
+                )
+            )
+            change.note(_episode_draft(episode, actor_id))
+            count += 1
+    return count
+
+
+def review_episodes(ports: Ports, org_id: str, actor_id: str) -> Reviewed:
+    """Turn settled runs into episodes, then place every episode no offer holds yet (a
+    member's review; oldest first): into the first offer it is the same process as, if
+    their projects lie on one side of every barrier, or into a new offer. Repeated, it
+    adds nothing."""
+    org, actor = member(ports, org_id, actor_id)
+    harvest_runs(ports, org_id, actor_id)
+    created: list[str] = []
+    joined: list[str] = []
+    with _store(ports).change(org_id, actor_id, ports.clock) as change:
+        barriers = change.barriers()
+        episodes = change.episodes()
+        kept = change.offers()
+        members: dict[str, list[EpisodeRecord]] = {o.id: [] for o in kept}
+        for e in episodes:
+            if e.offer_id is not None:
+                members[e.offer_id].append(e)
+        unplaced = [e for e in episodes if e.offer_id is None]
+        for episode in unplaced:
+
+            def fits(offer: OfferRecord, episode: EpisodeRecord = episode) -> bool:
+                return not straddled(barriers, (*offer.projects, *episode.projects))
+
+            home = place(episode, [(o, members[o.id]) for o in kept], fits)
+            if home is None:
+                offer = _new_offer(change, actor_id, episode)
+                kept.append(offer)
+                members[offer.id] = []
+                created.append(offer.id)
+            else:
+                offer = _join(change, actor_id, home, episode)
+                kept[kept.index(home)] = offer
+                if offer.id not in created and offer.id not in joined:
+                    joined.append(offer.id)
+            members[offer.id].append(episode)
+        kept = change.offers()
+    # The reviewer hears only of offers it may read: how many episodes went elsewhere
+    # would tell of work it may not see.
+    projects = readable(ports, org, actor)
+    visible = {o.id: o for o in kept if may_read(projects, o.projects)}
+    new = {e.id for e in unplaced}
+    return Reviewed(
+        placed=sum(e in new for o in visible.values() for e in o.episodes),
+        created=[o for o in created if o in visible],
+        joined=[o for o in joined if o in visible],
+        offers=list(visible.values()),
+    )
+
+
+def offers(ports: Ports, org_id: str, actor_id: str) -> list[OfferRecord]:
+    """The organization's offers that ``actor_id`` may read (all of its projects)."""
+    org, actor = member(ports, org_id, actor_id)
+    projects = readable(ports, org, actor)
+    return [o for o in _store(ports).offers(org_id) if may_read(projects, o.projects)]
+
+
+def _visible_offer(ports: Ports, offer_id: str, actor_id: str) -> tuple[Organization, Principal]:
+    """The offer's organization and the actor, if the actor may read the offer; to
+    anyone else it does not exist."""
+    offer = _store(ports).offer(offer_id)
+    actor = ports.directory.find_principal(actor_id)
+    if offer is None or actor is None or actor.org_id != offer.org_id:
+        raise NotFound(f"no offer {offer_id}")
+    org, actor = member(ports, offer.org_id, actor_id)
+    if not may_read(readable(ports, org, actor), offer.projects):
+        raise NotFound(f"no offer {offer_id}")
+    return org, actor
+
+
+def confirm_offer(ports: Ports, offer_id: str, actor_id: str, name: str) -> OfferRecord:
+    """Confirm an open offer into playbook ``name``: its steps published as the next
+    version of that procedure, belonging to the offer's projects (the founder, or an
+    approver on every one of them). Confirming twice is a Conflict."""
+    name = name.strip()
+    if not name or len(name) > MAX_NAME or "\n" in name:
+        raise ValueError(f"a playbook needs a one-line name of at most {MAX_NAME} characters")
+    org, actor = _visible_offer(ports, offer_id, actor_id)
+    with _store(ports).change(org.id, actor_id, ports.clock) as change:
+        offer = next((o for o in change.offers() if o.id == offer_id), None)
+        if offer is None:
+            raise NotFound(f"no offer {offer_id}")
+        _check_reviewer(change, org, actor, offer.projects, "confirm an offer")
+        check_placement(change, offer.projects)
+        version = change.add_procedure(name, offer.projects, playbook_steps(offer))
+        confirmed = change.confirm_offer(offer_id, name, version)
+        change.note(
+            _draft(
+                f"offer:{offer_id}:confirmed",
+                actor_id,
+                "confirmed",
+                "offer_confirmed",
+                offer=offer_id,
+                playbook=name,
+                version=version,
+                episodes=list(confirmed.episodes),
+                projects=list(confirmed.projects),
+            )
+        )
+    return confirmed
+
+
+# drift --------------------------------------------------------------------------------------
+
+
+def review_drift(ports: Ports, org_id: str, actor_id: str) -> DriftReviewed:
+    """Flag every confirmed playbook whose later episodes consistently miss their outcome
+    (:func:`domain.time.playbooks.drift`): a member's review, after a review of episodes
+    has placed the new ones. A window is flagged once; an unresolved finding of a
+    playbook is not flagged again."""
+    org, actor = member(ports, org_id, actor_id)
+    flagged: list[DriftFinding] = []
+    with _store(ports).change(org_id, actor_id, ports.clock) as change:
+        members: dict[str, list[EpisodeRecord]] = {}
+        for e in change.episodes():
+            if e.offer_id is not None:
+                members.setdefault(e.offer_id, []).append(e)
+        findings = change.findings()
+        for offer in change.offers():
+            if offer.state is not OfferState.CONFIRMED or offer.playbook is None:
+                continue
+            mine = [f for f in findings if f.offer_id == offer.id]
+            if any(f.resolved_at is None for f in mine):
+                continue
+            found = drift(offer, members.get(offer.id, []), mine)
+            if found is None:
+                continue
+            window, missed = found
+            finding = change.add_finding(
+                DriftFinding(
+                    id=finding_id(offer.id, window),
+                    org_id=org_id,
+                    offer_id=offer.id,
+                    playbook=offer.playbook,
+                    projects=offer.projects,
+                    episodes=window,
+                    missed=missed,
+                    flagged_by=actor_id,
+                    flagged_at=change.now,
+                )
+            )
+            flagged.append(finding)
+            change.note(
+                _draft(
+                    f"drift:{finding.id}",
+                    actor_id,
+                    "flagged",
+                    "drift_flagged",
+                    finding=finding.id,
+                    offer=offer.id,
+                    playbook=offer.playbook,
+                    episodes=list(window),
+                    missed=missed,
+                    projects=list(offer.projects),
+                )
+            )
+        findings = change.findings()
+    projects = readable(ports, org, actor)
+    return DriftReviewed(
+        flagged=[f for f in flagged if may_read(projects, f.projects)],
+        findings=[f for f in findings if f.resolved_at is None and may_read(projects, f.projects)],
+    )
+
+
+def findings(ports: Ports, org_id: str, actor_id: str) -> list[DriftFinding]:
+    """The organization's drift findings that ``actor_id`` may read."""
+    org, actor = member(ports, org_id, actor_id)
+    projects = readable(ports, org, actor)
+    return [f for f in _store(ports).findings(org_id) if may_read(projects, f.projects)]
+
+
+def resolve_finding(ports: Ports, finding_id: str, actor_id: str, reason: str) -> DriftFinding:
+    """Resolve a drift finding with ``reason`` (the founder, or an approver on every
+    project of its playbook). Once: a second resolution is a Conflict and never replaces
+    the first reason, also when two resolutions race."""
+    reason = reason.strip()
+    if not reason or len(reason) > MAX_REASON:
+        raise ValueError(f"a resolution needs a reason of at most {MAX_REASON} characters")
+    found = _store(ports).finding(finding_id)
+    actor = ports.directory.find_principal(actor_id)
+    if found is None or actor is None or actor.org_id != found.org_id:
+        raise NotFound(f"no finding {finding_id}")
+    org, actor = member(ports, found.org_id, actor_id)
+    if not may_read(readable(ports, org, actor), found.projects):
+        raise NotFound(f"no finding {finding_id}")
+    with _store(ports).change(org.id, actor_id, ports.clock) as change:
+        _check_reviewer(change, org, actor, found.projects, "resolve a finding")
+        resolved = change.resolve_finding(finding_id, reason)
+        change.note(
+            _draft(
+                f"drift:{finding_id}:resolved",
+                actor_id,
+                "resolved",
+                "drift_resolved",
+                finding=finding_id,
+                offer=resolved.offer_id,
+                reason=reason,
+            )
+        )
+    return resolved
