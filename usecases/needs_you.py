@@ -32,7 +32,12 @@ from domain.needs_you.items import (
     for_reader,
     rank,
 )
-from domain.needs_you.metrics import AutonomyMetrics, autonomy
+from domain.needs_you.metrics import (
+    AutonomyMetrics,
+    autonomy,
+    finding_resolution,
+    process_precision,
+)
 from domain.runs import DEFAULT_HOLD_SECONDS, RunStatus
 from domain.time.playbooks import OfferState
 from domain.tools import REGISTRY
@@ -289,12 +294,44 @@ class DriftFindings:
             )
 
 
+class FiledFindings:
+    """Findings filed through the broker (the heartbeat's, by Sentinel): what the check
+    found and the records it rests on. No route resolves one yet, so an item lists no
+    action and stays in the queue."""
+
+    name = "findings"
+
+    def items(self, context: QueueContext) -> Iterable[QueueItem]:
+        store = context.ports.heartbeats
+        for finding in store.findings(context.org_id) if store is not None else ():
+            yield QueueItem(
+                kind=ItemKind.FINDING,
+                subject_id=finding.id,
+                title=f"{finding.kind} ({finding.severity}) filed by "
+                f"{context.handle(finding.principal_id)}: {finding.summary[:80]}",
+                waiting_since=finding.filed_at,
+                reach=tuple(sorted(finding.projects)),
+                evidence=(
+                    Evidence(label="summary", detail=finding.summary, ref=finding.id),
+                    Evidence(label="check", detail=f"{finding.kind}: {finding.subject}"),
+                    *(
+                        (Evidence(label="cites", detail="commitment", ref=finding.cites),)
+                        if finding.cites
+                        else ()
+                    ),
+                    *(Evidence(label="rests on", detail="record", ref=e) for e in finding.evidence),
+                ),
+                actions=(),
+            )
+
+
 SOURCES: tuple[ItemSource, ...] = (
     HeldIntents(),
     PendingCommitments(),
     FailedRuns(),
     ProcessOffers(),
     DriftFindings(),
+    FiledFindings(),
 )
 """The sources the queue reads. A new one is added here."""
 
@@ -308,7 +345,6 @@ class SourceStatus(BaseModel):
 
 
 NOT_WIRED: tuple[SourceStatus, ...] = (
-    SourceStatus(name="findings", wired=False, note="the heartbeat's findings: not yet"),
     SourceStatus(name="drift_findings", wired=False, note="playbook drift: not yet"),
     SourceStatus(name="process_offers", wired=False, note="process offers: not yet"),
     SourceStatus(name="agent_replies", wired=False, note="agent replies: not yet"),
@@ -392,13 +428,32 @@ def _readable(
 
 def metrics(ports: Ports, org_id: str, actor_id: str) -> AutonomyMetrics:
     """The organization's autonomy metrics, over the work ``actor_id`` may read (the
-    founder: all of it)."""
+    founder: all of it): the chain's story, and the drift findings and process offers on
+    projects it may read."""
     org, actor = member(ports, org_id, actor_id)
+    projects = readable(ports, org, actor)
     run_reach, intent_reach = ports.runs.reaches(org_id)
-    entries = _readable(
-        ports.audit.entries(org_id), readable(ports, org, actor), run_reach, intent_reach
+    entries = _readable(ports.audit.entries(org_id), projects, run_reach, intent_reach)
+    store = ports.offers
+    findings = [
+        f
+        for f in (store.findings(org_id) if store is not None else ())
+        if may_read(projects, f.projects)
+    ]
+    offers = [
+        o
+        for o in (store.offers(org_id) if store is not None else ())
+        if may_read(projects, o.projects)
+    ]
+    now = ports.clock()
+    return autonomy(
+        read_chain(entries),
+        now,
+        findings=finding_resolution([(f.flagged_at, f.resolved_at) for f in findings], now),
+        process_precision=process_precision(
+            [(o.state is OfferState.CONFIRMED, len(o.episodes)) for o in offers]
+        ),
     )
-    return autonomy(read_chain(entries), ports.clock())
 
 
 ENDED_BADLY = frozenset({"failed", "terminated", "timed_out", "canceled"})

@@ -41,6 +41,29 @@ DIAGNOSTIC = "diagnostic"
 """The agent kind of the organization's diagnostic agent (Sentinel)."""
 
 
+def _filed(s: Session, org_id: str) -> tuple[FiledFinding, ...]:
+    """The organization's filed findings, oldest first."""
+    return tuple(
+        FiledFinding(
+            id=r.intent_id,
+            principal_id=r.principal_id,
+            kind=r.kind,
+            subject=r.subject,
+            cites=r.cites,
+            projects=tuple(r.projects),
+            filed_at=utc(r.created_at),
+            severity=r.severity,
+            summary=r.summary,
+            evidence=tuple(r.evidence),
+        )
+        for r in s.execute(
+            select(FindingRow)
+            .where(col(FindingRow.org_id) == org_id)
+            .order_by(col(FindingRow.created_at), col(FindingRow.intent_id))
+        ).scalars()
+    )
+
+
 class SqlHeartbeat:
     """:class:`~domain.time.ports.HeartbeatStore` over SQLite or PostgreSQL."""
 
@@ -64,27 +87,16 @@ class SqlHeartbeat:
                         .order_by(col(CommitmentRow.created_at), col(CommitmentRow.id))
                     ).scalars()
                 ),
-                findings=tuple(
-                    FiledFinding(
-                        id=r.intent_id,
-                        principal_id=r.principal_id,
-                        kind=r.kind,
-                        subject=r.subject,
-                        cites=r.cites,
-                        projects=tuple(r.projects),
-                        filed_at=utc(r.created_at),
-                    )
-                    for r in s.execute(
-                        select(FindingRow)
-                        .where(col(FindingRow.org_id) == org_id)
-                        .order_by(col(FindingRow.created_at), col(FindingRow.intent_id))
-                    ).scalars()
-                ),
+                findings=_filed(s, org_id),
                 open_intents=self._open_intents(s, org_id),
                 sentinel_id=sentinel_id,
                 sentinel_projects=projects,
                 recently_proposed=self._proposed(s, org_id, sentinel_id, now),
             )
+
+    def findings(self, org_id: str) -> list[FiledFinding]:
+        with self._db.read() as s:
+            return list(_filed(s, org_id))
 
     def _sentinel(
         self, s: Session, org_id: str, now: datetime

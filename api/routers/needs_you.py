@@ -23,7 +23,8 @@ def queue(org_id: str, ports: PortsDep, actor: Actor) -> NeedsYou:
 @router.get("/v1/orgs/{org_id}/metrics")
 def metrics(org_id: str, ports: PortsDep, actor: Actor) -> AutonomyMetrics:
     """Work done without a human, escalations, blocked violations by stage, time to
-    resolve holds; metrics whose source does not exist yet say why."""
+    resolve holds and drift findings, repeated-process precision; a metric with no data
+    yet says why."""
     return needs_you.metrics(ports, org_id, actor)
 
 

@@ -71,7 +71,21 @@ class AutonomyMetrics(Frozen):
     or by the parser)."""
     hold_resolution: ResolutionTimes
     finding_resolution: ResolutionTimes | NotAvailable
-    repeated_process_precision: float | NotAvailable
+    """Time from a drift finding's flagging to its resolution."""
+    repeated_process_precision: ProcessPrecision | NotAvailable
+
+
+class ProcessPrecision(Frozen):
+    """How many of the repeated processes the fleet offered a human took as a playbook.
+
+    Nothing dismisses an offer yet: the only human decision on one is to confirm it. So
+    an offer counts as *offered* once it has at least :data:`REPEATED` episodes (the
+    fleet saw the process repeat), or once a human confirmed it; precision is
+    ``confirmed / offered``. An offer still open counts against it, as a miss."""
+
+    confirmed: int = Field(ge=0)
+    offered: int = Field(ge=1)
+    share: float = Field(ge=0.0, le=1.0)
 
 
 def _percentile(ordered: Sequence[float], share: float) -> float:
@@ -101,20 +115,47 @@ def resolution_times(
     )
 
 
-NO_FINDINGS = NotAvailable(reason="no findings are recorded yet (the heartbeat files them)")
-NO_OFFERS = NotAvailable(
-    reason="no process offers exist yet: precision needs offers confirmed or rejected by a human"
+NO_FINDINGS = NotAvailable(
+    reason="no drift findings are recorded yet (a drift review of a playbook flags them)"
 )
+NO_OFFERS = NotAvailable(
+    reason="no process offers exist yet: precision needs offers of a repeated process"
+)
+REPEATED = 2
+"""Episodes that make an offer a repeated process."""
+
+
+def finding_resolution(
+    spans: Sequence[tuple[datetime, datetime | None]], now: datetime
+) -> ResolutionTimes | NotAvailable:
+    """Time to resolution of findings, as ``(flagged, resolved or None)`` spans at
+    ``now``; not available when there is no finding at all."""
+    if not spans:
+        return NO_FINDINGS
+    return resolution_times([(flagged, resolved, None) for flagged, resolved in spans], now)
+
+
+def process_precision(offers: Sequence[tuple[bool, int]]) -> ProcessPrecision | NotAvailable:
+    """Repeated-process precision of ``(confirmed, episodes)`` offers (see
+    :class:`ProcessPrecision`); not available when none was offered."""
+    offered = [confirmed for confirmed, episodes in offers if confirmed or episodes >= REPEATED]
+    if not offered:
+        return NO_OFFERS
+    confirmed = sum(offered)
+    return ProcessPrecision(
+        confirmed=confirmed, offered=len(offered), share=confirmed / len(offered)
+    )
 
 
 def autonomy(
     story: ChainStory,
     now: datetime,
     findings: ResolutionTimes | NotAvailable = NO_FINDINGS,
-    process_precision: float | NotAvailable = NO_OFFERS,
+    process_precision: ProcessPrecision | NotAvailable = NO_OFFERS,
 ) -> AutonomyMetrics:
     """The autonomy metrics of what ``story`` tells. Findings and process offers come
-    from their own sources; until they exist their metrics say why they are missing."""
+    from their own stores (:func:`finding_resolution`, :func:`process_precision`); when
+    there are none their metrics say why they are missing."""
     by_run: defaultdict[str, list[bool]] = defaultdict(list)
     blocked: Counter[str] = Counter()
     spans: list[tuple[datetime, datetime | None, str | None]] = []

@@ -78,6 +78,11 @@ class FiledFinding(Frozen):
     """The commitment it cites, if any."""
     projects: tuple[str, ...] = ()
     filed_at: UtcInstant
+    severity: str = ""
+    summary: str = ""
+    """What the check that found it said."""
+    evidence: tuple[str, ...] = ()
+    """Ids of the records it rests on (commitments, intents, findings)."""
 
 
 class OpenIntent(Frozen):

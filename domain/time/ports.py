@@ -9,7 +9,7 @@ from datetime import datetime
 from typing import Protocol
 
 from domain.ports import OrgChange
-from domain.time.heartbeat import HeartbeatRun, OrgSnapshot
+from domain.time.heartbeat import FiledFinding, HeartbeatRun, OrgSnapshot
 from domain.time.learning import Experience, LearningPass, WorkEvent
 from domain.time.playbooks import DriftFinding, EpisodeRecord, OfferRecord, RunFacts
 
@@ -23,6 +23,10 @@ class HeartbeatStore(Protocol):
 
     def snapshot(self, org_id: str, now: datetime) -> OrgSnapshot:
         """What the checks read, as of now (workflow statuses not yet asked)."""
+        ...
+
+    def findings(self, org_id: str) -> list[FiledFinding]:
+        """The findings filed in the organization (through the broker), oldest first."""
         ...
 
     def record(self, run: HeartbeatRun) -> None:

@@ -140,7 +140,8 @@ async def test_the_demo_shows_the_queue_while_the_payment_is_held_and_the_metric
     kinds = [i["kind"] for i in report.needs_you["items"]]
     assert kinds[0] == "held_intent" and "failed_run" in kinds
     assert report.metrics["hold_resolution"]["by_outcome"] == {"approved": 1}
-    assert report.metrics["repeated_process_precision"]["available"] is False
+    # The demo confirms its one kickoff offer into a playbook.
+    assert report.metrics["repeated_process_precision"]["confirmed"] == 1
     console = Console(width=200, record=True)
     render(report, console)
     shown = console.export_text()

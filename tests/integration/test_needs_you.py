@@ -19,12 +19,15 @@ from api.app import create_app
 from api.cli import app as cli_app
 from domain.errors import Conflict
 from domain.intents import Intent, Outcome, Stage
-from domain.model import SpendCap
+from domain.model import SpendCap, StaffRole
 from domain.runs import ApprovalSignal, RunInput, RunRecord, RunState, RunStatus
+from domain.time.heartbeat import FINDINGS_FILE
 from tests.conftest import Firm, Wired, cli_signed_in, signed_in, utc_now
+from tests.integration.test_offers import PAYMENT, _finding, _steps
 from tests.support import payment_intent
-from usecases import governance, organization
+from usecases import governance, offers, organization
 from usecases.context import Ports
+from worker.bootstrap import build_connectors
 
 H = "X-Verletica-Principal"
 
@@ -168,7 +171,7 @@ def test_the_founder_sees_every_item_most_urgent_first_with_evidence_and_actions
     assert {e["label"]: e["detail"] for e in cap["evidence"]}["source"] == "Atlas cap letter"
     wired = {x["name"]: x["wired"] for x in queue["sources"]}
     assert wired["held_intents"] and wired["failed_runs"] and wired["pending_commitments"]
-    assert wired["process_offers"] and wired["drift_findings"] and not wired["findings"]
+    assert wired["process_offers"] and wired["drift_findings"] and wired["findings"]
 
 
 def test_an_east_member_sees_west_items_as_withheld_never_their_content(
@@ -314,6 +317,95 @@ def test_metrics_count_holds_and_blocks_and_say_what_is_not_available(
     assert m["finding_resolution"]["available"] is False
     east = api.get(f"/v1/orgs/{firm.org}/metrics", headers={H: firm.associate}).json()
     assert east["blocked_by_stage"] == {"parser": 1}  # West's refusal is not theirs to count
+
+
+def test_metrics_measure_findings_resolution_and_process_precision_as_the_asker_may_read(
+    api: TestClient, firm: Firm
+) -> None:
+    finding = _finding(firm)  # East: a confirmed kickoff playbook that drifted
+    offers.resolve_finding(firm.svc, finding.id, firm.founder, "supplier changed")
+    for _ in range(2):  # West: a payment process done twice, offered, not yet confirmed
+        offers.record_episode(
+            firm.svc, firm.org, firm.founder, _steps(PAYMENT), True, projects=("west",)
+        )
+    offers.review_episodes(firm.svc, firm.org, firm.founder)
+
+    def metrics(who: str) -> dict[str, Any]:
+        r = api.get(f"/v1/orgs/{firm.org}/metrics", headers={H: who})
+        assert r.status_code == 200, r.text
+        return r.json()  # type: ignore[no-any-return]
+
+    founder = metrics(firm.founder)
+    findings = founder["finding_resolution"]
+    assert findings["resolved"] == 1 and findings["open"] == 0
+    assert findings["median_seconds"] is not None and findings["max_seconds"] is not None
+    assert founder["repeated_process_precision"] == {"confirmed": 1, "offered": 2, "share": 0.5}
+    east = metrics(firm.associate)  # West's offer is not theirs to count
+    assert east["repeated_process_precision"] == {"confirmed": 1, "offered": 1, "share": 1.0}
+    assert east["finding_resolution"]["resolved"] == 1
+
+
+def _file(firm: Firm, project: str, subject: str, cites: str, evidence: str) -> str:
+    """Sentinel files a finding on ``project`` through the broker and its connector."""
+    svc = firm.svc
+    assert isinstance(svc, Wired) and svc.store is not None
+    filing = Intent(
+        id=str(uuid.uuid4()),
+        org_id=firm.org,
+        run_id=f"heartbeat-{uuid.uuid4()}",
+        principal_id=firm.agents["sentinel"],
+        tool=FINDINGS_FILE,
+        projects=(project,),
+        payload={
+            "kind": "commitment_expired",
+            "subject": subject,
+            "severity": "warning",
+            "summary": f"{subject} is past its expiry",
+            "evidence": evidence,
+            "cites": cites,
+        },
+        cost_cents=0,
+        justification="heartbeat",
+    )
+    allowed = governance.decide(svc.store.governance, filing, utc_now())
+    assert allowed.outcome is Outcome.ALLOW, allowed
+    connectors = build_connectors(svc.store, utc_now)
+    governance.dispatch(svc.store.governance, connectors, firm.org, allowed, utc_now(), filing)
+    return filing.id
+
+
+def test_sentinels_filed_findings_are_in_the_queue_with_their_evidence_west_withheld(
+    api: TestClient, firm: Firm
+) -> None:
+    s = scene(firm)
+    sentinel = firm.agents["sentinel"]
+    staffed = organization.staff(
+        firm.svc, firm.org, firm.founder, sentinel, "east", StaffRole.MEMBER
+    )
+    east = _file(firm, "east", f"commitment_expired:{s.east_cap}", s.east_cap, s.held.id)
+    # A wall: Sentinel leaves East before it may be staffed on West.
+    organization.unstaff(firm.svc, firm.org, firm.founder, staffed.id)
+    organization.staff(firm.svc, firm.org, firm.founder, sentinel, "west", StaffRole.MEMBER)
+    west = _file(firm, "west", f"commitment_expired:{s.west_cap}", s.west_cap, "")
+
+    founder = _queue(api, firm, firm.founder)
+    assert {"name": "findings", "wired": True, "note": ""} in founder["sources"]
+    found = {i["subject_id"]: i for i in founder["items"] if i["kind"] == "finding"}
+    assert set(found) == {east, west}
+    item = found[east]
+    assert item["reach"] == ["east"] and item["actions"] == []
+    evidence = {(e["label"], e["detail"], e["ref"]) for e in item["evidence"]}
+    summary = f"commitment_expired:{s.east_cap} is past its expiry"
+    assert ("summary", summary, east) in evidence
+    assert ("cites", "commitment", s.east_cap) in evidence
+    assert ("rests on", "record", s.held.id) in evidence
+    assert "filed by sentinel" in item["title"]
+
+    queue = _queue(api, firm, firm.associate)
+    mine = [i for i in _visible(queue) if i["kind"] == "finding"]
+    assert [i["subject_id"] for i in mine] == [east]
+    assert queue["withheld"] == 3  # West's run, cap and finding
+    assert west not in json.dumps(queue) and s.west_cap not in json.dumps(queue)
 
 
 def test_the_command_line_prints_the_queue_and_the_metrics(

@@ -24,7 +24,14 @@ from domain.needs_you.items import (
     rank,
     urgency,
 )
-from domain.needs_you.metrics import NotAvailable, autonomy
+from domain.needs_you.metrics import (
+    NotAvailable,
+    ProcessPrecision,
+    ResolutionTimes,
+    autonomy,
+    finding_resolution,
+    process_precision,
+)
 
 PROP = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 T0 = datetime(2026, 11, 1, 9, 0, tzinfo=UTC)
@@ -295,6 +302,45 @@ def test_metrics_without_a_source_say_why_and_give_no_number() -> None:
     assert isinstance(m.finding_resolution, NotAvailable)
     assert m.work_without_human.share is None and m.escalated.share is None
     assert m.hold_resolution.median_seconds is None
+
+
+def test_findings_time_to_resolution_counts_median_and_max() -> None:
+    hour = timedelta(hours=1)
+    spans = [(T0, T0 + 2 * hour), (T0, T0 + 5 * hour), (T0, T0 + 9 * hour), (T0, None)]
+    times = finding_resolution(spans, T0 + 24 * hour)
+    assert isinstance(times, ResolutionTimes)
+    assert (times.resolved, times.open) == (3, 1)
+    assert times.median_seconds == 5 * 3600 and times.max_seconds == 9 * 3600
+    assert times.oldest_open_seconds == 24 * 3600
+    m = autonomy(read_chain([]), T0, findings=times)
+    assert m.finding_resolution == times
+    # Flagged but none resolved yet is data too: nothing resolved, one waiting.
+    waiting = finding_resolution([(T0, None)], T0 + hour)
+    assert isinstance(waiting, ResolutionTimes) and waiting.median_seconds is None
+    assert isinstance(finding_resolution([], T0), NotAvailable)
+
+
+def test_precision_is_confirmed_over_offers_of_a_repeated_process() -> None:
+    # (confirmed, episodes): a single episode is no repeated process and counts for
+    # nothing unless a human confirmed it anyway.
+    p = process_precision([(True, 3), (False, 2), (False, 4), (False, 1), (True, 1)])
+    assert p == ProcessPrecision(confirmed=2, offered=4, share=0.5)
+    assert isinstance(process_precision([(False, 1)]), NotAvailable)
+    none = process_precision([])
+    assert isinstance(none, NotAvailable) and "process offers" in none.reason
+    m = autonomy(read_chain([]), T0, process_precision=p)
+    assert m.repeated_process_precision == p
+
+
+@PROP
+@given(st.lists(st.tuples(st.booleans(), st.integers(min_value=0, max_value=6)), max_size=20))
+def test_precision_is_a_share_of_what_was_offered(offers: list[tuple[bool, int]]) -> None:
+    p = process_precision(offers)
+    if isinstance(p, NotAvailable):
+        assert all(not confirmed and episodes < 2 for confirmed, episodes in offers)
+    else:
+        assert 0 <= p.confirmed <= p.offered <= len(offers)
+        assert p.confirmed == sum(confirmed for confirmed, _ in offers)
 
 
 stories = st.lists(
