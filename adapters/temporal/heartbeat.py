@@ -6,20 +6,10 @@ from __future__ import annotations
 import uuid
 from datetime import timedelta
 
-from temporalio.client import (
-    Client,
-    Schedule,
-    ScheduleActionStartWorkflow,
-    ScheduleAlreadyRunningError,
-    ScheduleIntervalSpec,
-    ScheduleOverlapPolicy,
-    SchedulePolicy,
-    ScheduleSpec,
-    ScheduleUpdate,
-    ScheduleUpdateInput,
-)
+from temporalio.client import Client, Schedule
 from temporalio.service import RPCError
 
+from adapters.temporal import schedules
 from domain.errors import Unavailable
 from domain.time.heartbeat import HeartbeatInput, HeartbeatRun
 from workflows.heartbeat import HeartbeatWorkflow
@@ -30,33 +20,20 @@ WORKFLOW_ID = "verletica-heartbeat-run"
 
 
 def heartbeat_schedule(task_queue: str, every: timedelta) -> Schedule:
-    """Every ``every``, one heartbeat over every organization; a heartbeat still running
-    when the next is due makes the next one skip (they would find the same things)."""
-    return Schedule(
-        action=ScheduleActionStartWorkflow(
-            HeartbeatWorkflow.run,
-            HeartbeatInput(),
-            id=WORKFLOW_ID,
-            task_queue=task_queue,
-            static_summary="heartbeat: every organization",
-        ),
-        spec=ScheduleSpec(intervals=[ScheduleIntervalSpec(every=every)]),
-        policy=SchedulePolicy(overlap=ScheduleOverlapPolicy.SKIP),
+    """Every ``every``, one heartbeat over every organization."""
+    return schedules.every_interval(
+        HeartbeatWorkflow.run,
+        HeartbeatInput(),
+        workflow_id=WORKFLOW_ID,
+        task_queue=task_queue,
+        every=every,
+        summary="heartbeat: every organization",
     )
 
 
 async def ensure_schedule(client: Client, task_queue: str, every: timedelta) -> None:
-    """Create the heartbeat's Schedule, or bring an existing one to this task queue and
-    interval: idempotent, so every worker may call it when it starts."""
-    schedule = heartbeat_schedule(task_queue, every)
-    try:
-        await client.create_schedule(SCHEDULE_ID, schedule)
-    except ScheduleAlreadyRunningError:
-
-        async def updated(_: ScheduleUpdateInput) -> ScheduleUpdate:
-            return ScheduleUpdate(schedule=schedule)
-
-        await client.get_schedule_handle(SCHEDULE_ID).update(updated)
+    """Create this Schedule, or bring an existing one to this task queue and interval."""
+    await schedules.ensure(client, SCHEDULE_ID, heartbeat_schedule(task_queue, every))
 
 
 class TemporalHeartbeats:

@@ -6,20 +6,10 @@ from __future__ import annotations
 import uuid
 from datetime import timedelta
 
-from temporalio.client import (
-    Client,
-    Schedule,
-    ScheduleActionStartWorkflow,
-    ScheduleAlreadyRunningError,
-    ScheduleIntervalSpec,
-    ScheduleOverlapPolicy,
-    SchedulePolicy,
-    ScheduleSpec,
-    ScheduleUpdate,
-    ScheduleUpdateInput,
-)
+from temporalio.client import Client, Schedule
 from temporalio.service import RPCError
 
+from adapters.temporal import schedules
 from domain.errors import Unavailable
 from domain.time.learning import LearningInput, LearningPass
 from workflows.learning import LearningWorkflow
@@ -30,33 +20,20 @@ WORKFLOW_ID = "verletica-learning-run"
 
 
 def learning_schedule(task_queue: str, every: timedelta) -> Schedule:
-    """Every ``every``, one pass over every organization; a pass still running when the
-    next is due makes the next one skip."""
-    return Schedule(
-        action=ScheduleActionStartWorkflow(
-            LearningWorkflow.run,
-            LearningInput(),
-            id=WORKFLOW_ID,
-            task_queue=task_queue,
-            static_summary="learning pass: every organization",
-        ),
-        spec=ScheduleSpec(intervals=[ScheduleIntervalSpec(every=every)]),
-        policy=SchedulePolicy(overlap=ScheduleOverlapPolicy.SKIP),
+    """Every ``every``, one learning pass over every organization."""
+    return schedules.every_interval(
+        LearningWorkflow.run,
+        LearningInput(),
+        workflow_id=WORKFLOW_ID,
+        task_queue=task_queue,
+        every=every,
+        summary="learning pass: every organization",
     )
 
 
 async def ensure_learning_schedule(client: Client, task_queue: str, every: timedelta) -> None:
-    """Create the learning pass's Schedule, or bring an existing one to this task queue and
-    interval: idempotent, so every worker may call it when it starts."""
-    schedule = learning_schedule(task_queue, every)
-    try:
-        await client.create_schedule(SCHEDULE_ID, schedule)
-    except ScheduleAlreadyRunningError:
-
-        async def updated(_: ScheduleUpdateInput) -> ScheduleUpdate:
-            return ScheduleUpdate(schedule=schedule)
-
-        await client.get_schedule_handle(SCHEDULE_ID).update(updated)
+    """Create this Schedule, or bring an existing one to this task queue and interval."""
+    await schedules.ensure(client, SCHEDULE_ID, learning_schedule(task_queue, every))
 
 
 class TemporalLearning:
