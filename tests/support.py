@@ -3,6 +3,7 @@ as the API signs it, and running a workflow to its end on the time-skipping test
 
 from __future__ import annotations
 
+import asyncio
 import json
 import threading
 import uuid
@@ -10,7 +11,13 @@ from collections.abc import Callable
 from datetime import datetime, timedelta
 from typing import Any
 
-from temporalio.client import WorkflowExecutionStatus
+from temporalio.client import (
+    ScheduleActionStartWorkflow,
+    ScheduleDescription,
+    ScheduleHandle,
+    WorkflowExecutionStatus,
+)
+from temporalio.service import RPCError
 from temporalio.testing import WorkflowEnvironment
 
 from domain.governance.approvals import ApprovalKey, ApprovalKeys, sign
@@ -137,3 +144,21 @@ async def skip_to_the_end(
             break
         await env.sleep(step)
     return await handle.result()
+
+
+async def schedule_on(handle: ScheduleHandle, task_queue: str) -> ScheduleDescription:
+    """The Schedule behind ``handle`` once a worker has made it start workflows on
+    ``task_queue`` (it may not exist yet, or still name another queue), or its last
+    description after about a minute."""
+    described: ScheduleDescription | None = None
+    for _ in range(600):
+        try:
+            described = await handle.describe()
+            action = described.schedule.action
+            if isinstance(action, ScheduleActionStartWorkflow) and action.task_queue == task_queue:
+                return described
+        except RPCError:
+            pass
+        await asyncio.sleep(0.1)
+    assert described is not None, "the Schedule never appeared"
+    return described

@@ -42,7 +42,7 @@ from tests.conftest import (
     utc_now,
     wire,
 )
-from tests.support import model_reply, pay_action
+from tests.support import model_reply, pay_action, schedule_on
 from usecases import heartbeat, organization, runs
 from usecases.context import Ports
 from worker.__main__ import serve
@@ -296,18 +296,8 @@ async def test_the_schedule_exists_once_a_worker_starts(
     handle = temporal_env.client.get_schedule_handle(SCHEDULE_ID)
     worker = asyncio.create_task(serve(settings))
     try:
-        for _ in range(600):
-            try:
-                described = await handle.describe()
-                action = described.schedule.action
-                if (
-                    isinstance(action, ScheduleActionStartWorkflow)
-                    and action.task_queue == settings.task_queue
-                ):
-                    break
-            except RPCError:
-                pass
-            await asyncio.sleep(0.1)
+        described = await schedule_on(handle, settings.task_queue)
+        action = described.schedule.action
         assert isinstance(action, ScheduleActionStartWorkflow)
         assert (action.workflow, action.task_queue) == ("HeartbeatWorkflow", settings.task_queue)
         assert [i.every for i in described.schedule.spec.intervals] == [timedelta(seconds=120)]

@@ -46,7 +46,7 @@ from tests.conftest import (
     utc_now,
     wire,
 )
-from tests.support import payment_intent
+from tests.support import payment_intent, schedule_on
 from usecases import governance, ingress, learning, organization
 from worker.__main__ import serve
 from worker.bootstrap import build_worker
@@ -267,18 +267,8 @@ async def test_the_schedule_exists_once_a_worker_starts(
     handle = temporal_env.client.get_schedule_handle(SCHEDULE_ID)
     worker = asyncio.create_task(serve(settings))
     try:
-        for _ in range(600):
-            try:
-                described = await handle.describe()
-                action = described.schedule.action
-                if (
-                    isinstance(action, ScheduleActionStartWorkflow)
-                    and action.task_queue == settings.task_queue
-                ):
-                    break
-            except RPCError:
-                pass
-            await asyncio.sleep(0.1)
+        described = await schedule_on(handle, settings.task_queue)
+        action = described.schedule.action
         assert isinstance(action, ScheduleActionStartWorkflow)
         assert (action.workflow, action.task_queue) == ("LearningWorkflow", settings.task_queue)
         assert [i.every for i in described.schedule.spec.intervals] == [timedelta(seconds=7200)]
