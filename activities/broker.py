@@ -25,6 +25,7 @@ from domain.runs import (
     RecheckRequest,
     ReviewOutcome,
     ReviewRequest,
+    RunFailure,
 )
 from usecases import governance
 
@@ -104,6 +105,20 @@ class BrokerActivities:
             request.intent_id,
             request.rule,
             request.reason,
+            self._clock(),
+        )
+
+    @activity.defn(name="broker_record_run_failure")
+    async def record_failure(self, failure: RunFailure) -> None:
+        """Put a run's failure or cancellation on the record (idempotent by run)."""
+        await in_thread(
+            governance.record_run_failure,
+            self._store,
+            failure.org_id,
+            failure.run_id,
+            failure.agent_id,
+            failure.rule,
+            failure.reason,
             self._clock(),
         )
 

@@ -68,6 +68,8 @@ class RunRecord(Frozen):
     """The human who started the run."""
     projects: tuple[str, ...] = ()
     """The agent's projects when the run started (part of what the run reaches)."""
+    hold_timeout_seconds: int | None = None
+    """How long its holds wait for a human; None for runs recorded before this was kept."""
     created_at: UtcInstant
 
 
@@ -173,6 +175,17 @@ class ExpireRequest(Frozen):
     intent_id: str
     rule: str = "hold_expired"
     reason: str = "no human decided before the hold expired"
+
+
+class RunFailure(Frozen):
+    """A run that ended without doing its work, to be put on the record (once per run)."""
+
+    org_id: str
+    run_id: str
+    agent_id: str
+    rule: str
+    """``run_failed`` or ``run_cancelled``."""
+    reason: str
 
 
 class DispatchRequest(Frozen):

@@ -354,6 +354,20 @@ def record_run_rejection(
         unit.append(records.run_rejection_draft(run_id, agent_id, stage, rule, dict(payload)))
 
 
+def record_run_failure(
+    store: GovernanceStore,
+    org_id: str,
+    run_id: str,
+    agent_id: str,
+    rule: str,
+    reason: str,
+    now: datetime,
+) -> None:
+    """Record that a run failed or was cancelled (once: the entry's key names the run)."""
+    with store.unit(org_id, now) as unit:
+        unit.append(records.run_failure_draft(run_id, agent_id, rule, reason))
+
+
 def _refuse_dispatch(
     store: GovernanceStore,
     org_id: str,

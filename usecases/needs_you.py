@@ -63,6 +63,13 @@ class QueueContext:
     handles: dict[str, str]
     """Principal id → handle, for titles."""
 
+    def hold_seconds(self, run_id: str) -> int:
+        """How long a run's holds wait for a human, as the run recorded it (runs recorded
+        before it was kept, and the heartbeat's proposals: the default)."""
+        run = self.ports.runs.get(run_id)
+        timeout = None if run is None else run.hold_timeout_seconds
+        return timeout or DEFAULT_HOLD_SECONDS
+
     def handle(self, principal_id: str) -> str:
         """A principal's handle, or its id when it has none here."""
         return self.handles.get(principal_id, principal_id)
@@ -115,8 +122,7 @@ class HeldIntents:
                 subject_id=hold.intent_id,
                 title=f"{hold.tool} {_dollars(money)} by {context.handle(hold.principal_id)}",
                 waiting_since=hold.held_at,
-                # The run's own hold timeout is not on the record: the default is shown.
-                due=hold.held_at + timedelta(seconds=DEFAULT_HOLD_SECONDS),
+                due=hold.held_at + timedelta(seconds=context.hold_seconds(hold.run_id)),
                 money_cents=money,
                 reach=tuple(sorted(reach)),
                 evidence=tuple(evidence),

@@ -9,6 +9,7 @@ from domain.governance.approvals import Decided, sign
 from domain.intents import ApprovalVerdict, Decision, Intent, Outcome
 from domain.model import PrincipalKind
 from domain.runs import (
+    DEFAULT_HOLD_SECONDS,
     MAX_HOLD_SECONDS,
     MIN_HOLD_SECONDS,
     ApprovalSignal,
@@ -105,6 +106,7 @@ async def start_run(
             client_key=client_key,
             started_by=actor_id,
             projects=tuple(sorted(s.project for s in current if s.active_at(now))),
+            hold_timeout_seconds=hold_timeout_seconds or DEFAULT_HOLD_SECONDS,
             created_at=now,
         )
     )

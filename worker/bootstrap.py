@@ -145,6 +145,7 @@ def build_worker(
         "broker_review": broker.review,
         "broker_recheck": broker.recheck,
         "broker_expire": broker.expire,
+        "broker_record_run_failure": broker.record_failure,
         "dispatch": broker.dispatch,
         "heartbeat_orgs": heartbeat.orgs,
         "heartbeat_inspect": heartbeat.inspect,

@@ -40,6 +40,7 @@ with workflow.unsafe.imports_passed_through():
         RecheckRequest,
         ReviewOutcome,
         ReviewRequest,
+        RunFailure,
         RunInput,
         RunState,
         RunStatus,
@@ -124,6 +125,12 @@ does not decode as a decision is refused as ``undecodable_signal`` (before, the 
 and dropped it), and one still unreviewed when the run ends is refused as ``not_held`` or
 ``hold_closed`` (before, it was ignored). Histories recorded before replay as they were.
 Asked only when there is such a signal, so a run that receives none records no marker."""
+RECORD_RUN_FAILURE = "record-run-failure"
+"""Patch: a run that fails or is cancelled puts its failure on the chain (one entry, keyed
+by the run), so that a failure before any intent (the model unreachable, the context
+step failing) reaches the needs-you queue like the others. A refusal at resolve is on the
+record already and adds none. Histories recorded before replay as they were."""
+POLICY_VIOLATION = "PolicyViolation"
 PREVIEW_BYTES = 48
 """How much of an undecodable signal's payload its refusal shows (escaped)."""
 
@@ -194,6 +201,16 @@ def _refusal_line(received: _Received, review: ReviewResult) -> str:
 
 def _waits_for_collision(decision: Decision) -> bool:
     return decision.outcome is Outcome.HOLD and "collision" in decision.rule.split("+")
+
+
+def _refused_at_resolve(err: BaseException, resolve: NodeStatus) -> bool:
+    """Whether the run was refused at resolve, which put the refusal on the record."""
+    return (
+        resolve is not NodeStatus.DONE
+        and isinstance(err, ActivityError)
+        and isinstance(err.cause, ApplicationError)
+        and err.cause.type == POLICY_VIOLATION
+    )
 
 
 # Errors that come from data rather than from code: they end a run cleanly, on the
@@ -269,17 +286,39 @@ class AgentRunWorkflow:
         except DATA_ERRORS as err:
             self._fail(_describe(err))
             await self._close_unfinished(run, "run_failed")
+            if not _refused_at_resolve(err, self._nodes["resolve"]):
+                await self._record_failure(run, "run_failed")
         except asyncio.CancelledError:
             # Cancelled (from the UI or CLI): close what is open, on the record, then end
             # as cancelled. (A terminated run runs no code; the heartbeat sweeps it.)
             self._fail("the run was cancelled")
             await self._close_unfinished(run, "run_cancelled")
+            await self._record_failure(run, "run_cancelled")
             await self._drain(run)
             raise
         await self._drain(run)
         if not workflow.patched(LEAN_SEARCH_ATTRIBUTES) or self._flagged_needs_human:
             workflow.upsert_search_attributes([sa.NEEDS_HUMAN.value_set(False)])
         return self.state()
+
+    async def _record_failure(self, run: RunInput, rule: str) -> None:
+        """Put the run's failure on the chain (retried until the database answers, as
+        closing is), for the needs-you queue and the metrics."""
+        if not workflow.patched(RECORD_RUN_FAILURE):
+            return
+        await workflow.execute_local_activity_method(
+            BrokerActivities.record_failure,
+            RunFailure(
+                org_id=run.org_id,
+                run_id=run.run_id,
+                agent_id=run.agent_id,
+                rule=rule,
+                reason=self._error or rule,
+            ),
+            start_to_close_timeout=timedelta(seconds=30),
+            retry_policy=CLEANUP_RETRY,
+            summary=f"broker: record the run's end ({rule})",
+        )
 
     def _fail(self, error: str) -> None:
         self._error = error

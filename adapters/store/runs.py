@@ -24,6 +24,7 @@ def _record(row: RunRow) -> RunRecord:
         client_key=row.client_key,
         started_by=row.started_by,
         projects=tuple(row.projects),
+        hold_timeout_seconds=row.hold_timeout_seconds,
         created_at=utc(row.created_at),
     )
 

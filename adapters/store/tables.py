@@ -161,6 +161,8 @@ class RunRow(SQLModel, table=True):
         default_factory=list, sa_column=Column(JSON, nullable=False, server_default="[]")
     )
     """The agent's projects when the run started (part of what the run reaches)."""
+    hold_timeout_seconds: int | None = None
+    """How long the run's holds wait for a human (None: recorded before it was kept)."""
     created_at: datetime = _ts()
 
 

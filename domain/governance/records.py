@@ -121,6 +121,26 @@ def run_rejection_draft(
     )
 
 
+RUN_STAGE = "run"
+"""The stage of entries about a run as a whole (its failure, its retry)."""
+RUN_ENDED_BADLY = "ended_badly"
+"""The decision of a run's failure entry."""
+
+
+def run_failure_draft(run_id: str, agent_id: str, rule: str, reason: str) -> AuditDraft:
+    """A run that failed or was cancelled, whatever it had proposed: one per run (its
+    key), so that a failure before any intent (the model unreachable) is on the record
+    too, and a retried recording adds nothing."""
+    return AuditDraft(
+        event_key=f"run-failed:{run_id}",
+        actor=agent_id,
+        decision=RUN_ENDED_BADLY,
+        stage=RUN_STAGE,
+        rule=rule,
+        payload={"run_id": run_id, "reason": reason},
+    )
+
+
 def dispatch_draft(result: DispatchResult) -> AuditDraft:
     """A connector's write, recorded in the same commit as the write."""
     return AuditDraft(

@@ -13,16 +13,17 @@ from datetime import datetime
 from typing import Any
 
 from domain.audit import AuditDraft, AuditEntry
+from domain.governance.records import RUN_STAGE
 from domain.intents import Outcome, Stage
 from domain.model import Frozen, UtcInstant
 
 DISPATCHED = "dispatched"
 REVIEW_REFUSED = "review_refused"
 CONFIGURATION = "configuration"
-RUN_STAGE = "run"
-"""The stage of entries about a run as a whole (a retry)."""
 RUN_RETRIED = "run_retried"
 RETRIED = "retried"
+RUN_ENDS = frozenset({"run_failed", "run_cancelled"})
+"""The rules of a run's own failure entry."""
 FAILURE_CLOSES = frozenset({"run_failed", "run_cancelled", "dispatch_failed"})
 """The rules of a close that mean the run ended without doing its work."""
 RUN_REFUSALS = frozenset({"resolve", Stage.PARSER.value})
@@ -207,6 +208,18 @@ def read_chain(entries: Iterable[AuditEntry]) -> ChainStory:
             )
         elif entry.stage == RUN_STAGE and entry.rule == RUN_RETRIED and isinstance(run_id, str):
             story.retried[run_id] = str(entry.payload.get("retry_run_id", ""))
+        elif entry.stage == RUN_STAGE and entry.rule in RUN_ENDS and isinstance(run_id, str):
+            story.failures.setdefault(
+                run_id,
+                FailedRun(
+                    run_id=run_id,
+                    failed_at=at(entry),
+                    stage=entry.stage,
+                    rule=entry.rule,
+                    reason=str(entry.payload.get("reason", "")),
+                    audit_seq=entry.seq,
+                ),
+            )
         elif entry.stage == CONFIGURATION and entry.rule == "commitment_recorded":
             key = entry.payload.get("key")
             if isinstance(key, str):

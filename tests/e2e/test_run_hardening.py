@@ -21,7 +21,7 @@ from domain.intents import Outcome
 from domain.runs import ApprovalSignal, DispatchRequest, RunState, RunStatus
 from tests.conftest import TEST_KEYS, Firm, make_settings, utc_now, wire
 from tests.support import EMAIL_ACTION, model_reply, pay_action
-from usecases import runs
+from usecases import needs_you, runs
 from usecases.context import Ports
 from worker.bootstrap import build_worker
 from workflows import search_attributes as sa
@@ -224,3 +224,28 @@ async def _attribute(handle: WorkflowHandle[Any, Any], key: Any, expected: objec
             return True
         await asyncio.sleep(0.1)
     return False
+
+
+async def test_a_run_failing_before_any_intent_is_on_the_chain_and_in_the_queue(env: Env) -> None:
+    """The model never answers (no script): the run fails before proposing anything. Its
+    failure is one chain entry, the queue offers a retry, and a retry is on the record.
+    A run refused at resolve is on the record as that refusal only."""
+    svc, firm, store = env.svc, env.firm, env.store
+    async with build_worker(env.temporal.client, svc.settings, store, model=ScriptedProvider()):
+        started = await runs.start_run(
+            svc, firm.org, firm.founder, firm.agents["orion"], "draft the agenda"
+        )
+        final = await asyncio.wait_for(runs.wait_run(svc, started.run_id, firm.founder), 60)
+    assert final.status is RunStatus.FAILED and final.intents == ()
+    ended = [
+        e
+        for e in store.audit.entries(firm.org)
+        if e.payload.get("run_id") == started.run_id and e.stage == "run"
+    ]
+    assert [(e.rule, e.decision) for e in ended] == [("run_failed", "ended_badly")]
+    assert "script" in str(ended[0].payload["reason"])
+    queue = needs_you.needs_you(svc, firm.org, firm.founder)
+    failed = [i for i in queue.items if getattr(i, "subject_id", None) == started.run_id]
+    assert len(failed) == 1 and failed[0].kind == "failed_run"  # type: ignore[union-attr]
+    assert [a.kind for a in failed[0].actions] == ["retry"]  # type: ignore[union-attr]
+    assert store.audit.verify(firm.org).ok

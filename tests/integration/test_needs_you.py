@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import uuid
 from dataclasses import dataclass, field, replace
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -71,7 +72,14 @@ class Scene:
     west_cap: str
 
 
-def _run(svc: Ports, firm: Firm, agent: str, projects: tuple[str, ...], task: str) -> str:
+def _run(
+    svc: Ports,
+    firm: Firm,
+    agent: str,
+    projects: tuple[str, ...],
+    task: str,
+    hold_timeout_seconds: int | None = None,
+) -> str:
     run_id = str(uuid.uuid4())
     svc.runs.create(
         RunRecord(
@@ -82,6 +90,7 @@ def _run(svc: Ports, firm: Firm, agent: str, projects: tuple[str, ...], task: st
             workflow_id=f"agent-run-{run_id}",
             started_by=firm.founder,
             projects=projects,
+            hold_timeout_seconds=hold_timeout_seconds,
             created_at=utc_now(),
         )
     )
@@ -99,7 +108,7 @@ def _refuse(svc: Ports, firm: Firm, run_id: str, agent: str, stage: str, rule: s
 def scene(firm: Firm) -> Scene:
     svc = firm.svc
     assert isinstance(svc, Wired) and svc.store is not None
-    pay_run = _run(svc, firm, "ledger", ("east",), "pay the Atlas invoice")
+    pay_run = _run(svc, firm, "ledger", ("east",), "pay the Atlas invoice", 3_600)
     held = payment_intent(firm.org, firm.agents["ledger"], 250_000, run_id=pay_run)
     decision = governance.decide(svc.store.governance, held, utc_now())
     assert decision.outcome is Outcome.HOLD
@@ -157,7 +166,9 @@ def test_the_founder_sees_every_item_most_urgent_first_with_evidence_and_actions
         ("approve", f"/v1/intents/{s.held.id}/approve"),
         ("deny", f"/v1/intents/{s.held.id}/deny"),
     }
-    assert hold["due"] is not None
+    # The run's own hold timeout (an hour), not the seven-day default.
+    waited = datetime.fromisoformat(hold["due"]) - datetime.fromisoformat(hold["waiting_since"])
+    assert waited == timedelta(hours=1)
     run = next(i for i in items if i["subject_id"] == s.west_run)
     assert {e["label"]: e["detail"] for e in run["evidence"]}["rule"] == (
         "resolve: charter_unpublished"

@@ -11,6 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from domain.audit import AuditEntry
+from domain.governance.records import run_failure_draft
 from domain.needs_you.chain import read_chain, retry_draft
 from domain.needs_you.items import (
     BASE,
@@ -272,6 +273,25 @@ def test_failed_runs_come_from_refusals_and_failure_closes_until_retried() -> No
     chain.add(draft.decision, run="r-resolve", stage=draft.stage, rule=draft.rule,
               retry_run_id="r-new")  # fmt: skip
     assert {f.run_id for f in read_chain(chain.entries).failed_runs()} == {"r-parse", "r-fail"}
+
+
+def test_a_run_failing_before_any_intent_is_failed_by_its_own_entry_once() -> None:
+    """The model never answered: the run's own ``run_failed`` entry; a run whose intents
+    were closed and then recorded its end is still one failed run, the first record."""
+    chain = Chain()
+    model = run_failure_draft("r-model", "agent", "run_failed", "model unavailable")
+    chain.add(model.decision, run="r-model", stage=model.stage, rule=model.rule,
+              reason="model unavailable")  # fmt: skip
+    chain.add("allow", intent="i1", run="r-both")
+    chain.add("expired", intent="i1", stage="human_review", rule="run_cancelled",
+              reason="the run ended before this intent was done")  # fmt: skip
+    chain.add("ended_badly", run="r-both", stage="run", rule="run_cancelled", reason="cancelled")
+    failed = read_chain(chain.entries).failed_runs()
+    assert [(f.run_id, f.rule, f.stage) for f in failed] == [
+        ("r-model", "run_failed", "run"),
+        ("r-both", "run_cancelled", "human_review"),
+    ]
+    assert failed[0].reason == "model unavailable"
 
 
 def test_work_without_a_human_escalations_and_blocks_by_stage() -> None:
