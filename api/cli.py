@@ -763,7 +763,10 @@ offers_app = typer.Typer(
     "review playbooks for drift.",
     no_args_is_help=True,
 )
-findings_app = typer.Typer(help="Drift findings: list them, resolve one.", no_args_is_help=True)
+findings_app = typer.Typer(
+    help="Findings: list drift findings, resolve one (drift, or filed by Sentinel).",
+    no_args_is_help=True,
+)
 app.add_typer(offers_app, name="offers")
 app.add_typer(findings_app, name="findings")
 
@@ -848,8 +851,8 @@ def findings_resolve(
     reason: Annotated[str, typer.Option(help="Why it is resolved.")],
     actor: As = "",
 ) -> None:
-    """Resolve a drift finding, once, with a reason."""
-    _show(_sync(lambda s: offers.resolve_finding(s, finding_id, actor, reason)))
+    """Resolve a finding (a playbook's drift, or one Sentinel filed), once, with a reason."""
+    _show(_sync(lambda s: heartbeat.resolve_any_finding(s, finding_id, actor, reason)))
 
 
 def main() -> None:

@@ -1,12 +1,24 @@
 """The heartbeat on demand: start one now (the founder), read the recent ones (any
-member: a run shows its checks, findings and Sentinel's proposals)."""
+member: a run shows its checks, findings and Sentinel's proposals), and resolve a
+finding Sentinel filed."""
 
 from __future__ import annotations
 
-from domain.errors import Unavailable
-from domain.time.heartbeat import HeartbeatRun
-from usecases.access import founder, member
+from domain.audit import AuditDraft
+from domain.errors import Forbidden, NotFound, Unavailable
+from domain.governance.broker import current_projects
+from domain.model import StaffRole
+from domain.time.heartbeat import FiledFinding, HeartbeatRun
+from domain.time.playbooks import DriftFinding
+from domain.time.ports import HeartbeatStore
+from domain.visibility import may_read
+from usecases import offers
+from usecases.access import founder, member, readable
 from usecases.context import Ports
+
+MAX_REASON = 2000
+STAGE = "heartbeat"
+"""The stage of a resolution's chain entry."""
 
 MAX_LISTED = 100
 
@@ -22,6 +34,55 @@ async def run_now(ports: Ports, org_id: str, actor_id: str) -> list[HeartbeatRun
 def recent(ports: Ports, org_id: str, actor_id: str, limit: int = 20) -> list[HeartbeatRun]:
     """The organization's recent heartbeats, newest first."""
     member(ports, org_id, actor_id)
+    return _store(ports).runs(org_id, max(1, min(limit, MAX_LISTED)))
+
+
+def resolve_finding(ports: Ports, finding_id: str, actor_id: str, reason: str) -> FiledFinding:
+    """Resolve a finding filed through the broker (Sentinel's) with ``reason``: the
+    founder, or an approver now on every project it concerns. Once: a second resolution
+    is a :class:`Conflict` and never replaces the first reason, also when two race. The
+    resolution is on the chain, in the same transaction."""
+    reason = reason.strip()
+    if not reason or len(reason) > MAX_REASON:
+        raise ValueError(f"a resolution needs a reason of at most {MAX_REASON} characters")
+    store = _store(ports)
+    found = store.finding(finding_id)
+    actor = ports.directory.find_principal(actor_id)
+    if found is None or actor is None or actor.org_id != found.org_id:
+        raise NotFound(f"no finding {finding_id}")
+    org, actor = member(ports, found.org_id, actor_id)
+    if not may_read(readable(ports, org, actor), found.projects):
+        raise NotFound(f"no finding {finding_id}")
+    now = ports.clock()
+    if actor.id != org.founder_id:
+        staffing = tuple(ports.directory.staffing(org.id, actor.id))
+        approves = current_projects(staffing, now, StaffRole.APPROVER)
+        if not (found.projects and set(found.projects) <= approves):
+            raise Forbidden(
+                "only the founder or an approver on every project of it may resolve a finding"
+            )
+    audit = AuditDraft(
+        event_key=f"finding:{finding_id}:resolved",
+        actor=actor_id,
+        decision="resolved",
+        stage=STAGE,
+        rule="finding_resolved",
+        payload={"finding": finding_id, "kind": found.kind, "reason": reason},
+    )
+    return store.resolve(finding_id, actor_id, reason, now, audit)
+
+
+def resolve_any_finding(
+    ports: Ports, finding_id: str, actor_id: str, reason: str
+) -> DriftFinding | FiledFinding:
+    """Resolve a finding whichever kind it is: a playbook's drift, or one filed through
+    the broker. The same rules and the same answer to a second resolution."""
+    if ports.offers is not None and ports.offers.finding(finding_id) is not None:
+        return offers.resolve_finding(ports, finding_id, actor_id, reason)
+    return resolve_finding(ports, finding_id, actor_id, reason)
+
+
+def _store(ports: Ports) -> HeartbeatStore:
     if ports.heartbeats is None:
         raise Unavailable("this process keeps no heartbeat record")
-    return ports.heartbeats.runs(org_id, max(1, min(limit, MAX_LISTED)))
+    return ports.heartbeats

@@ -302,14 +302,15 @@ class DriftFindings:
 
 class FiledFindings:
     """Findings filed through the broker (the heartbeat's, by Sentinel): what the check
-    found and the records it rests on. No route resolves one yet, so an item lists no
-    action and stays in the queue."""
+    found and the records it rests on; resolve one, saying why."""
 
     name = "findings"
 
     def items(self, context: QueueContext) -> Iterable[QueueItem]:
         store = context.ports.heartbeats
         for finding in store.findings(context.org_id) if store is not None else ():
+            if finding.resolved_at is not None:
+                continue
             yield QueueItem(
                 kind=ItemKind.FINDING,
                 subject_id=finding.id,
@@ -327,7 +328,14 @@ class FiledFindings:
                     ),
                     *(Evidence(label="rests on", detail="record", ref=e) for e in finding.evidence),
                 ),
-                actions=(),
+                actions=(
+                    ItemAction(
+                        kind=ActionKind.RESOLVE,
+                        path=f"/v1/findings/{finding.id}/resolve",
+                        cli=f"verletica findings resolve {finding.id} --reason <why>",
+                        needs=("reason",),
+                    ),
+                ),
             )
 
 
@@ -351,8 +359,6 @@ class SourceStatus(BaseModel):
 
 
 NOT_WIRED: tuple[SourceStatus, ...] = (
-    SourceStatus(name="drift_findings", wired=False, note="playbook drift: not yet"),
-    SourceStatus(name="process_offers", wired=False, note="process offers: not yet"),
     SourceStatus(name="agent_replies", wired=False, note="agent replies: not yet"),
 )
 """Kinds of work the queue will show once their sources exist."""
@@ -434,16 +440,20 @@ def _readable(
 
 def metrics(ports: Ports, org_id: str, actor_id: str) -> AutonomyMetrics:
     """The organization's autonomy metrics, over the work ``actor_id`` may read (the
-    founder: all of it): the chain's story, and the drift findings and process offers on
-    projects it may read."""
+    founder: all of it): the chain's story, and the findings (drift, and filed through the
+    broker) and process offers on projects it may read."""
     org, actor = member(ports, org_id, actor_id)
     projects = readable(ports, org, actor)
     run_reach, intent_reach = ports.runs.reaches(org_id)
     entries = _readable(ports.audit.entries(org_id), projects, run_reach, intent_reach)
-    store = ports.offers
+    store, filed = ports.offers, ports.heartbeats
     findings = [
-        f
+        (f.flagged_at, f.resolved_at)
         for f in (store.findings(org_id) if store is not None else ())
+        if may_read(projects, f.projects)
+    ] + [
+        (f.filed_at, f.resolved_at)
+        for f in (filed.findings(org_id) if filed is not None else ())
         if may_read(projects, f.projects)
     ]
     offers = [
@@ -455,7 +465,7 @@ def metrics(ports: Ports, org_id: str, actor_id: str) -> AutonomyMetrics:
     return autonomy(
         read_chain(entries),
         now,
-        findings=finding_resolution([(f.flagged_at, f.resolved_at) for f in findings], now),
+        findings=finding_resolution(findings, now),
         process_precision=process_precision(
             [(o.state is OfferState.CONFIRMED, len(o.episodes)) for o in offers]
         ),

@@ -131,7 +131,7 @@ def build_worker(
         clock=clock,
     )
     heartbeat = HeartbeatActivities(
-        SqlHeartbeat(store.db),
+        SqlHeartbeat(store.db, store.keys),
         TemporalRuns(
             client, settings.task_queue, settings.temporal_ui_url, settings.temporal_namespace
         ),

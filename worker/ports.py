@@ -136,7 +136,7 @@ def build_ports(
         ),
         channels=build_channels(settings),
         dev_principal_header=settings.dev_principal_header,
-        heartbeats=SqlHeartbeat(store.db),
+        heartbeats=SqlHeartbeat(store.db, store.keys),
         heartbeat=TemporalHeartbeats(client, settings.task_queue),
         extractions=TemporalExtractions(client, settings.task_queue),
         replays=SqlReplay(store.db, store.memory.adapter),

@@ -5,10 +5,11 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import select
+from sqlalchemy import select, update
 from sqlmodel import Session, col
 
 from adapters.store import convert
+from adapters.store.audit_log import append
 from adapters.store.db import utc
 from adapters.store.session import Database
 from adapters.store.tables import (
@@ -24,6 +25,8 @@ from adapters.store.tables import (
     RunRow,
     StaffingRow,
 )
+from domain.audit import AuditDraft, ChainKeys
+from domain.errors import Conflict, NotFound
 from domain.governance.values import HoldState
 from domain.intents import Outcome
 from domain.model import PrincipalKind, PrincipalStatus
@@ -41,21 +44,29 @@ DIAGNOSTIC = "diagnostic"
 """The agent kind of the organization's diagnostic agent (Sentinel)."""
 
 
+def _filed_finding(r: FindingRow) -> FiledFinding:
+    return FiledFinding(
+        id=r.intent_id,
+        org_id=r.org_id,
+        principal_id=r.principal_id,
+        kind=r.kind,
+        subject=r.subject,
+        cites=r.cites,
+        projects=tuple(r.projects),
+        filed_at=utc(r.created_at),
+        severity=r.severity,
+        summary=r.summary,
+        evidence=tuple(r.evidence),
+        resolved_by=r.resolved_by,
+        resolved_at=None if r.resolved_at is None else utc(r.resolved_at),
+        resolution=r.resolution or "",
+    )
+
+
 def _filed(s: Session, org_id: str) -> tuple[FiledFinding, ...]:
     """The organization's filed findings, oldest first."""
     return tuple(
-        FiledFinding(
-            id=r.intent_id,
-            principal_id=r.principal_id,
-            kind=r.kind,
-            subject=r.subject,
-            cites=r.cites,
-            projects=tuple(r.projects),
-            filed_at=utc(r.created_at),
-            severity=r.severity,
-            summary=r.summary,
-            evidence=tuple(r.evidence),
-        )
+        _filed_finding(r)
         for r in s.execute(
             select(FindingRow)
             .where(col(FindingRow.org_id) == org_id)
@@ -67,8 +78,43 @@ def _filed(s: Session, org_id: str) -> tuple[FiledFinding, ...]:
 class SqlHeartbeat:
     """:class:`~domain.time.ports.HeartbeatStore` over SQLite or PostgreSQL."""
 
-    def __init__(self, db: Database) -> None:
+    def __init__(self, db: Database, keys: ChainKeys | None = None) -> None:
         self._db = db
+        self._keys = keys
+        """Sign the chain entry of a resolution; a store without them only reads."""
+
+    def finding(self, finding_id: str) -> FiledFinding | None:
+        with self._db.read() as s:
+            row = s.get(FindingRow, finding_id)
+            return None if row is None else _filed_finding(row)
+
+    def resolve(
+        self, finding_id: str, actor_id: str, reason: str, now: datetime, audit: AuditDraft
+    ) -> FiledFinding:
+        if self._keys is None:
+            raise RuntimeError("this heartbeat store was opened without the chain's keys")
+        with self._db.transaction() as s:
+            row = s.get(FindingRow, finding_id)
+            if row is None:
+                raise NotFound(f"no finding {finding_id}")
+            # The entry first: it takes the organization's lock, so resolutions of one
+            # organization are ordered; the update is conditional all the same, and a
+            # second resolution rolls the entry back with it.
+            append(s, row.org_id, audit, now, self._keys)
+            done = s.execute(
+                update(FindingRow)
+                .where(
+                    col(FindingRow.intent_id) == finding_id,
+                    col(FindingRow.resolved_at).is_(None),
+                )
+                .values(resolved_by=actor_id, resolved_at=now, resolution=reason)
+            )
+            if done.rowcount != 1:  # type: ignore[attr-defined]
+                raise Conflict(f"finding {finding_id} is resolved already")
+            s.expire_all()
+            resolved = s.get(FindingRow, finding_id)
+            assert resolved is not None
+            return _filed_finding(resolved)
 
     def orgs(self) -> list[str]:
         with self._db.read() as s:

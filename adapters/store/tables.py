@@ -378,6 +378,10 @@ class FindingRow(SQLModel, table=True):
     audit_seq: int
     entry_hash: str
     created_at: datetime = _ts()
+    resolved_by: str | None = None
+    resolved_at: datetime | None = _ts(nullable=True)
+    resolution: str | None = None
+    """Why a human resolved it."""
 
 
 class HeartbeatRunRow(SQLModel, table=True):

@@ -10,9 +10,10 @@ from pydantic import BaseModel, Field
 
 from api.deps import Actor, PortsDep
 from api.schemas import Body
+from domain.time.heartbeat import FiledFinding
 from domain.time.offers import Step
 from domain.time.playbooks import MAX_STEPS, MAX_TEXT, DriftFinding, EpisodeRecord, OfferRecord
-from usecases import offers
+from usecases import heartbeat, offers
 
 router = APIRouter(tags=["offers"])
 
@@ -108,7 +109,7 @@ def list_findings(org_id: str, ports: PortsDep, actor: Actor) -> list[DriftFindi
 @router.post("/v1/findings/{finding_id}/resolve")
 def resolve_finding(
     finding_id: str, body: ResolveBody, ports: PortsDep, actor: Actor
-) -> DriftFinding:
-    """Resolve a drift finding with a reason, once: a second resolution is a 409 and
-    never replaces the first."""
-    return offers.resolve_finding(ports, finding_id, actor, body.reason)
+) -> DriftFinding | FiledFinding:
+    """Resolve a finding with a reason, once: a drift finding, or one Sentinel filed
+    through the broker. A second resolution is a 409 and never replaces the first."""
+    return heartbeat.resolve_any_finding(ports, finding_id, actor, body.reason)

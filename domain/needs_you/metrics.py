@@ -71,7 +71,7 @@ class AutonomyMetrics(Frozen):
     or by the parser)."""
     hold_resolution: ResolutionTimes
     finding_resolution: ResolutionTimes | NotAvailable
-    """Time from a drift finding's flagging to its resolution."""
+    """Time from a finding's flagging or filing (drift, or the heartbeat's) to its resolution."""
     repeated_process_precision: ProcessPrecision | NotAvailable
 
 
@@ -116,7 +116,7 @@ def resolution_times(
 
 
 NO_FINDINGS = NotAvailable(
-    reason="no drift findings are recorded yet (a drift review of a playbook flags them)"
+    reason="no findings are recorded yet (a drift review or a heartbeat files them)"
 )
 NO_OFFERS = NotAvailable(
     reason="no process offers exist yet: precision needs offers of a repeated process"

@@ -71,6 +71,7 @@ class FiledFinding(Frozen):
 
     id: str
     """The filing intent's id."""
+    org_id: str
     principal_id: str
     kind: str
     subject: str
@@ -83,6 +84,10 @@ class FiledFinding(Frozen):
     """What the check that found it said."""
     evidence: tuple[str, ...] = ()
     """Ids of the records it rests on (commitments, intents, findings)."""
+    resolved_by: str | None = None
+    resolved_at: UtcInstant | None = None
+    resolution: str = ""
+    """Why a human resolved it (once: a second resolution is a conflict)."""
 
 
 class OpenIntent(Frozen):
@@ -217,7 +222,7 @@ def disagreeing_findings(snap: OrgSnapshot, now: datetime) -> list[Finding]:
     different things about it, and a human should reconcile them."""
     by_commitment: dict[str, list[FiledFinding]] = {}
     for f in snap.findings:
-        if f.cites is not None:
+        if f.cites is not None and f.resolved_at is None:
             by_commitment.setdefault(f.cites, []).append(f)
     found = []
     for commitment_id, filed in sorted(by_commitment.items()):

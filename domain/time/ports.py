@@ -8,6 +8,7 @@ from contextlib import AbstractContextManager
 from datetime import datetime
 from typing import Protocol
 
+from domain.audit import AuditDraft
 from domain.ports import OrgChange
 from domain.time.heartbeat import FiledFinding, HeartbeatRun, OrgSnapshot
 from domain.time.learning import Experience, LearningPass, WorkEvent
@@ -27,6 +28,19 @@ class HeartbeatStore(Protocol):
 
     def findings(self, org_id: str) -> list[FiledFinding]:
         """The findings filed in the organization (through the broker), oldest first."""
+        ...
+
+    def finding(self, finding_id: str) -> FiledFinding | None:
+        """One filed finding (its id is the filing intent's)."""
+        ...
+
+    def resolve(
+        self, finding_id: str, actor_id: str, reason: str, now: datetime, audit: AuditDraft
+    ) -> FiledFinding:
+        """Mark a filed finding resolved by ``actor_id`` with ``reason``, and append
+        ``audit`` to its organization's chain, in one transaction under the organization's
+        lock. A finding resolved already is a :class:`~domain.errors.Conflict` (the first
+        reason stays), also when two resolutions race."""
         ...
 
     def record(self, run: HeartbeatRun) -> None:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -22,11 +23,11 @@ from domain.errors import Conflict
 from domain.intents import Intent, Outcome, Stage
 from domain.model import SpendCap, StaffRole
 from domain.runs import ApprovalSignal, RunInput, RunRecord, RunState, RunStatus
-from domain.time.heartbeat import FINDINGS_FILE
+from domain.time.heartbeat import FINDINGS_FILE, FiledFinding
 from tests.conftest import Firm, Wired, cli_signed_in, signed_in, utc_now
 from tests.integration.test_offers import PAYMENT, _finding, _steps
-from tests.support import payment_intent
-from usecases import governance, offers, organization
+from tests.support import payment_intent, race
+from usecases import governance, heartbeat, offers, organization
 from usecases.context import Ports
 from worker.bootstrap import build_connectors
 
@@ -404,7 +405,11 @@ def test_sentinels_filed_findings_are_in_the_queue_with_their_evidence_west_with
     found = {i["subject_id"]: i for i in founder["items"] if i["kind"] == "finding"}
     assert set(found) == {east, west}
     item = found[east]
-    assert item["reach"] == ["east"] and item["actions"] == []
+    assert item["reach"] == ["east"]
+    assert item["actions"] == [
+        {"kind": "resolve", "method": "POST", "path": f"/v1/findings/{east}/resolve",
+         "cli": f"verletica findings resolve {east} --reason <why>", "needs": ["reason"]}
+    ]  # fmt: skip
     evidence = {(e["label"], e["detail"], e["ref"]) for e in item["evidence"]}
     summary = f"commitment_expired:{s.east_cap} is past its expiry"
     assert ("summary", summary, east) in evidence
@@ -417,6 +422,74 @@ def test_sentinels_filed_findings_are_in_the_queue_with_their_evidence_west_with
     assert [i["subject_id"] for i in mine] == [east]
     assert queue["withheld"] == 3  # West's run, cap and finding
     assert west not in json.dumps(queue) and s.west_cap not in json.dumps(queue)
+
+
+def _filed_pair(firm: Firm) -> tuple[Scene, str, str]:
+    """East's and West's Sentinel findings (Sentinel moved across the wall between)."""
+    s = scene(firm)
+    sentinel = firm.agents["sentinel"]
+    staffed = organization.staff(
+        firm.svc, firm.org, firm.founder, sentinel, "east", StaffRole.MEMBER
+    )
+    east = _file(firm, "east", f"commitment_expired:{s.east_cap}", s.east_cap, s.held.id)
+    organization.unstaff(firm.svc, firm.org, firm.founder, staffed.id)
+    organization.staff(firm.svc, firm.org, firm.founder, sentinel, "west", StaffRole.MEMBER)
+    west = _file(firm, "west", f"commitment_expired:{s.west_cap}", s.west_cap, "")
+    return s, east, west
+
+
+def test_a_filed_finding_is_resolved_once_from_the_queue_on_the_record(
+    api: TestClient, firm: Firm
+) -> None:
+    _, east, west = _filed_pair(firm)
+    path = f"/v1/findings/{east}/resolve"
+    # Ben is a member of East, not an approver: refused, and nothing changes.
+    r = api.post(path, json={"reason": "renewed"}, headers={H: firm.associate})
+    assert r.status_code == 403, r.text
+    # West's finding is not Ben's to see: as if it did not exist.
+    r = api.post(f"/v1/findings/{west}/resolve", json={"reason": "x"}, headers={H: firm.associate})
+    assert r.status_code == 404, r.text
+    assert api.post(path, json={"reason": "  "}, headers={H: firm.founder}).status_code == 422
+    r = api.post(path, json={"reason": "the cap was renewed"}, headers={H: firm.founder})
+    assert r.status_code == 200, r.text
+    assert (r.json()["resolution"], r.json()["resolved_by"]) == (
+        "the cap was renewed",
+        firm.founder,
+    )
+    again = api.post(path, json={"reason": "something else"}, headers={H: firm.founder})
+    assert again.status_code == 409, again.text
+    (kept,) = [f for f in firm.svc.heartbeats.findings(firm.org) if f.id == east]  # type: ignore[union-attr]
+    assert kept.resolution == "the cap was renewed"
+    left = {
+        i["subject_id"]
+        for i in _queue(api, firm, firm.founder)["items"]
+        if i.get("kind") == "finding"
+    }
+    assert left == {west}
+    entries = [e for e in _entries(api, firm) if e["rule"] == "finding_resolved"]
+    assert [(e["payload"]["finding"], e["actor"]) for e in entries] == [(east, firm.founder)]
+    metrics = api.get(f"/v1/orgs/{firm.org}/metrics", headers={H: firm.founder}).json()
+    assert (metrics["finding_resolution"]["resolved"], metrics["finding_resolution"]["open"]) == (
+        1,
+        1,
+    )
+
+
+def test_two_racing_resolutions_of_a_filed_finding_one_wins(firm: Firm) -> None:
+    _, east, _ = _filed_pair(firm)
+
+    def resolving(reason: str) -> Callable[[], FiledFinding]:
+        return lambda: heartbeat.resolve_finding(firm.svc, east, firm.founder, reason)
+
+    results = race([resolving("first"), resolving("second"), resolving("third")])
+    won = [r for r in results if isinstance(r, FiledFinding)]
+    assert len(won) == 1 and sum(isinstance(r, Conflict) for r in results) == 2, results
+    (kept,) = [f for f in firm.svc.heartbeats.findings(firm.org) if f.id == east]  # type: ignore[union-attr]
+    assert kept.resolution == won[0].resolution
+    store = firm.svc.store  # type: ignore[attr-defined]
+    assert store.audit.verify(firm.org).ok
+    resolved = [e for e in store.audit.entries(firm.org) if e.rule == "finding_resolved"]
+    assert len(resolved) == 1
 
 
 def test_the_command_line_prints_the_queue_and_the_metrics(

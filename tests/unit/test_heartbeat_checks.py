@@ -130,6 +130,7 @@ def test_a_confirmation_is_overdue_only_after_seven_days(age: timedelta) -> None
 def _filed(principal: str, cites: str | None, n: int) -> FiledFinding:
     return FiledFinding(
         id=f"f{n}",
+        org_id="o1",
         principal_id=principal,
         kind="note",
         subject=f"s{n}",
