@@ -68,6 +68,11 @@ heartbeat_app = typer.Typer(
     help="The heartbeat: run it now, see its recent runs.", no_args_is_help=True
 )
 app.add_typer(heartbeat_app, name="heartbeat")
+holds_app = typer.Typer(
+    help="Standing holds: while one is open, payments on its projects wait for a human.",
+    no_args_is_help=True,
+)
+app.add_typer(holds_app, name="holds")
 learn_app = typer.Typer(
     help="The learning pass: run it now, see the experiences it kept.", no_args_is_help=True
 )
@@ -280,6 +285,16 @@ def commit_reject(
 ) -> None:
     """Reject an extracted commitment: it never binds."""
     _show(_sync(lambda s: commitments.reject(s, commitment_id, actor, reason)))
+
+
+@commit_app.command("fulfilled")
+def commit_fulfilled(
+    commitment_id: str,
+    note: Annotated[str, typer.Option(help="How it was kept (what was delivered).")],
+    actor: As = "",
+) -> None:
+    """Mark a confirmed delivery or obligation kept: it binds no more."""
+    _show(_sync(lambda s: commitments.fulfil(s, commitment_id, actor, note)))
 
 
 @commit_app.command("extract")
@@ -609,6 +624,35 @@ def heartbeat_runs(
 ) -> None:
     """The organization's recent heartbeats."""
     _show_heartbeats(_sync(lambda s: heartbeat.recent(s, org, actor, limit)))
+
+
+@holds_app.command("list")
+def holds_list(org: Org, actor: As = "") -> None:
+    """The standing holds placed in the organization that you may read."""
+    found = _sync(lambda s: heartbeat.standing_holds(s, org, actor))
+    table = Table(title="standing holds")
+    for column in ("id", "projects", "state", "placed", "reason"):
+        table.add_column(column)
+    for h in found:
+        state = "open" if h.released_at is None else f"released: {escape(h.release_reason)}"
+        table.add_row(
+            h.id,
+            ", ".join(h.projects) or "(whole org)",
+            state,
+            h.placed_at.isoformat(timespec="seconds"),
+            escape(h.reason[:120]),
+        )
+    console.print(table)
+
+
+@holds_app.command("release")
+def holds_release(
+    hold_id: str,
+    reason: Annotated[str, typer.Option(help="Why spending may go on.")],
+    actor: As = "",
+) -> None:
+    """Release a standing hold, once, with a reason."""
+    _show(_sync(lambda s: heartbeat.release_hold(s, hold_id, actor, reason)))
 
 
 def _show_experiences(found: list[Experience], title: str = "experiences") -> None:

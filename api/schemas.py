@@ -128,3 +128,18 @@ class ExtractBody(Body):
 
 class RejectBody(Body):
     reason: str = Field(min_length=1, max_length=2000)
+
+
+MAX_REASON = 2000
+
+
+class NoteBody(Body):
+    """How a commitment was kept (a reference to what was delivered)."""
+
+    note: str = Field(min_length=1, max_length=MAX_REASON)
+
+
+class ReasonBody(Body):
+    """A human's decision that needs its reason (resolving a finding, releasing a hold)."""
+
+    reason: str = Field(min_length=1, max_length=MAX_REASON)

@@ -282,6 +282,35 @@ class Provenance(Frozen):
     for an authored fixture)."""
 
 
+class StandingHold(Frozen):
+    """A hold placed on projects through the broker (by Sentinel, when a spend cap has
+    expired): until a human releases it, every intent that moves money on them waits for
+    a human's approval. Placing one only narrows what may happen; releasing one is a
+    human's decision, with a reason, once."""
+
+    id: str
+    """The placing intent's id."""
+    org_id: str
+    subject: str
+    """What it is about, stably (``commitment_expired:<id>``): one hold per subject."""
+    projects: tuple[str, ...]
+    """The projects it holds spending on (none: the whole organization)."""
+    cites: str | None = None
+    """The commitment it is about, if any."""
+    reason: str
+    placed_by: str
+    placed_at: UtcInstant
+    released_by: str | None = None
+    released_at: UtcInstant | None = None
+    release_reason: str = ""
+
+    def holds(self, reach: frozenset[str]) -> bool:
+        """Whether spending that reaches ``reach`` waits on this hold (while open)."""
+        if self.released_at is not None:
+            return False
+        return not self.projects or bool(reach & set(self.projects))
+
+
 class Commitment(Frozen):
     """A business commitment with provenance, review state and validity window."""
 
@@ -301,6 +330,11 @@ class Commitment(Frozen):
     """The human who rejected it; a rejected commitment never binds."""
     rejected_at: UtcInstant | None = None
     rejection_reason: str | None = None
+    fulfilled_by: str | None = None
+    """The human who marked it kept (a delivery delivered, an obligation met); a kept
+    commitment binds no more."""
+    fulfilled_at: UtcInstant | None = None
+    fulfilment_note: str | None = None
 
     @model_validator(mode="after")
     def _window(self) -> Commitment:
@@ -309,9 +343,10 @@ class Commitment(Frozen):
         return self
 
     def binds(self, now: datetime) -> bool:
-        """True when confirmed and ``now`` lies in its validity window."""
+        """True when confirmed, not yet kept, and ``now`` lies in its validity window."""
         return (
             self.state is ReviewState.CONFIRMED
+            and self.fulfilled_at is None
             and self.valid_from <= now
             and (self.valid_until is None or now < self.valid_until)
         )

@@ -491,6 +491,11 @@ class OrgChange(Protocol):
         """Reject an extracted commitment; a confirmed or rejected one is a Conflict."""
         ...
 
+    def fulfil_commitment(self, commitment_id: str, note: str) -> Commitment:
+        """Mark a confirmed commitment kept (it binds no more); one not confirmed, or kept
+        already, is a Conflict."""
+        ...
+
     def commitment(self, commitment_id: str) -> Commitment:
         """A commitment of this organization; :class:`~domain.errors.NotFound` otherwise."""
         ...

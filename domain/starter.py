@@ -60,9 +60,10 @@ STARTER_FLEET: tuple[StarterAgent, ...] = (
         agent_kind="diagnostic",
         role="diagnostics",
         purpose="Watches commitments, holds and findings, and reports what needs a human.",
-        instructions="Report findings; never act on them yourself.",
-        # Filing findings and closing what ended runs left open: the heartbeat's proposals.
-        tools=("email.send", "findings.file", "keys.close"),
+        instructions="Report findings; never act on them yourself (a hold only narrows).",
+        # Filing findings, closing what ended runs left open and holding spending whose
+        # cap expired: the heartbeat's proposals.
+        tools=("email.send", "findings.file", "keys.close", "holds.place"),
         budget_cents=0,
         ceiling_cents=0,
     ),

@@ -59,7 +59,19 @@ KEYS_CLOSE = ToolSpec(
     resource_param="intent_id",
 )
 
+HOLDS_PLACE = ToolSpec(
+    name="holds.place",
+    system="holds",
+    action="place",
+    description="Place a standing hold on the intent's projects: until a human releases "
+    "it, every intent that moves money on them waits for a human's approval. Give a "
+    "stable subject (one hold per subject), the commitment it cites (or empty) and why.",
+    params={"subject": ParamType.STRING, "cites": ParamType.STRING, "reason": ParamType.STRING},
+    resource_param="subject",
+    repeatable=False,
+)
+
 REGISTRY: dict[str, ToolSpec] = {
-    tool.name: tool for tool in (PAYMENTS_PAY, EMAIL_SEND, FINDINGS_FILE, KEYS_CLOSE)
+    tool.name: tool for tool in (PAYMENTS_PAY, EMAIL_SEND, FINDINGS_FILE, KEYS_CLOSE, HOLDS_PLACE)
 }
 """Published tools by name."""

@@ -3,8 +3,11 @@ the command line and the console cannot differ."""
 
 from __future__ import annotations
 
+from datetime import datetime
+
 from domain.errors import Forbidden, NotFound
-from domain.model import Organization, Principal, PrincipalKind, PrincipalStatus
+from domain.governance.broker import current_projects
+from domain.model import Organization, Principal, PrincipalKind, PrincipalStatus, StaffRole
 from domain.runs import RunRecord
 from domain.visibility import may_read, readable_projects
 from usecases.context import Ports
@@ -52,3 +55,21 @@ def run_for(ports: Ports, run_id: str, actor_id: str) -> RunRecord:
     if not may_read(readable(ports, org, actor), ports.runs.reach(run_id)):
         raise NotFound(f"no run {run_id}")
     return run
+
+
+def check_reviewer(
+    ports: Ports,
+    org: Organization,
+    actor: Principal,
+    projects: tuple[str, ...],
+    now: datetime,
+    what: str,
+) -> None:
+    """Refuse (:class:`Forbidden`) an ``actor`` who is neither the founder nor an approver,
+    now, on every one of ``projects`` (none: the founder alone)."""
+    if actor.id == org.founder_id:
+        return
+    staffing = tuple(ports.directory.staffing(org.id, actor.id))
+    if projects and set(projects) <= current_projects(staffing, now, StaffRole.APPROVER):
+        return
+    raise Forbidden(f"only the founder or an approver on every project of it may {what}")

@@ -26,6 +26,8 @@ from domain.governance.broker import current_projects
 from domain.memory.release import NodeView, Release
 from domain.model import (
     Commitment,
+    Delivery,
+    Obligation,
     Organization,
     Principal,
     PrincipalKind,
@@ -85,6 +87,31 @@ def reject(ports: Ports, commitment_id: str, actor_id: str, reason: str) -> Comm
     with ports.configuration.change(org.id, actor_id, ports.clock) as change:
         check_reviewer(change, org, actor, change.commitment(commitment_id))
         return change.reject_commitment(commitment_id, reason.strip())
+
+
+KEEPABLE = (Delivery, Obligation)
+"""Commitments a human marks kept: a delivery delivered, an obligation met. A spend cap or
+a notice period is not kept once; it expires."""
+
+
+def fulfil(ports: Ports, commitment_id: str, actor_id: str, note: str) -> Commitment:
+    """A human with authority over it marks a confirmed delivery or obligation kept,
+    saying how (a reference to what was delivered): it binds no more, the broker stops
+    holding late deliveries under it and the heartbeat stops watching it. Once."""
+    note = note.strip()
+    if not note or len(note) > MAX_REASON:
+        raise ValueError(
+            f"marking a commitment kept needs a note of at most {MAX_REASON} characters"
+        )
+    org, actor = _reviewing(ports, commitment_id, actor_id)
+    with ports.configuration.change(org.id, actor_id, ports.clock) as change:
+        found = change.commitment(commitment_id)
+        check_reviewer(change, org, actor, found)
+        if not isinstance(found.constraint, KEEPABLE):
+            raise ValueError(
+                f"a {found.constraint.kind} is not kept once: it binds until it expires"
+            )
+        return change.fulfil_commitment(commitment_id, note)
 
 
 # extraction -------------------------------------------------------------------------------

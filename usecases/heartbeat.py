@@ -1,19 +1,18 @@
 """The heartbeat on demand: start one now (the founder), read the recent ones (any
-member: a run shows its checks, findings and Sentinel's proposals), and resolve a
-finding Sentinel filed."""
+member: a run shows its checks, findings and Sentinel's proposals), resolve a finding
+Sentinel filed, and release a standing hold it placed."""
 
 from __future__ import annotations
 
 from domain.audit import AuditDraft
-from domain.errors import Forbidden, NotFound, Unavailable
-from domain.governance.broker import current_projects
-from domain.model import StaffRole
+from domain.errors import NotFound, Unavailable
+from domain.model import StandingHold
 from domain.time.heartbeat import FiledFinding, HeartbeatRun
 from domain.time.playbooks import DriftFinding
 from domain.time.ports import HeartbeatStore
 from domain.visibility import may_read
 from usecases import offers
-from usecases.access import founder, member, readable
+from usecases.access import check_reviewer, founder, member, readable
 from usecases.context import Ports
 
 MAX_REASON = 2000
@@ -54,13 +53,7 @@ def resolve_finding(ports: Ports, finding_id: str, actor_id: str, reason: str) -
     if not may_read(readable(ports, org, actor), found.projects):
         raise NotFound(f"no finding {finding_id}")
     now = ports.clock()
-    if actor.id != org.founder_id:
-        staffing = tuple(ports.directory.staffing(org.id, actor.id))
-        approves = current_projects(staffing, now, StaffRole.APPROVER)
-        if not (found.projects and set(found.projects) <= approves):
-            raise Forbidden(
-                "only the founder or an approver on every project of it may resolve a finding"
-            )
+    check_reviewer(ports, org, actor, found.projects, now, "resolve a finding")
     audit = AuditDraft(
         event_key=f"finding:{finding_id}:resolved",
         actor=actor_id,
@@ -70,6 +63,42 @@ def resolve_finding(ports: Ports, finding_id: str, actor_id: str, reason: str) -
         payload={"finding": finding_id, "kind": found.kind, "reason": reason},
     )
     return store.resolve(finding_id, actor_id, reason, now, audit)
+
+
+def standing_holds(ports: Ports, org_id: str, actor_id: str) -> list[StandingHold]:
+    """The organization's standing holds on projects ``actor_id`` may read."""
+    org, actor = member(ports, org_id, actor_id)
+    projects = readable(ports, org, actor)
+    return [h for h in _store(ports).standing_holds(org_id) if may_read(projects, h.projects)]
+
+
+def release_hold(ports: Ports, hold_id: str, actor_id: str, reason: str) -> StandingHold:
+    """Release a standing hold with ``reason``: the founder, or an approver now on every
+    project it holds (an organization-wide one: the founder). Once: a second release is a
+    :class:`Conflict` and keeps the first reason, also when two race. On the chain, under
+    the organization's lock, so a decision sees the hold open or released."""
+    reason = reason.strip()
+    if not reason or len(reason) > MAX_REASON:
+        raise ValueError(f"a release needs a reason of at most {MAX_REASON} characters")
+    store = _store(ports)
+    found = store.standing_hold(hold_id)
+    actor = ports.directory.find_principal(actor_id)
+    if found is None or actor is None or actor.org_id != found.org_id:
+        raise NotFound(f"no standing hold {hold_id}")
+    org, actor = member(ports, found.org_id, actor_id)
+    if not may_read(readable(ports, org, actor), found.projects):
+        raise NotFound(f"no standing hold {hold_id}")
+    now = ports.clock()
+    check_reviewer(ports, org, actor, found.projects, now, "release a standing hold")
+    audit = AuditDraft(
+        event_key=f"standing-hold:{hold_id}:released",
+        actor=actor_id,
+        decision="released",
+        stage=STAGE,
+        rule="standing_hold_released",
+        payload={"hold": hold_id, "subject": found.subject, "reason": reason},
+    )
+    return store.release(hold_id, actor_id, reason, now, audit)
 
 
 def resolve_any_finding(

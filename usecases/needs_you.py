@@ -339,8 +339,52 @@ class FiledFindings:
             )
 
 
+class StandingHolds:
+    """Standing holds placed through the broker (Sentinel's, on spending whose cap
+    expired): every payment there waits for a human until one releases the hold."""
+
+    name = "standing_holds"
+
+    def items(self, context: QueueContext) -> Iterable[QueueItem]:
+        store = context.ports.heartbeats
+        for hold in store.standing_holds(context.org_id) if store is not None else ():
+            if hold.released_at is not None:
+                continue
+            where = ", ".join(hold.projects) or "the whole organization"
+            yield QueueItem(
+                kind=ItemKind.STANDING_HOLD,
+                subject_id=hold.id,
+                title=f"spending on {where} is on hold, placed by {context.handle(hold.placed_by)}",
+                waiting_since=hold.placed_at,
+                reach=hold.projects,
+                evidence=(
+                    Evidence(label="reason", detail=hold.reason, ref=hold.id),
+                    Evidence(label="subject", detail=hold.subject),
+                    *(
+                        (Evidence(label="cites", detail="commitment", ref=hold.cites),)
+                        if hold.cites
+                        else ()
+                    ),
+                    Evidence(
+                        label="release",
+                        detail="renew or retire the commitment it cites, then release the "
+                        "hold; meanwhile each payment there waits for an approver",
+                    ),
+                ),
+                actions=(
+                    ItemAction(
+                        kind=ActionKind.RELEASE,
+                        path=f"/v1/holds/{hold.id}/release",
+                        cli=f"verletica holds release {hold.id} --reason <why>",
+                        needs=("reason",),
+                    ),
+                ),
+            )
+
+
 SOURCES: tuple[ItemSource, ...] = (
     HeldIntents(),
+    StandingHolds(),
     PendingCommitments(),
     FailedRuns(),
     ProcessOffers(),

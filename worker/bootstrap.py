@@ -18,6 +18,7 @@ from activities.heartbeat_run import HeartbeatActivities
 from activities.learning import LearningActivities
 from adapters.connectors.email import EmailOutbox
 from adapters.connectors.findings import FindingsRegister
+from adapters.connectors.holds import HoldsRegister
 from adapters.connectors.keys import KeyCloser
 from adapters.connectors.payments import PaymentsLedger
 from adapters.models.replay import CapturingProvider, ReplayProvider
@@ -62,6 +63,7 @@ def build_connectors(
         PaymentsLedger(store.db, clock, store.keys),
         EmailOutbox(store.db, clock, store.keys),
         FindingsRegister(store.db, clock, store.keys),
+        HoldsRegister(store.db, clock, store.keys),
         KeyCloser(store.db, clock, store.keys, store.governance),
     ]
     return {(c.system, action): c for c in connectors for action in c.actions}

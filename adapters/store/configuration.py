@@ -347,6 +347,25 @@ class OrgConfiguration:
         self._audit(config_record(rejected), "commitment_rejected")
         return rejected
 
+    def fulfil_commitment(self, commitment_id: str, note: str) -> Commitment:
+        """A human (the acting principal) marks a confirmed commitment kept: it binds no
+        more, and the heartbeat stops watching it. Once."""
+        row = self._s.get(CommitmentRow, commitment_id)
+        if row is None or row.org_id != self.org.id:
+            raise NotFound(f"no commitment {commitment_id}")
+        if row.state != ReviewState.CONFIRMED:
+            raise Conflict(f"commitment is {row.state}, not confirmed: it binds nothing to keep")
+        if row.fulfilled_at is not None:
+            raise Conflict("commitment is kept already")
+        row.fulfilled_by = self._actor
+        row.fulfilled_at = self.now
+        row.fulfilment_note = note
+        self._s.add(row)
+        self._s.flush()
+        kept = convert.commitment(row)
+        self._audit(config_record(kept), "commitment_fulfilled")
+        return kept
+
     def commitment(self, commitment_id: str) -> Commitment:
         """A commitment of this organization; :class:`NotFound` otherwise."""
         row = self._s.get(CommitmentRow, commitment_id)

@@ -41,6 +41,7 @@ from domain.model import (
     ReviewState,
     Staffing,
     StaffRole,
+    StandingHold,
 )
 
 
@@ -130,6 +131,9 @@ def commitment(row: CommitmentRow) -> Commitment:
             "rejected_by": row.rejected_by,
             "rejected_at": utc_or_none(row.rejected_at),
             "rejection_reason": row.rejection_reason,
+            "fulfilled_by": row.fulfilled_by,
+            "fulfilled_at": utc_or_none(row.fulfilled_at),
+            "fulfilment_note": row.fulfilment_note,
         }
     )
 
@@ -172,4 +176,21 @@ def audit_entry(row: AuditEntryRow | Row[Any]) -> AuditEntry:
         prev_hash=row.prev_hash,
         entry_hash=row.entry_hash,
         signature=row.signature,
+    )
+
+
+def standing_hold(r: Any) -> StandingHold:
+    """A ``standing_holds`` row (ORM or core) as the domain's value."""
+    return StandingHold(
+        id=r.intent_id,
+        org_id=r.org_id,
+        subject=r.subject,
+        projects=tuple(r.projects),
+        cites=r.cites,
+        reason=r.reason,
+        placed_by=r.placed_by,
+        placed_at=utc(r.created_at),
+        released_by=r.released_by,
+        released_at=None if r.released_at is None else utc(r.released_at),
+        release_reason=r.release_reason or "",
     )

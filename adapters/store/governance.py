@@ -34,6 +34,7 @@ from adapters.store.tables import (
     IntentRow,
     PrincipalRow,
     StaffingRow,
+    StandingHoldRow,
     table_of,
 )
 from domain.audit import AuditDraft, AuditEntry, ChainKeys
@@ -51,7 +52,7 @@ from domain.governance.values import (
 )
 from domain.intents import Decision, DispatchResult, DispatchToken, Intent, Outcome
 from domain.memory.adapter import MemoryAdapter
-from domain.model import Principal, SpendCap, Staffing
+from domain.model import Principal, SpendCap, Staffing, StandingHold
 from domain.tools import REGISTRY
 
 SPENDING = (Outcome.ALLOW.value, Outcome.APPROVED.value)
@@ -89,6 +90,12 @@ _SPENDING_FACTS = select(
     _intents.c.spend_cents,
     _intents.c.created_at,
 ).where(_intents.c.id.in_(bindparam("ids", expanding=True)))
+_standing = table_of(StandingHoldRow)
+_OPEN_STANDING_HOLDS = (
+    select(*_standing.c)
+    .where(_standing.c.org_id == bindparam("org_id"), _standing.c.released_at.is_(None))
+    .order_by(_standing.c.created_at, _standing.c.intent_id)
+)
 _FACTS_KEPT = 500_000
 """Spending facts a process keeps (about 100 MB at most); past that it starts over."""
 _IN_FLIGHT = (
@@ -379,6 +386,7 @@ class SqlGovernanceUnit:
             records=records,
             run_spent_cents=run_spent,
             committed_spend=committed,
+            standing_holds=self._standing_holds() if spends else (),
             in_flight=self._in_flight(intent),
             completed=self._completed(intent),
             tools=REGISTRY,
@@ -436,6 +444,12 @@ class SqlGovernanceUnit:
                 facts[r.id] = fact
                 known.append(fact)
         return known
+
+    def _standing_holds(self) -> tuple[StandingHold, ...]:
+        """The organization's open standing holds: read for an intent that moves money
+        (few rows; written by their connector, so not part of the cached configuration)."""
+        rows = self._c.execute(_OPEN_STANDING_HOLDS, {"org_id": self.org_id})
+        return tuple(convert.standing_hold(r) for r in rows)
 
     def _in_flight(self, intent: Intent) -> dict[str, tuple[InFlight, ...]]:
         """Claims this intent collides with: on its key or its operation's wildcard; for

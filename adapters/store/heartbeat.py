@@ -24,14 +24,16 @@ from adapters.store.tables import (
     PrincipalRow,
     RunRow,
     StaffingRow,
+    StandingHoldRow,
 )
 from domain.audit import AuditDraft, ChainKeys
 from domain.errors import Conflict, NotFound
 from domain.governance.values import HoldState
 from domain.intents import Outcome
-from domain.model import PrincipalKind, PrincipalStatus
+from domain.model import PrincipalKind, PrincipalStatus, StandingHold
 from domain.time.heartbeat import (
     FINDINGS_FILE,
+    HOLDS_PLACE,
     PROPOSE_AGAIN_AFTER,
     CommitmentFacts,
     FiledFinding,
@@ -75,6 +77,18 @@ def _filed(s: Session, org_id: str) -> tuple[FiledFinding, ...]:
     )
 
 
+def _standing(s: Session, org_id: str) -> tuple[StandingHold, ...]:
+    """The organization's standing holds, released or not, oldest first."""
+    return tuple(
+        convert.standing_hold(r)
+        for r in s.execute(
+            select(StandingHoldRow)
+            .where(col(StandingHoldRow.org_id) == org_id)
+            .order_by(col(StandingHoldRow.created_at), col(StandingHoldRow.intent_id))
+        ).scalars()
+    )
+
+
 class SqlHeartbeat:
     """:class:`~domain.time.ports.HeartbeatStore` over SQLite or PostgreSQL."""
 
@@ -82,6 +96,42 @@ class SqlHeartbeat:
         self._db = db
         self._keys = keys
         """Sign the chain entry of a resolution; a store without them only reads."""
+
+    def standing_holds(self, org_id: str) -> list[StandingHold]:
+        with self._db.read() as s:
+            return list(_standing(s, org_id))
+
+    def standing_hold(self, hold_id: str) -> StandingHold | None:
+        with self._db.read() as s:
+            row = s.get(StandingHoldRow, hold_id)
+            return None if row is None else convert.standing_hold(row)
+
+    def release(
+        self, hold_id: str, actor_id: str, reason: str, now: datetime, audit: AuditDraft
+    ) -> StandingHold:
+        if self._keys is None:
+            raise RuntimeError("this heartbeat store was opened without the chain's keys")
+        with self._db.transaction() as s:
+            row = s.get(StandingHoldRow, hold_id)
+            if row is None:
+                raise NotFound(f"no standing hold {hold_id}")
+            # Under the organization's lock, as the broker's decisions are: a decision
+            # sees the hold open or released, never half of it.
+            append(s, row.org_id, audit, now, self._keys)
+            done = s.execute(
+                update(StandingHoldRow)
+                .where(
+                    col(StandingHoldRow.intent_id) == hold_id,
+                    col(StandingHoldRow.released_at).is_(None),
+                )
+                .values(released_by=actor_id, released_at=now, release_reason=reason)
+            )
+            if done.rowcount != 1:  # type: ignore[attr-defined]
+                raise Conflict(f"standing hold {hold_id} is released already")
+            s.expire_all()
+            released = s.get(StandingHoldRow, hold_id)
+            assert released is not None
+            return convert.standing_hold(released)
 
     def finding(self, finding_id: str) -> FiledFinding | None:
         with self._db.read() as s:
@@ -137,7 +187,9 @@ class SqlHeartbeat:
                 open_intents=self._open_intents(s, org_id),
                 sentinel_id=sentinel_id,
                 sentinel_projects=projects,
-                recently_proposed=self._proposed(s, org_id, sentinel_id, now),
+                recently_proposed=self._proposed(s, org_id, sentinel_id, now, FINDINGS_FILE),
+                recently_proposed_holds=self._proposed(s, org_id, sentinel_id, now, HOLDS_PLACE),
+                standing_holds=_standing(s, org_id),
             )
 
     def findings(self, org_id: str) -> list[FiledFinding]:
@@ -169,16 +221,17 @@ class SqlHeartbeat:
         return row.id, tuple(sorted({st.project for st in staffing if st.active_at(now)}))
 
     def _proposed(
-        self, s: Session, org_id: str, sentinel_id: str | None, now: datetime
+        self, s: Session, org_id: str, sentinel_id: str | None, now: datetime, tool: str
     ) -> tuple[str, ...]:
-        """Subjects the diagnostic agent proposed to file lately, whatever became of them."""
+        """Subjects the diagnostic agent proposed lately with ``tool``, whatever became of
+        them."""
         if sentinel_id is None:
             return ()
         bodies = s.execute(
             select(col(IntentRow.body)).where(
                 col(IntentRow.org_id) == org_id,
                 col(IntentRow.principal_id) == sentinel_id,
-                col(IntentRow.tool) == FINDINGS_FILE,
+                col(IntentRow.tool) == tool,
                 col(IntentRow.created_at) >= now - PROPOSE_AGAIN_AFTER,
             )
         ).scalars()

@@ -143,6 +143,9 @@ class CommitmentRow(SQLModel, table=True):
     rejected_by: str | None = None
     rejected_at: datetime | None = _ts(nullable=True)
     rejection_reason: str | None = None
+    fulfilled_by: str | None = None
+    fulfilled_at: datetime | None = _ts(nullable=True)
+    fulfilment_note: str | None = None
     created_at: datetime = _ts()
 
 
@@ -382,6 +385,26 @@ class FindingRow(SQLModel, table=True):
     resolved_at: datetime | None = _ts(nullable=True)
     resolution: str | None = None
     """Why a human resolved it."""
+
+
+class StandingHoldRow(SQLModel, table=True):
+    """A standing hold placed through the broker (``holds.place``): one row per allowed
+    intent, written by its connector with the dispatch; released once, by a human."""
+
+    __tablename__ = "standing_holds"
+    intent_id: str = Field(primary_key=True)
+    org_id: str = Field(index=True)
+    subject: str = Field(index=True)
+    projects: list[str] = _json()
+    cites: str | None = None
+    reason: str
+    placed_by: str
+    audit_seq: int
+    entry_hash: str
+    created_at: datetime = _ts()
+    released_by: str | None = None
+    released_at: datetime | None = _ts(nullable=True)
+    release_reason: str | None = None
 
 
 class HeartbeatRunRow(SQLModel, table=True):

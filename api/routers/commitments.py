@@ -1,11 +1,12 @@
-"""Commitments from documents: extraction by an agent, rejection by a human."""
+"""Commitments from documents: extraction by an agent, rejection by a human; a delivery
+or obligation marked kept."""
 
 from __future__ import annotations
 
 from fastapi import APIRouter
 
 from api.deps import Actor, PortsDep
-from api.schemas import ExtractBody, RejectBody
+from api.schemas import ExtractBody, NoteBody, RejectBody
 from domain.extraction import ExtractionResult
 from domain.model import Commitment
 from usecases import commitments
@@ -31,3 +32,11 @@ def reject(commitment_id: str, body: RejectBody, ports: PortsDep, actor: Actor) 
     """Reject an extracted commitment (the founder, or an approver on every project it
     binds): it never binds. A confirmed or already rejected one is a 409."""
     return commitments.reject(ports, commitment_id, actor, body.reason)
+
+
+@router.post("/v1/commitments/{commitment_id}/fulfilled")
+def fulfilled(commitment_id: str, body: NoteBody, ports: PortsDep, actor: Actor) -> Commitment:
+    """Mark a confirmed delivery or obligation kept, with a note of how (the founder, or an
+    approver on every project it binds): it binds no more, and late deliveries under it
+    are no longer held. Once: a second is a 409; a spend cap or notice period is a 422."""
+    return commitments.fulfil(ports, commitment_id, actor, body.note)

@@ -1,4 +1,5 @@
-"""The heartbeat: run one now (the founder), and read the recent ones."""
+"""The heartbeat: run one now (the founder), read the recent ones, and the standing holds
+Sentinel placed (release one, with a reason)."""
 
 from __future__ import annotations
 
@@ -7,6 +8,8 @@ from typing import Annotated
 from fastapi import APIRouter, Query
 
 from api.deps import Actor, PortsDep
+from api.schemas import ReasonBody
+from domain.model import StandingHold
 from domain.time.heartbeat import HeartbeatRun
 from usecases import heartbeat
 from usecases.heartbeat import MAX_LISTED
@@ -30,3 +33,17 @@ def runs(
 ) -> list[HeartbeatRun]:
     """The organization's recent heartbeats, newest first."""
     return heartbeat.recent(ports, org_id, actor, limit)
+
+
+@router.get("/v1/orgs/{org_id}/holds")
+def standing_holds(org_id: str, ports: PortsDep, actor: Actor) -> list[StandingHold]:
+    """The standing holds placed in the organization (open and released) that you may
+    read: while one is open, every payment on its projects waits for a human."""
+    return heartbeat.standing_holds(ports, org_id, actor)
+
+
+@router.post("/v1/holds/{hold_id}/release")
+def release_hold(hold_id: str, body: ReasonBody, ports: PortsDep, actor: Actor) -> StandingHold:
+    """Release a standing hold with a reason (the founder, or an approver on every project
+    it holds), once: a second release is a 409 and never replaces the first."""
+    return heartbeat.release_hold(ports, hold_id, actor, body.reason)

@@ -9,7 +9,7 @@ from fastapi import APIRouter
 from pydantic import BaseModel, Field
 
 from api.deps import Actor, PortsDep
-from api.schemas import Body
+from api.schemas import Body, ReasonBody
 from domain.time.heartbeat import FiledFinding
 from domain.time.offers import Step
 from domain.time.playbooks import MAX_STEPS, MAX_TEXT, DriftFinding, EpisodeRecord, OfferRecord
@@ -32,10 +32,6 @@ class EpisodeBody(Body):
 
 class ConfirmOfferBody(Body):
     name: str = Field(min_length=1, max_length=offers.MAX_NAME)
-
-
-class ResolveBody(Body):
-    reason: str = Field(min_length=1, max_length=offers.MAX_REASON)
 
 
 class EpisodeView(BaseModel):
@@ -108,7 +104,7 @@ def list_findings(org_id: str, ports: PortsDep, actor: Actor) -> list[DriftFindi
 
 @router.post("/v1/findings/{finding_id}/resolve")
 def resolve_finding(
-    finding_id: str, body: ResolveBody, ports: PortsDep, actor: Actor
+    finding_id: str, body: ReasonBody, ports: PortsDep, actor: Actor
 ) -> DriftFinding | FiledFinding:
     """Resolve a finding with a reason, once: a drift finding, or one Sentinel filed
     through the broker. A second resolution is a 409 and never replaces the first."""

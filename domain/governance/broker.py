@@ -226,7 +226,29 @@ def _scope(p: _Path) -> Reject | None:
 
 
 def _commitments(p: _Path) -> Hold | None:
-    return _spend_caps(p) or _deliveries(p)
+    return _spend_caps(p) or _deliveries(p) or _standing_holds(p)
+
+
+def _standing_holds(p: _Path) -> Hold | None:
+    """Hold an intent that moves money on a project under an open standing hold (placed
+    through the broker, by Sentinel when a spend cap expired): a human approver on the
+    reach decides it, or releases the standing hold first."""
+    if p.spend == 0:
+        return None
+    for h in p.snap.standing_holds:
+        if h.holds(p.reach):
+            where = ", ".join(h.projects) or "the whole organization"
+            return Hold(
+                "standing_hold",
+                f"spending on {where} is on hold since {h.placed_at.isoformat()} "
+                f"(hold {h.id}): {h.reason}",
+                (
+                    f"a human staffed as approver on {', '.join(sorted(p.reach))} approves "
+                    f"this exact intent (digest {p.intent.digest[:12]}…)",
+                    f"or a human releases standing hold {h.id}, and the run proposes again",
+                ),
+            )
+    return None
 
 
 def _spend_caps(p: _Path) -> Hold | None:

@@ -23,6 +23,7 @@ from domain.model import (
     Frozen,
     Principal,
     Staffing,
+    StandingHold,
     ToolSpec,
 )
 from domain.tools import REGISTRY
@@ -75,6 +76,8 @@ class BrokerSnapshot:
     """Spend of this run's intents already allowed or approved."""
     committed_spend: Mapping[str, int] = field(default_factory=dict)
     """Spend already counted against each binding commitment, by commitment id."""
+    standing_holds: tuple[StandingHold, ...] = ()
+    """The organization's open standing holds (read for an intent that moves money)."""
     in_flight: Mapping[str, tuple[InFlight, ...]] = field(default_factory=dict)
     """Intents holding an operation key, by key: at least those on this intent's key and
     its operation's wildcard key, and (for an intent that names no resource) every key of

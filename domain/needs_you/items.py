@@ -19,6 +19,7 @@ class ItemKind(StrEnum):
     that adding them changes no consumer of the queue."""
 
     HELD_INTENT = "held_intent"
+    STANDING_HOLD = "standing_hold"
     COMMITMENT = "commitment"
     FAILED_RUN = "failed_run"
     FINDING = "finding"
@@ -36,6 +37,7 @@ class ActionKind(StrEnum):
     REJECT = "reject"
     RESOLVE = "resolve"
     RETRY = "retry"
+    RELEASE = "release"
 
 
 class ItemAction(Frozen):
@@ -98,6 +100,7 @@ class WithheldItem(Frozen):
 
 BASE: dict[ItemKind, int] = {
     ItemKind.HELD_INTENT: 500,
+    ItemKind.STANDING_HOLD: 450,
     ItemKind.FINDING: 400,
     ItemKind.DRIFT_FINDING: 400,
     ItemKind.FAILED_RUN: 300,
@@ -105,7 +108,8 @@ BASE: dict[ItemKind, int] = {
     ItemKind.COMMITMENT: 200,
     ItemKind.PROCESS_OFFER: 100,
 }
-"""Where each kind starts: a hold blocks work now (and may expire); a finding says the
+"""Where each kind starts: a hold blocks work now (and may expire); a standing hold makes
+every payment on its projects wait for a human; a finding says the
 foundation may be wrong; a failed run did nothing; a commitment binds nothing until
 confirmed; an offer is an improvement."""
 PRESSURE = 200

@@ -14,7 +14,15 @@ from enum import StrEnum
 from pydantic import Field
 
 from domain.intents import Outcome, ProposedAction
-from domain.model import Commitment, Delivery, Frozen, ReviewState, UtcInstant
+from domain.model import (
+    Commitment,
+    Delivery,
+    Frozen,
+    ReviewState,
+    SpendCap,
+    StandingHold,
+    UtcInstant,
+)
 
 PENDING_LIMIT = timedelta(days=7)
 """An extracted commitment unconfirmed for longer than this needs a human's look."""
@@ -27,6 +35,7 @@ ENDED = frozenset({"completed", "failed", "canceled", "terminated", "timed_out",
 (``not_found``: the workflow is gone from Temporal, past its retention)."""
 FINDINGS_FILE = "findings.file"
 KEYS_CLOSE = "keys.close"
+HOLDS_PLACE = "holds.place"
 ORPHAN_RULE = "orphaned_by_ended_run"
 """The rule an orphaned intent is closed under, by Sentinel's brokered ``keys.close``."""
 HEARTBEAT_RUN_PREFIX = "heartbeat-"
@@ -127,6 +136,11 @@ class OrgSnapshot(Frozen):
     recently_proposed: tuple[str, ...] = ()
     """Subjects the diagnostic agent proposed to file within :data:`PROPOSE_AGAIN_AFTER`,
     whatever the broker made of them."""
+    recently_proposed_holds: tuple[str, ...] = ()
+    """Subjects it proposed a standing hold for within :data:`PROPOSE_AGAIN_AFTER`."""
+    standing_holds: tuple[StandingHold, ...] = ()
+    """Every standing hold placed in the organization, released or not: one per subject
+    (a released one stays released: a human decided)."""
 
 
 class Finding(Frozen):
@@ -145,6 +159,9 @@ class Finding(Frozen):
     """The commitment it is about, if any."""
     close_intent: str | None = None
     """For an orphaned hold or key: the intent to close."""
+    hold_spending: bool = False
+    """Whether spending on its projects should wait for a human until one looks (an
+    expired spend cap binds nothing: spending there is uncapped)."""
 
 
 class CheckResult(Frozen):
@@ -156,7 +173,8 @@ class CheckResult(Frozen):
 
 
 def _is_confirmed(c: Commitment) -> bool:
-    return c.state is ReviewState.CONFIRMED
+    """Confirmed and not yet kept: a commitment the heartbeat watches."""
+    return c.state is ReviewState.CONFIRMED and c.fulfilled_at is None
 
 
 def expired_commitments(snap: OrgSnapshot, now: datetime) -> list[Finding]:
@@ -171,6 +189,7 @@ def expired_commitments(snap: OrgSnapshot, now: datetime) -> list[Finding]:
             evidence=(c.id,),
             projects=c.projects,
             cites=c.id,
+            hold_spending=isinstance(c.constraint, SpendCap),
         )
         for c in (f.commitment for f in snap.commitments)
         if _is_confirmed(c) and c.valid_until is not None and c.valid_until <= now
@@ -324,9 +343,10 @@ def run_checks(
 
 def proposals(finding: Finding, snap: OrgSnapshot) -> list[ProposedAction]:
     """What Sentinel proposes for ``finding``: file it (unless a finding with its subject
-    is on file already, or was proposed lately) and, for an orphaned hold or key, close
-    it. Built without a model; the broker decides each like any other agent's proposal.
-    A finding that names no project is filed on the projects Sentinel is staffed on."""
+    is on file already, or was proposed lately); for an expired spend cap, a standing hold
+    on spending there (once per subject); for an orphaned hold or key, close it. Built
+    without a model; the broker decides each like any other agent's proposal. A finding
+    that names no project is filed on the projects Sentinel is staffed on."""
     filed = {f.subject for f in snap.findings} | set(snap.recently_proposed)
     projects = finding.projects or snap.sentinel_projects
     why = f"heartbeat check {finding.kind} found: {finding.summary}"
@@ -346,6 +366,21 @@ def proposals(finding: Finding, snap: OrgSnapshot) -> list[ProposedAction]:
                 },
                 cost_cents=0,
                 justification=why,
+            )
+        )
+    held = {h.subject for h in snap.standing_holds} | set(snap.recently_proposed_holds)
+    if finding.hold_spending and finding.subject not in held:
+        actions.append(
+            ProposedAction(
+                tool=HOLDS_PLACE,
+                projects=projects,
+                payload={
+                    "subject": finding.subject,
+                    "cites": finding.cites or "",
+                    "reason": finding.summary,
+                },
+                cost_cents=0,
+                justification=f"{why}; spending there is uncapped until a human looks",
             )
         )
     if finding.close_intent is not None:

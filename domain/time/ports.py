@@ -9,6 +9,7 @@ from datetime import datetime
 from typing import Protocol
 
 from domain.audit import AuditDraft
+from domain.model import StandingHold
 from domain.ports import OrgChange
 from domain.time.heartbeat import FiledFinding, HeartbeatRun, OrgSnapshot
 from domain.time.learning import Experience, LearningPass, WorkEvent
@@ -41,6 +42,22 @@ class HeartbeatStore(Protocol):
         ``audit`` to its organization's chain, in one transaction under the organization's
         lock. A finding resolved already is a :class:`~domain.errors.Conflict` (the first
         reason stays), also when two resolutions race."""
+        ...
+
+    def standing_holds(self, org_id: str) -> list[StandingHold]:
+        """The standing holds placed in the organization, released or not, oldest first."""
+        ...
+
+    def standing_hold(self, hold_id: str) -> StandingHold | None:
+        """One standing hold (its id is the placing intent's)."""
+        ...
+
+    def release(
+        self, hold_id: str, actor_id: str, reason: str, now: datetime, audit: AuditDraft
+    ) -> StandingHold:
+        """Release a standing hold, with ``audit`` on the chain, in one transaction under
+        the organization's lock; one released already is a Conflict (the first reason
+        stays), also when two releases race."""
         ...
 
     def record(self, run: HeartbeatRun) -> None:

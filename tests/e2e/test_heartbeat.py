@@ -42,8 +42,8 @@ from tests.conftest import (
     utc_now,
     wire,
 )
-from tests.support import model_reply, pay_action, schedule_on
-from usecases import heartbeat, organization, runs
+from tests.support import model_reply, pay_action, payment_intent, schedule_on
+from usecases import governance, heartbeat, organization, runs
 from usecases.context import Ports
 from worker.__main__ import serve
 from worker.bootstrap import build_worker
@@ -182,9 +182,11 @@ def _rows(store: Store) -> dict[str, dict[str, str]]:
 
 
 async def test_a_heartbeat_changes_no_row_except_through_brokered_intents(beat: Beat) -> None:
-    """Findings on east are filed (Sentinel is staffed there); one on west is refused by
-    the broker (it is not, and the wall keeps it off). Every row that differs afterwards
-    is the heartbeat's own record or the record of Sentinel's audited intents."""
+    """Findings on east are filed (Sentinel is staffed there), and spending there, whose
+    cap expired, is put on a standing hold; both on west are refused by the broker (it is
+    not staffed there, and the wall keeps it off). Every row that differs afterwards is
+    the heartbeat's own record or the record of Sentinel's audited intents. A payment on
+    east then waits for a human."""
     svc, firm = beat.svc, beat.firm
     for title, project in (("east cap", "east"), ("west cap", "west")):
         c = organization.add_commitment(
@@ -198,9 +200,11 @@ async def test_a_heartbeat_changes_no_row_except_through_brokered_intents(beat: 
     after = _rows(beat.store)
 
     outcomes = {p.intent_id: p for p in run.proposals}
-    assert sorted((p.outcome, p.rule) for p in outcomes.values()) == [
-        (Outcome.ALLOW, "all_stages_passed"),
-        (Outcome.REJECT, "not_staffed"),
+    assert sorted((p.tool, p.outcome, p.rule) for p in outcomes.values()) == [
+        ("findings.file", Outcome.ALLOW, "all_stages_passed"),
+        ("findings.file", Outcome.REJECT, "not_staffed"),
+        ("holds.place", Outcome.ALLOW, "all_stages_passed"),
+        ("holds.place", Outcome.REJECT, "not_staffed"),
     ]
     changed = {
         name: {
@@ -213,6 +217,7 @@ async def test_a_heartbeat_changes_no_row_except_through_brokered_intents(beat: 
     changed = {name: keys for name, keys in changed.items() if keys}
     assert set(changed) <= {
         "heartbeat_runs", "audit_heads", "audit_entries", "intents", "decisions", "findings",
+        "standing_holds",
     }, changed  # fmt: skip
     assert all(
         k not in before[name] for name in set(changed) - {"audit_heads"} for k in changed[name]
@@ -223,12 +228,17 @@ async def test_a_heartbeat_changes_no_row_except_through_brokered_intents(beat: 
     for key in changed["audit_entries"]:
         entry = json.loads(after["audit_entries"][key])
         assert entry["intent_id"] in outcomes
-        assert entry["actor"] in (beat.sentinel, "connector:findings")
-    for key in changed["findings"]:
-        filed = json.loads(after["findings"][key])
-        assert outcomes[filed["intent_id"]].dispatched
+        assert entry["actor"] in (beat.sentinel, "connector:findings", "connector:holds")
+    for table in ("findings", "standing_holds"):
+        (key,) = changed[table]
+        assert outcomes[json.loads(after[table][key])["intent_id"]].dispatched
     assert len(changed["heartbeat_runs"]) == 1
     assert beat.store.audit.verify(firm.org).ok
+    store = beat.store
+    pay = payment_intent(firm.org, firm.agents["ledger"], 5_000)
+    # Decided at the heartbeat's moment (two days on): the cap has expired, the hold binds.
+    decision = governance.decide(store.governance, pay, utc_now() + timedelta(days=2))
+    assert (decision.outcome, decision.rule) == (Outcome.HOLD, "standing_hold")
 
 
 async def _held(beat: Beat, workflow_id: str) -> RunState:

@@ -344,3 +344,75 @@ def test_the_broker_holds_a_late_delivery_only_once_a_human_confirmed_it(firm: F
     assert late.rule.split("+")[0] == "delivery_overdue"
     assert elsewhere.outcome is Outcome.ALLOW
     assert store.audit.verify(firm.org).ok
+
+
+def test_a_kept_delivery_binds_no_more_once_on_the_record(api: TestClient, firm: Firm) -> None:
+    """Marked delivered (by the founder; not by a member, not a spend cap, not twice), a
+    delivery no longer holds late emails to its recipient; the chain verifies, and a row
+    changed behind it is found."""
+    store = _store(firm.svc)
+    due = Delivery(
+        deliverable="the data-room index",
+        due=datetime(2026, 1, 15, tzinfo=UTC),
+        recipient="cfo@atlas.example",
+    )
+    made = organization.add_commitment(
+        firm.svc, firm.org, firm.founder, "Index due", due, "letter", projects=("east",)
+    )
+    path = f"/v1/commitments/{made.id}/fulfilled"
+    founder, ben = (
+        {"X-Verletica-Principal": firm.founder},
+        {"X-Verletica-Principal": firm.associate},
+    )
+    # Not confirmed: there is nothing to keep yet.
+    assert api.post(path, json={"note": "sent"}, headers=founder).status_code == 409
+    organization.confirm_commitment(firm.svc, made.id, firm.founder)
+    now = datetime.now(UTC)
+    late = governance.decide(store.governance, _email(firm, "cfo@atlas.example"), now)
+    assert late.rule.split("+")[0] == "delivery_overdue"
+
+    assert api.post(path, json={"note": "sent"}, headers=ben).status_code == 403
+    assert api.post(path, json={"note": ""}, headers=founder).status_code == 422
+    r = api.post(path, json={"note": "index sent 2026-01-20, ref DR-7"}, headers=founder)
+    assert r.status_code == 200, r.text
+    kept = Commitment.model_validate(r.json())
+    assert (kept.fulfilled_by, kept.fulfilment_note) == (
+        firm.founder,
+        "index sent 2026-01-20, ref DR-7",
+    )
+    assert not kept.binds(datetime.now(UTC))
+    assert api.post(path, json={"note": "again"}, headers=founder).status_code == 409
+    again = governance.decide(store.governance, _email(firm, "cfo@atlas.example"), now)
+    assert "delivery_overdue" not in again.rule.split("+")
+    assert store.audit.verify(firm.org).ok
+    rules = [e.rule for e in store.audit.entries(firm.org)]
+    assert rules.count("commitment_fulfilled") == 1
+
+    cap = _cap(firm)
+    organization.confirm_commitment(firm.svc, cap.id, firm.founder)
+    r = api.post(f"/v1/commitments/{cap.id}/fulfilled", json={"note": "x"}, headers=founder)
+    assert r.status_code == 422 and "expires" in r.text
+
+    with store.db.transaction() as s:
+        s.execute(
+            text("UPDATE commitments SET fulfilment_note = 'forged' WHERE id = :id"),
+            {"id": made.id},
+        )
+    result = store.audit.verify(firm.org)
+    assert not result.ok and f"commitment {made.id}" in (result.problem or "")
+
+
+def test_two_racing_fulfilments_one_wins(firm: Firm) -> None:
+    due = Delivery(deliverable="the index", due=datetime(2026, 1, 15, tzinfo=UTC))
+    made = organization.add_commitment(
+        firm.svc, firm.org, firm.founder, "Index due", due, "letter", projects=("east",)
+    )
+    organization.confirm_commitment(firm.svc, made.id, firm.founder)
+
+    def keeping(note: str) -> Callable[[], Commitment]:
+        return lambda: commitments.fulfil(firm.svc, made.id, firm.founder, note)
+
+    results = race([keeping("first"), keeping("second"), keeping("third")])
+    won = [r for r in results if isinstance(r, Commitment)]
+    assert len(won) == 1 and sum(isinstance(r, Conflict) for r in results) == 2, results
+    assert _store(firm.svc).audit.verify(firm.org).ok

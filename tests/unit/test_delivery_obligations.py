@@ -77,8 +77,13 @@ def test_the_recipient_is_compared_without_case_or_surrounding_space() -> None:
         (delivery(valid_until=NOW), RECIPIENT, ("east",)),  # no longer valid
         (delivery(), "someone@else.example", ("east",)),  # not its recipient
         (delivery(), RECIPIENT, ("north",)),  # not its project
+        (
+            delivery().model_copy(update={"fulfilled_by": "p", "fulfilled_at": NOW}),
+            RECIPIENT,
+            ("east",),
+        ),  # marked delivered
     ],
-    ids=["early", "extracted", "rejected", "expired", "other-recipient", "other-project"],
+    ids=["early", "extracted", "rejected", "expired", "other-recipient", "other-project", "kept"],
 )
 def test_nothing_else_is_held(commitment: Commitment, to: str, projects: tuple[str, ...]) -> None:
     assert decided(commitment, to=to, projects=projects).outcome is Outcome.ALLOW

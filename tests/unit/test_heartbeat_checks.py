@@ -112,8 +112,13 @@ def test_a_confirmed_delivery_past_its_due_date_is_overdue() -> None:
         ReviewState.EXTRACTED, constraint=Delivery(deliverable="x", due=NOW - timedelta(days=1))
     )
     obligation = commitment(constraint=Obligation(text="be nice"))
-    s = snap(commitments=tuple(facts(c) for c in (due, not_yet, unconfirmed, obligation)))
+    kept = commitment(
+        constraint=Delivery(deliverable="kept", due=NOW - timedelta(days=1)),
+        valid_until=NOW - timedelta(hours=1),
+    ).model_copy(update={"fulfilled_by": "ada", "fulfilled_at": NOW - timedelta(days=2)})
+    s = snap(commitments=tuple(facts(c) for c in (due, not_yet, unconfirmed, obligation, kept)))
     (found,) = overdue_deliveries(s, NOW)
+    assert expired_commitments(s, NOW) == []  # kept: neither overdue nor expired
     assert (found.cites, found.severity) == (due.id, Severity.CRITICAL)
     assert "index" in found.summary
 
@@ -229,9 +234,11 @@ def test_an_org_wide_finding_is_filed_where_sentinel_is_staffed() -> None:
     org_wide = commitment(valid_until=NOW - timedelta(days=1), projects=())
     s = snap(commitments=(facts(org_wide),))
     (finding,) = expired_commitments(s, NOW)
-    (filed,) = proposals(finding, s)
-    assert filed.projects == ("east",)
-    assert filed.payload["cites"] == org_wide.id
+    # Filed, and spending held, where Sentinel is staffed: never across a wall.
+    filed, held = proposals(finding, s)
+    assert (filed.tool, held.tool) == (FINDINGS_FILE, "holds.place")
+    assert filed.projects == held.projects == ("east",)
+    assert filed.payload["cites"] == held.payload["cites"] == org_wide.id
 
 
 def test_proposals_are_deterministic() -> None:
@@ -244,6 +251,11 @@ def test_a_subject_proposed_lately_is_not_proposed_again() -> None:
     expired = commitment(valid_until=NOW - timedelta(days=1))
     s = snap(commitments=(facts(expired),))
     (finding,) = expired_commitments(s, NOW)
-    lately = s.model_copy(update={"recently_proposed": (finding.subject,)})
-    assert [a.tool for a in proposals(finding, s)] == [FINDINGS_FILE]
+    lately = s.model_copy(
+        update={
+            "recently_proposed": (finding.subject,),
+            "recently_proposed_holds": (finding.subject,),
+        }
+    )
+    assert [a.tool for a in proposals(finding, s)] == [FINDINGS_FILE, "holds.place"]
     assert proposals(finding, lately) == []
