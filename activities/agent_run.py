@@ -30,7 +30,7 @@ from domain.runs import (
     RunInput,
 )
 from domain.tools import REGISTRY
-from usecases.governance import record_run_rejection
+from usecases.governance import record_question, record_run_rejection
 
 POLICY_VIOLATION = "PolicyViolation"
 MODEL_UNAVAILABLE = "ModelUnavailable"
@@ -152,9 +152,21 @@ class AgentRunActivities:
                 model=reply.model,
                 reply_digest=reply_digest,
             )
+        if parsed.question is not None:
+            await in_thread(
+                record_question,
+                self._governance,
+                request.org_id,
+                request.run_id,
+                request.agent_id,
+                parsed.question,
+                parsed.summary,
+                self._clock(),
+            )
         return ReasoningResult(
             summary=parsed.summary,
             actions=parsed.actions,
+            question=parsed.question,
             provider=reply.provider,
             model=reply.model,
             reply_digest=reply_digest,

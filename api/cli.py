@@ -387,6 +387,16 @@ def retry(run_id: str, actor: As = "") -> None:
     _show(_services(lambda s: needs_you.retry_run(s, run_id, actor), temporal=True))
 
 
+@app.command()
+def answer(
+    run_id: str,
+    text: Annotated[str, typer.Argument(help="Your answer to the agent's question.")],
+    actor: As = "",
+) -> None:
+    """Answer the question a run's agent asked: a new run goes on with it, once."""
+    _show(_services(lambda s: needs_you.answer_run(s, run_id, actor, text), temporal=True))
+
+
 @audit_app.command("verify")
 def audit_verify(org: Org, actor: As = "") -> None:
     """Recompute every hash, link and signature of the organization's chain."""

@@ -1,6 +1,8 @@
 """The strict model-output parser.
 
-The model's reply must be exactly one JSON object ``{"summary": str, "actions": [...]}``.
+The model's reply must be exactly one JSON object ``{"summary": str, "actions": [...]}``,
+or ``{"summary": str, "actions": [], "question": str}`` when the agent cannot do the task
+without a human's answer.
 Anything else is a recorded rejection; nothing is repaired: no code fences are
 stripped, no missing field is defaulted, no type is coerced.
 """
@@ -17,8 +19,11 @@ from domain.tools import REGISTRY
 
 MAX_ACTIONS = 10
 MAX_CENTS = 10**12
+MAX_QUESTION = 500
+"""The longest question an agent may put to a human."""
 
 _REPLY_KEYS = {"summary", "actions"}
+_REPLY_OPTIONAL = {"question"}
 _ACTION_REQUIRED = {"tool", "projects", "payload", "cost_cents", "justification"}
 _ACTION_OPTIONAL = {"references"}
 
@@ -28,6 +33,8 @@ class ParsedReply(Frozen):
 
     summary: str
     actions: tuple[ProposedAction, ...]
+    question: str | None = None
+    """What the agent needs a human to answer before it can do the task (no actions)."""
 
 
 class ParseRejection(Frozen):
@@ -105,20 +112,36 @@ def _action(raw: object, index: int, snapshot: Mapping[str, ToolSpec]) -> Propos
     )
 
 
+def _question(data: Mapping[str, Any]) -> str | None:
+    if "question" not in data:
+        return None
+    question = data["question"]
+    if not isinstance(question, str) or not question.strip() or len(question) > MAX_QUESTION:
+        raise Refused(
+            "malformed_question", f"question must be text of 1 to {MAX_QUESTION} characters"
+        )
+    if data["actions"]:
+        raise Refused(
+            "question_with_actions",
+            "a reply that asks a question proposes no action until answered",
+        )
+    return question.strip()
+
+
 def parse_reply(text: str, snapshot: Mapping[str, ToolSpec]) -> ParsedReply | ParseRejection:
     """Turn a model reply into proposed actions, or say exactly why not."""
     try:
         data = load(text)
         if not isinstance(data, dict):
             raise Refused("malformed_json", "the reply must be one JSON object")
-        _exact_keys(data, _REPLY_KEYS, set(), "reply")
+        _exact_keys(data, _REPLY_KEYS, _REPLY_OPTIONAL, "reply")
         if not isinstance(data["summary"], str):
             raise Refused("missing_field", "reply.summary must be text")
         actions = data["actions"]
         if not isinstance(actions, list) or len(actions) > MAX_ACTIONS:
             raise Refused("malformed_actions", f"actions must be a list of at most {MAX_ACTIONS}")
         parsed = tuple(_action(raw, i, snapshot) for i, raw in enumerate(actions))
-        return ParsedReply(summary=data["summary"], actions=parsed)
+        return ParsedReply(summary=data["summary"], actions=parsed, question=_question(data))
     except Refused as refused:
         return ParseRejection(rule=refused.rule, reason=refused.reason)
     except RecursionError:

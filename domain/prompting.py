@@ -12,7 +12,9 @@ REPLY_CONTRACT = (
     'Each action is {"tool": string, "projects": [project key, ...], "payload": object '
     'with exactly the tool\'s parameters, "cost_cents": integer (equal to the amount for '
     'money tools, else 0), "justification": string, "references": [record key, ...]}. '
-    "Propose only tools listed below. Do not wrap the JSON in anything."
+    "Propose only tools listed below. If you cannot do the task without an answer from "
+    'the human who asked, reply {"summary": string, "actions": [], "question": string} '
+    "instead. Do not wrap the JSON in anything."
 )
 
 

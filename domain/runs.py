@@ -122,6 +122,8 @@ class ReasoningResult(Frozen):
     summary: str = ""
     actions: tuple[ProposedAction, ...] = ()
     rejection: ParseRejection | None = None
+    question: str | None = None
+    """The agent's question for a human (already in the audit chain); no actions."""
     provider: str
     model: str
     reply_digest: str
@@ -246,6 +248,8 @@ class RunState(Frozen):
     )
     summary: str = ""
     rejection: ParseRejection | None = None
+    question: str | None = None
+    """What the agent asked the human who started the run (answered by a new run)."""
     released: tuple[str, ...] = ()
     """The memory records the gate released to the run (refs)."""
     intents: tuple[IntentView, ...] = ()

@@ -368,6 +368,20 @@ def record_run_failure(
         unit.append(records.run_failure_draft(run_id, agent_id, rule, reason))
 
 
+def record_question(
+    store: GovernanceStore,
+    org_id: str,
+    run_id: str,
+    agent_id: str,
+    question: str,
+    summary: str,
+    now: datetime,
+) -> None:
+    """Record that an agent put a question to a human instead of acting (once per run)."""
+    with store.unit(org_id, now) as unit:
+        unit.append(records.question_draft(run_id, agent_id, question, summary))
+
+
 def _refuse_dispatch(
     store: GovernanceStore,
     org_id: str,

@@ -20,6 +20,7 @@ from pydantic import BaseModel
 
 from domain.audit import AuditEntry
 from domain.errors import Conflict
+from domain.governance.records import answer_draft
 from domain.model import Commitment, Obligation, ReviewState, SpendCap
 from domain.needs_you.chain import ChainStory, FailedRun, HeldIntent, read_chain, retry_draft
 from domain.needs_you.items import (
@@ -236,6 +237,42 @@ class FailedRuns:
                 yield item
 
 
+class AgentReplies:
+    """Runs whose agent asked the human a question instead of acting: answer it, and a
+    new run goes on with the answer."""
+
+    name = "agent_replies"
+
+    def items(self, context: QueueContext) -> Iterable[QueueItem]:
+        for asked in context.story.open_questions():
+            run = context.ports.runs.get(asked.run_id)
+            if run is None or run.org_id != context.org_id:
+                continue
+            yield QueueItem(
+                kind=ItemKind.AGENT_REPLY,
+                subject_id=run.id,
+                title=f"{context.handle(asked.agent_id)} asks: {asked.question[:100]}",
+                waiting_since=asked.asked_at,
+                reach=tuple(sorted(context.run_reach.get(run.id, set()) | set(run.projects))),
+                evidence=(
+                    Evidence(
+                        label="question", detail=asked.question, ref=f"audit#{asked.audit_seq}"
+                    ),
+                    Evidence(label="summary", detail=asked.summary),
+                    Evidence(label="task", detail=run.task),
+                    Evidence(label="asked", detail=context.handle(run.started_by or "system")),
+                ),
+                actions=(
+                    ItemAction(
+                        kind=ActionKind.ANSWER,
+                        path=f"/v1/runs/{run.id}/answer",
+                        cli=f'verletica answer {run.id} "<answer>"',
+                        needs=("answer",),
+                    ),
+                ),
+            )
+
+
 class ProcessOffers:
     """Episodes merged into a process offer: confirm it into a named playbook."""
 
@@ -387,6 +424,7 @@ SOURCES: tuple[ItemSource, ...] = (
     StandingHolds(),
     PendingCommitments(),
     FailedRuns(),
+    AgentReplies(),
     ProcessOffers(),
     DriftFindings(),
     FiledFindings(),
@@ -402,9 +440,7 @@ class SourceStatus(BaseModel):
     note: str = ""
 
 
-NOT_WIRED: tuple[SourceStatus, ...] = (
-    SourceStatus(name="agent_replies", wired=False, note="agent replies: not yet"),
-)
+NOT_WIRED: tuple[SourceStatus, ...] = ()
 """Kinds of work the queue will show once their sources exist."""
 
 
@@ -526,6 +562,52 @@ class RunRetried(BaseModel):
     run_id: str
     """The run that failed."""
     retry: RunStarted
+
+
+MAX_ANSWER = 2000
+
+
+class RunAnswered(BaseModel):
+    """A human's answer to a run's question: a new run of the same agent goes on with it."""
+
+    run_id: str
+    """The run that asked."""
+    answer: RunStarted
+
+
+def answered_task(task: str, question: str, answer: str, handle: str) -> str:
+    """The task of the run that goes on: the first task, the question and the answer."""
+    return f"{task}\n\nYou asked: {question}\nThe answer from {handle}: {answer}"
+
+
+async def answer_run(ports: Ports, run_id: str, actor_id: str, answer: str) -> RunAnswered:
+    """Answer the question a run's agent asked, on behalf of ``actor_id`` (who must be
+    able to read the run): a new run of the agent starts with the task, the question and
+    the answer. Once: a second answer is a Conflict (the first stands), on the record."""
+    answer = answer.strip()
+    if not answer or len(answer) > MAX_ANSWER:
+        raise ValueError(f"an answer is text of 1 to {MAX_ANSWER} characters")
+    run = run_for(ports, run_id, actor_id)
+    story = read_chain(ports.audit.entries(run.org_id))
+    asked = story.questions.get(run_id)
+    if asked is None:
+        raise Conflict(f"run {run_id} asked no question")
+    if run_id in story.answered:
+        raise Conflict(f"run {run_id}'s question is answered already")
+    actor = ports.directory.principal(run.org_id, actor_id)
+    started = await start_run(
+        ports,
+        run.org_id,
+        actor_id,
+        run.agent_id,
+        answered_task(run.task, asked.question, answer, actor.handle),
+        client_key=f"answer:{run_id}",
+    )
+    with ports.governance.unit(run.org_id, ports.clock()) as unit:
+        if unit.recorded(f"answer:{run_id}") is not None:
+            raise Conflict(f"run {run_id}'s question is answered already")
+        unit.append(answer_draft(run_id, started.run_id, actor_id))
+    return RunAnswered(run_id=run_id, answer=started)
 
 
 async def retry_run(ports: Ports, run_id: str, actor_id: str) -> RunRetried:

@@ -229,6 +229,7 @@ class AgentRunWorkflow:
         self._nodes: dict[str, NodeStatus] = dict(RunState(run_id="").nodes)
         self._summary = ""
         self._rejection: ParseRejection | None = None
+        self._question: str | None = None
         self._error: str | None = None
         self._tracked: list[_Tracked] = []
         self._inbox: list[_Received] = []
@@ -260,6 +261,7 @@ class AgentRunWorkflow:
             nodes=dict(self._nodes),
             summary=self._summary,
             rejection=self._rejection,
+            question=self._question,
             released=self._released,
             intents=tuple(t.view() for t in self._tracked),
             error=self._error,
@@ -381,6 +383,7 @@ class AgentRunWorkflow:
             summary=f"reasoning: one model call for {resolved.handle}",
         )
         self._summary = reasoning.summary
+        self._question = reasoning.question
         if reasoning.rejection is not None:
             self._rejection = reasoning.rejection
             self._nodes["reasoning"] = NodeStatus.FAILED

@@ -141,6 +141,36 @@ def run_failure_draft(run_id: str, agent_id: str, rule: str, reason: str) -> Aud
     )
 
 
+AGENT_QUESTION = "agent_question"
+RUN_ANSWERED = "run_answered"
+
+
+def question_draft(run_id: str, agent_id: str, question: str, summary: str) -> AuditDraft:
+    """An agent's reply that puts a question to the human who asked (no actions): one per
+    run, waiting for a human's answer."""
+    return AuditDraft(
+        event_key=f"question:{run_id}",
+        actor=agent_id,
+        decision="asked",
+        stage=RUN_STAGE,
+        rule=AGENT_QUESTION,
+        payload={"run_id": run_id, "question": question, "summary": summary},
+    )
+
+
+def answer_draft(run_id: str, answer_run_id: str, actor: str) -> AuditDraft:
+    """A human answered a run's question: the run that goes on with the answer. Once per
+    question (its key). The answer's text is in the new run's task, not here."""
+    return AuditDraft(
+        event_key=f"answer:{run_id}",
+        actor=actor,
+        decision="answered",
+        stage=RUN_STAGE,
+        rule=RUN_ANSWERED,
+        payload={"run_id": run_id, "answer_run_id": answer_run_id},
+    )
+
+
 def dispatch_draft(result: DispatchResult) -> AuditDraft:
     """A connector's write, recorded in the same commit as the write."""
     return AuditDraft(

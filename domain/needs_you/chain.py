@@ -13,7 +13,7 @@ from datetime import datetime
 from typing import Any
 
 from domain.audit import AuditDraft, AuditEntry
-from domain.governance.records import RUN_STAGE
+from domain.governance.records import AGENT_QUESTION, RUN_ANSWERED, RUN_STAGE
 from domain.intents import Outcome, Stage
 from domain.model import Frozen, UtcInstant
 
@@ -75,6 +75,17 @@ class FailedRun(Frozen):
     audit_seq: int
 
 
+class AgentQuestion(Frozen):
+    """A run whose agent put a question to a human instead of acting."""
+
+    run_id: str
+    agent_id: str
+    question: str
+    summary: str
+    asked_at: UtcInstant
+    audit_seq: int
+
+
 @dataclass
 class IntentStory:
     """One intent's decisions as the chain tells them (a mutable fold accumulator)."""
@@ -104,6 +115,10 @@ class ChainStory:
     """Runs that failed or were cancelled after proposing (their intents closed)."""
     retried: dict[str, str] = field(default_factory=dict)
     """Run id → the run that retried it."""
+    questions: dict[str, AgentQuestion] = field(default_factory=dict)
+    """Run id → the question its agent asked."""
+    answered: dict[str, str] = field(default_factory=dict)
+    """Run id → the run that went on with a human's answer."""
     commitments_recorded: dict[str, datetime] = field(default_factory=dict)
     """Commitment id → when it was recorded."""
 
@@ -111,6 +126,13 @@ class ChainStory:
         """Every hold still open, oldest first."""
         holds = [s.open_hold for s in self.intents.values() if s.open_hold is not None]
         return sorted(holds, key=lambda h: (h.held_at, h.intent_id))
+
+    def open_questions(self) -> list[AgentQuestion]:
+        """Every question no human has answered yet, oldest first."""
+        return sorted(
+            (q for run, q in self.questions.items() if run not in self.answered),
+            key=lambda q: (q.asked_at, q.run_id),
+        )
 
     def failed_runs(self) -> list[FailedRun]:
         """Every failed run not retried yet, oldest first."""
@@ -208,6 +230,20 @@ def read_chain(entries: Iterable[AuditEntry]) -> ChainStory:
             )
         elif entry.stage == RUN_STAGE and entry.rule == RUN_RETRIED and isinstance(run_id, str):
             story.retried[run_id] = str(entry.payload.get("retry_run_id", ""))
+        elif entry.stage == RUN_STAGE and entry.rule == AGENT_QUESTION and isinstance(run_id, str):
+            story.questions.setdefault(
+                run_id,
+                AgentQuestion(
+                    run_id=run_id,
+                    agent_id=entry.actor,
+                    question=str(entry.payload.get("question", "")),
+                    summary=str(entry.payload.get("summary", "")),
+                    asked_at=at(entry),
+                    audit_seq=entry.seq,
+                ),
+            )
+        elif entry.stage == RUN_STAGE and entry.rule == RUN_ANSWERED and isinstance(run_id, str):
+            story.answered[run_id] = str(entry.payload.get("answer_run_id", ""))
         elif entry.stage == RUN_STAGE and entry.rule in RUN_ENDS and isinstance(run_id, str):
             story.failures.setdefault(
                 run_id,

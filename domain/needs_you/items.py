@@ -38,6 +38,7 @@ class ActionKind(StrEnum):
     RESOLVE = "resolve"
     RETRY = "retry"
     RELEASE = "release"
+    ANSWER = "answer"
 
 
 class ItemAction(Frozen):

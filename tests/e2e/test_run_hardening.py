@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -16,6 +17,7 @@ from temporalio.testing import WorkflowEnvironment
 from adapters.models.scripted import ScriptedProvider
 from adapters.store.store import Store
 from adapters.store.tables import AuditEntryRow, ClaimRow, EmailRow
+from domain.errors import Conflict
 from domain.governance.approvals import Decided, sign
 from domain.intents import Outcome
 from domain.runs import ApprovalSignal, DispatchRequest, RunState, RunStatus
@@ -248,4 +250,39 @@ async def test_a_run_failing_before_any_intent_is_on_the_chain_and_in_the_queue(
     failed = [i for i in queue.items if getattr(i, "subject_id", None) == started.run_id]
     assert len(failed) == 1 and failed[0].kind == "failed_run"  # type: ignore[union-attr]
     assert [a.kind for a in failed[0].actions] == ["retry"]  # type: ignore[union-attr]
+    assert store.audit.verify(firm.org).ok
+
+
+async def test_an_agent_asks_a_human_and_the_answer_goes_on_in_a_new_run_once(env: Env) -> None:
+    """The agent cannot act without an answer: its reply asks, the run proposes nothing,
+    the question is on the chain and in the queue with its answer action; the answer
+    starts one new run with the task, the question and the answer; a second is refused."""
+    svc, firm, store = env.svc, env.firm, env.store
+    asking = json.dumps(
+        {"summary": "Two invoices match.", "actions": [], "question": "INV-7 or INV-8?"}
+    )
+    async with build_worker(env.temporal.client, svc.settings, store, model=ScriptedProvider()):
+        started = await runs.start_run(
+            svc, firm.org, firm.founder, firm.agents["ledger"], "pay the Atlas invoice", asking
+        )
+        final = await asyncio.wait_for(runs.wait_run(svc, started.run_id, firm.founder), 60)
+        assert final.status is RunStatus.COMPLETED and final.intents == ()
+        assert final.question == "INV-7 or INV-8?"
+        queue = needs_you.needs_you(svc, firm.org, firm.founder)
+        (item,) = [i for i in queue.items if getattr(i, "kind", None) == "agent_reply"]
+        assert item.subject_id == started.run_id  # type: ignore[union-attr]
+        assert [a.kind for a in item.actions] == ["answer"]  # type: ignore[union-attr]
+        assert "ledger asks: INV-7 or INV-8?" == item.title  # type: ignore[union-attr]
+
+        answered = await needs_you.answer_run(svc, started.run_id, firm.founder, "INV-8")
+        with pytest.raises(Conflict):
+            await needs_you.answer_run(svc, started.run_id, firm.founder, "INV-7")
+        new = svc.runs.get(answered.answer.run_id)
+        assert new is not None and new.agent_id == firm.agents["ledger"]
+        assert new.task.endswith("You asked: INV-7 or INV-8?\nThe answer from ada: INV-8")
+        await asyncio.wait_for(runs.wait_run(svc, new.id, firm.founder), 60)
+    left = needs_you.needs_you(svc, firm.org, firm.founder).items
+    assert all(getattr(i, "kind", None) != "agent_reply" for i in left)
+    rules = [e.rule for e in store.audit.entries(firm.org)]
+    assert rules.count("agent_question") == 1 and rules.count("run_answered") == 1
     assert store.audit.verify(firm.org).ok

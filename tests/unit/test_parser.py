@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from domain.canonical import canonical_json
 from domain.intents import Intent, ProposedAction
 from domain.model import ParamType, ToolSpec
-from domain.parser import MAX_ACTIONS, ParsedReply, ParseRejection, parse_reply
+from domain.parser import MAX_ACTIONS, MAX_QUESTION, ParsedReply, ParseRejection, parse_reply
 from domain.tools import EMAIL_SEND, PAYMENTS_PAY, REGISTRY
 
 EMAIL_ONLY: dict[str, ToolSpec] = {"email.send": EMAIL_SEND}
@@ -637,3 +637,46 @@ def test_a_nul_character_anywhere_is_a_rejection(text: str) -> None:
     refused = rejected(text)
     assert refused.rule == "forbidden_character"
     assert "NUL" in refused.reason
+
+
+# --- a question for the human instead of actions ------------------------------------------
+
+
+def _asking(question: Any, *actions: Any) -> str:
+    return json.dumps({"summary": "Blocked.", "actions": list(actions), "question": question})
+
+
+def test_a_reply_may_ask_the_human_a_question_instead_of_acting() -> None:
+    result = parse_reply(_asking("  Which invoice, INV-7 or INV-8? "), REGISTRY)
+    assert result == ParsedReply(
+        summary="Blocked.", actions=(), question="Which invoice, INV-7 or INV-8?"
+    )
+
+
+@pytest.mark.parametrize(
+    ("question", "rule"),
+    [
+        ("", "malformed_question"),
+        ("   ", "malformed_question"),
+        ("x" * (MAX_QUESTION + 1), "malformed_question"),
+        (None, "malformed_question"),
+        (["which?"], "malformed_question"),
+    ],
+    ids=["empty", "blank", "too-long", "null", "list"],
+)
+def test_a_question_must_be_text_of_bounded_length(question: Any, rule: str) -> None:
+    assert rejected(_asking(question)).rule == rule
+
+
+def test_a_question_proposes_no_action_until_answered() -> None:
+    assert rejected(_asking("Which invoice?", pay())).rule == "question_with_actions"
+
+
+STORABLE = st.characters(blacklist_categories=("Cs",), blacklist_characters="\x00")
+"""Text the store can keep (a NUL or a lone surrogate is refused as forbidden_character)."""
+
+
+@given(st.text(STORABLE, min_size=1, max_size=MAX_QUESTION).filter(lambda t: t.strip()))
+def test_any_bounded_question_is_kept_stripped(question: str) -> None:
+    result = parse_reply(_asking(question), REGISTRY)
+    assert isinstance(result, ParsedReply) and result.question == question.strip()
