@@ -21,6 +21,7 @@ from domain.time.learning import (
     MAX_EVENTS,
     MAX_PRIOR,
     WINDOW,
+    InsightStatus,
     LearningInput,
     LearningPass,
     LearnRequest,
@@ -59,7 +60,12 @@ class LearningActivities:
         it accepted (as candidate experiences) and what it refused. Writes nothing."""
         since = request.now - WINDOW
         events = await in_thread(self._store.window, request.org_id, since, request.now, MAX_EVENTS)
-        prior = await in_thread(self._store.experiences, request.org_id, MAX_PRIOR)
+        # Dismissed lessons are not shown again: a human said they were not worth keeping.
+        prior = [
+            x
+            for x in await in_thread(self._store.experiences, request.org_id, MAX_PRIOR)
+            if x.status is not InsightStatus.DISMISSED
+        ]
         empty = LearningPass(
             id=request.pass_id,
             org_id=request.org_id,

@@ -708,6 +708,26 @@ def learn_experiences(
     _show_experiences(_sync(lambda s: learning.experiences(s, org, actor, limit)))
 
 
+@learn_app.command("promote")
+def learn_promote(
+    experience_id: str,
+    reason: Annotated[str, typer.Option(help="Why the lesson holds.")],
+    actor: As = "",
+) -> None:
+    """Promote a candidate lesson (the founder): vouched for, never policy. Once."""
+    _show(_sync(lambda s: learning.review(s, experience_id, actor, True, reason)))
+
+
+@learn_app.command("dismiss")
+def learn_dismiss(
+    experience_id: str,
+    reason: Annotated[str, typer.Option(help="Why the lesson is not worth keeping.")],
+    actor: As = "",
+) -> None:
+    """Dismiss a candidate lesson (the founder): later passes no longer see it. Once."""
+    _show(_sync(lambda s: learning.review(s, experience_id, actor, False, reason)))
+
+
 @app.command()
 def worker() -> None:
     """Run one worker (polls the task queue until interrupted)."""

@@ -1,10 +1,13 @@
 """The learning pass on demand: start one now (the founder), read the organization's
-experiences (any member). An experience is a candidate lesson, never policy."""
+experiences (any member), promote or dismiss a candidate (the founder). An experience is
+a lesson, never policy: promoting one changes no charter, rule or approval."""
 
 from __future__ import annotations
 
-from domain.errors import Unavailable
-from domain.time.learning import MAX_PRIOR, Experience, LearningPass
+from domain.audit import AuditDraft
+from domain.errors import NotFound, Unavailable
+from domain.time.learning import LEARNING, MAX_PRIOR, Experience, InsightStatus, LearningPass
+from domain.time.ports import LearningStore
 from usecases.access import founder, member
 from usecases.context import Ports
 
@@ -30,6 +33,40 @@ def experiences(
 ) -> list[Experience]:
     """The organization's experiences (candidate or promoted), newest first."""
     member(ports, org_id, actor_id)
+    return _store(ports).experiences(org_id, max(1, min(limit, MAX_LISTED)))
+
+
+MAX_REASON = 2000
+
+
+def review(
+    ports: Ports, experience_id: str, actor_id: str, promote: bool, reason: str
+) -> Experience:
+    """The founder promotes a candidate lesson (vouches for it; it stays a lesson, never
+    policy) or dismisses it (later passes no longer see it), saying why. Once: a second
+    review is a Conflict and keeps the first, also when two race. On the chain."""
+    reason = reason.strip()
+    if not reason or len(reason) > MAX_REASON:
+        raise ValueError(f"a review needs a reason of at most {MAX_REASON} characters")
+    store = _store(ports)
+    found = store.experience(experience_id)
+    actor = ports.directory.find_principal(actor_id)
+    if found is None or actor is None or actor.org_id != found.org_id:
+        raise NotFound(f"no experience {experience_id}")
+    founder(ports, found.org_id, actor_id)
+    status = InsightStatus.PROMOTED if promote else InsightStatus.DISMISSED
+    audit = AuditDraft(
+        event_key=f"experience:{experience_id}:reviewed",
+        actor=actor_id,
+        decision=status.value,
+        stage=LEARNING,
+        rule=f"experience_{status.value}",
+        payload={"experience_id": experience_id, "reason": reason},
+    )
+    return store.review(experience_id, status, actor_id, reason, ports.clock(), audit)
+
+
+def _store(ports: Ports) -> LearningStore:
     if ports.experiences is None:
         raise Unavailable("this process keeps no learning record")
-    return ports.experiences.experiences(org_id, max(1, min(limit, MAX_LISTED)))
+    return ports.experiences

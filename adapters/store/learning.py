@@ -7,14 +7,15 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import select, update
 from sqlmodel import col, or_
 
-from adapters.store.audit_log import ChainWriter, lock
+from adapters.store.audit_log import ChainWriter, append, lock
 from adapters.store.db import utc
 from adapters.store.session import Database
 from adapters.store.tables import AuditEntryRow, ExperienceRow, IntentRow, OrgRow
 from domain.audit import AuditDraft, ChainKeys
+from domain.errors import Conflict, NotFound
 from domain.governance.records import DISPATCH_REFUSED
 from domain.intents import Stage
 from domain.time.learning import (
@@ -119,6 +120,42 @@ class SqlLearning:
             ).scalars()
             return [_experience(r) for r in rows]
 
+    def experience(self, experience_id: str) -> Experience | None:
+        with self._db.read() as s:
+            row = s.get(ExperienceRow, experience_id)
+            return None if row is None else _experience(row)
+
+    def review(
+        self,
+        experience_id: str,
+        status: InsightStatus,
+        actor_id: str,
+        reason: str,
+        now: datetime,
+        audit: AuditDraft,
+    ) -> Experience:
+        with self._db.transaction() as s:
+            row = s.get(ExperienceRow, experience_id)
+            if row is None:
+                raise NotFound(f"no experience {experience_id}")
+            append(s, row.org_id, audit, now, self._keys)
+            done = s.execute(
+                update(ExperienceRow)
+                .where(
+                    col(ExperienceRow.id) == experience_id,
+                    col(ExperienceRow.status) == InsightStatus.CANDIDATE.value,
+                )
+                .values(
+                    status=status.value, reviewed_by=actor_id, reviewed_at=now, review_reason=reason
+                )
+            )
+            if done.rowcount != 1:  # type: ignore[attr-defined]
+                raise Conflict(f"experience {experience_id} is reviewed already")
+            s.expire_all()
+            reviewed = s.get(ExperienceRow, experience_id)
+            assert reviewed is not None
+            return _experience(reviewed)
+
     def record(self, learning: LearningPass) -> None:
         common: dict[str, Any] = {
             "pass_id": learning.id,
@@ -191,4 +228,7 @@ def _experience(row: ExperienceRow) -> Experience:
         status=InsightStatus(row.status),
         pass_id=row.pass_id,
         created_at=utc(row.created_at),
+        reviewed_by=row.reviewed_by,
+        reviewed_at=None if row.reviewed_at is None else utc(row.reviewed_at),
+        review_reason=row.review_reason,
     )

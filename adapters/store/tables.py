@@ -433,9 +433,12 @@ class ExperienceRow(SQLModel, table=True):
     episodes: list[str] = _json()
     general: bool
     status: str
-    """candidate or promoted."""
+    """candidate, promoted or dismissed."""
     audit_seq: int
     created_at: datetime = _ts()
+    reviewed_by: str | None = None
+    reviewed_at: datetime | None = _ts(nullable=True)
+    review_reason: str | None = None
 
 
 class OfferRow(SQLModel, table=True):

@@ -1,5 +1,5 @@
-"""The learning pass: run one now (the founder), and read the experiences it kept
-(candidates until a human promotes them; never policy)."""
+"""The learning pass: run one now (the founder), read the experiences it kept
+(candidates until the founder promotes or dismisses them; never policy)."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ from typing import Annotated
 from fastapi import APIRouter, Query
 
 from api.deps import Actor, PortsDep
+from api.schemas import ReasonBody
 from domain.time.learning import Experience, LearningPass
 from usecases import learning
 from usecases.learning import MAX_LISTED
@@ -29,5 +30,18 @@ def experiences(
     actor: Actor,
     limit: Annotated[int, Query(ge=1, le=MAX_LISTED)] = 50,
 ) -> list[Experience]:
-    """The organization's experiences (candidate or promoted), newest first."""
+    """The organization's experiences (candidate, promoted or dismissed), newest first."""
     return learning.experiences(ports, org_id, actor, limit)
+
+
+@router.post("/v1/experiences/{experience_id}/promote")
+def promote(experience_id: str, body: ReasonBody, ports: PortsDep, actor: Actor) -> Experience:
+    """Promote a candidate lesson (the founder): vouched for, still never policy. Once:
+    a second review is a 409."""
+    return learning.review(ports, experience_id, actor, promote=True, reason=body.reason)
+
+
+@router.post("/v1/experiences/{experience_id}/dismiss")
+def dismiss(experience_id: str, body: ReasonBody, ports: PortsDep, actor: Actor) -> Experience:
+    """Dismiss a candidate lesson (the founder): later passes no longer see it. Once."""
+    return learning.review(ports, experience_id, actor, promote=False, reason=body.reason)

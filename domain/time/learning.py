@@ -58,10 +58,12 @@ class Insight(Frozen):
 
 
 class InsightStatus(StrEnum):
-    """Where an accepted insight stands: a candidate until a human promotes it."""
+    """Where an accepted insight stands: a candidate until a human promotes it (vouches
+    for it: still a lesson, never policy) or dismisses it (later passes no longer see it)."""
 
     CANDIDATE = "candidate"
     PROMOTED = "promoted"
+    DISMISSED = "dismissed"
 
 
 class Refused(Frozen):
@@ -237,6 +239,10 @@ class Experience(Frozen):
     status: InsightStatus = InsightStatus.CANDIDATE
     pass_id: str
     created_at: datetime
+    reviewed_by: str | None = None
+    """The human who promoted or dismissed it."""
+    reviewed_at: datetime | None = None
+    review_reason: str | None = None
 
 
 class LearningInput(Frozen):

@@ -12,7 +12,7 @@ from domain.audit import AuditDraft
 from domain.model import StandingHold
 from domain.ports import OrgChange
 from domain.time.heartbeat import FiledFinding, HeartbeatRun, OrgSnapshot
-from domain.time.learning import Experience, LearningPass, WorkEvent
+from domain.time.learning import Experience, InsightStatus, LearningPass, WorkEvent
 from domain.time.playbooks import DriftFinding, EpisodeRecord, OfferRecord, RunFacts
 
 
@@ -102,6 +102,21 @@ class LearningStore(Protocol):
 
     def experiences(self, org_id: str, limit: int = 50) -> list[Experience]:
         """The organization's candidate or promoted experiences, newest first."""
+        ...
+
+    def experience(self, experience_id: str) -> Experience | None: ...
+
+    def review(
+        self,
+        experience_id: str,
+        status: InsightStatus,
+        actor_id: str,
+        reason: str,
+        now: datetime,
+        audit: AuditDraft,
+    ) -> Experience:
+        """Promote or dismiss a candidate, with ``audit`` on the chain in the same
+        transaction; one reviewed already is a Conflict (also when two race)."""
         ...
 
     def record(self, learning: LearningPass) -> None:

@@ -32,7 +32,7 @@ from adapters.store.store import Store
 from adapters.temporal.heartbeat import SCHEDULE_ID as HEARTBEAT_SCHEDULE
 from adapters.temporal.learning import SCHEDULE_ID, ensure_learning_schedule
 from api.cli import app as cli_app
-from domain.errors import Forbidden
+from domain.errors import Conflict, Forbidden
 from domain.intents import Decision, Intent, Outcome
 from domain.model import IdentityKind, SpendCap
 from domain.time.learning import LEARNING, InsightStatus, LearningPass, WorkEvent
@@ -239,6 +239,38 @@ async def test_an_accepted_insight_changes_no_policy(learn: Learning) -> None:
     assert {name: spec.model_dump(mode="json") for name, spec in REGISTRY.items()} == tools_before
     assert _decided(learn) == decided_before
     assert store.audit.verify(firm.org).ok
+
+    # Promoted by the founder (not by Ben, not twice), the lesson is vouched for, and
+    # still no policy: the same tables and decisions as before.
+    (kept,) = learned.accepted
+    with pytest.raises(Forbidden):
+        learning.review(svc, kept.id, firm.associate, True, "I agree")
+    promoted = learning.review(svc, kept.id, firm.founder, True, "  it matches our practice ")
+    assert (promoted.status, promoted.reviewed_by, promoted.review_reason) == (
+        InsightStatus.PROMOTED,
+        firm.founder,
+        "it matches our practice",
+    )
+    with pytest.raises(Conflict):
+        learning.review(svc, kept.id, firm.founder, False, "changed my mind")
+    promoted_rows = _rows(store)
+    for policy in ("charters", "staffing", "barriers", "commitments", "identities", "principals"):
+        assert before[policy] == promoted_rows[policy], policy
+    assert _decided(learn) == decided_before
+    entries = [e for e in store.audit.entries(firm.org) if e.rule == "experience_promoted"]
+    assert [e.payload["experience_id"] for e in entries] == [kept.id]
+    assert store.audit.verify(firm.org).ok
+
+
+async def test_a_dismissed_lesson_is_not_shown_to_later_passes(learn: Learning) -> None:
+    events = learn.window()
+    a, b = _of(events, "run-a"), _of(events, "run-b")
+    lesson = "Kickoff mails went out after the payment was held."
+    first = await learn.learn(_reply({"lesson": lesson, "cites": [a[0], b[0]], "general": True}))
+    (kept,) = first.accepted
+    learning.review(learn.svc, kept.id, learn.firm.founder, False, "not a pattern")
+    again = await learn.learn(_reply())
+    assert again.prior == 0
 
 
 async def test_the_replay_provider_answers_from_the_committed_fixture(learn: Learning) -> None:
