@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, NamedTuple
+from typing import Any
 
 from sqlalchemy import Connection, bindparam, delete, insert, select, update
 from sqlalchemy.exc import DBAPIError
@@ -41,6 +41,7 @@ from domain.audit import AuditDraft, AuditEntry, ChainKeys
 from domain.errors import FoundationBroken, NotFound, StoreFailure
 from domain.governance import records
 from domain.governance.broker import operation_key, spend_of, wildcard_key
+from domain.governance.spend import Spending, counted
 from domain.governance.tokens import token_for
 from domain.governance.values import (
     BrokerSnapshot,
@@ -52,7 +53,7 @@ from domain.governance.values import (
 )
 from domain.intents import Decision, DispatchResult, DispatchToken, Intent, Outcome
 from domain.memory.adapter import MemoryAdapter
-from domain.model import Principal, SpendCap, Staffing, StandingHold
+from domain.model import Principal, Staffing, StandingHold
 from domain.tools import REGISTRY
 
 SPENDING = (Outcome.ALLOW.value, Outcome.APPROVED.value)
@@ -196,17 +197,6 @@ def _open_hold(intent_id: str, org_id: str, release: list[str], now: datetime) -
     }
 
 
-class _Spending(NamedTuple):
-    """An intent that counts against budgets and caps: its run, reach, amount and time."""
-
-    id: str
-    run_id: str
-    reach: frozenset[str]
-    spend_cents: int
-    created_at: datetime
-    """UTC."""
-
-
 @dataclass
 class _Pending:
     """Rows of intents decided for the first time in this unit, not yet written.
@@ -223,7 +213,7 @@ class _Pending:
     claim_rows: list[dict[str, Any]] = field(default_factory=list)
     claims: dict[str, list[InFlight]] = field(default_factory=dict)
     """Keys claimed, by key."""
-    spending: list[_Spending] = field(default_factory=list)
+    spending: list[Spending] = field(default_factory=list)
     decided: dict[str, Decision] = field(default_factory=dict)
 
     def add_intent(
@@ -260,7 +250,7 @@ class _Pending:
             self.holds.append(_open_hold(intent.id, org_id, list(effects.release_conditions), now))
         if effects.status.value in SPENDING and spend > 0:
             self.spending.append(
-                _Spending(intent.id, intent.run_id, frozenset(reach), spend, utc(now))
+                Spending(intent.id, intent.run_id, frozenset(reach), spend, utc(now))
             )
         self.decided[intent.id] = decision
 
@@ -404,28 +394,16 @@ class SqlGovernanceUnit:
         """What this intent's run has spent, and what each binding spend cap that may
         cover it (any of its projects or its records' projects) has committed: read only
         for an intent that moves money."""
-        now = self._now
         reach = {*intent.projects, *(p for projects in records.values() for p in projects)}
         spending = [
             r for r in [*self._stored_spending(), *self._rows.spending] if r.id != intent.id
         ]
-        committed: dict[str, int] = {}
-        for cm in policy.index.caps(reach):
-            if isinstance(cm.constraint, SpendCap) and cm.binds(now):
-                committed[cm.id] = sum(
-                    r.spend_cents
-                    for r in spending
-                    if cm.covers(r.reach)
-                    and cm.valid_from <= r.created_at
-                    and (cm.valid_until is None or r.created_at < cm.valid_until)
-                )
-        run_spent = sum(r.spend_cents for r in spending if r.run_id == intent.run_id)
-        return run_spent, committed
+        return counted(policy.index.caps(reach), spending, intent.run_id, self._now)
 
-    def _stored_spending(self) -> list[_Spending]:
+    def _stored_spending(self) -> list[Spending]:
         """The org's stored intents that count against budgets and caps."""
         facts = self._cache.facts  # shared by threads: only get, set and clear it
-        known: list[_Spending] = []
+        known: list[Spending] = []
         missing: list[str] = []
         for intent_id in self._c.execute(_SPENDING_IDS, {"org_id": self.org_id}).scalars():
             fact = facts.get(intent_id)
@@ -438,7 +416,7 @@ class SqlGovernanceUnit:
         for start in range(0, len(missing), 500):
             rows = self._c.execute(_SPENDING_FACTS, {"ids": missing[start : start + 500]})
             for r in rows:
-                fact = _Spending(
+                fact = Spending(
                     r.id, r.run_id, frozenset(r.reach), r.spend_cents, utc(r.created_at)
                 )
                 facts[r.id] = fact

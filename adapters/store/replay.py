@@ -26,6 +26,7 @@ from domain.errors import NotFound
 from domain.governance import records as chain_records
 from domain.governance.broker import operation_key, wildcard_key
 from domain.governance.counterfactual import OtherIntent, SnapshotBasis
+from domain.governance.spend import Spending, counted
 from domain.governance.values import (
     BrokerSnapshot,
     HoldState,
@@ -35,7 +36,6 @@ from domain.governance.values import (
 )
 from domain.intents import Decision, Intent, Outcome
 from domain.memory.adapter import MemoryAdapter
-from domain.model import SpendCap
 from domain.tools import REGISTRY
 
 _SPENDING = frozenset({Outcome.ALLOW, Outcome.APPROVED})
@@ -137,18 +137,12 @@ class SqlReplayUnit:
         )
         rows = [r for r in rows if r.id in status]  # decided before this decision
         reach = {*intent.projects, *(p for ps in records.values() for p in ps)}
-        spending = [r for r in rows if status[r.id][0] in _SPENDING and r.spend_cents > 0]
-        committed: dict[str, int] = {}
-        for cm in policy.index.caps(reach):
-            if isinstance(cm.constraint, SpendCap) and cm.binds(now):
-                committed[cm.id] = sum(
-                    r.spend_cents
-                    for r in spending
-                    if cm.covers(frozenset(r.reach))
-                    and cm.valid_from <= utc(r.created_at)
-                    and (cm.valid_until is None or utc(r.created_at) < cm.valid_until)
-                )
-        run_spent = sum(r.spend_cents for r in spending if r.run_id == intent.run_id)
+        spending = [
+            Spending(r.id, r.run_id, frozenset(r.reach), r.spend_cents, utc(r.created_at))
+            for r in rows
+            if status[r.id][0] in _SPENDING and r.spend_cents > 0
+        ]
+        run_spent, committed = counted(policy.index.caps(reach), spending, intent.run_id, now)
         in_flight, completed = self._writes(intent, rows, status, written)
         snapshot = BrokerSnapshot(
             now=now,
