@@ -102,7 +102,7 @@ async def start_run(
             org_id=org_id,
             agent_id=agent_id,
             task=task,
-            workflow_id=f"agent-run-{run_id}",
+            workflow_id=f"run-{agent.handle}-{run_id}",
             client_key=client_key,
             started_by=actor_id,
             projects=tuple(sorted(s.project for s in current if s.active_at(now))),

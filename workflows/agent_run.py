@@ -130,6 +130,10 @@ RECORD_RUN_FAILURE = "record-run-failure"
 by the run), so that a failure before any intent (the model unreachable, the context
 step failing) reaches the needs-you queue like the others. A refusal at resolve is on the
 record already and adds none. Histories recorded before replay as they were."""
+NEEDS_HUMAN_WHILE_HELD = "needs-human-while-held"
+"""Patch: ``VerleticaNeedsHuman`` is set false as soon as the run's last hold closes (not
+when the run ends), so a list of runs waiting on a human is exact while the run goes on
+to dispatch. Histories recorded before replay with the one upsert at the end."""
 POLICY_VIOLATION = "PolicyViolation"
 PREVIEW_BYTES = 48
 """How much of an undecodable signal's payload its refusal shows (escaped)."""
@@ -299,9 +303,18 @@ class AgentRunWorkflow:
             await self._drain(run)
             raise
         await self._drain(run)
+        self._unflag_needs_human(run_ended=True)
+        return self.state()
+
+    def _unflag_needs_human(self, run_ended: bool) -> None:
+        """Set ``VerleticaNeedsHuman`` false once no hold is open: as the last hold closes,
+        before anything is dispatched (patched runs), or as the run ends (histories from
+        before the patch, and runs that end inside the hold loop)."""
+        if not run_ended and not workflow.patched(NEEDS_HUMAN_WHILE_HELD):
+            return
         if not workflow.patched(LEAN_SEARCH_ATTRIBUTES) or self._flagged_needs_human:
             workflow.upsert_search_attributes([sa.NEEDS_HUMAN.value_set(False)])
-        return self.state()
+            self._flagged_needs_human = False
 
     async def _record_failure(self, run: RunInput, rule: str) -> None:
         """Put the run's failure on the chain (retried until the database answers, as
@@ -485,6 +498,8 @@ class AgentRunWorkflow:
             )
             if tracked.decision.outcome.may_dispatch:
                 self._status = RunStatus.RUNNING
+                if not self._open_holds():
+                    self._unflag_needs_human(run_ended=False)
                 await self._dispatch(run, tracked)
 
     async def _review(
@@ -541,10 +556,18 @@ class AgentRunWorkflow:
             # An intent held for a collision waits for the other intents, not for a
             # human: the broker decides it again, sooner at first, then less often.
             colliding = [t for t in open_holds.values() if _waits_for_collision(t.decision)]
+            waiting_for = (
+                f"re-check collision of {len(colliding)} intent(s) in {recheck_after}"
+                if colliding and recheck_after < left
+                else f"hold: a human decides {len(open_holds)} intent(s) "
+                f"({', '.join(t.intent.tool for t in open_holds.values())}) "
+                f"before {deadline.isoformat(timespec='seconds')}"
+            )
             try:
                 await workflow.wait_condition(
                     lambda: bool(self._inbox),
                     timeout=min(left, recheck_after) if colliding else left,
+                    timeout_summary=waiting_for,
                 )
             except TimeoutError:
                 if workflow.now() < deadline and colliding:
@@ -575,8 +598,11 @@ class AgentRunWorkflow:
             if not outcome.review.accepted:
                 tracked.refused.append(f"{request.approver_id}: {outcome.review.rule}")
                 continue
+            if not self._open_holds():
+                self._unflag_needs_human(run_ended=False)
             if tracked.decision.outcome.may_dispatch:
                 self._status = RunStatus.RUNNING
                 await self._dispatch(run, tracked)
         self._nodes["hold"] = NodeStatus.DONE
         self._status = RunStatus.RUNNING
+        self._unflag_needs_human(run_ended=False)

@@ -11,6 +11,7 @@ import pytest
 from sqlalchemy import func, select
 from temporalio import activity
 from temporalio.client import WorkflowHandle
+from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.exceptions import ApplicationError
 from temporalio.testing import WorkflowEnvironment
 
@@ -216,6 +217,41 @@ async def test_runs_are_findable_by_their_search_attributes(env: Env) -> None:
         await runs.decide_hold(svc, intent.id, firm.founder, firm.founder, approve=True)
         await asyncio.wait_for(handle.result(), 60)
         assert await _attribute(handle, sa.NEEDS_HUMAN, False)
+        await _legible(handle, started.workflow_id)
+
+
+async def _legible(handle: WorkflowHandle[Any, Any], workflow_id: str) -> None:
+    """As an operator sees the run in the Temporal UI: its id names its agent, every
+    activity and the hold's timer say what they are, and the run stops needing a human
+    as the hold closes, before the payment is dispatched."""
+    assert workflow_id.startswith("run-ledger-")
+    history = await handle.fetch_history()
+    converter = pydantic_data_converter.payload_converter
+
+    def summary(event: Any) -> str:
+        payload = event.user_metadata.summary
+        return str(converter.from_payload(payload, str)) if payload.data else ""
+
+    events = list(history.events)
+    scheduled = [e for e in events if e.HasField("activity_task_scheduled_event_attributes")]
+    assert scheduled and all(summary(e) for e in scheduled)
+    timers = [summary(e) for e in events if e.HasField("timer_started_event_attributes")]
+    assert any(
+        t.startswith("hold: a human decides 1 intent(s) (payments.pay) before ") for t in timers
+    ), timers
+    markers = [
+        e.event_id
+        for e in events
+        if e.HasField("upsert_workflow_search_attributes_event_attributes")
+        and b"VerleticaNeedsHuman"
+        in e.upsert_workflow_search_attributes_event_attributes.search_attributes.SerializeToString()
+    ]
+    dispatch = next(
+        e.event_id
+        for e in scheduled
+        if e.activity_task_scheduled_event_attributes.activity_type.name == "dispatch"
+    )
+    assert len(markers) == 2 and markers[0] < markers[1] < dispatch, (markers, dispatch)
 
 
 async def _attribute(handle: WorkflowHandle[Any, Any], key: Any, expected: object) -> bool:

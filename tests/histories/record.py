@@ -9,7 +9,8 @@ Re-record only on purpose: a change that fails the replay test is a change that 
 break running workflows (put it behind ``workflow.patched``). Older recordings stay:
 they prove today's code still replays runs that earlier code started
 (``*_initial.json``: the first spine; ``*_unsigned.json``: before signed approvals and
-the ``review-every-signal`` patch).
+the ``review-every-signal`` patch; ``*_signed.json``: before the hold's timer summary and
+the ``needs-human-while-held`` patch).
 """
 
 from __future__ import annotations
