@@ -20,8 +20,10 @@ from rich.table import Table
 
 from adapters.ingress.local_issuer import KEY_FILE, LocalIssuer
 from adapters.memory.screen_classifier import local_classifier
+from adapters.models.replay import fixtures as replay_fixtures
 from api.counterfactual_view import counterfactual_table
 from api.queue_view import needs_you_table
+from api.run_view import run_tables
 from domain.ingress import Unauthenticated
 from domain.memory.judge import second_opinion
 from domain.memory.screen import screen
@@ -321,12 +323,25 @@ def run(
     org: Org,
     actor: As = "",
     wait: Annotated[bool, typer.Option(help="Wait for the run to settle.")] = True,
+    reply: Annotated[
+        Path | None,
+        typer.Option(
+            help="A file holding the model's reply, used as given (only where no real model "
+            "answers: no GEMINI_API_KEY). `verletica fixtures` lists the tasks that need none.",
+            exists=True,
+            dir_okay=False,
+        ),
+    ] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the run as JSON.")] = False,
 ) -> None:
-    """Start an agent run and show its decisions."""
+    """Start an agent run and show its decisions (tables; --json for the run itself)."""
+    given = None if reply is None else reply.read_text(encoding="utf-8")
 
     async def go(s: Ports) -> Any:
-        started = await runs.start_run(s, org, actor, _principal_id(s, org, actor, agent), task)
-        console.print(f"run {started.run_id} — {started.ui_url}")
+        agent_id = _principal_id(s, org, actor, agent)
+        started = await runs.start_run(s, org, actor, agent_id, task, given)
+        if not as_json:
+            console.print(f"run {started.run_id} — {started.ui_url}")
         if wait:
             for _ in range(300):
                 view = await runs.run_view(s, started.run_id, actor)
@@ -337,7 +352,27 @@ def run(
                 await asyncio.sleep(0.2)
         return await runs.run_view(s, started.run_id, actor)
 
-    _show(_services(go, temporal=True))
+    view = _services(go, temporal=True)
+    if as_json:
+        _show(view)
+    else:
+        console.print(run_tables(view))
+
+
+@app.command()
+def fixtures() -> None:
+    """The tasks the committed replay fixtures answer with no model key: which agent,
+    which task, and where the reply came from (authored for a scenario, or captured)."""
+    table = Table(title="replay fixtures (agent and task must match, spaces aside)")
+    for column in ("agent", "task", "origin", "file"):
+        table.add_column(column)
+    for f in replay_fixtures():
+        table.add_row(f.agent, escape(f.task), f.origin, f.file)
+    console.print(table)
+    console.print(
+        "Any other task: give the model's reply with `verletica run <agent> <task> --reply "
+        "FILE`, or set GEMINI_API_KEY."
+    )
 
 
 def _decide(intent_id: str, actor: str, reason: str, approve: bool) -> None:

@@ -79,7 +79,8 @@ async def start_run(
     _, actor = member(ports, org_id, actor_id)
     if scripted_reply is not None and not ports.scripted_replies:
         raise Forbidden(
-            "scripted_reply is honoured only when the server runs the scripted provider"
+            "scripted_reply is honoured only when no real model answers (the scripted or "
+            "replay provider)"
         )
     agent = ports.directory.principal(org_id, agent_id)
     if agent.kind is not PrincipalKind.AGENT:

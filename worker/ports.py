@@ -119,7 +119,8 @@ def build_ports(
         memory=store.memory,
         embedder=store.memory.embedder,
         clock=clock,
-        scripted_replies=settings.resolved_provider == "scripted",
+        # A reply given by a person is honoured only where no real model answers.
+        scripted_replies=settings.resolved_provider in ("scripted", "replay"),
         screen_classifier=local_classifier(),
         screen_judge=build_judge(settings),
         screen_judge_from=settings.screen_model_from,

@@ -7,12 +7,18 @@ writes what it answered, so a fixture set can be refreshed from the real model.
 Each fixture says where it comes from: ``"origin": "captured"`` (written by the
 capture mode, with the model that answered) or ``"authored"`` (written by hand for a
 scenario; its model is ``"authored"``). Only the capture mode writes ``captured``.
+
+With no model configured, a person trying Verletica may give the model's reply for a
+task no fixture answers (``verletica run … --reply FILE``): it is used as given, and
+recorded as provider ``given``. The broker treats it as it treats any model's reply.
 """
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
+
+from pydantic import BaseModel
 
 from domain.canonical import digest
 from domain.ports import ModelProvider, ModelReply, ModelRequest
@@ -22,6 +28,34 @@ FIXTURES = Path(__file__).parent / "fixtures"
 
 class ReplayMiss(LookupError):
     """No fixture answers this request."""
+
+
+MISS_HINT = (
+    "`verletica fixtures` lists the tasks that have one; give the model's reply yourself "
+    "with `verletica run <agent> <task> --reply FILE`, or set GEMINI_API_KEY to ask Gemini"
+)
+GIVEN = "given"
+"""The provider recorded for a reply a person gave (``--reply``)."""
+
+
+class Fixture(BaseModel):
+    """One committed reply: which agent and task it answers, where it came from."""
+
+    agent: str
+    task: str
+    reply: str
+    model: str = "fixture"
+    origin: str = "authored"
+    file: str = ""
+
+
+def fixtures(directory: Path = FIXTURES) -> list[Fixture]:
+    """Every fixture in ``directory``, file by file, in order."""
+    found = []
+    for path in sorted(directory.glob("*.json")):
+        for item in json.loads(path.read_text(encoding="utf-8")):
+            found.append(Fixture.model_validate({**item, "file": path.name}))
+    return found
 
 
 def fixture_key(agent_handle: str, task: str) -> str:
@@ -36,16 +70,17 @@ class ReplayProvider:
 
     def __init__(self, directory: Path = FIXTURES) -> None:
         self._replies: dict[str, tuple[str, str]] = {}
-        for path in sorted(directory.glob("*.json")):
-            for item in json.loads(path.read_text(encoding="utf-8")):
-                key = fixture_key(item["agent"], item["task"])
-                self._replies[key] = (item["reply"], item.get("model", "fixture"))
+        for item in fixtures(directory):
+            self._replies[fixture_key(item.agent, item.task)] = (item.reply, item.model)
 
     async def generate(self, request: ModelRequest) -> ModelReply:
+        if request.scripted_reply is not None:
+            return ModelReply(text=request.scripted_reply, provider=GIVEN, model=GIVEN)
         found = self._replies.get(fixture_key(request.agent_handle, request.task))
         if found is None:
             raise ReplayMiss(
-                f"no replay fixture for agent {request.agent_handle!r} and task {request.task!r}"
+                f"no replay fixture for agent {request.agent_handle!r} and task "
+                f"{request.task!r}: {MISS_HINT}"
             )
         text, model = found
         return ModelReply(text=text, provider=self.name, model=model)

@@ -4,6 +4,7 @@ recovers, a command line acting for the wrong organization, and an invoice paid 
 from __future__ import annotations
 
 import asyncio
+import json
 import uuid
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -15,6 +16,7 @@ from temporalio.client import WorkflowFailureError
 from temporalio.testing import WorkflowEnvironment
 from typer.testing import CliRunner
 
+from adapters.models.replay import ReplayProvider
 from adapters.models.scripted import ScriptedProvider
 from adapters.store.store import Store
 from adapters.store.tables import AuditEntryRow, ClaimRow, PaymentRow, RunRow
@@ -267,3 +269,56 @@ async def test_a_colliding_intent_waits_and_goes_on_when_the_other_is_done(env: 
     assert _count(store, select(func.count()).select_from(PaymentRow)) == 1
     assert _count(store, select(func.count()).select_from(ClaimRow)) == 0
     assert store.audit.verify(firm.org).ok
+
+
+async def test_a_newcomer_runs_a_task_no_fixture_answers_by_giving_the_reply(
+    env: Env, monkeypatch: pytest.MonkeyPatch, db_url: str, tmp_path: Path
+) -> None:
+    """No model key: a task with no fixture fails saying what to do; the fixtures are
+    listed; the same task with the reply given in a file runs, shown as tables (or JSON)."""
+    svc, firm = env.svc, env.firm
+    monkeypatch.setenv("VERLETICA_DATABASE_URL", db_url)
+    monkeypatch.setenv("VERLETICA_MODEL_PROVIDER", "replay")
+    monkeypatch.setenv(
+        "VERLETICA_TEMPORAL_ADDRESS", env.temporal.client.service_client.config.target_host
+    )
+    monkeypatch.setenv("VERLETICA_TASK_QUEUE", svc.settings.task_queue)
+    monkeypatch.setenv("COLUMNS", "200")
+    cli_signed_in(monkeypatch, tmp_path, svc, firm.founder)
+    task = "Tell the Atlas CFO the kickoff moved to Friday."
+    reply = tmp_path / "reply.json"
+    reply.write_text(
+        _reply(
+            {
+                "tool": "email.send",
+                "projects": ["east"],
+                "payload": {"to": "cfo@atlas.example", "subject": "Kickoff", "body": "Friday."},
+                "cost_cents": 0,
+                "justification": "the date moved",
+            }
+        ),
+        encoding="utf-8",
+    )
+
+    def cli(*args: str) -> tuple[int, str]:
+        result = CliRunner().invoke(cli_app, list(args))
+        return result.exit_code, result.output
+
+    listed = await asyncio.to_thread(cli, "fixtures")
+    assert listed[0] == 0 and "Send the Atlas client the kickoff agenda." in listed[1]
+    assert "--reply" in listed[1]
+    async with build_worker(env.temporal.client, svc.settings, env.store, model=ReplayProvider()):
+        code, out = await asyncio.to_thread(cli, "run", "orion", task, "--org", firm.org)
+        assert code == 0, out
+        assert "failed" in out and "verletica fixtures" in out and "--reply" in out
+        code, out = await asyncio.to_thread(
+            cli, "run", "orion", task, "--org", firm.org, "--reply", str(reply)
+        )
+        assert code == 0, out
+        assert "intents and decisions" in out and "email.send" in out and "allow" in out
+        code, out = await asyncio.to_thread(
+            cli, "run", "orion", task, "--org", firm.org, "--reply", str(reply), "--json"
+        )
+        assert code == 0, out
+        view = json.loads(out)
+        assert view["task"] == task and view["intents"][0]["intent"]["tool"] == "email.send"

@@ -8,6 +8,7 @@ import pytest
 from fastapi.testclient import TestClient
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from pydantic import SecretStr
 
 from adapters.store.store import Store
 from api.app import create_app
@@ -107,13 +108,13 @@ def test_commitments_bind_only_after_one_confirmation(api: TestClient, firm: Fir
     assert api.post(f"/v1/commitments/{c['id']}/confirm", headers=as_founder).status_code == 409
 
 
-def test_scripted_reply_is_refused_unless_the_server_runs_the_scripted_provider(
-    services: Ports, firm: Firm
-) -> None:
+def test_a_given_reply_is_refused_when_a_real_model_answers(services: Ports, firm: Firm) -> None:
     live = wire(
         services.store,
         None,
-        services.settings.model_copy(update={"model_provider": "replay"}),
+        services.settings.model_copy(
+            update={"model_provider": "gemini", "gemini_api_key": SecretStr("k")}
+        ),
         services.clock,
     )
     with TestClient(create_app(live.settings, live), raise_server_exceptions=False) as client:
@@ -123,7 +124,7 @@ def test_scripted_reply_is_refused_unless_the_server_runs_the_scripted_provider(
             headers=signed_in(live, firm.founder),
         )
     assert r.status_code == 403
-    assert "scripted provider" in r.json()["detail"]
+    assert "no real model answers" in r.json()["detail"]
 
 
 def test_unknown_things_are_404(api: TestClient, firm: Firm) -> None:

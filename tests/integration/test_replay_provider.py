@@ -13,6 +13,7 @@ from adapters.models.replay import (
     ReplayMiss,
     ReplayProvider,
     fixture_key,
+    fixtures,
 )
 from adapters.models.scripted import ScriptedProvider, ScriptMissing
 from domain.parser import ParsedReply, ParseRejection, parse_reply
@@ -314,3 +315,28 @@ async def test_scripted_without_a_script_raises_script_missing() -> None:
         await ScriptedProvider().generate(request("orion", "x"))
 
     assert isinstance(raised.value, ValueError)
+
+
+async def test_a_reply_given_by_a_person_is_used_as_given_and_says_so() -> None:
+    """With no model configured, ``--reply`` stands in for the model: the reply is the
+    given text, recorded as provider ``given``, fixture or not."""
+    provider = ReplayProvider()
+    reply = await provider.generate(
+        request("orion", "Send the Atlas client the kickoff agenda.", scripted_reply="{}")
+    )
+    assert reply == ModelReply(text="{}", provider="given", model="given")
+
+
+async def test_a_miss_says_what_to_do() -> None:
+    with pytest.raises(ReplayMiss) as miss:
+        await ReplayProvider().generate(request("orion", "Something nobody scripted."))
+    assert "verletica fixtures" in str(miss.value) and "--reply FILE" in str(miss.value)
+
+
+def test_the_fixtures_are_listed_with_their_file_and_origin() -> None:
+    listed = fixtures()
+    kickoff = [f for f in listed if f.task == "Send the Atlas client the kickoff agenda."]
+    assert [(f.agent, f.origin, f.file) for f in kickoff] == [
+        ("orion", "authored", "diligence-demo.json")
+    ]
+    assert {f.file for f in listed} >= {"commitments.json", "learning.json"}
