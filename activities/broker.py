@@ -120,6 +120,7 @@ class BrokerActivities:
             failure.rule,
             failure.reason,
             self._clock(),
+            failure.error_type,
         )
 
     @activity.defn(name="dispatch")

@@ -24,6 +24,7 @@ from adapters.models.replay import fixtures as replay_fixtures
 from api.counterfactual_view import counterfactual_table
 from api.queue_view import needs_you_table
 from api.run_view import run_tables
+from domain.failures import FailureClass
 from domain.ingress import Unauthenticated
 from domain.memory.judge import second_opinion
 from domain.memory.screen import screen
@@ -420,6 +421,32 @@ def metrics(org: Org, actor: As = "") -> None:
 def retry(run_id: str, actor: As = "") -> None:
     """Start a failed run again (same agent and task), once, on the record."""
     _show(_services(lambda s: needs_you.retry_run(s, run_id, actor), temporal=True))
+
+
+@app.command()
+def failed(
+    org: Org,
+    actor: As = "",
+    failure: Annotated[
+        FailureClass | None, typer.Option("--class", help="Keep one class of failure.")
+    ] = None,
+) -> None:
+    """Failed runs you may read, newest first: class, what stopped them, retries left."""
+    found = _sync(lambda s: needs_you.failed_runs(s, org, actor, failure))
+    table = Table(title="failed runs")
+    for column in ("run", "agent", "class", "stopped at", "reason", "retries left", "task"):
+        table.add_column(column)
+    for f in found:
+        table.add_row(
+            f.run_id,
+            f.agent,
+            str(f.failure),
+            f"{f.stage}: {f.rule}",
+            escape(f.reason[:100]),
+            str(f.retries_left) if f.retried_by is None else f"retried as {f.retried_by}",
+            escape(f.task[:60]),
+        )
+    console.print(table)
 
 
 @app.command()

@@ -188,6 +188,8 @@ class RunFailure(Frozen):
     rule: str
     """``run_failed`` or ``run_cancelled``."""
     reason: str
+    error_type: str = ""
+    """The type of the error that ended it (``ModelUnavailable``…), for its class."""
 
 
 class DispatchRequest(Frozen):

@@ -362,10 +362,11 @@ def record_run_failure(
     rule: str,
     reason: str,
     now: datetime,
+    error_type: str = "",
 ) -> None:
     """Record that a run failed or was cancelled (once: the entry's key names the run)."""
     with store.unit(org_id, now) as unit:
-        unit.append(records.run_failure_draft(run_id, agent_id, rule, reason))
+        unit.append(records.run_failure_draft(run_id, agent_id, rule, reason, error_type))
 
 
 def record_question(

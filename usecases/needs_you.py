@@ -20,6 +20,7 @@ from pydantic import BaseModel
 
 from domain.audit import AuditEntry
 from domain.errors import Conflict
+from domain.failures import NEXT_STEP, RETRIES, FailureClass, retries_left
 from domain.governance.records import answer_draft
 from domain.model import Commitment, Obligation, ReviewState, SpendCap
 from domain.needs_you.chain import ChainStory, FailedRun, HeldIntent, read_chain, retry_draft
@@ -201,7 +202,8 @@ class PendingCommitments:
 
 class FailedRuns:
     """Runs that ended without doing their work (refused at resolve, a refused model
-    reply, a failed write, a failure or cancellation with intents open): retry them."""
+    reply, a failed write, a failure or cancellation): one item each, with the class of
+    what stopped it and what would help; retry it while its class allows."""
 
     name = "failed_runs"
 
@@ -209,15 +211,20 @@ class FailedRuns:
         run = context.ports.runs.get(failed.run_id)
         if run is None or run.org_id != context.org_id:
             return None
+        failure = failed.failure
+        left = retries_left(failure, context.story.tries(run.id))
         return QueueItem(
             kind=ItemKind.FAILED_RUN,
             subject_id=run.id,
-            title=f"run of {context.handle(run.agent_id)} failed: {run.task[:80]}",
+            title=f"run of {context.handle(run.agent_id)} failed ({failure}): {run.task[:80]}",
             waiting_since=failed.failed_at,
             reach=tuple(sorted(context.run_reach.get(run.id, set()) | set(run.projects))),
             evidence=(
+                Evidence(label="class", detail=str(failure)),
                 Evidence(label="reason", detail=failed.reason, ref=f"audit#{failed.audit_seq}"),
                 Evidence(label="rule", detail=f"{failed.stage}: {failed.rule}"),
+                Evidence(label="next step", detail=NEXT_STEP[failure]),
+                Evidence(label="retries left", detail=str(left)),
                 Evidence(label="task", detail=run.task),
                 Evidence(label="started by", detail=context.handle(run.started_by or "system")),
             ),
@@ -227,7 +234,9 @@ class FailedRuns:
                     path=f"/v1/runs/{run.id}/retry",
                     cli=f"verletica retry {run.id}",
                 ),
-            ),
+            )
+            if left
+            else (),
         )
 
     def items(self, context: QueueContext) -> Iterable[QueueItem]:
@@ -552,6 +561,69 @@ def metrics(ports: Ports, org_id: str, actor_id: str) -> AutonomyMetrics:
     )
 
 
+class FailedRunView(BaseModel):
+    """A failed run in the list: what stopped it, its class, and what may be done."""
+
+    run_id: str
+    agent: str
+    task: str
+    failure: FailureClass
+    stage: str
+    rule: str
+    reason: str
+    failed_at: datetime
+    retries_left: int
+    retried_by: str | None = None
+    """The run that retried it, if any."""
+    stopped_by_broker: bool
+    """True when every intent it proposed was stopped (rejected, denied, expired) rather
+    than the run failing: the broker's record is the item (such runs are not queued)."""
+
+
+def failed_runs(
+    ports: Ports, org_id: str, actor_id: str, failure: FailureClass | None = None
+) -> list[FailedRunView]:
+    """The organization's failed runs that ``actor_id`` may read, newest first, of one
+    class or all: runs that failed or were refused, and runs whose every intent the
+    broker or a human stopped."""
+    org, actor = member(ports, org_id, actor_id)
+    projects = readable(ports, org, actor)
+    run_reach, _ = ports.runs.reaches(org_id)
+    story = read_chain(ports.audit.entries(org_id))
+    handles = {p.id: p.handle for p in ports.directory.principals(org_id)}
+    found: list[FailedRunView] = []
+    listed = [
+        *((f, False) for f in {**story.failures, **story.run_refusals}.values()),
+        *((f, True) for f in story.stopped_runs()),
+    ]
+    for failed, stopped in listed:
+        run = ports.runs.get(failed.run_id)
+        if run is None or run.org_id != org_id:
+            continue
+        if not may_read(projects, tuple(run_reach.get(run.id, set()) | set(run.projects))):
+            continue
+        if failure is not None and failed.failure is not failure:
+            continue
+        found.append(
+            FailedRunView(
+                run_id=run.id,
+                agent=handles.get(run.agent_id, run.agent_id),
+                task=run.task,
+                failure=failed.failure,
+                stage=failed.stage,
+                rule=failed.rule,
+                reason=failed.reason,
+                failed_at=failed.failed_at,
+                retries_left=0
+                if run.id in story.retried
+                else retries_left(failed.failure, story.tries(run.id)),
+                retried_by=story.retried.get(run.id),
+                stopped_by_broker=stopped,
+            )
+        )
+    return sorted(found, key=lambda f: (f.failed_at, f.run_id), reverse=True)
+
+
 ENDED_BADLY = frozenset({"failed", "terminated", "timed_out", "canceled"})
 """Workflow statuses of a run that ended without finishing its work."""
 
@@ -616,12 +688,20 @@ async def retry_run(ports: Ports, run_id: str, actor_id: str) -> RunRetried:
     (the new run's client key names the failed run), and the retry is on the record."""
     run = run_for(ports, run_id, actor_id)
     story = read_chain(ports.audit.entries(run.org_id))
+    failed = story.failures.get(run_id) or story.run_refusals.get(run_id)
+    if failed is not None and run_id not in story.retried:
+        tries = story.tries(run_id)
+        if not retries_left(failed.failure, tries):
+            raise Conflict(
+                f"run {run_id} failed ({failed.failure}) and has been retried {tries} "
+                f"time(s): {RETRIES[failed.failure]} allowed; {NEXT_STEP[failed.failure]}"
+            )
     if run_id not in {*story.failures, *story.run_refusals, *story.retried}:
-        # A failure before any intent that is not a refusal (the model unreachable) is on
-        # no chain entry: the run's workflow says it.
+        # A run terminated (it runs no code of its own), or one that failed before runs
+        # recorded their failures, is on no chain entry: its workflow says it.
         status, state = await ports.gateway.state(run.workflow_id)
-        failed = status in ENDED_BADLY or (state is not None and state.status is RunStatus.FAILED)
-        if not failed:
+        ended = status in ENDED_BADLY or (state is not None and state.status is RunStatus.FAILED)
+        if not ended:
             raise Conflict(f"run {run_id} did not fail: there is nothing to retry")
     started = await start_run(
         ports, run.org_id, actor_id, run.agent_id, run.task, client_key=f"retry:{run_id}"

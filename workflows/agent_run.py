@@ -207,6 +207,15 @@ def _waits_for_collision(decision: Decision) -> bool:
     return decision.outcome is Outcome.HOLD and "collision" in decision.rule.split("+")
 
 
+def _error_type(err: BaseException) -> str:
+    """The type an operator (and the failure's class) goes by: an activity's own."""
+    if isinstance(err, ActivityError) and isinstance(err.cause, ApplicationError):
+        return err.cause.type or ""
+    if isinstance(err, ApplicationError):
+        return err.type or ""
+    return type(err).__name__
+
+
 def _refused_at_resolve(err: BaseException, resolve: NodeStatus) -> bool:
     """Whether the run was refused at resolve, which put the refusal on the record."""
     return (
@@ -234,6 +243,7 @@ class AgentRunWorkflow:
         self._summary = ""
         self._rejection: ParseRejection | None = None
         self._question: str | None = None
+        self._error_type = ""
         self._error: str | None = None
         self._tracked: list[_Tracked] = []
         self._inbox: list[_Received] = []
@@ -291,6 +301,7 @@ class AgentRunWorkflow:
             self._status = RunStatus.COMPLETED
         except DATA_ERRORS as err:
             self._fail(_describe(err))
+            self._error_type = _error_type(err)
             await self._close_unfinished(run, "run_failed")
             if not _refused_at_resolve(err, self._nodes["resolve"]):
                 await self._record_failure(run, "run_failed")
@@ -329,6 +340,7 @@ class AgentRunWorkflow:
                 agent_id=run.agent_id,
                 rule=rule,
                 reason=self._error or rule,
+                error_type=self._error_type,
             ),
             start_to_close_timeout=timedelta(seconds=30),
             retry_policy=CLEANUP_RETRY,

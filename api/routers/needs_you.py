@@ -9,9 +9,10 @@ from pydantic import Field
 
 from api.deps import Actor, PortsDep
 from api.schemas import Body
+from domain.failures import FailureClass
 from domain.needs_you.metrics import AutonomyMetrics
 from usecases import needs_you
-from usecases.needs_you import MAX_ANSWER, NeedsYou, RunAnswered, RunRetried
+from usecases.needs_you import MAX_ANSWER, FailedRunView, NeedsYou, RunAnswered, RunRetried
 
 router = APIRouter(tags=["needs-you"])
 
@@ -29,6 +30,16 @@ def metrics(org_id: str, ports: PortsDep, actor: Actor) -> AutonomyMetrics:
     resolve holds and findings, repeated-process precision; a metric with no data
     yet says why."""
     return needs_you.metrics(ports, org_id, actor)
+
+
+@router.get("/v1/orgs/{org_id}/runs/failed")
+def failed(
+    org_id: str, ports: PortsDep, actor: Actor, failure: FailureClass | None = None
+) -> list[FailedRunView]:
+    """Failed runs you may read, newest first, each with its class (authority, barrier,
+    commitment, collision, validation, model, infrastructure) and the retries it has
+    left; ``?failure=`` keeps one class."""
+    return needs_you.failed_runs(ports, org_id, actor, failure)
 
 
 @router.post("/v1/runs/{run_id}/retry", status_code=201)

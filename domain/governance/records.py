@@ -127,7 +127,9 @@ RUN_ENDED_BADLY = "ended_badly"
 """The decision of a run's failure entry."""
 
 
-def run_failure_draft(run_id: str, agent_id: str, rule: str, reason: str) -> AuditDraft:
+def run_failure_draft(
+    run_id: str, agent_id: str, rule: str, reason: str, error_type: str = ""
+) -> AuditDraft:
     """A run that failed or was cancelled, whatever it had proposed: one per run (its
     key), so that a failure before any intent (the model unreachable) is on the record
     too, and a retried recording adds nothing."""
@@ -137,7 +139,11 @@ def run_failure_draft(run_id: str, agent_id: str, rule: str, reason: str) -> Aud
         decision=RUN_ENDED_BADLY,
         stage=RUN_STAGE,
         rule=rule,
-        payload={"run_id": run_id, "reason": reason},
+        payload={
+            "run_id": run_id,
+            "reason": reason,
+            **({"error_type": error_type} if error_type else {}),
+        },
     )
 
 

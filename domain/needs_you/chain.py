@@ -13,6 +13,7 @@ from datetime import datetime
 from typing import Any
 
 from domain.audit import AuditDraft, AuditEntry
+from domain.failures import FailureClass, classify
 from domain.governance.records import AGENT_QUESTION, RUN_ANSWERED, RUN_STAGE
 from domain.intents import Outcome, Stage
 from domain.model import Frozen, UtcInstant
@@ -28,6 +29,8 @@ FAILURE_CLOSES = frozenset({"run_failed", "run_cancelled", "dispatch_failed"})
 """The rules of a close that mean the run ended without doing its work."""
 RUN_REFUSALS = frozenset({"resolve", Stage.PARSER.value})
 """Stages at which a run is refused before it proposes anything."""
+STOPS = frozenset({Outcome.REJECT, Outcome.DENIED, Outcome.EXPIRED})
+"""Outcomes that end an intent without its write."""
 RESOLVED = frozenset(
     {Outcome.APPROVED, Outcome.DENIED, Outcome.EXPIRED, Outcome.ALLOW, Outcome.REJECT}
 )
@@ -73,6 +76,13 @@ class FailedRun(Frozen):
     rule: str
     reason: str
     audit_seq: int
+    error_type: str = ""
+    """For a run's own failure entry: the type of the error that ended it."""
+
+    @property
+    def failure(self) -> FailureClass:
+        """What stopped it, as a class a human can act on."""
+        return classify(self.stage, self.rule, self.error_type)
 
 
 class AgentQuestion(Frozen):
@@ -102,6 +112,8 @@ class IntentStory:
     open_hold: HeldIntent | None = None
     dispatched: bool = False
     refused: list[str] = field(default_factory=list)
+    last: tuple[str, str, str, str, datetime, int] | None = None
+    """Its newest decision: outcome, stage, rule, reason, when, audit sequence."""
 
 
 @dataclass
@@ -126,6 +138,45 @@ class ChainStory:
         """Every hold still open, oldest first."""
         holds = [s.open_hold for s in self.intents.values() if s.open_hold is not None]
         return sorted(holds, key=lambda h: (h.held_at, h.intent_id))
+
+    def tries(self, run_id: str) -> int:
+        """How many retries led to ``run_id`` (0: it is no retry)."""
+        parent = {retry: run for run, retry in self.retried.items()}
+        count, seen = 0, {run_id}
+        while run_id in parent and parent[run_id] not in seen:
+            run_id = parent[run_id]
+            seen.add(run_id)
+            count += 1
+        return count
+
+    def stopped_runs(self) -> list[FailedRun]:
+        """Runs that proposed intents and had every one stopped by the broker or a human
+        (rejected, denied, expired), none dispatched and none still held: their newest
+        stop is what stopped them. (Runs that failed or were refused are not here.)"""
+        by_run: dict[str, list[IntentStory]] = {}
+        for story in self.intents.values():
+            by_run.setdefault(story.run_id, []).append(story)
+        stopped = []
+        for run_id, stories in by_run.items():
+            if run_id in self.failures or run_id in self.run_refusals:
+                continue
+            if any(s.dispatched or s.open_hold is not None or s.last is None for s in stories):
+                continue
+            lasts = [s.last for s in stories if s.last is not None]
+            if not all(last[0] in STOPS for last in lasts):
+                continue
+            outcome, stage, rule, reason, when, seq = max(lasts, key=lambda last: last[5])
+            stopped.append(
+                FailedRun(
+                    run_id=run_id,
+                    failed_at=when,
+                    stage=stage,
+                    rule=rule,
+                    reason=reason,
+                    audit_seq=seq,
+                )
+            )
+        return sorted(stopped, key=lambda f: (f.failed_at, f.run_id))
 
     def open_questions(self) -> list[AgentQuestion]:
         """Every question no human has answered yet, oldest first."""
@@ -177,6 +228,15 @@ def _on_intent(story: ChainStory, entry: AuditEntry) -> None:
             return  # not a decision of the broker (an entry without its intent)
         found = story.intents[intent_id] = IntentStory(
             run_id=str(intent.get("run_id", "")), first=entry.decision, first_stage=entry.stage
+        )
+    if entry.decision not in (DISPATCHED, REVIEW_REFUSED):
+        found.last = (
+            entry.decision,
+            entry.stage,
+            entry.rule,
+            str(entry.payload.get("reason", "")),
+            at(entry),
+            entry.seq,
         )
     if entry.decision == Outcome.HOLD:
         found.held_at = found.held_at or at(entry)
@@ -245,16 +305,16 @@ def read_chain(entries: Iterable[AuditEntry]) -> ChainStory:
         elif entry.stage == RUN_STAGE and entry.rule == RUN_ANSWERED and isinstance(run_id, str):
             story.answered[run_id] = str(entry.payload.get("answer_run_id", ""))
         elif entry.stage == RUN_STAGE and entry.rule in RUN_ENDS and isinstance(run_id, str):
-            story.failures.setdefault(
-                run_id,
-                FailedRun(
-                    run_id=run_id,
-                    failed_at=at(entry),
-                    stage=entry.stage,
-                    rule=entry.rule,
-                    reason=str(entry.payload.get("reason", "")),
-                    audit_seq=entry.seq,
-                ),
+            # The run's own entry says more than its intents' closes (the error's type):
+            # it replaces theirs.
+            story.failures[run_id] = FailedRun(
+                run_id=run_id,
+                failed_at=at(entry),
+                stage=entry.stage,
+                rule=entry.rule,
+                reason=str(entry.payload.get("reason", "")),
+                audit_seq=entry.seq,
+                error_type=str(entry.payload.get("error_type", "")),
             )
         elif entry.stage == CONFIGURATION and entry.rule == "commitment_recorded":
             key = entry.payload.get("key")

@@ -19,6 +19,7 @@ from adapters.models.scripted import ScriptedProvider
 from adapters.store.store import Store
 from adapters.store.tables import AuditEntryRow, ClaimRow, EmailRow
 from domain.errors import Conflict
+from domain.failures import FailureClass
 from domain.governance.approvals import Decided, sign
 from domain.intents import Outcome
 from domain.runs import ApprovalSignal, DispatchRequest, RunState, RunStatus
@@ -286,6 +287,9 @@ async def test_a_run_failing_before_any_intent_is_on_the_chain_and_in_the_queue(
     failed = [i for i in queue.items if getattr(i, "subject_id", None) == started.run_id]
     assert len(failed) == 1 and failed[0].kind == "failed_run"  # type: ignore[union-attr]
     assert [a.kind for a in failed[0].actions] == ["retry"]  # type: ignore[union-attr]
+    (listed,) = needs_you.failed_runs(svc, firm.org, firm.founder)
+    assert (listed.run_id, listed.failure, listed.retries_left) == (started.run_id, "model", 3)
+    assert needs_you.failed_runs(svc, firm.org, firm.founder, FailureClass.BARRIER) == []
     assert store.audit.verify(firm.org).ok
 
 

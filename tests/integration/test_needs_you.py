@@ -171,12 +171,16 @@ def test_the_founder_sees_every_item_most_urgent_first_with_evidence_and_actions
     waited = datetime.fromisoformat(hold["due"]) - datetime.fromisoformat(hold["waiting_since"])
     assert waited == timedelta(hours=1)
     run = next(i for i in items if i["subject_id"] == s.west_run)
-    assert {e["label"]: e["detail"] for e in run["evidence"]}["rule"] == (
-        "resolve: charter_unpublished"
-    )
-    assert run["actions"] == [
-        {"kind": "retry", "method": "POST", "path": f"/v1/runs/{s.west_run}/retry",
-         "cli": f"verletica retry {s.west_run}", "needs": []}
+    labels = {e["label"]: e["detail"] for e in run["evidence"]}
+    assert labels["rule"] == "resolve: charter_unpublished"
+    # Refused at resolve: an authority failure, which retrying as it is cannot cure.
+    assert (labels["class"], labels["retries left"], run["actions"]) == ("authority", "0", [])
+    assert "charter" in labels["next step"]
+    parsed = next(i for i in items if i["subject_id"] == s.east_run)
+    assert {e["label"]: e["detail"] for e in parsed["evidence"]}["class"] == "validation"
+    assert parsed["actions"] == [
+        {"kind": "retry", "method": "POST", "path": f"/v1/runs/{s.east_run}/retry",
+         "cli": f"verletica retry {s.east_run}", "needs": []}
     ]  # fmt: skip
     cap = next(i for i in items if i["subject_id"] == s.east_cap)
     assert [a["kind"] for a in cap["actions"]] == ["confirm", "reject"]
@@ -248,14 +252,16 @@ def test_actions_taken_from_the_queue_are_on_the_record_and_leave_it(
         assert reject["kind"] == "reject" and reject["needs"] == ["reason"]
         r = api.post(reject["path"], json={"reason": "not ours"}, headers={H: firm.founder})
         assert r.status_code == 200 and r.json()["state"] == "rejected", r.text
-        retry = items[s.west_run]["actions"][0]
+        refused = api.post(f"/v1/runs/{s.west_run}/retry", headers={H: firm.founder})
+        assert refused.status_code == 409 and "authority" in refused.text
+        retry = items[s.east_run]["actions"][0]
         first = api.post(retry["path"], headers={H: firm.founder})
         assert first.status_code == 201, first.text
         again = api.post(retry["path"], headers={H: firm.founder})
         assert again.json()["retry"]["run_id"] == first.json()["retry"]["run_id"]
         (started,) = runs.started
-        assert started.agent_id == firm.agents["vega"]
-        assert started.task == "summarise the Birch CIM projections"
+        assert started.agent_id == firm.agents["orion"]
+        assert started.task == "draft the Atlas kickoff mail"
         assert started.requested_by == firm.founder
         approve = items[s.held.id]["actions"][0]
         r = api.post(approve["path"], json={}, headers={H: firm.founder})
@@ -274,11 +280,11 @@ def test_actions_taken_from_the_queue_are_on_the_record_and_leave_it(
         retried = [e for e in entries if e["rule"] == "run_retried"]
         assert len(retried) == 1 and retried[0]["actor"] == firm.founder
         assert retried[0]["payload"] == {
-            "run_id": s.west_run, "retry_run_id": started.run_id,
+            "run_id": s.east_run, "retry_run_id": started.run_id,
         }  # fmt: skip
         left = {i["subject_id"] for i in _visible(_queue(api, firm, firm.founder))}
-        assert not {s.east_cap, s.west_cap, s.west_run} & left
-        assert {s.held.id, s.east_run} <= left
+        assert not {s.east_cap, s.west_cap, s.east_run} & left
+        assert {s.held.id, s.west_run} <= left
         assert api.get(f"/v1/orgs/{firm.org}/audit?verify=true", headers={H: firm.founder}).json()[
             "verification"
         ]["ok"]
@@ -513,3 +519,40 @@ def test_the_command_line_prints_the_queue_and_the_metrics(
     out = runner.invoke(cli_app, ["metrics"])
     assert out.exit_code == 0, out.output
     assert json.loads(out.output)["escalated"]["held"] == 1
+
+
+def test_failed_runs_are_listed_by_class_as_the_reader_may_see_them(
+    api: TestClient, firm: Firm
+) -> None:
+    """The founder sees both refused runs and the run the wall stopped; ``?failure=``
+    keeps one class; Ben (East) sees East's refused run only: the stopped run reached
+    West through the record it cited, so it is not his to read."""
+    s = scene(firm)
+    svc = firm.svc
+    assert isinstance(svc, Wired) and svc.store is not None
+    walled_run = _run(svc, firm, "orion", ("east",), "brief Atlas on Birch")
+    crossing = payment_intent(firm.org, firm.agents["orion"], 0, run_id=walled_run)
+    crossing = crossing.model_copy(
+        update={"tool": "email.send", "references": ("birch-cim",), "cost_cents": 0,
+                "payload": {"to": "team@atlas.example", "subject": "Birch", "body": "x"}}
+    )  # fmt: skip
+    decided = governance.decide(svc.store.governance, crossing, utc_now())
+    assert decided.rule == "barrier_crossed", decided
+
+    def listed(who: str, failure: str = "") -> list[tuple[str, str, bool]]:
+        query = f"?failure={failure}" if failure else ""
+        r = api.get(f"/v1/orgs/{firm.org}/runs/failed{query}", headers={H: who})
+        assert r.status_code == 200, r.text
+        return sorted((f["run_id"], f["failure"], f["stopped_by_broker"]) for f in r.json())
+
+    assert listed(firm.founder) == sorted(
+        [
+            (s.east_run, "validation", False),
+            (s.west_run, "authority", False),
+            (walled_run, "barrier", True),
+        ]
+    )
+    assert listed(firm.founder, "barrier") == [(walled_run, "barrier", True)]
+    assert listed(firm.associate) == [(s.east_run, "validation", False)]
+    bad = api.get(f"/v1/orgs/{firm.org}/runs/failed?failure=bogus", headers={H: firm.founder})
+    assert bad.status_code == 422

@@ -277,7 +277,8 @@ def test_failed_runs_come_from_refusals_and_failure_closes_until_retried() -> No
 
 def test_a_run_failing_before_any_intent_is_failed_by_its_own_entry_once() -> None:
     """The model never answered: the run's own ``run_failed`` entry; a run whose intents
-    were closed and then recorded its end is still one failed run, the first record."""
+    were closed and then recorded its end is still one failed run, as its own entry
+    says (it carries the error's type, hence the class)."""
     chain = Chain()
     model = run_failure_draft("r-model", "agent", "run_failed", "model unavailable")
     chain.add(model.decision, run="r-model", stage=model.stage, rule=model.rule,
@@ -289,7 +290,7 @@ def test_a_run_failing_before_any_intent_is_failed_by_its_own_entry_once() -> No
     failed = read_chain(chain.entries).failed_runs()
     assert [(f.run_id, f.rule, f.stage) for f in failed] == [
         ("r-model", "run_failed", "run"),
-        ("r-both", "run_cancelled", "human_review"),
+        ("r-both", "run_cancelled", "run"),
     ]
     assert failed[0].reason == "model unavailable"
 
@@ -393,3 +394,31 @@ def test_metrics_agree_with_themselves(story: list[tuple[str, str | None, bool, 
     assert sum(m.blocked_by_stage.values()) == sum(1 for s in story if s[0] == "reject")
     held = read_chain(chain.entries).open_holds()
     assert len(held) == m.hold_resolution.open
+
+
+def test_a_run_whose_every_intent_was_stopped_is_a_failed_run_of_the_last_stop() -> None:
+    chain = Chain()
+    chain.add("reject", intent="w1", run="walled", stage="scope_barriers", rule="barrier_crossed")
+    chain.add("hold", intent="w2", run="walled", stage="approval", rule="money_over_threshold")
+    chain.add("denied", intent="w2", run="walled", stage="human_review", rule="denied")
+    chain.add("allow", intent="ok", run="mixed")
+    chain.add("dispatched", intent="ok", run="mixed", stage="dispatch")
+    chain.add("reject", intent="no", run="mixed", stage="scope_barriers", rule="barrier_crossed")
+    chain.add("hold", intent="h", run="waiting")
+    chain.add("reject", intent="c1", run="capped", stage="commitments", rule="spend_cap")
+    story = read_chain(chain.entries)
+    stopped = {f.run_id: f for f in story.stopped_runs()}
+    # Some work done (mixed) or still waiting (waiting): not failed.
+    assert set(stopped) == {"walled", "capped"}
+    assert (stopped["walled"].rule, stopped["walled"].failure) == ("denied", "commitment")
+    assert stopped["capped"].failure == "commitment"
+
+
+def test_retries_are_counted_along_their_lineage() -> None:
+    chain = Chain()
+    for run, retry in (("r0", "r1"), ("r1", "r2"), ("x0", "x1")):
+        draft = retry_draft(run, retry, "p_ada")
+        chain.add(draft.decision, run=run, stage=draft.stage, rule=draft.rule,
+                  retry_run_id=retry)  # fmt: skip
+    story = read_chain(chain.entries)
+    assert [story.tries(r) for r in ("r0", "r1", "r2", "x1", "other")] == [0, 1, 2, 1, 0]
