@@ -299,7 +299,10 @@ def test_ingestion_removes_what_is_never_kept_and_tags_the_rest(
     assert [r["kind"] for r in removed] == ["card", "national_id"]
     assert text[removed[0]["start"] : removed[0]["end"]] == "4111 1111 1111 1111"
     chain = str([e.payload for e in services.audit.entries(firm.org)])
-    assert "4111" not in chain and "6789" not in chain and "dana@atlas" not in chain
+    # The values themselves, not fragments: "4111" alone may turn up inside a random id
+    # or hash (it did, once in a thousand runs or so).
+    for kept_out in ("4111 1111 1111 1111", "4111111111111111", "123-45-6789", "dana@atlas"):
+        assert kept_out not in chain, kept_out
     assert services.audit.verify(firm.org).ok
 
 
