@@ -9,6 +9,7 @@ from temporalio import activity
 from temporalio.exceptions import ApplicationError
 
 from activities.heartbeat import beating, in_thread
+from activities.tracing import span
 from domain.canonical import sha256_hex
 from domain.intents import Stage
 from domain.parser import ParseRejection, parse_reply
@@ -83,20 +84,24 @@ class AgentRunActivities:
     @activity.defn(name="resolve")
     async def resolve(self, run: RunInput) -> ResolvedAgent:
         """The principal exists, is an active agent, its charter is published and pinned."""
-        return await in_thread(self._resolve, run)
+        with span("identity & charter", org=run.org_id, run=run.run_id, agent=run.agent_id):
+            return await in_thread(self._resolve, run)
 
     @activity.defn(name="context")
     async def context(self, request: ContextRequest) -> ContextPack:
         """Recall context through the memory gate, as the agent itself."""
-        result = await in_thread(
-            lambda: self._memory.recall(
-                asker_principal_id=request.agent_id,
-                org_id=request.org_id,
-                query=request.task,
-                now=self._clock(),
-                on_behalf_of=request.on_behalf_of,
+        with span("memory read", org=request.org_id, run=request.run_id) as current:
+            result = await in_thread(
+                lambda: self._memory.recall(
+                    asker_principal_id=request.agent_id,
+                    org_id=request.org_id,
+                    query=request.task,
+                    now=self._clock(),
+                    on_behalf_of=request.on_behalf_of,
+                )
             )
-        )
+            current.set_attribute("verletica.released", len(result.released_refs))
+            current.set_attribute("verletica.withheld", result.withheld)
         return ContextPack(
             items=result.released, refs=result.released_refs, withheld=result.withheld
         )
@@ -125,12 +130,19 @@ class AgentRunActivities:
     async def reasoning(self, request: ReasoningRequest) -> ReasoningResult:
         """One model call; the strict parser turns its reply into proposals or a rejection."""
         model_request = await in_thread(self._prompts, request)
-        try:
-            reply = await beating(self._model.generate(model_request))
-        except LookupError as exc:  # replay miss: retrying cannot help
-            raise ApplicationError(str(exc), type=MODEL_UNAVAILABLE, non_retryable=True) from exc
-        except ValueError as exc:  # missing script
-            raise ApplicationError(str(exc), type=MODEL_UNAVAILABLE, non_retryable=True) from exc
+        with span("model call", org=request.org_id, run=request.run_id) as current:
+            try:
+                reply = await beating(self._model.generate(model_request))
+            except LookupError as exc:  # replay miss: retrying cannot help
+                raise ApplicationError(
+                    str(exc), type=MODEL_UNAVAILABLE, non_retryable=True
+                ) from exc
+            except ValueError as exc:  # missing script
+                raise ApplicationError(
+                    str(exc), type=MODEL_UNAVAILABLE, non_retryable=True
+                ) from exc
+            current.set_attribute("verletica.provider", reply.provider)
+            current.set_attribute("verletica.model", reply.model)
         reply_digest = sha256_hex(reply.text.encode("utf-8"))
         snapshot = {name: REGISTRY[name] for name in request.tools}
         parsed = parse_reply(reply.text, snapshot)

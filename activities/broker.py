@@ -13,6 +13,7 @@ from temporalio.exceptions import ApplicationError
 
 from activities.batching import DecisionBatcher
 from activities.heartbeat import in_thread
+from activities.tracing import span
 from domain.errors import BrokerPoisoned, FoundationBroken, TokenRefused
 from domain.governance.approvals import ApprovalKeys
 from domain.governance.values import BrokerMode
@@ -64,7 +65,19 @@ class BrokerActivities:
     async def decide(self, request: BrokerRequest) -> Decision:
         """Run the ordered stages; the decision is in the audit chain before this returns.
         Decisions arriving together share one transaction (group commit)."""
-        return await self._batcher.decide(request.intent)
+        intent = request.intent
+        with span(
+            "broker decide",
+            org=intent.org_id,
+            run=intent.run_id,
+            intent=intent.id,
+            tool=intent.tool,
+        ) as current:
+            decision = await self._batcher.decide(intent)
+            current.set_attribute("verletica.stage", str(decision.stage))
+            current.set_attribute("verletica.outcome", str(decision.outcome))
+            current.set_attribute("verletica.rule", decision.rule)
+            return decision
 
     @activity.defn(name="broker_review")
     async def review(self, request: ReviewRequest) -> ReviewOutcome:
@@ -127,16 +140,21 @@ class BrokerActivities:
     async def dispatch(self, request: DispatchRequest) -> DispatchResult:
         """The connector write: idempotent by intent id, only with an audited allow. A
         refusal is final; a database failure is retried."""
+        intent = request.intent
+        tool = None if intent is None else intent.tool
         try:
-            return await in_thread(
-                governance.dispatch,
-                self._store,
-                self._connectors,
-                request.org_id,
-                request.decision,
-                self._clock(),
-                request.intent,
-            )
+            with span("tool", org=request.org_id, intent=request.intent_id, tool=tool) as current:
+                result = await in_thread(
+                    governance.dispatch,
+                    self._store,
+                    self._connectors,
+                    request.org_id,
+                    request.decision,
+                    self._clock(),
+                    request.intent,
+                )
+                current.set_attribute("verletica.duplicate", result.duplicate)
+            return result
         except BrokerPoisoned as exc:
             raise ApplicationError(str(exc), type=BROKER_POISONED, non_retryable=True) from exc
         except FoundationBroken as exc:

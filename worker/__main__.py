@@ -10,6 +10,7 @@ from datetime import timedelta
 from adapters.memory.backends import BackendRefused
 from adapters.temporal.heartbeat import ensure_schedule
 from adapters.temporal.learning import ensure_learning_schedule
+from adapters.tracing import install, tracer_provider
 from worker.bootstrap import build_worker
 from worker.bytecode import keep_bytecode
 from worker.ports import open_store
@@ -24,7 +25,9 @@ async def serve(settings: Settings) -> None:
     the task queue until SIGINT/SIGTERM."""
     store = open_store(settings)
     client = await make_client(settings)
-    worker = build_worker(client, settings, store)
+    provider = tracer_provider(settings.tracing, "verletica-worker", settings.otlp_endpoint)
+    install(provider)
+    worker = build_worker(client, settings, store, tracer=provider)
     # Every worker makes sure the heartbeat's Schedule exists with the configured
     # interval (idempotent: the first creates it, the others find it and update it).
     await ensure_schedule(
@@ -41,6 +44,8 @@ async def serve(settings: Settings) -> None:
     async with worker:
         await stop.wait()
     store.close()
+    if provider is not None:
+        provider.shutdown()
 
 
 def main() -> None:

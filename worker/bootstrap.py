@@ -8,7 +8,9 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+from opentelemetry.trace import TracerProvider
 from temporalio.client import Client
+from temporalio.contrib.opentelemetry import TracingInterceptor
 from temporalio.worker import Worker
 
 from activities.agent_run import AgentRunActivities
@@ -16,6 +18,7 @@ from activities.broker import BrokerActivities
 from activities.extraction import ExtractionActivities
 from activities.heartbeat_run import HeartbeatActivities
 from activities.learning import LearningActivities
+from activities.tracing import use as use_tracer
 from adapters.connectors.email import EmailOutbox
 from adapters.connectors.findings import FindingsRegister
 from adapters.connectors.holds import HoldsRegister
@@ -102,14 +105,18 @@ def build_worker(
     model: ModelProvider | None = None,
     clock: Callable[[], datetime] = utc_now,
     replace: Mapping[str, Callable[..., Any]] | None = None,
+    tracer: TracerProvider | None = None,
 ) -> Worker:
     """A worker for the agent-run workflow. It verifies every chain first and poisons the
     broker of any organization whose chain is broken.
 
     ``replace`` swaps activities by activity name (tests stand in for the outside world,
     e.g. ``{"dispatch": failing_dispatch}``); every other activity is the real one.
+    With ``tracer``, Temporal's interceptor and our activities' spans go through it
+    (and its allowlist); without, no span is exported.
     """
     verify_chains(store, clock)
+    use_tracer(tracer)
     runs_model = model or build_model(settings)
     runs = AgentRunActivities(
         directory=store.directory,
@@ -175,4 +182,11 @@ def build_worker(
         # When a worker dies, the tasks queued to it alone move to the shared queue after
         # this, not after the default 10 s.
         sticky_queue_schedule_to_start_timeout=timedelta(seconds=3),
+        # Workflow spans even without a client span (runs start from the API, the command
+        # line, channels and Schedules): after a replay such a span may lack its parent.
+        interceptors=[
+            TracingInterceptor(tracer.get_tracer("temporal"), always_create_workflow_spans=True)
+        ]
+        if tracer
+        else [],
     )

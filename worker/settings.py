@@ -82,6 +82,11 @@ class Settings(BaseSettings):
     capture_path: str = "captured-fixtures.json"
     scripted_delay_ms: int = Field(default=0, ge=0, le=600_000)
     """How long the scripted provider takes to answer (to rehearse a model's latency)."""
+    tracing: Literal["off", "console", "otlp"] = "off"
+    """Where the worker's spans go (``VERLETICA_TRACING``): nowhere, the console, or an
+    OTLP/HTTP collector; always through the attribute allowlist (``adapters/tracing.py``)."""
+    otlp_endpoint: str | None = None
+    """The collector's traces URL; None: the OpenTelemetry default (or its environment)."""
 
     api_host: str = "127.0.0.1"
     api_port: int = 8000

@@ -1,0 +1,131 @@
+"""Tracing on the real dev server: Temporal's interceptor and our own spans reach an
+in-memory exporter through the allowlist, and secrets placed in a prompt, a document,
+a message body and an error message never appear in any exported span."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import AsyncIterator
+
+import pytest
+from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
+from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+from opentelemetry.trace import Status, StatusCode
+from temporalio.testing import WorkflowEnvironment
+
+from adapters.models.replay import ReplayProvider
+from adapters.store.store import Store
+from adapters.tracing import ALLOWED, scrubbed, tracer_provider
+from domain.runs import RunStatus
+from tests.conftest import TEST_KEYS, Firm, make_settings, utc_now, wire
+from tests.support import model_reply
+from usecases import organization, runs
+from usecases.context import Ports
+from worker.bootstrap import build_worker
+
+pytestmark = pytest.mark.temporal
+
+SECRETS = ("ZEBRA-PROMPT-4410", "ZEBRA-DOC-7731", "ZEBRA-BODY-9921")
+
+
+class Traced:
+    def __init__(self, temporal: WorkflowEnvironment, store: Store, svc: Ports) -> None:
+        self.temporal, self.store, self.svc = temporal, store, svc
+        self.firm = Firm(svc)
+        self.exporter = InMemorySpanExporter()
+        provider = tracer_provider("off", "verletica-test", exporter=self.exporter)
+        assert isinstance(provider, TracerProvider)
+        self.provider = provider
+
+
+@pytest.fixture
+async def traced(temporal_env: WorkflowEnvironment, sqlite_url: str) -> AsyncIterator[Traced]:
+    settings = make_settings(database_url=sqlite_url, model_provider="replay")
+    store = Store.open(sqlite_url, TEST_KEYS, migrate_schema=False)
+    yield Traced(temporal_env, store, wire(store, temporal_env.client, settings, utc_now))
+    store.close()
+
+
+def _exported(span: ReadableSpan) -> str:
+    return str(span.to_json())
+
+
+async def test_no_secret_leaves_in_a_span_while_the_allowed_attributes_do(
+    traced: Traced,
+) -> None:
+    svc, firm = traced.svc, traced.firm
+    organization.remember(
+        svc, firm.org, firm.founder, "atlas-code", ("east",),
+        f"Atlas kickoff notes; the data-room code is {SECRETS[1]}.",
+    )  # fmt: skip
+    task = f"Send the Atlas client the kickoff agenda, quoting {SECRETS[0]}."
+    reply = model_reply(
+        {
+            "tool": "email.send",
+            "projects": ["east"],
+            "payload": {"to": "cfo@atlas.example", "subject": "Kickoff", "body": SECRETS[2]},
+            "cost_cents": 0,
+            "justification": f"asked in {SECRETS[0]}",
+            "references": ["atlas-code"],
+        }
+    )
+    async with build_worker(
+        traced.temporal.client, svc.settings, traced.store, model=ReplayProvider(),
+        tracer=traced.provider,
+    ):  # fmt: skip
+        done = await runs.start_run(svc, firm.org, firm.founder, firm.agents["orion"], task, reply)
+        final = await asyncio.wait_for(runs.wait_run(svc, done.run_id, firm.founder), 60)
+        assert final.status is RunStatus.COMPLETED and final.intents[0].dispatch is not None
+        # No fixture, no reply: the model "fails", and its error message quotes the task.
+        missed = await runs.start_run(svc, firm.org, firm.founder, firm.agents["orion"], task)
+        failed = await asyncio.wait_for(runs.wait_run(svc, missed.run_id, firm.founder), 60)
+        assert failed.status is RunStatus.FAILED and SECRETS[0] in (failed.error or "")
+    traced.provider.force_flush()
+    spans = traced.exporter.get_finished_spans()
+
+    everything = "\n".join(_exported(s) for s in spans)
+    for secret in SECRETS:
+        assert secret not in everything, secret
+    names = {s.name for s in spans}
+    assert {"identity & charter", "memory read", "model call", "broker decide", "tool"} <= names
+    assert any(n.startswith("RunWorkflow:AgentRunWorkflow") for n in names), names
+    assert any(n.startswith("RunActivity:reasoning") for n in names), names
+    decide = next(s for s in spans if s.name == "broker decide")
+    attributes = dict(decide.attributes or {})
+    assert attributes["verletica.tool"] == "email.send"
+    assert attributes["verletica.outcome"] == "allow"
+    assert attributes["verletica.run"] == done.run_id
+    read = next(s for s in spans if s.name == "memory read" and s.attributes)
+    # Orion (East) recalls East's two records; West's is withheld: counts, no content.
+    recalled = dict(read.attributes or {})
+    assert (recalled["verletica.released"], recalled["verletica.withheld"]) == (2, 1)
+    for s in spans:
+        assert set(s.attributes or {}) <= ALLOWED, s.attributes
+        for event in s.events:
+            assert set(event.attributes or {}) <= ALLOWED
+    failed_calls = [s for s in spans if s.name == "model call" and s.events]
+    assert failed_calls and all({e.name for e in s.events} == {"exception"} for s in failed_calls)
+
+
+def test_the_allowlist_drops_every_other_attribute_and_what_an_error_says() -> None:
+    provider = TracerProvider()
+    exporter = InMemorySpanExporter()
+    tracer = provider.get_tracer("t")
+    with tracer.start_as_current_span(
+        "s", attributes={"verletica.tool": "email.send", "prompt": "ZEBRA", "body": "ZEBRA"}
+    ) as span:
+        span.add_event("note", {"text": "ZEBRA", "verletica.rule": "r"})
+        span.record_exception(ValueError("ZEBRA in the message"))
+        span.set_status(Status(StatusCode.ERROR, "ZEBRA in the description"))
+    (raw,) = [s for s in [span] if isinstance(s, ReadableSpan)]
+    clean = scrubbed(raw)
+    exporter.export([clean])
+    text = json.dumps(json.loads(clean.to_json()))
+    assert "ZEBRA" not in text
+    assert dict(clean.attributes or {}) == {"verletica.tool": "email.send"}
+    assert [dict(e.attributes or {}) for e in clean.events] == [
+        {"verletica.rule": "r"},
+        {"exception.type": "ValueError"},
+    ]
+    assert clean.status.status_code is StatusCode.ERROR and clean.status.description is None
