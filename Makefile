@@ -22,9 +22,10 @@ demo: $(STAMP)
 up: $(STAMP)
 	$(BIN)/verletica up
 
-## make test: the whole suite (starts its own Temporal dev server; PostgreSQL when configured).
+## make test: the whole suite (starts its own Temporal dev server; PostgreSQL when configured),
+## in two processes, a test file each at a time (PYTEST_ARGS="-n 0" runs it in one).
 test: $(STAMP)
-	$(BIN)/python -m pytest $(PYTEST_ARGS)
+	$(BIN)/python -m pytest -n 2 --dist loadfile $(PYTEST_ARGS)
 
 lint: $(STAMP)
 	$(BIN)/ruff check .
