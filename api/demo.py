@@ -20,6 +20,7 @@ from typing import Any
 import httpx
 from pydantic import BaseModel
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from api.queue_view import needs_you_table
@@ -132,6 +133,8 @@ class DemoReport(BaseModel):
     """The founder's needs-you queue while the payment was held."""
     metrics: dict[str, Any] = {}
     """The autonomy metrics at the end."""
+    failed: list[dict[str, Any]] = []
+    """The failed runs at the end, each with its class and the retries it has left."""
 
 
 async def _settled(
@@ -414,6 +417,9 @@ async def play(
         memory=memory,
         needs_you=queue,
         metrics=(await http.get(f"/v1/orgs/{org_id}/metrics", auth=as_founder)).json(),
+        failed=(await http.get(f"/v1/orgs/{org_id}/runs/failed", auth=as_founder))
+        .raise_for_status()
+        .json(),
     )
 
 
@@ -555,6 +561,19 @@ def render(report: DemoReport, console: Console) -> None:
             f"stage: {m['blocked_by_stage']}; holds resolved: {m['hold_resolution']['resolved']}"
             + (f" (median {median:.1f} s)" if median is not None else "")
         )
+    if report.failed:
+        failed = Table(title="failed runs (verletica failed): class, what stopped them, retries")
+        for column in ("agent", "class", "stopped at", "retries left", "task"):
+            failed.add_column(column)
+        for f in report.failed:
+            failed.add_row(
+                f["agent"],
+                f["failure"],
+                f"{f['stage']}: {f['rule']}",
+                str(f["retries_left"]),
+                escape(f["task"][:60]),
+            )
+        console.print(failed)
     console.print("[bold]Temporal UI[/]")
     for step, view in report.runs.items():
         console.print(f"  {step:10} {view['ui_url']}")

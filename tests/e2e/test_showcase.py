@@ -95,6 +95,22 @@ async def test_showcase_exercises_every_broker_outcome(
     assert malformed["state"]["rejection"]["rule"] == "malformed_json"
     assert malformed["state"]["nodes"]["action"] == "skipped"
 
+    # the failed-run list: each with its class and the retries it has left
+    failed = {f["run_id"]: f for f in report.failed}
+    classes = {
+        step: (
+            failed[runs[step]["run_id"]]["failure"],
+            failed[runs[step]["run_id"]]["retries_left"],
+        )
+        for step in ("cross", "unstaffed", "malformed")
+    }
+    assert classes == {
+        "cross": ("barrier", 0),
+        "unstaffed": ("authority", 0),
+        "malformed": ("validation", 2),
+    }
+    assert not {runs[s]["run_id"] for s in ("kickoff", "west", "payment")} & set(failed)
+
     # payment over the cap: held, refused approval by Ben, approved by Ada, paid once
     hold, approved = only_decisions("payment")
     assert hold["outcome"] == "hold" and "spend_cap" in hold["rule"]
