@@ -11,6 +11,7 @@ from temporalio.exceptions import ApplicationError
 from activities.heartbeat import beating, in_thread
 from activities.tracing import span
 from domain.canonical import sha256_hex
+from domain.governance.usage import TokenPrices, cost_cents, usage_draft
 from domain.intents import Stage
 from domain.parser import ParseRejection, parse_reply
 from domain.ports import (
@@ -31,7 +32,7 @@ from domain.runs import (
     RunInput,
 )
 from domain.tools import REGISTRY
-from usecases.governance import record_question, record_run_rejection
+from usecases.governance import record_question, record_run_rejection, record_usage
 
 POLICY_VIOLATION = "PolicyViolation"
 MODEL_UNAVAILABLE = "ModelUnavailable"
@@ -47,12 +48,14 @@ class AgentRunActivities:
         governance: GovernanceStore,
         model: ModelProvider,
         clock: Callable[[], datetime],
+        prices: TokenPrices | None = None,
     ) -> None:
         self._directory = directory
         self._memory = memory
         self._governance = governance
         self._model = model
         self._clock = clock
+        self._prices = prices or TokenPrices()
 
     def _resolve(self, run: RunInput) -> ResolvedAgent:
         now = self._clock()
@@ -143,6 +146,25 @@ class AgentRunActivities:
                 ) from exc
             current.set_attribute("verletica.provider", reply.provider)
             current.set_attribute("verletica.model", reply.model)
+        # Charged before anything it proposes is decided: the broker counts it. A provider
+        # that reports no usage (fixtures, scripts, a given reply) is charged nothing.
+        model_cents = cost_cents(self._prices, reply.input_tokens, reply.output_tokens)
+        if reply.input_tokens is not None or reply.output_tokens is not None:
+            await in_thread(
+                record_usage,
+                self._governance,
+                request.org_id,
+                usage_draft(
+                    request.run_id,
+                    request.agent_id,
+                    reply.provider,
+                    reply.model,
+                    reply.input_tokens,
+                    reply.output_tokens,
+                    model_cents,
+                ),
+                self._clock(),
+            )
         reply_digest = sha256_hex(reply.text.encode("utf-8"))
         snapshot = {name: REGISTRY[name] for name in request.tools}
         parsed = parse_reply(reply.text, snapshot)
@@ -159,6 +181,7 @@ class AgentRunActivities:
                 self._clock(),
             )
             return ReasoningResult(
+                model_cents=model_cents,
                 rejection=parsed,
                 provider=reply.provider,
                 model=reply.model,
@@ -176,6 +199,7 @@ class AgentRunActivities:
                 self._clock(),
             )
         return ReasoningResult(
+            model_cents=model_cents,
             summary=parsed.summary,
             actions=parsed.actions,
             question=parsed.question,

@@ -124,6 +124,8 @@ class ReasoningResult(Frozen):
     rejection: ParseRejection | None = None
     question: str | None = None
     """The agent's question for a human (already in the audit chain); no actions."""
+    model_cents: int = Field(default=0, ge=0)
+    """What the model call cost, charged to the run (already in the audit chain)."""
     provider: str
     model: str
     reply_digest: str
@@ -252,6 +254,11 @@ class RunState(Frozen):
     rejection: ParseRejection | None = None
     question: str | None = None
     """What the agent asked the human who started the run (answered by a new run)."""
+    model_cents: int = 0
+    """What the run's model call cost."""
+    spent_cents: int = 0
+    """What the run has spent: its model call and the money its allowed or approved
+    intents move (as the broker counts it against the effective budget)."""
     released: tuple[str, ...] = ()
     """The memory records the gate released to the run (refs)."""
     intents: tuple[IntentView, ...] = ()

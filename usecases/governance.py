@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from datetime import datetime
 
-from domain.audit import ChainVerification
+from domain.audit import AuditDraft, ChainVerification
 from domain.errors import (
     BrokerPoisoned,
     Conflict,
@@ -367,6 +367,12 @@ def record_run_failure(
     """Record that a run failed or was cancelled (once: the entry's key names the run)."""
     with store.unit(org_id, now) as unit:
         unit.append(records.run_failure_draft(run_id, agent_id, rule, reason, error_type))
+
+
+def record_usage(store: GovernanceStore, org_id: str, draft: AuditDraft, now: datetime) -> None:
+    """Charge a run's model call to it, on the chain (once per run: its key)."""
+    with store.unit(org_id, now) as unit:
+        unit.append(draft)
 
 
 def record_question(

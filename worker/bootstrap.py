@@ -31,6 +31,7 @@ from adapters.store.learning import SqlLearning
 from adapters.store.store import Store
 from adapters.temporal.gateway import TemporalRuns
 from domain.errors import NotFound
+from domain.governance.usage import TokenPrices
 from domain.ports import Connector, ModelProvider
 from usecases import governance
 from worker.clock import utc_now
@@ -124,6 +125,10 @@ def build_worker(
         governance=store.governance,
         model=runs_model,
         clock=clock,
+        prices=TokenPrices(
+            input_cents_per_mtok=settings.model_input_cents_per_mtok,
+            output_cents_per_mtok=settings.model_output_cents_per_mtok,
+        ),
     )
     broker = BrokerActivities(
         store=store.governance,

@@ -82,6 +82,10 @@ class Settings(BaseSettings):
     capture_path: str = "captured-fixtures.json"
     scripted_delay_ms: int = Field(default=0, ge=0, le=600_000)
     """How long the scripted provider takes to answer (to rehearse a model's latency)."""
+    model_input_cents_per_mtok: float = Field(default=10.0, ge=0)
+    model_output_cents_per_mtok: float = Field(default=40.0, ge=0)
+    """What the model's tokens cost (cents per million, read and written): each run's
+    model call is charged to the run, and counts against its effective budget."""
     tracing: Literal["off", "console", "otlp"] = "off"
     """Where the worker's spans go (``VERLETICA_TRACING``): nowhere, the console, or an
     OTLP/HTTP collector; always through the attribute allowlist (``adapters/tracing.py``)."""

@@ -244,6 +244,7 @@ class AgentRunWorkflow:
         self._rejection: ParseRejection | None = None
         self._question: str | None = None
         self._error_type = ""
+        self._model_cents = 0
         self._error: str | None = None
         self._tracked: list[_Tracked] = []
         self._inbox: list[_Received] = []
@@ -276,6 +277,9 @@ class AgentRunWorkflow:
             summary=self._summary,
             rejection=self._rejection,
             question=self._question,
+            model_cents=self._model_cents,
+            spent_cents=self._model_cents
+            + sum(t.intent.cost_cents for t in self._tracked if t.decision.outcome.may_dispatch),
             released=self._released,
             intents=tuple(t.view() for t in self._tracked),
             error=self._error,
@@ -409,6 +413,7 @@ class AgentRunWorkflow:
         )
         self._summary = reasoning.summary
         self._question = reasoning.question
+        self._model_cents = reasoning.model_cents
         if reasoning.rejection is not None:
             self._rejection = reasoning.rejection
             self._nodes["reasoning"] = NodeStatus.FAILED

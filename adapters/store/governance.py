@@ -43,6 +43,7 @@ from domain.governance import records
 from domain.governance.broker import operation_key, spend_of, wildcard_key
 from domain.governance.spend import Spending, counted
 from domain.governance.tokens import token_for
+from domain.governance.usage import usage_key
 from domain.governance.values import (
     BrokerSnapshot,
     Effects,
@@ -363,6 +364,7 @@ class SqlGovernanceUnit:
         spends = tool is not None and spend_of(intent, tool) > 0
         records = self._records(intent)
         run_spent, committed = self._spend(intent, policy, records) if spends else (0, {})
+        run_spent += self._model_spend(intent.run_id)
         return BrokerSnapshot(
             now=self._now,
             principal=policy.principals.get(intent.principal_id),
@@ -422,6 +424,12 @@ class SqlGovernanceUnit:
                 facts[r.id] = fact
                 known.append(fact)
         return known
+
+    def _model_spend(self, run_id: str) -> int:
+        """What the run's model call cost, as charged on the chain (0 before it is)."""
+        charged = self._chain.recorded(usage_key(run_id))
+        cents = None if charged is None else charged.payload.get("cents")
+        return cents if isinstance(cents, int) else 0
 
     def _standing_holds(self) -> tuple[StandingHold, ...]:
         """The organization's open standing holds: read for an intent that moves money
