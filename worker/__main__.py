@@ -10,6 +10,7 @@ from datetime import timedelta
 from adapters.memory.backends import BackendRefused
 from adapters.temporal.heartbeat import ensure_schedule
 from adapters.temporal.learning import ensure_learning_schedule
+from adapters.temporal.relay import ensure_relay_schedule
 from adapters.tracing import install, tracer_provider
 from worker.bootstrap import build_worker
 from worker.bytecode import keep_bytecode
@@ -36,6 +37,10 @@ async def serve(settings: Settings) -> None:
     await ensure_learning_schedule(
         client, settings.task_queue, timedelta(seconds=settings.learning_seconds)
     )
+    if settings.smtp_host is not None:
+        await ensure_relay_schedule(
+            client, settings.task_queue, timedelta(seconds=settings.relay_seconds)
+        )
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):

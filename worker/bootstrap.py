@@ -18,6 +18,7 @@ from activities.broker import BrokerActivities
 from activities.extraction import ExtractionActivities
 from activities.heartbeat_run import HeartbeatActivities
 from activities.learning import LearningActivities
+from activities.relay import RelayActivities
 from activities.tracing import use as use_tracer
 from adapters.connectors.email import EmailOutbox
 from adapters.connectors.findings import FindingsRegister
@@ -26,8 +27,10 @@ from adapters.connectors.keys import KeyCloser
 from adapters.connectors.payments import PaymentsLedger
 from adapters.models.replay import CapturingProvider, ReplayProvider
 from adapters.models.scripted import ScriptedProvider
+from adapters.relay.smtp import SmtpMailer
 from adapters.store.heartbeat import SqlHeartbeat
 from adapters.store.learning import SqlLearning
+from adapters.store.outbox import SqlOutbox
 from adapters.store.store import Store
 from adapters.temporal.gateway import TemporalRuns
 from domain.errors import NotFound
@@ -41,8 +44,25 @@ from workflows.agent_run import AgentRunWorkflow
 from workflows.extraction import ExtractCommitmentsWorkflow
 from workflows.heartbeat import HeartbeatWorkflow
 from workflows.learning import LearningWorkflow
+from workflows.relay import RelayWorkflow
 
 log = logging.getLogger("verletica.worker")
+
+
+def build_mailer(settings: Settings) -> SmtpMailer | None:
+    """The mail relay's SMTP server, when one is configured."""
+    if settings.smtp_host is None:
+        return None
+    return SmtpMailer(
+        settings.smtp_host,
+        settings.smtp_port,
+        settings.smtp_from,
+        starttls=settings.smtp_starttls,
+        username=settings.smtp_username,
+        password=None
+        if settings.smtp_password is None
+        else settings.smtp_password.get_secret_value(),
+    )
 
 
 def build_model(settings: Settings) -> ModelProvider:
@@ -151,6 +171,7 @@ def build_worker(
         ),
     )
     learning = LearningActivities(SqlLearning(store.db, store.keys), runs_model)
+    relay = RelayActivities(SqlOutbox(store.db, store.keys), build_mailer(settings), clock)
     activities: dict[str, Callable[..., Any]] = {
         "resolve": runs.resolve,
         "context": runs.context,
@@ -169,6 +190,7 @@ def build_worker(
         "learning_orgs": learning.orgs,
         "learning_ask": learning.ask,
         "learning_record": learning.record,
+        "relay_deliver": relay.deliver,
     }
     unknown = set(replace or {}) - activities.keys()
     if unknown:
@@ -182,6 +204,7 @@ def build_worker(
             HeartbeatWorkflow,
             ExtractCommitmentsWorkflow,
             LearningWorkflow,
+            RelayWorkflow,
         ],
         activities=list(activities.values()),
         # When a worker dies, the tasks queued to it alone move to the shared queue after

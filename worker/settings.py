@@ -86,6 +86,15 @@ class Settings(BaseSettings):
     model_output_cents_per_mtok: float = Field(default=40.0, ge=0)
     """What the model's tokens cost (cents per million, read and written): each run's
     model call is charged to the run, and counts against its effective budget."""
+    smtp_host: str | None = None
+    """The mail relay's SMTP server; unset: emails stay in the outbox (the record)."""
+    smtp_port: int = Field(default=587, ge=1, le=65535)
+    smtp_from: str = "verletica@localhost"
+    smtp_starttls: bool = True
+    smtp_username: str | None = None
+    smtp_password: SecretStr | None = None
+    relay_seconds: int = Field(default=60, ge=5, le=24 * 3600)
+    """How often the mail relay's Schedule runs while an SMTP server is configured."""
     tracing: Literal["off", "console", "otlp"] = "off"
     """Where the worker's spans go (``VERLETICA_TRACING``): nowhere, the console, or an
     OTLP/HTTP collector; always through the attribute allowlist (``adapters/tracing.py``)."""

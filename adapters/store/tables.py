@@ -293,6 +293,12 @@ class EmailRow(SQLModel, table=True):
     audit_seq: int
     entry_hash: str
     created_at: datetime = _ts()
+    delivery_state: str = Field(default="pending", index=True)
+    """pending, delivered or bounced (the relay's; ``domain/relay.py``)."""
+    attempts: int = 0
+    last_code: int | None = None
+    last_detail: str | None = None
+    delivered_at: datetime | None = _ts(nullable=True)
 
 
 CONNECTOR_TABLES: tuple[tuple[str, type[PaymentRow] | type[EmailRow]], ...] = (

@@ -1,0 +1,65 @@
+"""Delivery through an SMTP server (the mail relay's :class:`~domain.relay.Mailer`)."""
+
+from __future__ import annotations
+
+import smtplib
+import ssl
+from email.message import EmailMessage
+from email.utils import make_msgid
+
+from domain.relay import OutboundEmail
+
+TIMEOUT_SECONDS = 20.0
+
+
+class SmtpMailer:
+    """Hands each email to one SMTP server, with STARTTLS and a login when configured.
+    The message id names the intent, so a server that saw an attempt whose answer was
+    lost can tell the retry is the same message."""
+
+    def __init__(
+        self,
+        host: str,
+        port: int,
+        sender: str,
+        starttls: bool = False,
+        username: str | None = None,
+        password: str | None = None,
+        timeout: float = TIMEOUT_SECONDS,
+    ) -> None:
+        self._host, self._port, self._sender = host, port, sender
+        self._starttls, self._username, self._password = starttls, username, password
+        self._timeout = timeout
+
+    def _message(self, email: OutboundEmail) -> EmailMessage:
+        message = EmailMessage()
+        message["From"] = self._sender
+        message["To"] = email.to
+        message["Subject"] = email.subject
+        message["Message-ID"] = make_msgid(idstring=email.intent_id, domain="verletica.invalid")
+        message.set_content(email.body)
+        return message
+
+    def send(self, email: OutboundEmail) -> tuple[int | None, str]:
+        try:
+            with smtplib.SMTP(self._host, self._port, timeout=self._timeout) as server:
+                if self._starttls:
+                    server.starttls(context=ssl.create_default_context())
+                if self._username is not None and self._password is not None:
+                    server.login(self._username, self._password)
+                refused = server.send_message(self._message(email))
+        except smtplib.SMTPRecipientsRefused as exc:
+            code, words = next(iter(exc.recipients.values()))
+            return code, _text(words)
+        except smtplib.SMTPResponseException as exc:
+            return exc.smtp_code, _text(exc.smtp_error)
+        except (OSError, smtplib.SMTPException) as exc:
+            return None, f"{type(exc).__name__}: {exc}"
+        if refused:
+            code, words = next(iter(refused.values()))
+            return code, _text(words)
+        return 250, "accepted"
+
+
+def _text(words: bytes | str) -> str:
+    return words.decode("utf-8", "replace") if isinstance(words, bytes) else str(words)

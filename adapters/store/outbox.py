@@ -1,0 +1,68 @@
+"""The email outbox as the mail relay reads and updates it."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from sqlalchemy import select, update
+from sqlmodel import col
+
+from adapters.store.audit_log import ChainWriter, lock
+from adapters.store.session import Database
+from adapters.store.tables import EmailRow
+from domain.audit import ChainKeys
+from domain.relay import Attempt, DeliveryState, OutboundEmail, attempt_draft, state_after
+
+
+class SqlOutbox:
+    """:class:`~domain.relay.Outbox` over SQLite or PostgreSQL."""
+
+    def __init__(self, db: Database, keys: ChainKeys) -> None:
+        self._db = db
+        self._keys = keys
+
+    def pending(self, limit: int) -> list[OutboundEmail]:
+        with self._db.read() as s:
+            rows = s.execute(
+                select(EmailRow)
+                .where(col(EmailRow.delivery_state) == DeliveryState.PENDING.value)
+                .order_by(col(EmailRow.created_at), col(EmailRow.intent_id))
+                .limit(limit)
+            ).scalars()
+            return [
+                OutboundEmail(
+                    intent_id=r.intent_id,
+                    org_id=r.org_id,
+                    to=r.to,
+                    subject=r.subject,
+                    body=r.body,
+                    attempts=r.attempts,
+                )
+                for r in rows
+            ]
+
+    def record(self, attempt: Attempt, now: datetime) -> None:
+        draft = attempt_draft(attempt)
+        with self._db.transaction() as s:
+            # Under the organization's lock; a recording retried after a crash finds its
+            # entry (same key), and the row was updated with it.
+            writer = ChainWriter(s, attempt.org_id, self._keys, lock(s, attempt.org_id))
+            if writer.recorded(draft.event_key) is not None:
+                return
+            writer.append(draft, now)
+            writer.flush()
+            state = state_after(attempt.outcome)
+            s.execute(
+                update(EmailRow)
+                .where(
+                    col(EmailRow.intent_id) == attempt.intent_id,
+                    col(EmailRow.delivery_state) == DeliveryState.PENDING.value,
+                )
+                .values(
+                    delivery_state=state.value,
+                    attempts=attempt.attempt,
+                    last_code=attempt.code,
+                    last_detail=attempt.detail[:200],
+                    delivered_at=now if state is DeliveryState.DELIVERED else None,
+                )
+            )
