@@ -50,7 +50,7 @@ STARTER_FLEET: tuple[StarterAgent, ...] = (
         role="finance operations",
         purpose="Pays approved vendors and keeps engagement spend inside its commitments.",
         instructions="Pay only invoices that belong to an engagement you are staffed on.",
-        tools=("payments.pay", "email.send"),
+        tools=("payments.pay", "email.send", "webhook.post"),
         budget_cents=2_000_000,
         ceiling_cents=1_500_000,
     ),

@@ -71,7 +71,18 @@ HOLDS_PLACE = ToolSpec(
     repeatable=False,
 )
 
+WEBHOOK_POST = ToolSpec(
+    name="webhook.post",
+    system="webhook",
+    action="post",
+    description="Post an event to another system the firm configured (target: its name, "
+    "never a URL): the event's name and a body of text; signed, delivered once.",
+    params={"target": ParamType.STRING, "event": ParamType.STRING, "body": ParamType.STRING},
+    resource_param="target",
+)
+
 REGISTRY: dict[str, ToolSpec] = {
-    tool.name: tool for tool in (PAYMENTS_PAY, EMAIL_SEND, FINDINGS_FILE, KEYS_CLOSE, HOLDS_PLACE)
+    tool.name: tool
+    for tool in (PAYMENTS_PAY, EMAIL_SEND, FINDINGS_FILE, KEYS_CLOSE, HOLDS_PLACE, WEBHOOK_POST)
 }
 """Published tools by name."""

@@ -25,6 +25,7 @@ from adapters.connectors.findings import FindingsRegister
 from adapters.connectors.holds import HoldsRegister
 from adapters.connectors.keys import KeyCloser
 from adapters.connectors.payments import PaymentsLedger
+from adapters.connectors.webhook import WebhookPoster
 from adapters.models.replay import CapturingProvider, ReplayProvider
 from adapters.models.scripted import ScriptedProvider
 from adapters.relay.smtp import SmtpMailer
@@ -36,6 +37,7 @@ from adapters.temporal.gateway import TemporalRuns
 from domain.errors import NotFound
 from domain.governance.usage import TokenPrices
 from domain.ports import Connector, ModelProvider
+from domain.webhooks import WebhookTarget
 from usecases import governance
 from worker.clock import utc_now
 from worker.ports import gemini_provider
@@ -80,14 +82,18 @@ def build_model(settings: Settings) -> ModelProvider:
 
 
 def build_connectors(
-    store: Store, clock: Callable[[], datetime]
+    store: Store,
+    clock: Callable[[], datetime],
+    webhooks: Mapping[str, WebhookTarget] | None = None,
 ) -> dict[tuple[str, str], Connector]:
-    """Connectors registered by (system, action)."""
+    """Connectors registered by (system, action); ``webhooks`` are the systems
+    ``webhook.post`` may reach, by name."""
     connectors: list[Connector] = [
         PaymentsLedger(store.db, clock, store.keys),
         EmailOutbox(store.db, clock, store.keys),
         FindingsRegister(store.db, clock, store.keys),
         HoldsRegister(store.db, clock, store.keys),
+        WebhookPoster(store.db, clock, store.keys, webhooks or {}),
         KeyCloser(store.db, clock, store.keys, store.governance),
     ]
     return {(c.system, action): c for c in connectors for action in c.actions}
@@ -152,7 +158,7 @@ def build_worker(
     )
     broker = BrokerActivities(
         store=store.governance,
-        connectors=build_connectors(store, clock),
+        connectors=build_connectors(store, clock, settings.webhooks),
         clock=clock,
         mode=settings.broker_mode,
         approvals=settings.approval_keys(),

@@ -13,6 +13,7 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 from domain.audit import MIN_KEY_BYTES, ChainKey, ChainKeys
 from domain.governance.approvals import ApprovalKey, ApprovalKeys
 from domain.intents import BrokerMode
+from domain.webhooks import WebhookTarget
 
 ModelProviderName = Literal["replay", "scripted", "gemini", "capture"]
 
@@ -95,6 +96,9 @@ class Settings(BaseSettings):
     smtp_password: SecretStr | None = None
     relay_seconds: int = Field(default=60, ge=5, le=24 * 3600)
     """How often the mail relay's Schedule runs while an SMTP server is configured."""
+    webhooks: dict[str, WebhookTarget] = Field(default_factory=dict)
+    """The systems ``webhook.post`` may reach, by name (``VERLETICA_WEBHOOKS`` as JSON:
+    ``{"crm": {"url": "https://…", "secret": "…"}}``); an agent names a target, never a URL."""
     tracing: Literal["off", "console", "otlp"] = "off"
     """Where the worker's spans go (``VERLETICA_TRACING``): nowhere, the console, or an
     OTLP/HTTP collector; always through the attribute allowlist (``adapters/tracing.py``)."""

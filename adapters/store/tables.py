@@ -301,9 +301,26 @@ class EmailRow(SQLModel, table=True):
     delivered_at: datetime | None = _ts(nullable=True)
 
 
-CONNECTOR_TABLES: tuple[tuple[str, type[PaymentRow] | type[EmailRow]], ...] = (
+class WebhookRow(SQLModel, table=True):
+    """A webhook post that was delivered (a 2xx): one row per intent, written with its
+    ``dispatched`` entry after the receiver answered."""
+
+    __tablename__ = "webhook_posts"
+    intent_id: str = Field(primary_key=True)
+    org_id: str = Field(index=True)
+    target: str
+    event: str
+    body: str
+    status_code: int
+    audit_seq: int
+    entry_hash: str
+    created_at: datetime = _ts()
+
+
+CONNECTOR_TABLES: tuple[tuple[str, type[PaymentRow] | type[EmailRow] | type[WebhookRow]], ...] = (
     ("payments", PaymentRow),
     ("email", EmailRow),
+    ("webhook", WebhookRow),
 )
 """Tables written by connectors; each row names the audited decision that allowed it."""
 
