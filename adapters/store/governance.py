@@ -27,6 +27,7 @@ from adapters.store.db import utc
 from adapters.store.org_cache import OrgCache, OrgPolicy
 from adapters.store.session import Database
 from adapters.store.tables import (
+    AuditEntryRow,
     AuditHeadRow,
     ClaimRow,
     DecisionRow,
@@ -97,6 +98,10 @@ _OPEN_STANDING_HOLDS = (
     select(*_standing.c)
     .where(_standing.c.org_id == bindparam("org_id"), _standing.c.released_at.is_(None))
     .order_by(_standing.c.created_at, _standing.c.intent_id)
+)
+_entries = table_of(AuditEntryRow)
+_CHARGE = select(_entries.c.payload).where(
+    _entries.c.org_id == bindparam("org_id"), _entries.c.event_key == bindparam("event_key")
 )
 _FACTS_KEPT = 500_000
 """Spending facts a process keeps (about 100 MB at most); past that it starts over."""
@@ -426,10 +431,22 @@ class SqlGovernanceUnit:
         return known
 
     def _model_spend(self, run_id: str) -> int:
-        """What the run's model call cost, as charged on the chain (0 before it is)."""
-        charged = self._chain.recorded(usage_key(run_id))
-        cents = None if charged is None else charged.payload.get("cents")
-        return cents if isinstance(cents, int) else 0
+        """What the run's model call cost, as charged on the chain. The charge is written
+        before the run proposes anything and never changes, so a process reads it once
+        per run (a run charged nothing is remembered as 0)."""
+        charges = self._cache.charges  # shared by threads: only get, set and clear it
+        known = charges.get(run_id)
+        if known is not None:
+            return known
+        row = self._c.execute(
+            _CHARGE, {"org_id": self.org_id, "event_key": usage_key(run_id)}
+        ).one_or_none()
+        cents = None if row is None else row.payload.get("cents")
+        charged = cents if isinstance(cents, int) else 0
+        if len(charges) >= _FACTS_KEPT:
+            charges.clear()
+        charges[run_id] = charged
+        return charged
 
     def _standing_holds(self) -> tuple[StandingHold, ...]:
         """The organization's open standing holds: read for an intent that moves money

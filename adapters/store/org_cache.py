@@ -127,6 +127,9 @@ class OrgCache:
         """Facts that never change once written, by key: what a spending intent spent,
         where and when (see adapters.store.governance). Not configuration, but shared
         the same way."""
+        self.charges: dict[str, int] = {}
+        """Run id → what its model call was charged (written before the run proposes
+        anything, never changed)."""
 
     def policy(self, s: Session, org_id: str, config_seq: int) -> OrgPolicy:
         """The configuration as of ``config_seq`` (read in ``s`` if this process has no
