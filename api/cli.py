@@ -537,6 +537,26 @@ def memory_query(
         console.print(f"{result.withheld} record(s) withheld: not yours to see")
 
 
+@memory_app.command("compact")
+def memory_compact(
+    ref: Annotated[str, typer.Argument(help="The new, compact record.")],
+    sources: Annotated[list[str], typer.Argument(help="The records it summarises.")],
+    agent: Annotated[str, typer.Option(help="The agent (id or handle) that reads them.")],
+    org: Org,
+    actor: As = "",
+    max_chars: Annotated[int, typer.Option(help="The summary's length, at most.")] = 1200,
+) -> None:
+    """Summarise records into one new record, linked back to each (the founder asks, an
+    agent reads them through the memory gate)."""
+    _show(
+        _sync(
+            lambda s: memory.compact(
+                s, org, actor, _principal_id(s, org, actor, agent), sources, ref, max_chars
+            )
+        )
+    )
+
+
 @memory_app.command("link")
 def memory_link(
     src: str,

@@ -10,6 +10,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, EmailStr, Field, model_validator
 
+from domain.memory.compaction import DEFAULT_CHARS, MAX_SOURCES
 from domain.memory.release import NODE_KIND
 from domain.model import Constraint, Slug, StaffRole, UtcInstant
 from domain.runs import MAX_HOLD_SECONDS, MIN_HOLD_SECONDS
@@ -91,6 +92,16 @@ class MemoryLinkBody(Body):
     kind: str = Field(max_length=40)
     span: tuple[int, int] | None = None
     """For ``derived_from``: the span of ``dst``'s text that ``src`` drew on."""
+
+
+class CompactBody(Body):
+    """Summarise ``refs`` into the new record ``ref``."""
+
+    refs: list[Slug] = Field(min_length=1, max_length=MAX_SOURCES)
+    ref: Slug
+    agent_id: str = Field(min_length=1, max_length=200)
+    """The agent whose gate the records are read through."""
+    max_chars: int = Field(default=DEFAULT_CHARS, ge=1, le=20_000)
 
 
 class ProcedureBody(Body):

@@ -9,6 +9,7 @@ from datetime import datetime
 
 from domain.governance.approvals import ApprovalKeys
 from domain.ingress import BudgetCeilings, ChannelSignature, FrontDoor, TokenVerifier
+from domain.memory.compaction import CompactionEngine
 from domain.memory.judge import ScreenJudge
 from domain.memory.screen import InjectionScorer
 from domain.model import IdentityKind
@@ -49,6 +50,8 @@ class Ports:
     clock: Callable[[], datetime]
     scripted_replies: bool = False
     """Whether a run may carry the exact reply the model returns (the scripted provider)."""
+    compactor: CompactionEngine | None = None
+    """Summarises old records into compact ones (``usecases.memory.compact``)."""
     screen_classifier: InjectionScorer | None = None
     """The ingestion screen's trained layer; None: the rules alone."""
     screen_judge: ScreenJudge | None = None

@@ -3,11 +3,17 @@ where it came from, the read log; and the links between records."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
+from pydantic import BaseModel
+
 from domain import configuration as rules
-from domain.errors import NotFound
-from domain.memory.adapter import Embedding
+from domain.errors import NotFound, Unavailable
+from domain.memory.adapter import DERIVED_FROM, Embedding
+from domain.memory.compaction import DEFAULT_CHARS, MAX_SOURCES, CompactionSource
 from domain.memory.ingest import reembed_draft
 from domain.memory.release import NodeView, Release
+from domain.model import PrincipalKind
 from domain.ports import (
     EmbedPurpose,
     Explanation,
@@ -18,7 +24,7 @@ from domain.ports import (
 )
 from usecases.access import founder, member
 from usecases.context import Ports
-from usecases.organization import check_placement
+from usecases.organization import check_placement, remember
 
 MAX_HITS = 50
 
@@ -168,3 +174,69 @@ def reads(ports: Ports, org_id: str, actor_id: str) -> list[MemoryRead]:
     so it is the founder's to read (until roles arrive with the ingress)."""
     founder(ports, org_id, actor_id)
     return ports.memory.reads(org_id)
+
+
+class Compacted(BaseModel):
+    """A compact record written from older ones, linked back to each."""
+
+    ref: str
+    engine: str
+    sources: list[str]
+    projects: list[str]
+    chars: int
+
+
+def compact(
+    ports: Ports,
+    org_id: str,
+    actor_id: str,
+    agent_id: str,
+    refs: Sequence[str],
+    ref: str,
+    max_chars: int = DEFAULT_CHARS,
+) -> Compacted:
+    """Summarise records ``refs`` into a new record ``ref``: the founder asks (every
+    memory write is the founder's), an agent reads. The records are read through the
+    memory gate as that agent, on the founder's behalf, so the engine sees only what the
+    agent may see (its masks included: a summary never carries a detail the agent could
+    not read), and a record withheld from it is not compacted. The summary belongs to all
+    their projects, which must lie on one side of every barrier; it is ingested like any
+    record (screened, identifying detail tagged again) and linked back to each record it
+    replaces (``derived_from``, the whole text)."""
+    founder(ports, org_id, actor_id)
+    if ports.directory.principal(org_id, agent_id).kind is not PrincipalKind.AGENT:
+        raise ValueError("records are compacted as an agent reads them: name an agent")
+    if ports.compactor is None:
+        raise Unavailable("this process has no compaction engine")
+    wanted = list(dict.fromkeys(refs))
+    if not 1 <= len(wanted) <= MAX_SOURCES:
+        raise ValueError(f"compact between 1 and {MAX_SOURCES} records")
+    if not 1 <= max_chars <= 20_000:
+        raise ValueError("max_chars must lie between 1 and 20000")
+    now = ports.clock()
+    sources: list[CompactionSource] = []
+    projects: set[str] = set()
+    for wanted_ref in wanted:
+        view = ports.memory.get(
+            asker_principal_id=agent_id,
+            org_id=org_id,
+            ref=wanted_ref,
+            now=now,
+            on_behalf_of=actor_id,
+        )
+        _visible(view, f"no memory record {wanted_ref} that this agent may read")
+        if view.text is None:
+            raise ValueError(f"record {wanted_ref} has no text this agent may read")
+        sources.append(CompactionSource(ref=wanted_ref, text=view.text))
+        projects.update(view.projects)
+    text = ports.compactor.compact(sources, max_chars)
+    placed = tuple(sorted(projects))
+    remember(
+        ports, org_id, actor_id, ref, placed, text,
+        kind="summary", source=f"compaction ({ports.compactor.name}) of {', '.join(wanted)}",
+    )  # fmt: skip
+    for source in sources:
+        link(ports, org_id, actor_id, ref, source.ref, DERIVED_FROM, (0, len(source.text)))
+    return Compacted(
+        ref=ref, engine=ports.compactor.name, sources=wanted, projects=list(placed), chars=len(text)
+    )

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from temporalio.client import Client
 
+from adapters.compaction.extractive import ExtractiveCompactor
 from adapters.ingress.local_issuer import KEY_FILE, LOCAL_AUDIENCE
 from adapters.ingress.oidc import KeySet, OidcVerifier, key_source
 from adapters.ingress.webhooks import SlackSignature, TeamsSignature
@@ -123,6 +124,7 @@ def build_ports(
         scripted_replies=settings.resolved_provider in ("scripted", "replay"),
         screen_classifier=local_classifier(),
         screen_judge=build_judge(settings),
+        compactor=ExtractiveCompactor(),
         screen_judge_from=settings.screen_model_from,
         tokens=build_tokens(settings),
         approvals=settings.approval_keys(),

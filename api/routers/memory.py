@@ -7,7 +7,7 @@ from fastapi import APIRouter
 from pydantic import BaseModel
 
 from api.deps import Actor, PortsDep
-from api.schemas import MemoryLinkBody, MemoryQueryBody, ProcedureBody
+from api.schemas import CompactBody, MemoryLinkBody, MemoryQueryBody, ProcedureBody
 from domain.memory.release import NodeView
 from domain.ports import Explanation, MemoryRead, Neighbours, ProcedureView, QueryResult
 from usecases import memory
@@ -33,6 +33,13 @@ def link(org_id: str, body: MemoryLinkBody, ports: PortsDep, actor: Actor) -> Li
     return LinkAnswer(
         link_id=memory.link(ports, org_id, actor, body.src, body.dst, body.kind, body.span)
     )
+
+
+@router.post("/v1/orgs/{org_id}/memory/compact", status_code=201)
+def compact(org_id: str, body: CompactBody, ports: PortsDep, actor: Actor) -> memory.Compacted:
+    """Summarise records into one new record (the founder's): read through the memory
+    gate, ingested like any record, linked back to each record it replaces."""
+    return memory.compact(ports, org_id, actor, body.agent_id, body.refs, body.ref, body.max_chars)
 
 
 @router.get("/v1/orgs/{org_id}/memory/records/{ref}/neighbours")
