@@ -8,10 +8,10 @@ from pathlib import Path
 
 from temporalio.client import Client
 
-from adapters.compaction.extractive import ExtractiveCompactor
 from adapters.ingress.local_issuer import KEY_FILE, LOCAL_AUDIENCE
 from adapters.ingress.oidc import KeySet, OidcVerifier, key_source
 from adapters.ingress.webhooks import SlackSignature, TeamsSignature
+from adapters.memory.backends import compaction_engine
 from adapters.memory.embedders import GeminiEmbedder, local_embedder
 from adapters.memory.screen_classifier import local_classifier
 from adapters.memory.screen_judge import ModelJudge
@@ -124,7 +124,7 @@ def build_ports(
         scripted_replies=settings.resolved_provider in ("scripted", "replay"),
         screen_classifier=local_classifier(),
         screen_judge=build_judge(settings),
-        compactor=ExtractiveCompactor(),
+        compactor=compaction_engine(settings.compaction_engine),
         screen_judge_from=settings.screen_model_from,
         tokens=build_tokens(settings),
         approvals=settings.approval_keys(),

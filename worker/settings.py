@@ -99,6 +99,9 @@ class Settings(BaseSettings):
     webhooks: dict[str, WebhookTarget] = Field(default_factory=dict)
     """The systems ``webhook.post`` may reach, by name (``VERLETICA_WEBHOOKS`` as JSON:
     ``{"crm": {"url": "https://…", "secret": "…"}}``); an agent names a target, never a URL."""
+    compaction_engine: str = "extractive"
+    """What summarises records (``extractive``, or ``pkg.mod:Class`` satisfying
+    ``domain.memory.compaction.CompactionEngine``; checked at start-up)."""
     tracing: Literal["off", "console", "otlp"] = "off"
     """Where the worker's spans go (``VERLETICA_TRACING``): nowhere, the console, or an
     OTLP/HTTP collector; always through the attribute allowlist (``adapters/tracing.py``)."""

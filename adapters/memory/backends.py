@@ -16,8 +16,10 @@ from typing import Any
 
 from sqlalchemy import Engine
 
+from adapters.compaction.extractive import ExtractiveCompactor
 from adapters.memory.sql import SqlMemoryAdapter
 from domain.memory.adapter import MemoryAdapter
+from domain.memory.compaction import CompactionEngine
 from domain.ports import Embedder
 
 
@@ -122,6 +124,19 @@ def checked_adapter(candidate: object, origin: str) -> MemoryAdapter:
     if missing or not isinstance(candidate, MemoryAdapter):
         detail = "; ".join(missing) or "not a MemoryAdapter"
         raise BackendRefused(f"memory backend {origin} does not satisfy MemoryAdapter: {detail}")
+    return candidate
+
+
+def compaction_engine(spec: str) -> CompactionEngine:
+    """The engine ``spec`` names: ``extractive``, or ``pkg.mod:Class`` (called with no
+    arguments), refused (:class:`BackendRefused`) when it does not satisfy the port."""
+    if spec == "extractive":
+        return ExtractiveCompactor()
+    candidate = load(spec)()
+    missing = problems(candidate, CompactionEngine)
+    if missing or not isinstance(candidate, CompactionEngine):
+        detail = "; ".join(missing) or "not a CompactionEngine"
+        raise BackendRefused(f"compaction engine {spec} does not satisfy the port: {detail}")
     return candidate
 
 

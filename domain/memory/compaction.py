@@ -11,7 +11,7 @@ Every engine must pass the contract suite (``tests/contracts/test_compaction_con
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Protocol
+from typing import Protocol, runtime_checkable
 
 from domain.model import Frozen
 
@@ -26,6 +26,7 @@ class CompactionSource(Frozen):
     text: str
 
 
+@runtime_checkable
 class CompactionEngine(Protocol):
     """Summarises records into one text of at most ``max_chars`` characters."""
 

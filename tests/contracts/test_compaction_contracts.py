@@ -9,6 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from adapters.compaction.extractive import ExtractiveCompactor, sentences
+from adapters.memory.backends import BackendRefused, compaction_engine
 from domain.memory.compaction import CompactionEngine, CompactionSource
 
 ENGINES: list[CompactionEngine] = [ExtractiveCompactor()]
@@ -59,3 +60,11 @@ def test_each_source_is_represented_when_the_budget_allows(engine: CompactionEng
                   "Atlas cap is five thousand dollars."):  # fmt: skip
         assert first in summary
     assert len(engine.compact(_sources(texts), 60)) <= 60
+
+
+def test_the_engine_is_chosen_by_settings_and_a_non_conforming_one_is_refused() -> None:
+    assert compaction_engine("extractive").name == "extractive"
+    with pytest.raises(BackendRefused):
+        compaction_engine("builtins:object")
+    with pytest.raises(BackendRefused):
+        compaction_engine("no_such_module_here:Engine")
