@@ -4,15 +4,39 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: install demo up test lint contracts bench chaos train-screen eval-memory eval-learning clean
+.PHONY: install lock upgrade demo up test lint contracts bench chaos train-screen eval-memory eval-learning clean
 
-$(STAMP): pyproject.toml
+LOCK_FLAGS := --quiet --generate-hashes --extra dev --strip-extras --allow-unsafe \
+	--no-emit-index-url --no-emit-trusted-host --no-emit-find-links
+
+# Every dependency at the version and hash requirements.lock pins; the project itself
+# (editable) on top, with nothing more resolved.
+$(STAMP): pyproject.toml requirements.lock
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	$(BIN)/python -m pip install --quiet --require-hashes -r requirements.lock
+	$(BIN)/python -m pip install --quiet --no-deps -e .
 	touch $(STAMP)
 
 install: $(STAMP)
+
+## make lock: pin what pyproject.toml asks for and is not pinned yet (the rest unchanged).
+lock: $(STAMP)
+	$(BIN)/python -m pip install --quiet "pip-tools>=7.4"
+	$(BIN)/pip-compile $(LOCK_FLAGS) -o requirements.lock pyproject.toml
+
+## make upgrade: bump every pin; the new lock is kept only when the contract suite and the
+## whole suite pass on it (otherwise the old pins are installed again).
+upgrade: $(STAMP)
+	$(BIN)/python -m pip install --quiet "pip-tools>=7.4"
+	$(BIN)/pip-compile $(LOCK_FLAGS) --upgrade -o requirements.lock.new pyproject.toml
+	$(BIN)/python -m pip install --quiet --require-hashes -r requirements.lock.new
+	if $(BIN)/python -m pytest -n 0 tests/contracts && \
+	   VERLETICA_TEST_POSTGRES_URL=$${VERLETICA_TEST_POSTGRES_URL:-postgresql://postgres@127.0.0.1:5432/test} \
+	   $(BIN)/python -m pytest -n 2 --dist loadfile; \
+	then mv requirements.lock.new requirements.lock && touch $(STAMP); \
+	else $(BIN)/python -m pip install --quiet --require-hashes -r requirements.lock; \
+	     rm -f requirements.lock.new; echo "upgrade refused: the suite failed on the new pins"; exit 1; fi
 
 ## make demo: start the Temporal dev server, a worker and the API; play the showcase scenario.
 demo: $(STAMP)
