@@ -4,6 +4,8 @@ Sentinel filed, and release a standing hold it placed."""
 
 from __future__ import annotations
 
+from datetime import datetime
+
 from domain.audit import AuditDraft
 from domain.errors import NotFound, Unavailable
 from domain.model import StandingHold
@@ -41,28 +43,48 @@ def resolve_finding(ports: Ports, finding_id: str, actor_id: str, reason: str) -
     founder, or an approver now on every project it concerns. Once: a second resolution
     is a :class:`Conflict` and never replaces the first reason, also when two race. The
     resolution is on the chain, in the same transaction."""
+    store = _store(ports)
+    reason, now = _reviewed(
+        ports, store.finding(finding_id), actor_id, reason, f"finding {finding_id}", "resolve"
+    )
+    found = store.finding(finding_id)
+    assert found is not None
+    audit = _draft(
+        f"finding:{finding_id}:resolved", actor_id, "resolved", "finding_resolved",
+        finding=finding_id, kind=found.kind, reason=reason,
+    )  # fmt: skip
+    return store.resolve(finding_id, actor_id, reason, now, audit)
+
+
+def _reviewed(
+    ports: Ports,
+    found: FiledFinding | StandingHold | None,
+    actor_id: str,
+    reason: str,
+    what: str,
+    verb: str,
+) -> tuple[str, datetime]:
+    """The checks every human decision on a finding or a standing hold passes: a reason;
+    a record of the actor's organization that it may read (else as unknown); the
+    founder, or an approver now on every project of it. The reason and the moment."""
     reason = reason.strip()
     if not reason or len(reason) > MAX_REASON:
-        raise ValueError(f"a resolution needs a reason of at most {MAX_REASON} characters")
-    store = _store(ports)
-    found = store.finding(finding_id)
+        raise ValueError(f"to {verb} it, give a reason of at most {MAX_REASON} characters")
     actor = ports.directory.find_principal(actor_id)
     if found is None or actor is None or actor.org_id != found.org_id:
-        raise NotFound(f"no finding {finding_id}")
+        raise NotFound(f"no {what}")
     org, actor = member(ports, found.org_id, actor_id)
     if not may_read(readable(ports, org, actor), found.projects):
-        raise NotFound(f"no finding {finding_id}")
+        raise NotFound(f"no {what}")
     now = ports.clock()
-    check_reviewer(ports, org, actor, found.projects, now, "resolve a finding")
-    audit = AuditDraft(
-        event_key=f"finding:{finding_id}:resolved",
-        actor=actor_id,
-        decision="resolved",
-        stage=STAGE,
-        rule="finding_resolved",
-        payload={"finding": finding_id, "kind": found.kind, "reason": reason},
+    check_reviewer(ports, org, actor, found.projects, now, f"{verb} a {what.split()[0]}")
+    return reason, now
+
+
+def _draft(key: str, actor: str, decision: str, rule: str, **payload: object) -> AuditDraft:
+    return AuditDraft(
+        event_key=key, actor=actor, decision=decision, stage=STAGE, rule=rule, payload=payload
     )
-    return store.resolve(finding_id, actor_id, reason, now, audit)
 
 
 def standing_holds(ports: Ports, org_id: str, actor_id: str) -> list[StandingHold]:
@@ -77,27 +99,14 @@ def release_hold(ports: Ports, hold_id: str, actor_id: str, reason: str) -> Stan
     project it holds (an organization-wide one: the founder). Once: a second release is a
     :class:`Conflict` and keeps the first reason, also when two race. On the chain, under
     the organization's lock, so a decision sees the hold open or released."""
-    reason = reason.strip()
-    if not reason or len(reason) > MAX_REASON:
-        raise ValueError(f"a release needs a reason of at most {MAX_REASON} characters")
     store = _store(ports)
     found = store.standing_hold(hold_id)
-    actor = ports.directory.find_principal(actor_id)
-    if found is None or actor is None or actor.org_id != found.org_id:
-        raise NotFound(f"no standing hold {hold_id}")
-    org, actor = member(ports, found.org_id, actor_id)
-    if not may_read(readable(ports, org, actor), found.projects):
-        raise NotFound(f"no standing hold {hold_id}")
-    now = ports.clock()
-    check_reviewer(ports, org, actor, found.projects, now, "release a standing hold")
-    audit = AuditDraft(
-        event_key=f"standing-hold:{hold_id}:released",
-        actor=actor_id,
-        decision="released",
-        stage=STAGE,
-        rule="standing_hold_released",
-        payload={"hold": hold_id, "subject": found.subject, "reason": reason},
-    )
+    reason, now = _reviewed(ports, found, actor_id, reason, f"standing hold {hold_id}", "release")
+    assert found is not None
+    audit = _draft(
+        f"standing-hold:{hold_id}:released", actor_id, "released", "standing_hold_released",
+        hold=hold_id, subject=found.subject, reason=reason,
+    )  # fmt: skip
     return store.release(hold_id, actor_id, reason, now, audit)
 
 

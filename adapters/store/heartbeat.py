@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from datetime import datetime
+from typing import Any, TypeVar
 
 from sqlalchemy import select, update
 from sqlmodel import Session, col
@@ -41,6 +42,8 @@ from domain.time.heartbeat import (
     OpenIntent,
     OrgSnapshot,
 )
+
+RowT = TypeVar("RowT", FindingRow, StandingHoldRow)
 
 DIAGNOSTIC = "diagnostic"
 """The agent kind of the organization's diagnostic agent (Sentinel)."""
@@ -109,29 +112,19 @@ class SqlHeartbeat:
     def release(
         self, hold_id: str, actor_id: str, reason: str, now: datetime, audit: AuditDraft
     ) -> StandingHold:
-        if self._keys is None:
-            raise RuntimeError("this heartbeat store was opened without the chain's keys")
-        with self._db.transaction() as s:
-            row = s.get(StandingHoldRow, hold_id)
-            if row is None:
-                raise NotFound(f"no standing hold {hold_id}")
-            # Under the organization's lock, as the broker's decisions are: a decision
-            # sees the hold open or released, never half of it.
-            append(s, row.org_id, audit, now, self._keys)
-            done = s.execute(
-                update(StandingHoldRow)
-                .where(
-                    col(StandingHoldRow.intent_id) == hold_id,
-                    col(StandingHoldRow.released_at).is_(None),
-                )
-                .values(released_by=actor_id, released_at=now, release_reason=reason)
-            )
-            if done.rowcount != 1:  # type: ignore[attr-defined]
-                raise Conflict(f"standing hold {hold_id} is released already")
-            s.expire_all()
-            released = s.get(StandingHoldRow, hold_id)
-            assert released is not None
-            return convert.standing_hold(released)
+        # Under the organization's lock, as the broker's decisions are: a decision sees
+        # the hold open or released, never half of it.
+        row = self._once(
+            StandingHoldRow,
+            hold_id,
+            col(StandingHoldRow.released_at),
+            {"released_by": actor_id, "released_at": now, "release_reason": reason},
+            now,
+            audit,
+            what="standing hold",
+            done="released",
+        )
+        return convert.standing_hold(row)
 
     def finding(self, finding_id: str) -> FiledFinding | None:
         with self._db.read() as s:
@@ -141,30 +134,53 @@ class SqlHeartbeat:
     def resolve(
         self, finding_id: str, actor_id: str, reason: str, now: datetime, audit: AuditDraft
     ) -> FiledFinding:
+        row = self._once(
+            FindingRow,
+            finding_id,
+            col(FindingRow.resolved_at),
+            {"resolved_by": actor_id, "resolved_at": now, "resolution": reason},
+            now,
+            audit,
+            what="finding",
+            done="resolved",
+        )
+        return _filed_finding(row)
+
+    def _once(
+        self,
+        row_type: type[RowT],
+        key: str,
+        unset: Any,
+        values: dict[str, Any],
+        now: datetime,
+        audit: AuditDraft,
+        *,
+        what: str,
+        done: str,
+    ) -> RowT:
+        """Set ``values`` on the row ``key`` of ``row_type`` once (while ``unset`` is
+        null), with ``audit`` on its organization's chain in the same transaction. The
+        entry goes first: it takes the organization's lock, so such changes of one
+        organization are ordered; the update is conditional all the same, and a second
+        one is a Conflict that rolls its entry back with it."""
         if self._keys is None:
             raise RuntimeError("this heartbeat store was opened without the chain's keys")
         with self._db.transaction() as s:
-            row = s.get(FindingRow, finding_id)
+            row = s.get(row_type, key)
             if row is None:
-                raise NotFound(f"no finding {finding_id}")
-            # The entry first: it takes the organization's lock, so resolutions of one
-            # organization are ordered; the update is conditional all the same, and a
-            # second resolution rolls the entry back with it.
+                raise NotFound(f"no {what} {key}")
             append(s, row.org_id, audit, now, self._keys)
-            done = s.execute(
-                update(FindingRow)
-                .where(
-                    col(FindingRow.intent_id) == finding_id,
-                    col(FindingRow.resolved_at).is_(None),
-                )
-                .values(resolved_by=actor_id, resolved_at=now, resolution=reason)
+            changed = s.execute(
+                update(row_type)
+                .where(col(row_type.intent_id) == key, unset.is_(None))
+                .values(**values)
             )
-            if done.rowcount != 1:  # type: ignore[attr-defined]
-                raise Conflict(f"finding {finding_id} is resolved already")
+            if changed.rowcount != 1:  # type: ignore[attr-defined]
+                raise Conflict(f"{what} {key} is {done} already")
             s.expire_all()
-            resolved = s.get(FindingRow, finding_id)
-            assert resolved is not None
-            return _filed_finding(resolved)
+            fresh = s.get(row_type, key)
+            assert fresh is not None
+            return fresh
 
     def orgs(self) -> list[str]:
         with self._db.read() as s:
