@@ -4,26 +4,35 @@ pass; each attempt on the chain with its code, never the message; nothing sent t
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+import signal
 import socket
 import threading
 import uuid
 from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass, field
+from datetime import timedelta
 from email import message_from_bytes
 from typing import Any
 
 import pytest
 from aiosmtpd.controller import Controller
 from sqlalchemy import select
+from temporalio.client import ScheduleActionStartWorkflow
+from temporalio.service import RPCError
 from temporalio.testing import WorkflowEnvironment
 
 from adapters.store.store import Store
 from adapters.store.tables import EmailRow
+from adapters.temporal.relay import SCHEDULE_ID as RELAY_SCHEDULE
 from domain.intents import Intent, Outcome
 from domain.relay import RelayInput, RelayReport
 from tests.conftest import TEST_KEYS, Firm, make_settings, utc_now, wire
+from tests.support import schedule_on
 from usecases import governance
 from usecases.context import Ports
+from worker.__main__ import serve
 from worker.bootstrap import build_connectors, build_worker
 from workflows.relay import RelayWorkflow
 
@@ -172,3 +181,34 @@ async def test_delivered_bounced_and_retried_each_on_the_record(
     assert "SECRET-BODY-5521" not in str([e.payload for e in entries])
     assert "Kickoff" not in str([e.payload for e in entries])
     assert store.audit.verify(firm.org).ok
+
+
+async def test_a_worker_with_an_smtp_server_schedules_the_relay(
+    temporal_env: WorkflowEnvironment, sqlite_url: str, smtp: tuple[Inbox, int]
+) -> None:
+    """A worker started as ``verletica worker`` does, with an SMTP host, makes sure the
+    relay's Schedule runs RelayWorkflow on its queue at the configured interval."""
+    settings = make_settings(
+        database_url=sqlite_url,
+        temporal_address=temporal_env.client.service_client.config.target_host,
+        smtp_host="127.0.0.1",
+        smtp_port=smtp[1],
+        relay_seconds=30,
+    )
+    handle = temporal_env.client.get_schedule_handle(RELAY_SCHEDULE)
+    worker = asyncio.create_task(serve(settings))
+    try:
+        described = await schedule_on(handle, settings.task_queue)
+        action = described.schedule.action
+        assert isinstance(action, ScheduleActionStartWorkflow)
+        assert (action.workflow, action.task_queue) == ("RelayWorkflow", settings.task_queue)
+        assert [i.every for i in described.schedule.spec.intervals] == [timedelta(seconds=30)]
+    finally:
+        worker.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await worker
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            loop.remove_signal_handler(sig)
+        with contextlib.suppress(RPCError):
+            await handle.delete()
