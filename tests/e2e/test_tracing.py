@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import asyncio
 import json
+import threading
 from collections.abc import AsyncIterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
@@ -129,3 +131,41 @@ def test_the_allowlist_drops_every_other_attribute_and_what_an_error_says() -> N
         {"exception.type": "ValueError"},
     ]
     assert clean.status.status_code is StatusCode.ERROR and clean.status.description is None
+
+
+def test_the_otlp_exporter_sends_only_scrubbed_spans_to_a_collector() -> None:
+    """``VERLETICA_TRACING=otlp``: spans reach a local OTLP/HTTP collector, scrubbed."""
+    received: list[tuple[str, str, bytes]] = []
+
+    class Collector(BaseHTTPRequestHandler):
+        def log_message(self, format: str, *args: object) -> None:  # noqa: A002
+            pass
+
+        def do_POST(self) -> None:  # noqa: N802
+            body = self.rfile.read(int(self.headers.get("Content-Length", "0")))
+            received.append((self.path, self.headers.get("Content-Type", ""), body))
+            self.send_response(200)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Collector)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        url = f"http://127.0.0.1:{server.server_port}/v1/traces"
+        provider = tracer_provider("otlp", "verletica-test", otlp_endpoint=url)
+        assert isinstance(provider, TracerProvider)
+        tracer = provider.get_tracer("t")
+        with tracer.start_as_current_span(
+            "model call", attributes={"verletica.tool": "email.send", "prompt": "ZEBRA-OTLP-1"}
+        ):
+            pass
+        assert provider.force_flush()
+        provider.shutdown()
+    finally:
+        server.shutdown()
+        server.server_close()
+    (path, kind, body) = received[0]
+    assert (path, kind) == ("/v1/traces", "application/x-protobuf")
+    assert b"verletica.tool" in body and b"email.send" in body
+    assert b"ZEBRA-OTLP-1" not in body and b"prompt" not in body
