@@ -10,6 +10,8 @@ from email.utils import make_msgid
 from domain.relay import OutboundEmail
 
 TIMEOUT_SECONDS = 20.0
+NOT_BUILDABLE = 554
+"""The code a message that cannot be built is given: a permanent failure, as SMTP's."""
 
 
 class SmtpMailer:
@@ -42,12 +44,18 @@ class SmtpMailer:
 
     def send(self, email: OutboundEmail) -> tuple[int | None, str]:
         try:
+            message = self._message(email)
+        except (ValueError, TypeError) as exc:
+            # A header no server could take (a line break in the address or subject):
+            # no attempt will do better, so it bounces here, never reaching the server.
+            return NOT_BUILDABLE, f"the message could not be built: {type(exc).__name__}"
+        try:
             with smtplib.SMTP(self._host, self._port, timeout=self._timeout) as server:
                 if self._starttls:
                     server.starttls(context=ssl.create_default_context())
                 if self._username is not None and self._password is not None:
                     server.login(self._username, self._password)
-                refused = server.send_message(self._message(email))
+                refused = server.send_message(message)
         except smtplib.SMTPRecipientsRefused as exc:
             code, words = next(iter(exc.recipients.values()))
             return code, _text(words)

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from adapters.relay.smtp import SmtpMailer
 from domain.relay import (
     MAX_ATTEMPTS,
     Attempt,
     DeliveryState,
+    OutboundEmail,
     Outcome,
     attempt_draft,
     outcome_of,
@@ -41,3 +44,26 @@ def test_an_entry_keeps_the_code_and_a_bounded_answer_per_attempt() -> None:
     )  # fmt: skip
     assert (draft.event_key, draft.rule, draft.intent_id) == ("relay:i1:2", "email_retried", "i1")
     assert draft.payload == {"attempt": 2, "code": 451, "detail": "x" * 200}
+
+
+@pytest.mark.parametrize(
+    ("to", "subject"),
+    [("x@y.example\r\nBcc: evil@z.example", "Kickoff"), ("x@y.example", "Kickoff\nX-Evil: 1")],
+    ids=["address", "subject"],
+)
+def test_a_header_with_a_line_break_bounces_before_any_server_is_asked(
+    to: str, subject: str
+) -> None:
+    """Port 1 on loopback answers nothing: had the mailer tried, the code would be None."""
+    mailer = SmtpMailer("127.0.0.1", 1, "verletica@localhost", timeout=1.0)
+    email = OutboundEmail(intent_id="i1", org_id="o1", to=to, subject=subject, body="b")
+    code, words = mailer.send(email)
+    assert (code, outcome_of(code, 1)) == (554, Outcome.BOUNCED) and "could not be built" in words
+
+
+def test_an_unreachable_server_is_retried() -> None:
+    mailer = SmtpMailer("127.0.0.1", 1, "verletica@localhost", timeout=1.0)
+    code, _ = mailer.send(
+        OutboundEmail(intent_id="i1", org_id="o1", to="a@b.example", subject="s", body="b")
+    )
+    assert code is None and outcome_of(code, 1) is Outcome.RETRIED
