@@ -39,7 +39,7 @@ class RelayActivities:
         if self._mailer is None:  # no SMTP server configured: the outbox is the record
             return RelayReport()
         done: list[Attempt] = []
-        for email in self._outbox.pending(request.limit):
+        for email in self._outbox.claim(request.limit, self._clock()):
             with span("relay", org=email.org_id, intent=email.intent_id, tool="email.send"):
                 code, words = self._mailer.send(email)
             number = email.attempts + 1

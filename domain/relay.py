@@ -11,7 +11,7 @@ words; never the message's subject or body.
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import datetime, timedelta
 from enum import StrEnum
 from typing import Protocol
 
@@ -30,8 +30,18 @@ class DeliveryState(StrEnum):
     """Where an outbox email stands."""
 
     PENDING = "pending"
+    SENDING = "sending"
+    """Claimed by a relay pass (until :data:`LEASE` runs out: then another may)."""
     DELIVERED = "delivered"
     BOUNCED = "bounced"
+
+
+LEASE = timedelta(minutes=15)
+"""How long a pass's claim on an email keeps other passes off it: longer than a pass
+(:data:`PASS_LIMIT` emails of at most a 20-second exchange each), so no two passes send
+one email at once; a pass that died releases its claims when the lease runs out."""
+PASS_LIMIT = 20
+"""Emails one relay pass claims."""
 
 
 class Outcome(StrEnum):
@@ -105,7 +115,7 @@ def attempt_draft(attempt: Attempt) -> AuditDraft:
 class RelayInput(Frozen):
     """Deliver up to ``limit`` pending emails (of every organization)."""
 
-    limit: int = 100
+    limit: int = PASS_LIMIT
 
 
 class RelayReport(Frozen):
@@ -117,8 +127,9 @@ class RelayReport(Frozen):
 class Outbox(Protocol):
     """The email outbox as the relay sees it."""
 
-    def pending(self, limit: int) -> list[OutboundEmail]:
-        """Emails not yet delivered or bounced, oldest first."""
+    def claim(self, limit: int, now: datetime) -> list[OutboundEmail]:
+        """Up to ``limit`` emails not yet delivered or bounced (oldest first) that no
+        live lease holds, each now claimed for this pass (:data:`LEASE`)."""
         ...
 
     def record(self, attempt: Attempt, now: datetime) -> None:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 
-from pydantic import SecretStr
+from pydantic import Field, SecretStr
 
 from domain.canonical import canonical_json
 from domain.model import Frozen
@@ -40,10 +40,16 @@ def verify(secret: bytes, timestamp: int, body: bytes, header: str) -> bool:
 
 
 class WebhookTarget(Frozen):
-    """A system the organization posts to: where, and the secret that signs its posts."""
+    """A system organizations post to: where, the secret that signs the posts, and the
+    organizations whose agents may post there (a target is never shared by default)."""
 
     url: str
     secret: SecretStr
+    org_ids: tuple[str, ...] = Field(min_length=1)
+
+    def serves(self, org_id: str) -> bool:
+        """Whether ``org_id``'s agents may post to this target."""
+        return org_id in self.org_ids
 
 
 RETRYABLE_STATUS = frozenset({408, 425, 429})

@@ -235,8 +235,11 @@ def compact(
         ports, org_id, actor_id, ref, placed, text,
         kind="summary", source=f"compaction ({ports.compactor.name}) of {', '.join(wanted)}",
     )  # fmt: skip
+    with ports.configuration.change(org_id, actor_id, ports.clock) as change:
+        # The whole stored text of each source (what the agent read may be masked).
+        lengths = {source.ref: change.record_length(source.ref) for source in sources}
     for source in sources:
-        link(ports, org_id, actor_id, ref, source.ref, DERIVED_FROM, (0, len(source.text)))
+        link(ports, org_id, actor_id, ref, source.ref, DERIVED_FROM, (0, lengths[source.ref]))
     return Compacted(
         ref=ref, engine=ports.compactor.name, sources=wanted, projects=list(placed), chars=len(text)
     )

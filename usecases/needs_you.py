@@ -614,8 +614,9 @@ def failed_runs(
                 rule=failed.rule,
                 reason=failed.reason,
                 failed_at=failed.failed_at,
+                # A run the broker stopped did not fail: it is not retried as it is.
                 retries_left=0
-                if run.id in story.retried
+                if stopped or run.id in story.retried
                 else retries_left(failed.failure, story.tries(run.id)),
                 retried_by=story.retried.get(run.id),
                 stopped_by_broker=stopped,
@@ -675,6 +676,10 @@ async def answer_run(ports: Ports, run_id: str, actor_id: str, answer: str) -> R
         answered_task(run.task, asked.question, answer, actor.handle),
         client_key=f"answer:{run_id}",
     )
+    answering = ports.runs.get(started.run_id)
+    if answering is None or answering.started_by != actor_id:
+        # The same answer given at the same time by someone else: theirs stands.
+        raise Conflict(f"run {run_id}'s question is answered already")
     with ports.governance.unit(run.org_id, ports.clock()) as unit:
         if unit.recorded(f"answer:{run_id}") is not None:
             raise Conflict(f"run {run_id}'s question is answered already")

@@ -84,8 +84,10 @@ class WebhookPoster:
             raise TokenRefused(f"{write.tool.name} is not {self.system}.post")
         p = write.intent.payload
         target = self._targets.get(p["target"])
-        if target is None:
-            raise TokenRefused(f"no webhook target named {p['target']!r} is configured")
+        if target is None or not target.serves(write.intent.org_id):
+            raise TokenRefused(
+                f"no webhook target named {p['target']!r} is configured for this organization"
+            )
         if self._checked(write):
             return self._result(write, duplicate=True)
         body = post_body(write.intent.org_id, write.intent.id, p["event"], p["body"])
@@ -114,7 +116,15 @@ class WebhookPoster:
             if locked.poisoned is not None:
                 raise BrokerPoisoned(locked.poisoned)
             connection = s.connection()
-            check_token(connection, write, self._keys)
+            try:
+                check_token(connection, write, self._keys)
+            except TokenRefused as refused:
+                # The post went out; what changed while it was in flight (the intent was
+                # closed) is on the record beside the fact that it was delivered.
+                raise TokenRefused(
+                    f"the receiver accepted the post ({status}), but {refused}",
+                    foundation=refused.foundation,
+                ) from refused
             if connection.execute(_FOUND, {"intent_id": write.intent.id}).first() is not None:
                 return self._result(write, duplicate=True)
             p, now = write.intent.payload, self._clock()

@@ -49,13 +49,14 @@ class SmtpMailer:
             # A header no server could take (a line break in the address or subject):
             # no attempt will do better, so it bounces here, never reaching the server.
             return NOT_BUILDABLE, f"the message could not be built: {type(exc).__name__}"
+        server: smtplib.SMTP | None = None
         try:
-            with smtplib.SMTP(self._host, self._port, timeout=self._timeout) as server:
-                if self._starttls:
-                    server.starttls(context=ssl.create_default_context())
-                if self._username is not None and self._password is not None:
-                    server.login(self._username, self._password)
-                refused = server.send_message(message)
+            server = smtplib.SMTP(self._host, self._port, timeout=self._timeout)
+            if self._starttls:
+                server.starttls(context=ssl.create_default_context())
+            if self._username is not None and self._password is not None:
+                server.login(self._username, self._password)
+            refused = server.send_message(message)
         except smtplib.SMTPRecipientsRefused as exc:
             code, words = next(iter(exc.recipients.values()))
             return code, _text(words)
@@ -63,10 +64,23 @@ class SmtpMailer:
             return exc.smtp_code, _text(exc.smtp_error)
         except (OSError, smtplib.SMTPException) as exc:
             return None, f"{type(exc).__name__}: {exc}"
+        finally:
+            _quit(server)
         if refused:
             code, words = next(iter(refused.values()))
             return code, _text(words)
         return 250, "accepted"
+
+
+def _quit(server: smtplib.SMTP | None) -> None:
+    """Say goodbye; what the server answers to QUIT changes nothing that was decided
+    (a message it accepted stays delivered)."""
+    if server is None:
+        return
+    try:
+        server.quit()
+    except (OSError, smtplib.SMTPException):
+        server.close()
 
 
 def _text(words: bytes | str) -> str:

@@ -4,14 +4,21 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import select, update
+from sqlalchemy import and_, or_, select, update
 from sqlmodel import col
 
 from adapters.store.audit_log import ChainWriter, lock
 from adapters.store.session import Database
 from adapters.store.tables import EmailRow
 from domain.audit import ChainKeys
-from domain.relay import Attempt, DeliveryState, OutboundEmail, attempt_draft, state_after
+from domain.relay import (
+    LEASE,
+    Attempt,
+    DeliveryState,
+    OutboundEmail,
+    attempt_draft,
+    state_after,
+)
 
 
 class SqlOutbox:
@@ -21,25 +28,44 @@ class SqlOutbox:
         self._db = db
         self._keys = keys
 
-    def pending(self, limit: int) -> list[OutboundEmail]:
-        with self._db.read() as s:
-            rows = s.execute(
-                select(EmailRow)
-                .where(col(EmailRow.delivery_state) == DeliveryState.PENDING.value)
-                .order_by(col(EmailRow.created_at), col(EmailRow.intent_id))
-                .limit(limit)
-            ).scalars()
-            return [
-                OutboundEmail(
-                    intent_id=r.intent_id,
-                    org_id=r.org_id,
-                    to=r.to,
-                    subject=r.subject,
-                    body=r.body,
-                    attempts=r.attempts,
+    def claim(self, limit: int, now: datetime) -> list[OutboundEmail]:
+        stale = now - LEASE
+        free = or_(
+            col(EmailRow.delivery_state) == DeliveryState.PENDING.value,
+            and_(
+                col(EmailRow.delivery_state) == DeliveryState.SENDING.value,
+                col(EmailRow.claimed_at) < stale,
+            ),
+        )
+        claimed: list[OutboundEmail] = []
+        with self._db.transaction() as s:
+            rows = list(
+                s.execute(
+                    select(EmailRow)
+                    .where(free)
+                    .order_by(col(EmailRow.created_at), col(EmailRow.intent_id))
+                    .limit(limit)
+                ).scalars()
+            )
+            for r in rows:
+                # Conditional: of two passes reaching one row, one claims it.
+                got = s.execute(
+                    update(EmailRow)
+                    .where(col(EmailRow.intent_id) == r.intent_id, free)
+                    .values(delivery_state=DeliveryState.SENDING.value, claimed_at=now)
                 )
-                for r in rows
-            ]
+                if got.rowcount == 1:  # type: ignore[attr-defined]
+                    claimed.append(
+                        OutboundEmail(
+                            intent_id=r.intent_id,
+                            org_id=r.org_id,
+                            to=r.to,
+                            subject=r.subject,
+                            body=r.body,
+                            attempts=r.attempts,
+                        )
+                    )
+        return claimed
 
     def record(self, attempt: Attempt, now: datetime) -> None:
         draft = attempt_draft(attempt)
@@ -56,7 +82,7 @@ class SqlOutbox:
                 update(EmailRow)
                 .where(
                     col(EmailRow.intent_id) == attempt.intent_id,
-                    col(EmailRow.delivery_state) == DeliveryState.PENDING.value,
+                    col(EmailRow.delivery_state) == DeliveryState.SENDING.value,
                 )
                 .values(
                     delivery_state=state.value,

@@ -299,6 +299,8 @@ class EmailRow(SQLModel, table=True):
     last_code: int | None = None
     last_detail: str | None = None
     delivered_at: datetime | None = _ts(nullable=True)
+    claimed_at: datetime | None = _ts(nullable=True)
+    """When a relay pass claimed it (``sending``), for its lease."""
 
 
 class WebhookRow(SQLModel, table=True):

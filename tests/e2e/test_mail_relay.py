@@ -23,11 +23,12 @@ from temporalio.client import ScheduleActionStartWorkflow
 from temporalio.service import RPCError
 from temporalio.testing import WorkflowEnvironment
 
+from adapters.store.outbox import SqlOutbox
 from adapters.store.store import Store
 from adapters.store.tables import EmailRow
 from adapters.temporal.relay import SCHEDULE_ID as RELAY_SCHEDULE
 from domain.intents import Intent, Outcome
-from domain.relay import RelayInput, RelayReport
+from domain.relay import LEASE, RelayInput, RelayReport
 from tests.conftest import TEST_KEYS, Firm, make_settings, utc_now, wire
 from tests.support import schedule_on
 from usecases import governance
@@ -212,3 +213,15 @@ async def test_a_worker_with_an_smtp_server_schedules_the_relay(
             loop.remove_signal_handler(sig)
         with contextlib.suppress(RPCError):
             await handle.delete()
+
+
+def test_a_claimed_email_is_not_claimed_again_until_its_lease_runs_out(relay: Relay) -> None:
+    """Two passes never send one email at once; a pass that died lets go after the lease."""
+    intent_id = _send(relay, "ok@atlas.example")
+    outbox = SqlOutbox(relay.store.db, TEST_KEYS)
+    now = utc_now()
+    assert [e.intent_id for e in outbox.claim(10, now)] == [intent_id]
+    assert outbox.claim(10, now + timedelta(minutes=1)) == []
+    assert [e.intent_id for e in outbox.claim(10, now + LEASE + timedelta(seconds=1))] == [
+        intent_id
+    ]

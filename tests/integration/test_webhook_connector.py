@@ -115,7 +115,11 @@ def _rows(store: Store) -> int:
 def test_a_post_is_signed_retried_with_its_key_and_delivered_once(
     store: Store, firm: Firm, receiver: Receiver
 ) -> None:
-    targets = {"crm": WebhookTarget(url=receiver.url, secret=SecretStr(SECRET.decode()))}
+    targets = {
+        "crm": WebhookTarget(
+            url=receiver.url, secret=SecretStr(SECRET.decode()), org_ids=(firm.org,)
+        )
+    }
     intent = _post(firm)
     decision = governance.decide(store.governance, intent, utc_now())
     assert decision.outcome is Outcome.ALLOW, decision
@@ -144,7 +148,11 @@ def test_a_post_is_signed_retried_with_its_key_and_delivered_once(
 def test_a_refusal_for_good_and_an_unknown_target_are_recorded_never_posted_twice(
     store: Store, firm: Firm, receiver: Receiver
 ) -> None:
-    targets = {"crm": WebhookTarget(url=receiver.url, secret=SecretStr(SECRET.decode()))}
+    targets = {
+        "crm": WebhookTarget(
+            url=receiver.url, secret=SecretStr(SECRET.decode()), org_ids=(firm.org,)
+        )
+    }
     receiver.answers = [422]
     intent = _post(firm)
     decision = governance.decide(store.governance, intent, utc_now())
@@ -157,9 +165,21 @@ def test_a_refusal_for_good_and_an_unknown_target_are_recorded_never_posted_twic
     with pytest.raises(Exception) as second:
         governance.dispatch(store.governance, connectors, firm.org, decided, utc_now(), unknown)
     assert "no webhook target named 'erp'" in str(second.value)
+    # A target another organization configured is not this one's.
+    elsewhere = {
+        "crm": WebhookTarget(url=receiver.url, secret=SecretStr("x"), org_ids=("another-org",))
+    }
+    foreign = _post(firm)
+    decided = governance.decide(store.governance, foreign, utc_now())
+    with pytest.raises(Exception) as third:
+        governance.dispatch(
+            store.governance, build_connectors(store, utc_now, elsewhere), firm.org, decided,
+            utc_now(), foreign,
+        )  # fmt: skip
+    assert "configured for this organization" in str(third.value)
     assert len(receiver.seen) == 1 and _rows(store) == 0
     rules = [e.rule for e in store.audit.entries(firm.org) if e.decision == "dispatch_refused"]
-    assert len(rules) == 2
+    assert len(rules) == 3
     assert store.audit.verify(firm.org).ok
 
 

@@ -4,8 +4,9 @@ Revision ID: 0022
 Revises: 0021
 Create Date: 2026-12-01
 
-The mail relay delivers outbox rows and keeps each one's state: pending, delivered or
-bounced, how many attempts, the server's last answer, and when it was delivered.
+The mail relay delivers outbox rows and keeps each one's state: pending, sending (claimed
+by a pass, with when), delivered or bounced, how many attempts, the server's last
+answer, and when it was delivered.
 """
 from alembic import op
 import sqlalchemy as sa
@@ -34,12 +35,14 @@ def upgrade() -> None:
             sa.Column('last_detail', sqlmodel.sql.sqltypes.AutoString(), nullable=True)
         )
         batch.add_column(sa.Column('delivered_at', sa.DateTime(timezone=True), nullable=True))
+        batch.add_column(sa.Column('claimed_at', sa.DateTime(timezone=True), nullable=True))
         batch.create_index('ix_email_outbox_delivery_state', ['delivery_state'], unique=False)
 
 
 def downgrade() -> None:
     with op.batch_alter_table('email_outbox') as batch:
         batch.drop_index('ix_email_outbox_delivery_state')
+        batch.drop_column('claimed_at')
         batch.drop_column('delivered_at')
         batch.drop_column('last_detail')
         batch.drop_column('last_code')
