@@ -12,7 +12,7 @@ from pydantic import BaseModel, ConfigDict, EmailStr, Field, model_validator
 
 from domain.memory.compaction import DEFAULT_CHARS, MAX_SOURCES
 from domain.memory.release import NODE_KIND
-from domain.model import Constraint, Slug, StaffRole, UtcInstant
+from domain.model import MAX_REASON, Constraint, Slug, StaffRole, UtcInstant
 from domain.runs import MAX_HOLD_SECONDS, MIN_HOLD_SECONDS
 from domain.text import unstorable_at
 
@@ -139,9 +139,6 @@ class ExtractBody(Body):
 
 class RejectBody(Body):
     reason: str = Field(min_length=1, max_length=2000)
-
-
-MAX_REASON = 2000
 
 
 class NoteBody(Body):

@@ -57,6 +57,10 @@ def is_slug(value: object) -> bool:
     return isinstance(value, str) and _SLUG.fullmatch(value) is not None
 
 
+MAX_REASON = 2000
+"""The longest reason, note or answer a human gives with a decision (characters)."""
+
+
 class Frozen(BaseModel):
     """Base for immutable value objects."""
 

@@ -113,6 +113,24 @@ def cli_signed_in(
         monkeypatch.setenv(name, value)
 
 
+def cli_against(
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+    svc: Ports,
+    client: Client,
+    db_url: str,
+    principal_id: str,
+) -> None:
+    """The environment of a ``verletica`` command that uses ``db_url`` and ``client``'s
+    Temporal server on ``svc``'s task queue, signed in as ``principal_id``."""
+    settings = getattr(svc, "settings", None)
+    assert settings is not None
+    monkeypatch.setenv("VERLETICA_DATABASE_URL", db_url)
+    monkeypatch.setenv("VERLETICA_TEMPORAL_ADDRESS", client.service_client.config.target_host)
+    monkeypatch.setenv("VERLETICA_TASK_QUEUE", settings.task_queue)
+    cli_signed_in(monkeypatch, tmp_path, svc, principal_id)
+
+
 def sign_in(subject: str) -> str:
     """An ID token for ``subject`` (what the demo's ``sign_in`` returns)."""
     return TEST_ISSUER.mint(subject, TEST_AUDIENCE)

@@ -4,14 +4,18 @@ as the API signs it, and running a workflow to its end on the time-skipping test
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
+import signal
 import threading
 import uuid
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
 from datetime import datetime, timedelta
 from typing import Any
 
 from temporalio.client import (
+    Client,
     ScheduleActionStartWorkflow,
     ScheduleDescription,
     ScheduleHandle,
@@ -20,10 +24,15 @@ from temporalio.client import (
 from temporalio.service import RPCError
 from temporalio.testing import WorkflowEnvironment
 
+from adapters.temporal.heartbeat import SCHEDULE_ID as HEARTBEAT_SCHEDULE
+from adapters.temporal.learning import SCHEDULE_ID as LEARNING_SCHEDULE
+from adapters.temporal.relay import SCHEDULE_ID as RELAY_SCHEDULE
 from domain.governance.approvals import ApprovalKey, ApprovalKeys, sign
 from domain.governance.review import decided
 from domain.intents import ApprovalRequest, ApprovalVerdict, Intent
 from domain.runs import RunState
+from worker.__main__ import serve
+from worker.settings import Settings
 from workflows.agent_run import AgentRunWorkflow
 
 
@@ -162,3 +171,23 @@ async def schedule_on(handle: ScheduleHandle, task_queue: str) -> ScheduleDescri
         await asyncio.sleep(0.1)
     assert described is not None, "the Schedule never appeared"
     return described
+
+
+@asynccontextmanager
+async def serving(settings: Settings, client: Client) -> AsyncIterator[None]:
+    """A worker started as ``verletica worker`` starts one (:func:`worker.__main__.serve`);
+    on exit it is stopped, its signal handlers removed and every Schedule it made sure of
+    deleted from the shared dev server."""
+    worker = asyncio.create_task(serve(settings))
+    try:
+        yield
+    finally:
+        worker.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await worker
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            loop.remove_signal_handler(sig)
+        for schedule in (HEARTBEAT_SCHEDULE, LEARNING_SCHEDULE, RELAY_SCHEDULE):
+            with contextlib.suppress(RPCError):
+                await client.get_schedule_handle(schedule).delete()

@@ -25,6 +25,7 @@ from domain.extraction import (
 from domain.governance.broker import current_projects
 from domain.memory.release import NodeView, Release
 from domain.model import (
+    MAX_REASON,
     Commitment,
     Delivery,
     Obligation,
@@ -40,7 +41,6 @@ from domain.ports import ConfigurationStore, MemoryBankPort, OrgChange
 from usecases.access import member
 from usecases.context import Ports
 
-MAX_REASON = 2000
 EXTRACTION = "extraction"
 """The audit stage of an extraction's own entries (its refused replies)."""
 _IDS = uuid.UUID("5b0f6a52-4c1e-4a8e-9a43-6f0d7c1f2e11")

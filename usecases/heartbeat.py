@@ -8,7 +8,7 @@ from datetime import datetime
 
 from domain.audit import AuditDraft
 from domain.errors import NotFound, Unavailable
-from domain.model import StandingHold
+from domain.model import MAX_REASON, StandingHold
 from domain.time.heartbeat import FiledFinding, HeartbeatRun
 from domain.time.playbooks import DriftFinding
 from domain.time.ports import HeartbeatStore
@@ -17,7 +17,6 @@ from usecases import offers
 from usecases.access import check_reviewer, founder, member, readable
 from usecases.context import Ports
 
-MAX_REASON = 2000
 STAGE = "heartbeat"
 """The stage of a resolution's chain entry."""
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from domain.audit import AuditDraft
 from domain.errors import NotFound, Unavailable
+from domain.model import MAX_REASON
 from domain.time.learning import LEARNING, MAX_PRIOR, Experience, InsightStatus, LearningPass
 from domain.time.ports import LearningStore
 from usecases.access import founder, member
@@ -34,9 +35,6 @@ def experiences(
     """The organization's experiences (candidate or promoted), newest first."""
     member(ports, org_id, actor_id)
     return _store(ports).experiences(org_id, max(1, min(limit, MAX_LISTED)))
-
-
-MAX_REASON = 2000
 
 
 def review(

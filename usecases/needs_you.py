@@ -22,7 +22,7 @@ from domain.audit import AuditEntry
 from domain.errors import Conflict
 from domain.failures import NEXT_STEP, RETRIES, FailureClass, retries_left
 from domain.governance.records import answer_draft
-from domain.model import Commitment, Obligation, ReviewState, SpendCap
+from domain.model import MAX_REASON, Commitment, Obligation, ReviewState, SpendCap
 from domain.needs_you.chain import ChainStory, FailedRun, HeldIntent, read_chain, retry_draft
 from domain.needs_you.items import (
     ActionKind,
@@ -313,6 +313,16 @@ class ProcessOffers:
             )
 
 
+def _resolve(finding_id: str) -> ItemAction:
+    """Resolving a finding, of either kind: one endpoint and one command take both."""
+    return ItemAction(
+        kind=ActionKind.RESOLVE,
+        path=f"/v1/findings/{finding_id}/resolve",
+        cli=f"verletica findings resolve {finding_id} --reason <why>",
+        needs=("reason",),
+    )
+
+
 class DriftFindings:
     """A confirmed playbook whose later episodes consistently miss their outcome:
     resolve the finding, saying why."""
@@ -335,14 +345,7 @@ class DriftFindings:
                     Evidence(label="playbook", detail=finding.playbook, ref=finding.offer_id),
                     *(Evidence(label="episode", detail="episode", ref=e) for e in finding.episodes),
                 ),
-                actions=(
-                    ItemAction(
-                        kind=ActionKind.RESOLVE,
-                        path=f"/v1/findings/{finding.id}/resolve",
-                        cli=f"verletica findings resolve {finding.id} --reason <why>",
-                        needs=("reason",),
-                    ),
-                ),
+                actions=(_resolve(finding.id),),
             )
 
 
@@ -374,14 +377,7 @@ class FiledFindings:
                     ),
                     *(Evidence(label="rests on", detail="record", ref=e) for e in finding.evidence),
                 ),
-                actions=(
-                    ItemAction(
-                        kind=ActionKind.RESOLVE,
-                        path=f"/v1/findings/{finding.id}/resolve",
-                        cli=f"verletica findings resolve {finding.id} --reason <why>",
-                        needs=("reason",),
-                    ),
-                ),
+                actions=(_resolve(finding.id),),
             )
 
 
@@ -637,7 +633,7 @@ class RunRetried(BaseModel):
     retry: RunStarted
 
 
-MAX_ANSWER = 2000
+MAX_ANSWER = MAX_REASON
 
 
 class RunAnswered(BaseModel):

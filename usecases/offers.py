@@ -25,7 +25,7 @@ from domain.audit import AuditDraft
 from domain.configuration import straddled
 from domain.errors import Forbidden, NotFound, Refused
 from domain.governance.broker import current_projects
-from domain.model import Organization, Principal, StaffRole
+from domain.model import MAX_REASON, Organization, Principal, StaffRole
 from domain.ports import EmbedPurpose
 from domain.time.offers import Step
 from domain.time.playbooks import (
@@ -51,7 +51,6 @@ STAGE = "learning"
 """The audit stage of offers, playbooks and drift findings."""
 MAX_NAME = 120
 MAX_TOOL = 100
-MAX_REASON = 2000
 
 
 class Reviewed(BaseModel):

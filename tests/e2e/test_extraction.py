@@ -27,7 +27,7 @@ from domain.model import ReviewState
 from tests.conftest import (
     TEST_KEYS,
     Firm,
-    cli_signed_in,
+    cli_against,
     make_settings,
     signed_in,
     utc_now,
@@ -206,12 +206,7 @@ async def test_the_command_line_extracts_and_rejects(
 ) -> None:
     firm, settings = stack.firm, getattr(stack.services, "settings", None)
     assert settings is not None
-    monkeypatch.setenv("VERLETICA_DATABASE_URL", db_url)
-    monkeypatch.setenv(
-        "VERLETICA_TEMPORAL_ADDRESS", temporal_env.client.service_client.config.target_host
-    )
-    monkeypatch.setenv("VERLETICA_TASK_QUEUE", settings.task_queue)
-    cli_signed_in(monkeypatch, tmp_path, stack.services, firm.founder)
+    cli_against(monkeypatch, tmp_path, stack.services, temporal_env.client, db_url, firm.founder)
 
     extracted = await asyncio.to_thread(
         CliRunner().invoke,

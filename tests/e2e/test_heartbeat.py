@@ -6,9 +6,7 @@ connectors, and that a heartbeat changes nothing else. And its Schedule."""
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
-import signal
 from collections.abc import AsyncIterator
 from datetime import timedelta
 from pathlib import Path
@@ -19,7 +17,6 @@ from sqlalchemy import select
 from sqlmodel import SQLModel
 from temporalio.client import ScheduleActionStartWorkflow
 from temporalio.contrib.pydantic import pydantic_data_converter
-from temporalio.service import RPCError
 from temporalio.testing import WorkflowEnvironment
 from temporalio.worker import Replayer
 from typer.testing import CliRunner
@@ -36,16 +33,15 @@ from domain.time.heartbeat import FINDINGS_FILE, KEYS_CLOSE, ORPHAN_RULE, CheckK
 from tests.conftest import (
     TEST_KEYS,
     Firm,
-    cli_signed_in,
+    cli_against,
     make_settings,
     start_time_skipping,
     utc_now,
     wire,
 )
-from tests.support import model_reply, pay_action, payment_intent, schedule_on
+from tests.support import model_reply, pay_action, payment_intent, schedule_on, serving
 from usecases import governance, heartbeat, organization, runs
 from usecases.context import Ports
-from worker.__main__ import serve
 from worker.bootstrap import build_worker
 from workflows.agent_run import AgentRunWorkflow
 from workflows.heartbeat import HeartbeatWorkflow
@@ -304,8 +300,7 @@ async def test_the_schedule_exists_once_a_worker_starts(
         heartbeat_seconds=120,
     )
     handle = temporal_env.client.get_schedule_handle(SCHEDULE_ID)
-    worker = asyncio.create_task(serve(settings))
-    try:
+    async with serving(settings, temporal_env.client):
         described = await schedule_on(handle, settings.task_queue)
         action = described.schedule.action
         assert isinstance(action, ScheduleActionStartWorkflow)
@@ -314,15 +309,6 @@ async def test_the_schedule_exists_once_a_worker_starts(
         await ensure_schedule(temporal_env.client, settings.task_queue, timedelta(seconds=300))
         again = await handle.describe()
         assert [i.every for i in again.schedule.spec.intervals] == [timedelta(seconds=300)]
-    finally:
-        worker.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            await worker
-        loop = asyncio.get_running_loop()
-        for sig in (signal.SIGINT, signal.SIGTERM):
-            loop.remove_signal_handler(sig)
-        with contextlib.suppress(RPCError):
-            await handle.delete()
 
 
 async def test_the_command_line_runs_a_heartbeat_and_lists_the_runs(
@@ -334,12 +320,7 @@ async def test_the_command_line_runs_a_heartbeat_and_lists_the_runs(
         projects=("east",),
     )  # fmt: skip
     await beat.temporal.sleep(timedelta(days=8))
-    monkeypatch.setenv("VERLETICA_DATABASE_URL", db_url)
-    monkeypatch.setenv(
-        "VERLETICA_TEMPORAL_ADDRESS", beat.temporal.client.service_client.config.target_host
-    )
-    monkeypatch.setenv("VERLETICA_TASK_QUEUE", svc.settings.task_queue)  # type: ignore[union-attr]
-    cli_signed_in(monkeypatch, tmp_path, svc, firm.founder)
+    cli_against(monkeypatch, tmp_path, svc, beat.temporal.client, db_url, firm.founder)
     async with build_worker(
         beat.temporal.client, svc.settings, beat.store, model=ScriptedProvider()
     ):

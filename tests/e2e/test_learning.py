@@ -7,9 +7,7 @@ a worker starts; the replay provider answers from the committed fixture."""
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
-import signal
 import uuid
 from collections.abc import AsyncIterator
 from datetime import timedelta
@@ -21,7 +19,6 @@ from sqlalchemy import select
 from sqlmodel import SQLModel
 from temporalio.client import ScheduleActionStartWorkflow
 from temporalio.contrib.pydantic import pydantic_data_converter
-from temporalio.service import RPCError
 from temporalio.testing import WorkflowEnvironment
 from temporalio.worker import Replayer
 from typer.testing import CliRunner
@@ -29,7 +26,6 @@ from typer.testing import CliRunner
 from adapters.models.replay import ReplayProvider
 from adapters.models.scripted import ScriptedProvider
 from adapters.store.store import Store
-from adapters.temporal.heartbeat import SCHEDULE_ID as HEARTBEAT_SCHEDULE
 from adapters.temporal.learning import SCHEDULE_ID, ensure_learning_schedule
 from api.cli import app as cli_app
 from domain.errors import Conflict, Forbidden
@@ -41,14 +37,13 @@ from tests.conftest import (
     TEST_KEYS,
     Firm,
     Wired,
-    cli_signed_in,
+    cli_against,
     make_settings,
     utc_now,
     wire,
 )
-from tests.support import payment_intent, schedule_on
+from tests.support import payment_intent, schedule_on, serving
 from usecases import governance, ingress, learning, organization
-from worker.__main__ import serve
 from worker.bootstrap import build_worker
 from workflows.learning import LearningWorkflow
 
@@ -297,8 +292,7 @@ async def test_the_schedule_exists_once_a_worker_starts(
         learning_seconds=7200,
     )
     handle = temporal_env.client.get_schedule_handle(SCHEDULE_ID)
-    worker = asyncio.create_task(serve(settings))
-    try:
+    async with serving(settings, temporal_env.client):
         described = await schedule_on(handle, settings.task_queue)
         action = described.schedule.action
         assert isinstance(action, ScheduleActionStartWorkflow)
@@ -309,28 +303,13 @@ async def test_the_schedule_exists_once_a_worker_starts(
         )
         again = await handle.describe()
         assert [i.every for i in again.schedule.spec.intervals] == [timedelta(seconds=600)]
-    finally:
-        worker.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            await worker
-        loop = asyncio.get_running_loop()
-        for sig in (signal.SIGINT, signal.SIGTERM):
-            loop.remove_signal_handler(sig)
-        for schedule in (SCHEDULE_ID, HEARTBEAT_SCHEDULE):
-            with contextlib.suppress(RPCError):
-                await temporal_env.client.get_schedule_handle(schedule).delete()
 
 
 async def test_the_command_line_runs_a_pass_and_lists_the_experiences(
     learn: Learning, db_url: str, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     svc, firm = learn.svc, learn.firm
-    monkeypatch.setenv("VERLETICA_DATABASE_URL", db_url)
-    monkeypatch.setenv(
-        "VERLETICA_TEMPORAL_ADDRESS", learn.temporal.client.service_client.config.target_host
-    )
-    monkeypatch.setenv("VERLETICA_TASK_QUEUE", svc.settings.task_queue)  # type: ignore[union-attr]
-    cli_signed_in(monkeypatch, tmp_path, svc, firm.founder)
+    cli_against(monkeypatch, tmp_path, svc, learn.temporal.client, db_url, firm.founder)
     async with build_worker(
         learn.temporal.client, svc.settings, learn.store, model=ReplayProvider()
     ):

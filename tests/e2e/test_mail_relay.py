@@ -4,9 +4,6 @@ pass; each attempt on the chain with its code, never the message; nothing sent t
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
-import signal
 import socket
 import threading
 import uuid
@@ -20,7 +17,6 @@ import pytest
 from aiosmtpd.controller import Controller
 from sqlalchemy import select
 from temporalio.client import ScheduleActionStartWorkflow
-from temporalio.service import RPCError
 from temporalio.testing import WorkflowEnvironment
 
 from adapters.store.outbox import SqlOutbox
@@ -30,10 +26,9 @@ from adapters.temporal.relay import SCHEDULE_ID as RELAY_SCHEDULE
 from domain.intents import Intent, Outcome
 from domain.relay import LEASE, RelayInput, RelayReport
 from tests.conftest import TEST_KEYS, Firm, make_settings, utc_now, wire
-from tests.support import schedule_on
+from tests.support import schedule_on, serving
 from usecases import governance
 from usecases.context import Ports
-from worker.__main__ import serve
 from worker.bootstrap import build_connectors, build_worker
 from workflows.relay import RelayWorkflow
 
@@ -197,22 +192,12 @@ async def test_a_worker_with_an_smtp_server_schedules_the_relay(
         relay_seconds=30,
     )
     handle = temporal_env.client.get_schedule_handle(RELAY_SCHEDULE)
-    worker = asyncio.create_task(serve(settings))
-    try:
+    async with serving(settings, temporal_env.client):
         described = await schedule_on(handle, settings.task_queue)
         action = described.schedule.action
         assert isinstance(action, ScheduleActionStartWorkflow)
         assert (action.workflow, action.task_queue) == ("RelayWorkflow", settings.task_queue)
         assert [i.every for i in described.schedule.spec.intervals] == [timedelta(seconds=30)]
-    finally:
-        worker.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            await worker
-        loop = asyncio.get_running_loop()
-        for sig in (signal.SIGINT, signal.SIGTERM):
-            loop.remove_signal_handler(sig)
-        with contextlib.suppress(RPCError):
-            await handle.delete()
 
 
 def test_a_claimed_email_is_not_claimed_again_until_its_lease_runs_out(relay: Relay) -> None:

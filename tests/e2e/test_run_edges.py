@@ -26,7 +26,7 @@ from domain.runs import DispatchRequest, RunInput, RunStatus
 from tests.conftest import (
     TEST_KEYS,
     Firm,
-    cli_signed_in,
+    cli_against,
     make_settings,
     start_time_skipping,
     utc_now,
@@ -157,12 +157,7 @@ async def test_the_command_line_refuses_a_run_for_an_actor_outside_the_org(
 ) -> None:
     firm = env.firm
     outsider = organization.onboard(env.svc, "Other Firm", "zed@other.example").founder.id
-    monkeypatch.setenv("VERLETICA_DATABASE_URL", db_url)
-    monkeypatch.setenv(
-        "VERLETICA_TEMPORAL_ADDRESS", env.temporal.client.service_client.config.target_host
-    )
-    monkeypatch.setenv("VERLETICA_TASK_QUEUE", env.svc.settings.task_queue)
-    cli_signed_in(monkeypatch, tmp_path, env.svc, outsider)
+    cli_against(monkeypatch, tmp_path, env.svc, env.temporal.client, db_url, outsider)
     result = await asyncio.to_thread(
         CliRunner().invoke,
         cli_app,
@@ -277,14 +272,9 @@ async def test_a_newcomer_runs_a_task_no_fixture_answers_by_giving_the_reply(
     """No model key: a task with no fixture fails saying what to do; the fixtures are
     listed; the same task with the reply given in a file runs, shown as tables (or JSON)."""
     svc, firm = env.svc, env.firm
-    monkeypatch.setenv("VERLETICA_DATABASE_URL", db_url)
     monkeypatch.setenv("VERLETICA_MODEL_PROVIDER", "replay")
-    monkeypatch.setenv(
-        "VERLETICA_TEMPORAL_ADDRESS", env.temporal.client.service_client.config.target_host
-    )
-    monkeypatch.setenv("VERLETICA_TASK_QUEUE", svc.settings.task_queue)
     monkeypatch.setenv("COLUMNS", "200")
-    cli_signed_in(monkeypatch, tmp_path, svc, firm.founder)
+    cli_against(monkeypatch, tmp_path, svc, env.temporal.client, db_url, firm.founder)
     task = "Tell the Atlas CFO the kickoff moved to Friday."
     reply = tmp_path / "reply.json"
     reply.write_text(
