@@ -60,14 +60,7 @@ class AgentRunActivities:
     def _resolve(self, run: RunInput) -> ResolvedAgent:
         now = self._clock()
         agent = self._directory.agent(run.org_id, run.agent_id)
-        result = resolve_agent(
-            run.org_id,
-            None if agent is None else agent.principal,
-            None if agent is None else agent.definition,
-            None if agent is None else agent.charter,
-            [] if agent is None else list(agent.staffing),
-            now,
-        )
+        result = resolve_agent(run.org_id, agent, run.run_id, now)
         if isinstance(result, ResolveRefusal):
             record_run_rejection(
                 self._governance,
@@ -111,10 +104,13 @@ class AgentRunActivities:
 
     def _prompts(self, request: ReasoningRequest) -> ModelRequest:
         agent = self._directory.agent(request.org_id, request.agent_id)
-        principal, definition, charter = (
-            (None, None, None)
+        principal = None if agent is None else agent.principal
+        charter, definition = (
+            (None, None)
             if agent is None
-            else (agent.principal, agent.definition, agent.charter)
+            else (agent.charter, agent.definition)
+            if request.pin is None  # a run resolved before pins: its agent's stable version
+            else agent.version(request.pin.version)
         )
         if principal is None or definition is None or charter is None:
             raise ApplicationError(

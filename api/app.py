@@ -22,6 +22,7 @@ from api.routers import (
     channels,
     commitments,
     counterfactual,
+    fleet,
     heartbeat,
     ingress,
     learning,
@@ -178,6 +179,7 @@ def create_app(settings: Settings | None = None, ports: Ports | None = None) -> 
         needs_you.router,
         counterfactual.router,
         offers.router,
+        fleet.router,
     ):
         app.include_router(router)
 

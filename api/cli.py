@@ -28,7 +28,7 @@ from domain.failures import FailureClass
 from domain.ingress import Unauthenticated
 from domain.memory.judge import second_opinion
 from domain.memory.screen import screen
-from domain.model import SpendCap, StaffRole
+from domain.model import Skill, SpendCap, StaffRole
 from domain.time.heartbeat import HeartbeatRun
 from domain.time.learning import Experience, LearningPass
 from domain.time.playbooks import DriftFinding, OfferRecord
@@ -36,6 +36,7 @@ from usecases import (
     audit,
     commitments,
     counterfactual,
+    fleet,
     heartbeat,
     ingress,
     learning,
@@ -80,6 +81,12 @@ learn_app = typer.Typer(
     help="The learning pass: run it now, see the experiences it kept.", no_args_is_help=True
 )
 app.add_typer(learn_app, name="learn")
+fleet_app = typer.Typer(
+    help="The fleet registry: an agent's versions (draft, publish, rollout, rollback, "
+    "retire); every change is the founder's and goes on the audit chain.",
+    no_args_is_help=True,
+)
+app.add_typer(fleet_app, name="fleet")
 # Off a terminal (make demo piped, CI logs) rich would wrap tables at 80 columns.
 console = Console(width=None if sys.stdout.isatty() else 160)
 T = TypeVar("T")
@@ -808,6 +815,119 @@ def learn_dismiss(
 ) -> None:
     """Dismiss a candidate lesson (the founder): later passes no longer see it. Once."""
     _show(_sync(lambda s: learning.review(s, experience_id, actor, False, reason)))
+
+
+def _show_versions(found: fleet.AgentVersions) -> None:
+    table = Table(title=f"{found.handle}: versions")
+    for column in ("version", "status", "serving", "role", "tools", "definition", "skills"):
+        table.add_column(column)
+    for v in found.versions:
+        table.add_row(
+            f"v{v.version}",
+            v.status.value,
+            v.serving,
+            escape(v.role),
+            ", ".join(v.tools),
+            f"v{v.definition}",
+            ", ".join(s.name for s in v.skills),
+        )
+    console.print(table)
+
+
+def _fleet_change(org: str, actor: str, agent: str, change: Callable[[Ports, str], object]) -> None:
+    """Apply one registry change to ``agent`` (id or handle), then list its versions."""
+
+    def go(s: Ports) -> fleet.AgentVersions:
+        agent_id = _principal_id(s, org, actor, agent)
+        change(s, agent_id)
+        return fleet.versions(s, org, actor, agent_id)
+
+    _show_versions(_sync(go))
+
+
+Agent = Annotated[str, typer.Argument(help="The agent's handle or id.")]
+Version = Annotated[int, typer.Argument(help="The version number (as listed).", min=1)]
+
+
+@fleet_app.command("list")
+def fleet_list(agent: Agent, org: Org, actor: As = "") -> None:
+    """An agent's versions, newest first, and which serve new runs."""
+    _show_versions(
+        _sync(lambda s: fleet.versions(s, org, actor, _principal_id(s, org, actor, agent)))
+    )
+
+
+@fleet_app.command("draft")
+def fleet_draft(
+    agent: Agent,
+    org: Org,
+    actor: As = "",
+    base: Annotated[int | None, typer.Option(help="Start from this version.")] = None,
+    role: Annotated[str | None, typer.Option(help="New role.")] = None,
+    purpose: Annotated[str | None, typer.Option(help="New purpose.")] = None,
+    tools: Annotated[str | None, typer.Option(help="Comma-separated tool names.")] = None,
+    ceiling: Annotated[int | None, typer.Option(help="Budget ceiling, cents.")] = None,
+    instructions: Annotated[
+        Path | None, typer.Option(help="A file with the new instructions.", exists=True)
+    ] = None,
+    budget: Annotated[int | None, typer.Option(help="Budget per run, cents.")] = None,
+    skill: Annotated[
+        list[str] | None,
+        typer.Option(help="NAME=FILE: a skill and the file with its instructions (repeat)."),
+    ] = None,
+) -> None:
+    """Draft a new version (the founder): what is not given is kept from the base."""
+    skills = None
+    if skill is not None:
+        skills = []
+        for item in skill:
+            name, sep, file = item.partition("=")
+            if not sep:
+                raise typer.BadParameter("a skill is NAME=FILE", param_hint="--skill")
+            skills.append(Skill(name=name, instructions=Path(file).read_text(encoding="utf-8")))
+    request = fleet.DraftRequest(
+        base=base,
+        role=role,
+        purpose=purpose,
+        tools=None if tools is None else tuple(t.strip() for t in tools.split(",") if t.strip()),
+        ceiling_cents=ceiling,
+        instructions=None if instructions is None else instructions.read_text(encoding="utf-8"),
+        budget_cents=budget,
+        skills=None if skills is None else tuple(skills),
+    )
+    _fleet_change(org, actor, agent, lambda s, a: fleet.draft(s, org, actor, a, request))
+
+
+@fleet_app.command("publish")
+def fleet_publish(agent: Agent, version: Version, org: Org, actor: As = "") -> None:
+    """Publish a draft version (the founder): it may then be rolled out."""
+    _fleet_change(org, actor, agent, lambda s, a: fleet.publish(s, org, actor, a, version))
+
+
+@fleet_app.command("rollout")
+def fleet_rollout(
+    agent: Agent,
+    version: Version,
+    org: Org,
+    actor: As = "",
+    share: Annotated[
+        int, typer.Option(help="Percent of new runs (100: all, and it becomes stable).")
+    ] = 100,
+) -> None:
+    """Give a share of the agent's new runs a published version (the founder)."""
+    _fleet_change(org, actor, agent, lambda s, a: fleet.roll_out(s, org, actor, a, version, share))
+
+
+@fleet_app.command("rollback")
+def fleet_rollback(agent: Agent, org: Org, actor: As = "") -> None:
+    """New runs stop getting the newest version (the founder); runs going keep theirs."""
+    _fleet_change(org, actor, agent, lambda s, a: fleet.roll_back(s, org, actor, a))
+
+
+@fleet_app.command("retire")
+def fleet_retire(agent: Agent, version: Version, org: Org, actor: As = "") -> None:
+    """Retire a version (the founder): runs still pinned to it are refused at the broker."""
+    _fleet_change(org, actor, agent, lambda s, a: fleet.retire(s, org, actor, a, version))
 
 
 @app.command()

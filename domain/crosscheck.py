@@ -36,6 +36,7 @@ from domain.model import (
     Project,
     Staffing,
 )
+from domain.registry import Rollout
 from domain.tools import REGISTRY
 
 DISPATCHED = "dispatched"
@@ -62,6 +63,7 @@ Configured = (
     | Barrier
     | Commitment
     | Identity
+    | Rollout
 )
 
 
@@ -78,7 +80,11 @@ def config_record(item: Configured) -> ConfigRecord:
             return ConfigRecord(table="agent_definition", key=key, record=record)
         case Charter():
             key = f"{item.principal_id}:v{item.version}"
+            if not item.skills:  # as charters were recorded before they had skills
+                del record["skills"]
             return ConfigRecord(table="charter", key=key, record=record)
+        case Rollout():
+            return ConfigRecord(table="rollout", key=item.principal_id, record=record)
         case Project():
             return ConfigRecord(table="project", key=item.slug, record=record)
         case Staffing():

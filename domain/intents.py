@@ -13,6 +13,7 @@ from pydantic import Field
 from domain.canonical import digest
 from domain.governance.approvals import ApprovalProof
 from domain.model import Frozen, Slug
+from domain.registry import AgentPin
 
 
 class ProposedAction(Frozen):
@@ -40,12 +41,19 @@ class Intent(Frozen):
     cost_cents: int = Field(ge=0)
     justification: str
     references: tuple[Slug, ...] = ()
+    pin: AgentPin | None = None
+    """The agent version its run resolved; the broker decides under that version's
+    charter. None for intents the system proposes outside a run (its stable version)."""
 
     @cached_property
     def digest(self) -> str:
         """SHA-256 of the canonical intent; an approval is bound to it. (Computed once: an
-        intent is immutable; :meth:`model_copy` forgets it.)"""
-        return digest(self.model_dump(mode="json"))
+        intent is immutable; :meth:`model_copy` forgets it.) An intent without a pin
+        digests as intents did before pins existed."""
+        body = self.model_dump(mode="json")
+        if self.pin is None:
+            del body["pin"]
+        return digest(body)
 
     def model_copy(self, *, update: Mapping[str, Any] | None = None, deep: bool = False) -> Intent:
         """A copy; with ``update``, a different intent, whose digest is computed afresh."""
@@ -55,7 +63,14 @@ class Intent(Frozen):
 
     @classmethod
     def from_proposal(
-        cls, action: ProposedAction, *, intent_id: str, org_id: str, run_id: str, principal_id: str
+        cls,
+        action: ProposedAction,
+        *,
+        intent_id: str,
+        org_id: str,
+        run_id: str,
+        principal_id: str,
+        pin: AgentPin | None = None,
     ) -> Intent:
         """Attribute a parsed proposal to the principal that made it."""
         return cls(
@@ -69,6 +84,7 @@ class Intent(Frozen):
             cost_cents=action.cost_cents,
             justification=action.justification,
             references=action.references,
+            pin=pin,
         )
 
 

@@ -134,8 +134,21 @@ class CharterStatus(StrEnum):
     RETIRED = "retired"
 
 
+MAX_SKILLS = 12
+MAX_SKILL_TEXT = 2000
+
+
+class Skill(Frozen):
+    """A named instruction the organization wrote for an agent, versioned with its
+    charter and given to the model in the agent's prompt."""
+
+    name: Slug
+    instructions: str = Field(min_length=1, max_length=MAX_SKILL_TEXT)
+
+
 class Charter(Frozen):
-    """What an agent is for and the ceiling it works under."""
+    """What an agent is for and the ceiling it works under: one version of the agent in
+    the fleet registry (see :mod:`domain.registry`)."""
 
     principal_id: str
     version: int = Field(ge=1)
@@ -147,6 +160,17 @@ class Charter(Frozen):
     budget_ceiling_cents: int = Field(ge=0)
     definition_pin: int = Field(ge=1)
     """The agent definition version this charter was published against."""
+    skills: tuple[Skill, ...] = Field(default=(), max_length=MAX_SKILLS)
+    """The organization's named instructions for this version, in prompt order."""
+
+    @field_validator("skills")
+    @classmethod
+    def _distinct_skills(cls, skills: tuple[Skill, ...]) -> tuple[Skill, ...]:
+        names = [s.name for s in skills]
+        repeated = sorted({n for n in names if names.count(n) > 1})
+        if repeated:
+            raise ValueError(f"skill names repeat: {repeated}")
+        return skills
 
 
 class Project(Frozen):

@@ -34,7 +34,9 @@ from domain.model import (
     Staffing,
     ToolSpec,
 )
+from domain.registry import Rollout
 from domain.runs import ApprovalSignal, RunInput, RunRecord, RunState
+from domain.workgraph import GraphInput, GraphState
 
 
 class ModelRequest(Frozen):
@@ -272,11 +274,25 @@ class AgentProfile(Frozen):
 
     principal: Principal
     definition: AgentDefinition | None
-    """The newest definition."""
+    """The definition the stable version pins."""
     charter: Charter | None
-    """The newest charter."""
+    """The stable version's charter."""
     staffing: tuple[Staffing, ...]
     """Every staffing row, current or not."""
+    versions: tuple[Charter, ...] = ()
+    """Every version of its charter (draft, published, retired)."""
+    definitions: tuple[AgentDefinition, ...] = ()
+    """Every version of its definition."""
+    rollout: Rollout | None = None
+    """Which version new runs get; None when no version is published."""
+
+    def version(self, version: int) -> tuple[Charter | None, AgentDefinition | None]:
+        """Charter ``version`` and the definition it pins (either None when missing)."""
+        charter = next((c for c in self.versions if c.version == version), None)
+        if charter is None:
+            return None, None
+        pin = charter.definition_pin
+        return charter, next((d for d in self.definitions if d.version == pin), None)
 
 
 class AgentDirectory(Protocol):
@@ -415,6 +431,10 @@ class Directory(Protocol):
 
     def find_principal(self, principal_id: str) -> Principal | None: ...
 
+    def agent(self, org_id: str, principal_id: str) -> AgentProfile | None:
+        """An agent with its versions, rollout and staffing (None: no such principal)."""
+        ...
+
     def identity(self, kind: IdentityKind, external_id: str) -> Identity | None:
         """Whose an outside identity is (None: nobody's)."""
         ...
@@ -460,6 +480,18 @@ class OrgChange(Protocol):
         ...
 
     def add_principal(self, principal: Principal) -> Principal: ...
+
+    def agent_versions(
+        self, principal_id: str
+    ) -> tuple[dict[int, Charter], dict[int, AgentDefinition], Rollout | None]:
+        """Every charter and definition version of an agent, and its rollout."""
+        ...
+
+    def add_version(self, charter: Charter, definition: AgentDefinition | None) -> Charter: ...
+
+    def set_charter_status(self, charter: Charter, rule: str) -> Charter: ...
+
+    def set_rollout(self, rollout: Rollout, rule: str) -> Rollout: ...
 
     def add_project(self, project: Project) -> Project: ...
 
@@ -602,6 +634,22 @@ class ExtractionGateway(Protocol):
 
     async def run(self, extraction: ExtractionInput) -> ExtractionResult:
         """Run the extraction's workflow to its end; its result."""
+        ...
+
+
+class GraphGateway(Protocol):
+    """Where work graphs execute (Temporal). Unreachable: :class:`~domain.errors.Unavailable`."""
+
+    async def start(self, graph: GraphInput) -> str:
+        """Start the graph's workflow; its workflow id."""
+        ...
+
+    async def state(self, graph_id: str) -> tuple[str, GraphState]:
+        """The workflow's status and the graph's state; :class:`NotFound` for none."""
+        ...
+
+    async def result(self, graph_id: str) -> GraphState:
+        """Wait for the graph to finish: its final state."""
         ...
 
 

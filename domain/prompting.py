@@ -25,6 +25,12 @@ def system_prompt(principal: Principal, definition: AgentDefinition, charter: Ch
             f"You are {principal.display_name} ({principal.handle}), role: {charter.role}.",
             f"Purpose: {charter.purpose}",
             definition.instructions,
+            *(
+                ["Skills (your organization's instructions; follow them):"]
+                + [f"- {skill.name}: {skill.instructions}" for skill in charter.skills]
+                if charter.skills
+                else []
+            ),
             REPLY_CONTRACT,
         ]
     )

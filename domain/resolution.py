@@ -1,21 +1,13 @@
-"""Step 1 of a run: may this agent run at all, with what budget and tools?"""
+"""Step 1 of a run: may this agent run at all, with which version, budget and tools?"""
 
 from __future__ import annotations
 
 from datetime import datetime
 
 from domain.governance.broker import current_projects, effective_budget
-from domain.model import (
-    AgentDefinition,
-    Charter,
-    CharterStatus,
-    Frozen,
-    Principal,
-    PrincipalKind,
-    PrincipalStatus,
-    Staffing,
-    StaffRole,
-)
+from domain.model import CharterStatus, Frozen, PrincipalKind, PrincipalStatus, StaffRole
+from domain.ports import AgentProfile
+from domain.registry import AgentPin, version_for
 from domain.runs import ResolvedAgent
 from domain.tools import REGISTRY
 
@@ -28,32 +20,37 @@ class ResolveRefusal(Frozen):
 
 
 def resolve_agent(
-    org_id: str,
-    principal: Principal | None,
-    definition: AgentDefinition | None,
-    charter: Charter | None,
-    staffing: list[Staffing],
-    now: datetime,
+    org_id: str, agent: AgentProfile | None, run_id: str, now: datetime
 ) -> ResolvedAgent | ResolveRefusal:
-    """Active agent of this org, published charter, matching registry pin; budget and tools."""
-    if principal is None or principal.org_id != org_id:
+    """Active agent of this org; the version its rollout gives run ``run_id`` (published,
+    and the definition it pins in the registry); budget, tools and projects of it."""
+    principal = None if agent is None else agent.principal
+    if agent is None or principal is None or principal.org_id != org_id:
         return ResolveRefusal(rule="unknown_principal", reason="no such agent in this organization")
     if principal.kind is not PrincipalKind.AGENT:
         return ResolveRefusal(rule="not_an_agent", reason=f"{principal.handle} is not an agent")
     if principal.status is not PrincipalStatus.ACTIVE:
         return ResolveRefusal(rule="principal_inactive", reason=f"{principal.handle} is not active")
-    if charter is None or charter.status is not CharterStatus.PUBLISHED:
+    if agent.rollout is None:
         return ResolveRefusal(rule="charter_unpublished", reason="no published charter")
-    if definition is None or definition.version != charter.definition_pin:
+    version = version_for(agent.rollout, run_id)
+    charter, definition = agent.version(version)
+    if charter is None or charter.status is not CharterStatus.PUBLISHED:
+        state = "missing" if charter is None else charter.status.value
+        return ResolveRefusal(
+            rule="charter_unpublished", reason=f"{principal.handle} v{version} is {state}"
+        )
+    if definition is None:
         return ResolveRefusal(
             rule="registry_pin_mismatch",
-            reason=f"charter pins v{charter.definition_pin}, registry has "
-            f"v{definition.version if definition else 'none'}",
+            reason=f"charter v{version} pins definition v{charter.definition_pin}, "
+            "which the registry does not hold",
         )
     return ResolvedAgent(
         agent_id=principal.id,
         handle=principal.handle,
         budget_cents=effective_budget(definition, charter),
         tools=tuple(t for t in charter.tools if t in REGISTRY),
-        projects=tuple(sorted(current_projects(tuple(staffing), now, StaffRole.MEMBER))),
+        projects=tuple(sorted(current_projects(agent.staffing, now, StaffRole.MEMBER))),
+        pin=AgentPin(version=charter.version, definition=definition.version),
     )

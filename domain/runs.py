@@ -11,6 +11,7 @@ from domain.governance.values import ReviewResult
 from domain.intents import ApprovalRequest, Decision, DispatchResult, Intent, ProposedAction
 from domain.model import Frozen, UtcInstant
 from domain.parser import ParseRejection
+from domain.registry import AgentPin
 from domain.text import nul_at
 
 DEFAULT_HOLD_SECONDS = 7 * 24 * 3600
@@ -82,6 +83,8 @@ class ResolvedAgent(Frozen):
     tools: tuple[str, ...]
     projects: tuple[str, ...]
     """Projects the agent is currently staffed on."""
+    pin: AgentPin | None = None
+    """The version the run resolved and keeps (None in runs resolved before pins)."""
 
 
 class ContextRequest(Frozen):
@@ -114,6 +117,8 @@ class ReasoningRequest(Frozen):
     """The tool snapshot published at resolve time; the parser checks against it."""
     projects: tuple[str, ...]
     scripted_reply: str | None = None
+    pin: AgentPin | None = None
+    """The version the run resolved: its charter, definition and skills make the prompt."""
 
 
 class ReasoningResult(Frozen):
@@ -267,3 +272,5 @@ class RunState(Frozen):
     """Every decision sent to the run that the broker refused, newest last (at most
     :data:`MAX_REFUSED_SHOWN`; the audit chain holds them all): forged or unproven ones,
     ones that did not decode, ones for no open hold. Each reads ``deny by p_x: rule — why``."""
+    pin: AgentPin | None = None
+    """The agent version the run resolved and keeps to its end."""

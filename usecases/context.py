@@ -20,6 +20,7 @@ from domain.ports import (
     Embedder,
     ExtractionGateway,
     GovernanceStore,
+    GraphGateway,
     MemoryBankPort,
     ReplayStore,
     RunGateway,
@@ -77,6 +78,8 @@ class Ports:
     """Starts a heartbeat now; None: this process cannot."""
     extractions: ExtractionGateway | None = None
     """Where extractions of commitments from documents run; None: nowhere (no Temporal)."""
+    graphs: GraphGateway | None = None
+    """Where work graphs run; None: nowhere (no Temporal)."""
     replays: ReplayStore | None = None
     """The governance record read back for counterfactuals; None: not readable here."""
     offers: OfferStore | None = None

@@ -20,6 +20,7 @@ from activities.heartbeat_run import HeartbeatActivities
 from activities.learning import LearningActivities
 from activities.relay import RelayActivities
 from activities.tracing import use as use_tracer
+from activities.work_graph import GraphActivities
 from adapters.connectors.email import EmailOutbox
 from adapters.connectors.findings import FindingsRegister
 from adapters.connectors.holds import HoldsRegister
@@ -47,6 +48,7 @@ from workflows.extraction import ExtractCommitmentsWorkflow
 from workflows.heartbeat import HeartbeatWorkflow
 from workflows.learning import LearningWorkflow
 from workflows.relay import RelayWorkflow
+from workflows.work_graph import WorkGraphWorkflow
 
 log = logging.getLogger("verletica.worker")
 
@@ -177,6 +179,7 @@ def build_worker(
         ),
     )
     learning = LearningActivities(SqlLearning(store.db, store.keys), runs_model)
+    graphs = GraphActivities(store.directory, store.runs, clock)
     relay = RelayActivities(SqlOutbox(store.db, store.keys), build_mailer(settings), clock)
     activities: dict[str, Callable[..., Any]] = {
         "resolve": runs.resolve,
@@ -197,6 +200,7 @@ def build_worker(
         "learning_ask": learning.ask,
         "learning_record": learning.record,
         "relay_deliver": relay.deliver,
+        "graph_prepare_step": graphs.prepare_step,
     }
     unknown = set(replace or {}) - activities.keys()
     if unknown:
@@ -211,6 +215,7 @@ def build_worker(
             ExtractCommitmentsWorkflow,
             LearningWorkflow,
             RelayWorkflow,
+            WorkGraphWorkflow,
         ],
         activities=list(activities.values()),
         # When a worker dies, the tasks queued to it alone move to the shared queue after

@@ -22,6 +22,7 @@ from adapters.store.replay import SqlReplay
 from adapters.store.store import Store
 from adapters.temporal.extractions import TemporalExtractions
 from adapters.temporal.gateway import TemporalRuns
+from adapters.temporal.graphs import TemporalGraphs
 from adapters.temporal.heartbeat import TemporalHeartbeats
 from adapters.temporal.learning import TemporalLearning
 from domain.ingress import BudgetCeilings, ChannelSignature, TokenVerifier
@@ -142,6 +143,7 @@ def build_ports(
         heartbeats=SqlHeartbeat(store.db, store.keys),
         heartbeat=TemporalHeartbeats(client, settings.task_queue),
         extractions=TemporalExtractions(client, settings.task_queue),
+        graphs=TemporalGraphs(client, settings.task_queue),
         replays=SqlReplay(store.db, store.memory.adapter),
         offers=store.offers,
         experiences=SqlLearning(store.db, store.keys),

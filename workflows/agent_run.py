@@ -27,6 +27,7 @@ with workflow.unsafe.imports_passed_through():
         Outcome,
     )
     from domain.parser import ParseRejection
+    from domain.registry import AgentPin
     from domain.runs import (
         MAX_REFUSED_SHOWN,
         ApprovalSignal,
@@ -45,6 +46,7 @@ with workflow.unsafe.imports_passed_through():
         RunState,
         RunStatus,
     )
+    from domain.workgraph import STEP_HELD, StepHeld
     from workflows import search_attributes as sa
 
 STEP_RETRY = RetryPolicy(
@@ -134,6 +136,10 @@ NEEDS_HUMAN_WHILE_HELD = "needs-human-while-held"
 """Patch: ``VerleticaNeedsHuman`` is set false as soon as the run's last hold closes (not
 when the run ends), so a list of runs waiting on a human is exact while the run goes on
 to dispatch. Histories recorded before replay with the one upsert at the end."""
+TELL_PARENT = "tell-parent-graph"
+"""Patch: a run started by a work graph signals it as its holds open and close. Asked
+only in runs that have a parent, so histories of runs started on their own record no
+marker and replay as they were."""
 POLICY_VIOLATION = "PolicyViolation"
 PREVIEW_BYTES = 48
 """How much of an undecodable signal's payload its refusal shows (escaped)."""
@@ -251,6 +257,7 @@ class AgentRunWorkflow:
         self._refused_signals: list[str] = []
         self._flagged_needs_human = False
         self._released: tuple[str, ...] = ()
+        self._pin: AgentPin | None = None
         self._attempts = 0
 
     # ----------------------------------------------------------------- signals and queries
@@ -284,6 +291,7 @@ class AgentRunWorkflow:
             intents=tuple(t.view() for t in self._tracked),
             error=self._error,
             refused_signals=tuple(self._refused_signals),
+            pin=self._pin,
         )
 
     # ------------------------------------------------------------------------------ run
@@ -331,6 +339,19 @@ class AgentRunWorkflow:
             workflow.upsert_search_attributes([sa.NEEDS_HUMAN.value_set(False)])
             self._flagged_needs_human = False
 
+    async def _tell_parent(self, run: RunInput, held: bool) -> None:
+        """A run started by a work graph tells it as its holds open and close, so that the
+        graph shows the step held (runs started on their own have no parent)."""
+        parent = workflow.info().parent
+        if parent is None or not workflow.patched(TELL_PARENT):
+            return
+        try:
+            await workflow.get_external_workflow_handle(parent.workflow_id).signal(
+                STEP_HELD, StepHeld(run_id=run.run_id, held=held)
+            )
+        except Exception as err:  # the graph closed meanwhile: nobody left to tell
+            workflow.logger.warning("could not tell the graph: %s", err)
+
     async def _record_failure(self, run: RunInput, rule: str) -> None:
         """Put the run's failure on the chain (retried until the database answers, as
         closing is), for the needs-you queue and the metrics."""
@@ -369,6 +390,7 @@ class AgentRunWorkflow:
             summary="resolve: identity, charter, registry pin, budget",
         )
         self._nodes["resolve"] = NodeStatus.DONE
+        self._pin = resolved.pin
         started_with = workflow.info().typed_search_attributes.get(sa.PROJECTS)
         if not workflow.patched(LEAN_SEARCH_ATTRIBUTES) or sorted(started_with or ()) != sorted(
             resolved.projects
@@ -405,6 +427,7 @@ class AgentRunWorkflow:
                 tools=resolved.tools,
                 projects=resolved.projects,
                 scripted_reply=run.scripted_reply,
+                pin=resolved.pin,
             ),
             start_to_close_timeout=timedelta(seconds=120),
             heartbeat_timeout=HEARTBEAT,
@@ -430,6 +453,7 @@ class AgentRunWorkflow:
                 org_id=run.org_id,
                 run_id=run.run_id,
                 principal_id=run.agent_id,
+                pin=resolved.pin,
             )
             decision = await workflow.execute_local_activity_method(
                 BrokerActivities.decide,
@@ -565,6 +589,7 @@ class AgentRunWorkflow:
         self._status = RunStatus.NEEDS_HUMAN
         workflow.upsert_search_attributes([sa.NEEDS_HUMAN.value_set(True)])
         self._flagged_needs_human = True
+        await self._tell_parent(run, held=True)
         deadline = workflow.now() + timedelta(seconds=run.hold_timeout_seconds)
         recheck_after = RECHECK_FIRST
         while open_holds := self._open_holds():
@@ -623,3 +648,4 @@ class AgentRunWorkflow:
         self._nodes["hold"] = NodeStatus.DONE
         self._status = RunStatus.RUNNING
         self._unflag_needs_human(run_ended=False)
+        await self._tell_parent(run, held=False)

@@ -16,6 +16,7 @@ from adapters.store.tables import (
     OrgRow,
     PrincipalRow,
     ProjectRow,
+    RolloutRow,
     StaffingRow,
 )
 from domain.crosscheck import (
@@ -52,6 +53,10 @@ def stored_configuration(s: Session, org_id: str, memory: MemoryAdapter) -> list
         for r in s.execute(
             select(CharterRow).where(col(CharterRow.principal_id).in_(ids))
         ).scalars()
+    ]
+    items += [
+        convert.rollout(r)
+        for r in s.execute(select(RolloutRow).where(col(RolloutRow.org_id) == org_id)).scalars()
     ]
     for table, to_domain in (
         (IdentityRow, convert.identity),

@@ -37,6 +37,7 @@ from adapters.store.tables import (
     OrgRow,
     PrincipalRow,
     ProjectRow,
+    RolloutRow,
     StaffingRow,
 )
 from domain.audit import AuditDraft, ChainKeys, genesis
@@ -64,6 +65,7 @@ from domain.model import (
     ReviewState,
     Staffing,
 )
+from domain.registry import Rollout, initial_rollout
 
 
 class OrgConfiguration:
@@ -209,6 +211,80 @@ class OrgConfiguration:
         )
         self._audit(config_record(principal), "principal_added")
         return principal
+
+    # the fleet registry: versions and rollouts ------------------------------------------
+    def agent_versions(
+        self, principal_id: str
+    ) -> tuple[dict[int, Charter], dict[int, AgentDefinition], Rollout | None]:
+        """Every charter and definition version of an agent, and its rollout (for an
+        agent that never had one, what its newest published version implies)."""
+        charters = {
+            r.version: convert.charter(r)
+            for r in self._s.execute(
+                select(CharterRow).where(col(CharterRow.principal_id) == principal_id)
+            ).scalars()
+        }
+        definitions = {
+            r.version: convert.definition(r)
+            for r in self._s.execute(
+                select(AgentDefinitionRow).where(
+                    col(AgentDefinitionRow.principal_id) == principal_id
+                )
+            ).scalars()
+        }
+        row = self._s.get(RolloutRow, principal_id)
+        rollout = (
+            convert.rollout(row) if row is not None else initial_rollout(principal_id, charters)
+        )
+        return charters, definitions, rollout
+
+    def add_version(self, charter: Charter, definition: AgentDefinition | None) -> Charter:
+        """Store a drafted version (and the new definition it pins, if any). An agent
+        whose rollout was implied (its newest published version) gets it written first,
+        so that publishing the draft does not make it serve new runs."""
+        if self._s.get(RolloutRow, charter.principal_id) is None:
+            _, _, implied = self.agent_versions(charter.principal_id)
+            if implied is not None:
+                self.set_rollout(implied, "agent_rollout_started")
+        if definition is not None:
+            self._add(
+                AgentDefinitionRow(**definition.model_dump(), created_at=self.now),
+                f"definition v{definition.version} exists",
+            )
+            self._audit(config_record(definition), "agent_definition_drafted")
+        self._add(
+            CharterRow(**charter.model_dump(mode="json"), created_at=self.now),
+            f"version v{charter.version} exists",
+        )
+        self._audit(config_record(charter), "agent_version_drafted")
+        return charter
+
+    def set_charter_status(self, charter: Charter, rule: str) -> Charter:
+        """Write a version's new status (published, retired)."""
+        row = self._s.get(CharterRow, (charter.principal_id, charter.version))
+        if row is None:
+            raise NotFound(f"no version v{charter.version}")
+        row.status = charter.status.value
+        self._s.add(row)
+        self._s.flush()
+        self._audit(config_record(charter), rule)
+        return charter
+
+    def set_rollout(self, rollout: Rollout, rule: str) -> Rollout:
+        """Write which version new runs of an agent get."""
+        row = self._s.get(RolloutRow, rollout.principal_id)
+        if row is None:
+            row = RolloutRow(principal_id=rollout.principal_id, org_id=self.org.id, stable=1)
+        row.stable = rollout.stable
+        row.candidate = rollout.candidate
+        row.share = rollout.share
+        row.previous = rollout.previous
+        row.rolled_back = list(rollout.rolled_back)
+        row.updated_at = self.now
+        self._s.add(row)
+        self._s.flush()
+        self._audit(config_record(rollout), rule)
+        return rollout
 
     # projects, staffing, barriers, memory records ---------------------------------------
     def project_slugs(self) -> set[str]:

@@ -20,6 +20,7 @@ from adapters.store.tables import (
     OrgRow,
     PrincipalRow,
     ProjectRow,
+    RolloutRow,
     StaffingRow,
 )
 from domain.audit import AuditEntry
@@ -39,10 +40,12 @@ from domain.model import (
     Project,
     Provenance,
     ReviewState,
+    Skill,
     Staffing,
     StaffRole,
     StandingHold,
 )
+from domain.registry import Rollout
 
 
 def org(row: OrgRow) -> Organization:
@@ -90,6 +93,18 @@ def charter(row: CharterRow) -> Charter:
         tools=tuple(row.tools),
         budget_ceiling_cents=row.budget_ceiling_cents,
         definition_pin=row.definition_pin,
+        skills=tuple(Skill.model_validate(k) for k in row.skills or ()),
+    )
+
+
+def rollout(row: RolloutRow) -> Rollout:
+    return Rollout(
+        principal_id=row.principal_id,
+        stable=row.stable,
+        candidate=row.candidate,
+        share=row.share,
+        previous=row.previous,
+        rolled_back=tuple(row.rolled_back or ()),
     )
 
 

@@ -79,7 +79,7 @@ class Directory:
         return sorted(self._policy(org_id).principals.values(), key=lambda p: (p.kind, p.handle))
 
     def agent(self, org_id: str, principal_id: str) -> AgentProfile | None:
-        """An agent of ``org_id`` with its newest definition and charter and its staffing;
+        """An agent of ``org_id`` with its versions, its rollout and its staffing;
         None when the organization has no such principal."""
         try:
             policy = self._policy(org_id)
@@ -93,6 +93,9 @@ class Directory:
             definition=policy.definitions.get(principal_id),
             charter=policy.charters.get(principal_id),
             staffing=policy.staffing.get(principal_id, ()),
+            versions=tuple(policy.charter_versions.get(principal_id, {}).values()),
+            definitions=tuple(policy.definition_versions.get(principal_id, {}).values()),
+            rollout=policy.rollouts.get(principal_id),
         )
 
     # projects, staffing, barriers, commitments (reads; writes go through

@@ -370,11 +370,12 @@ class SqlGovernanceUnit:
         records = self._records(intent)
         run_spent, committed = self._spend(intent, policy, records) if spends else (0, {})
         run_spent += self._model_spend(intent.run_id)
+        pinned = policy.pinned(intent.principal_id, intent.pin)
         return BrokerSnapshot(
             now=self._now,
             principal=policy.principals.get(intent.principal_id),
-            definition=policy.definitions.get(intent.principal_id),
-            charter=policy.charters.get(intent.principal_id),
+            definition=pinned[1],
+            charter=pinned[0],
             projects=policy.projects,
             staffing=policy.staffing.get(intent.principal_id, ()),
             barriers=policy.barriers,

@@ -27,6 +27,7 @@ from adapters.store.tables import (
     OrgRow,
     PrincipalRow,
     ProjectRow,
+    RolloutRow,
     StaffingRow,
 )
 from domain.governance.index import PolicyIndex
@@ -39,6 +40,7 @@ from domain.model import (
     Principal,
     Staffing,
 )
+from domain.registry import AgentPin, Rollout, initial_rollout
 
 
 @dataclass(frozen=True)
@@ -52,9 +54,16 @@ class OrgPolicy:
     commitments: tuple[Commitment, ...]
     principals: dict[str, Principal] = field(default_factory=dict)
     definitions: dict[str, AgentDefinition] = field(default_factory=dict)
-    """The newest definition of each agent."""
+    """The definition each agent's stable version pins."""
     charters: dict[str, Charter] = field(default_factory=dict)
-    """The newest charter of each agent."""
+    """The charter of each agent's stable version (what a new run gets, but a rollout's
+    share): see :meth:`pinned` for a run's own version."""
+    charter_versions: dict[str, dict[int, Charter]] = field(default_factory=dict)
+    """Every version of each agent's charter, by version."""
+    definition_versions: dict[str, dict[int, AgentDefinition]] = field(default_factory=dict)
+    """Every version of each agent's definition, by version."""
+    rollouts: dict[str, Rollout] = field(default_factory=dict)
+    """Which version new runs get, for each agent with a published version."""
     staffing: dict[str, tuple[Staffing, ...]] = field(default_factory=dict)
     """Every staffing row (current or not), by principal."""
     index: PolicyIndex = field(init=False)
@@ -62,6 +71,17 @@ class OrgPolicy:
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "index", PolicyIndex.of(self.barriers, self.commitments))
+
+    def pinned(
+        self, principal_id: str, pin: AgentPin | None
+    ) -> tuple[Charter | None, AgentDefinition | None]:
+        """The charter and definition an intent is decided under: its run's pinned
+        version, or (no pin) the agent's stable version."""
+        if pin is None:
+            return self.charters.get(principal_id), self.definitions.get(principal_id)
+        charter = self.charter_versions.get(principal_id, {}).get(pin.version)
+        definition = self.definition_versions.get(principal_id, {}).get(pin.definition)
+        return charter, definition
 
 
 def _load(s: Session, org_id: str, config_seq: int) -> OrgPolicy:
@@ -72,20 +92,33 @@ def _load(s: Session, org_id: str, config_seq: int) -> OrgPolicy:
         .all()
     }
     ids = list(principals)
-    definitions: dict[str, AgentDefinition] = {}
+    definition_versions: dict[str, dict[int, AgentDefinition]] = defaultdict(dict)
     for d in s.execute(
-        select(AgentDefinitionRow)
-        .where(col(AgentDefinitionRow.principal_id).in_(ids))
-        .order_by(col(AgentDefinitionRow.version))
+        select(AgentDefinitionRow).where(col(AgentDefinitionRow.principal_id).in_(ids))
     ).scalars():
-        definitions[d.principal_id] = convert.definition(d)
+        definition_versions[d.principal_id][d.version] = convert.definition(d)
+    charter_versions: dict[str, dict[int, Charter]] = defaultdict(dict)
+    for c in s.execute(select(CharterRow).where(col(CharterRow.principal_id).in_(ids))).scalars():
+        charter_versions[c.principal_id][c.version] = convert.charter(c)
+    rollouts = {
+        r.principal_id: convert.rollout(r)
+        for r in s.execute(select(RolloutRow).where(col(RolloutRow.org_id) == org_id)).scalars()
+    }
+    for principal_id, versions in charter_versions.items():
+        if principal_id not in rollouts:
+            first = initial_rollout(principal_id, versions)
+            if first is not None:
+                rollouts[principal_id] = first
     charters: dict[str, Charter] = {}
-    for c in s.execute(
-        select(CharterRow)
-        .where(col(CharterRow.principal_id).in_(ids))
-        .order_by(col(CharterRow.version))
-    ).scalars():
-        charters[c.principal_id] = convert.charter(c)
+    definitions: dict[str, AgentDefinition] = {}
+    for principal_id, rollout in rollouts.items():
+        stable = charter_versions[principal_id].get(rollout.stable)
+        if stable is None:
+            continue
+        charters[principal_id] = stable
+        pinned = definition_versions.get(principal_id, {}).get(stable.definition_pin)
+        if pinned is not None:
+            definitions[principal_id] = pinned
     staffing: dict[str, list[Staffing]] = defaultdict(list)
     for r in s.execute(select(StaffingRow).where(col(StaffingRow.org_id) == org_id)).scalars():
         staffing[r.principal_id].append(convert.staffing(r))
@@ -113,6 +146,9 @@ def _load(s: Session, org_id: str, config_seq: int) -> OrgPolicy:
         principals=principals,
         definitions=definitions,
         charters=charters,
+        charter_versions=dict(charter_versions),
+        definition_versions=dict(definition_versions),
+        rollouts=rollouts,
         staffing={k: tuple(v) for k, v in staffing.items()},
     )
 

@@ -144,11 +144,12 @@ class SqlReplayUnit:
         ]
         run_spent, committed = counted(policy.index.caps(reach), spending, intent.run_id, now)
         in_flight, completed = self._writes(intent, rows, status, written)
+        pinned = policy.pinned(intent.principal_id, intent.pin)
         snapshot = BrokerSnapshot(
             now=now,
             principal=policy.principals.get(intent.principal_id),
-            definition=policy.definitions.get(intent.principal_id),
-            charter=policy.charters.get(intent.principal_id),
+            definition=pinned[1],
+            charter=pinned[0],
             projects=policy.projects,
             staffing=policy.staffing.get(intent.principal_id, ()),
             barriers=policy.barriers,

@@ -96,7 +96,22 @@ class CharterRow(SQLModel, table=True):
     tools: list[str] = _json()
     budget_ceiling_cents: int = _cents()
     definition_pin: int
+    skills: list[dict[str, str]] = _json()
     created_at: datetime = _ts()
+
+
+class RolloutRow(SQLModel, table=True):
+    """Which version of an agent new runs get (absent: its newest published one)."""
+
+    __tablename__ = "agent_rollouts"
+    principal_id: str = Field(primary_key=True)
+    org_id: str = Field(index=True)
+    stable: int
+    candidate: int | None = None
+    share: int = 0
+    previous: int | None = None
+    rolled_back: list[int] = _json()
+    updated_at: datetime = _ts()
 
 
 class ProjectRow(SQLModel, table=True):

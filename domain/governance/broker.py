@@ -153,12 +153,27 @@ def _identity(p: _Path) -> Reject | None:
         return Reject("not_an_agent", "only agent principals propose intents")
     if s.principal.status is not PrincipalStatus.ACTIVE:
         return Reject("principal_inactive", f"{s.principal.handle} is {s.principal.status}")
-    if s.charter is None or s.charter.status is not CharterStatus.PUBLISHED:
-        return Reject("charter_unpublished", f"{s.principal.handle} has no published charter")
-    if s.definition is None or s.definition.version != s.charter.definition_pin:
+    pin = intent.pin
+    if s.charter is None:
+        which = "no published charter" if pin is None else f"no version {pin.version}"
+        return Reject("charter_unpublished", f"{s.principal.handle} has {which}")
+    if s.charter.status is not CharterStatus.PUBLISHED:
+        return Reject(
+            "charter_unpublished",
+            f"{s.principal.handle} v{s.charter.version} is {s.charter.status.value}; "
+            "the run was pinned to it",
+        )
+    wanted = s.charter.definition_pin
+    if pin is not None and pin.definition != wanted:
         return Reject(
             "registry_pin_mismatch",
-            f"charter pins definition v{s.charter.definition_pin}, "
+            f"charter v{s.charter.version} pins definition v{wanted}, "
+            f"the run was prompted with v{pin.definition}",
+        )
+    if s.definition is None or s.definition.version != wanted:
+        return Reject(
+            "registry_pin_mismatch",
+            f"charter v{s.charter.version} pins definition v{wanted}, "
             f"registry has v{s.definition.version if s.definition else 'none'}",
         )
     if intent.tool not in s.charter.tools:

@@ -1,0 +1,70 @@
+"""Work graphs on Temporal: start one, read its state, wait for its end."""
+
+from __future__ import annotations
+
+from temporalio.client import Client, WorkflowExecutionStatus
+from temporalio.common import SearchAttributePair, TypedSearchAttributes
+from temporalio.service import RPCError, RPCStatusCode
+
+from domain.errors import NotFound, Unavailable
+from domain.workgraph import GraphInput, GraphState
+from workflows import search_attributes as sa
+from workflows.work_graph import WorkGraphWorkflow
+
+
+def graph_workflow_id(graph_id: str) -> str:
+    """A graph's workflow id: what a list in the Temporal UI shows."""
+    return f"graph-{graph_id}"
+
+
+class TemporalGraphs:
+    """:class:`~domain.ports.GraphGateway` over a Temporal client."""
+
+    def __init__(self, client: Client | None, task_queue: str) -> None:
+        self._client_or_none = client
+        self._task_queue = task_queue
+
+    def _client(self) -> Client:
+        if self._client_or_none is None:
+            raise Unavailable("no Temporal client: start the dev server (`verletica up`)")
+        return self._client_or_none
+
+    async def start(self, graph: GraphInput) -> str:
+        workflow_id = graph_workflow_id(graph.graph_id)
+        try:
+            await self._client().start_workflow(
+                WorkGraphWorkflow.run,
+                graph,
+                id=workflow_id,
+                task_queue=self._task_queue,
+                search_attributes=TypedSearchAttributes(
+                    [
+                        SearchAttributePair(sa.ORG, graph.org_id),
+                        SearchAttributePair(sa.NEEDS_HUMAN, False),
+                    ]
+                ),
+                static_summary=f"work graph: {graph.graph.name[:80]}",
+            )
+        except RPCError as exc:
+            raise Unavailable(f"Temporal: {exc.message}") from exc
+        return workflow_id
+
+    async def state(self, graph_id: str) -> tuple[str, GraphState]:
+        handle = self._client().get_workflow_handle_for(
+            WorkGraphWorkflow.run, graph_workflow_id(graph_id)
+        )
+        try:
+            status = (await handle.describe()).status or WorkflowExecutionStatus.RUNNING
+            if status is WorkflowExecutionStatus.COMPLETED:
+                return "completed", await handle.result()
+            return status.name.lower(), await handle.query(WorkGraphWorkflow.state)
+        except RPCError as exc:
+            if exc.status is RPCStatusCode.NOT_FOUND:
+                raise NotFound(f"no work graph {graph_id}") from exc
+            raise Unavailable(f"Temporal: {exc.message}") from exc
+
+    async def result(self, graph_id: str) -> GraphState:
+        handle = self._client().get_workflow_handle_for(
+            WorkGraphWorkflow.run, graph_workflow_id(graph_id)
+        )
+        return await handle.result()
