@@ -23,6 +23,7 @@ from api.routers import (
     commitments,
     counterfactual,
     fleet,
+    fleet_work,
     heartbeat,
     ingress,
     learning,
@@ -180,6 +181,7 @@ def create_app(settings: Settings | None = None, ports: Ports | None = None) -> 
         counterfactual.router,
         offers.router,
         fleet.router,
+        fleet_work.router,
     ):
         app.include_router(router)
 

@@ -24,6 +24,8 @@ from adapters.models.replay import fixtures as replay_fixtures
 from api.counterfactual_view import counterfactual_table
 from api.queue_view import needs_you_table
 from api.run_view import run_tables
+from api.work_view import deliberation_tables, graph_table
+from domain.deliberation import DeliberationState, plan_from_json
 from domain.failures import FailureClass
 from domain.ingress import Unauthenticated
 from domain.memory.judge import second_opinion
@@ -32,11 +34,14 @@ from domain.model import Skill, SpendCap, StaffRole
 from domain.time.heartbeat import HeartbeatRun
 from domain.time.learning import Experience, LearningPass
 from domain.time.playbooks import DriftFinding, OfferRecord
+from domain.workgraph import GraphState, WorkGraph
 from usecases import (
     audit,
     commitments,
     counterfactual,
+    deliberations,
     fleet,
+    graphs,
     heartbeat,
     ingress,
     learning,
@@ -81,6 +86,16 @@ learn_app = typer.Typer(
     help="The learning pass: run it now, see the experiences it kept.", no_args_is_help=True
 )
 app.add_typer(learn_app, name="learn")
+graph_app = typer.Typer(
+    help="Work graphs: several agent runs in dependency order.", no_args_is_help=True
+)
+app.add_typer(graph_app, name="graph")
+deliberation_app = typer.Typer(
+    help="Deliberations: personas argue a question through a quality gate; an agent's run "
+    "synthesises, and its actions go through the broker.",
+    no_args_is_help=True,
+)
+app.add_typer(deliberation_app, name="deliberation")
 fleet_app = typer.Typer(
     help="The fleet registry: an agent's versions (draft, publish, rollout, rollback, "
     "retire); every change is the founder's and goes on the audit chain.",
@@ -928,6 +943,107 @@ def fleet_rollback(agent: Agent, org: Org, actor: As = "") -> None:
 def fleet_retire(agent: Agent, version: Version, org: Org, actor: As = "") -> None:
     """Retire a version (the founder): runs still pinned to it are refused at the broker."""
     _fleet_change(org, actor, agent, lambda s, a: fleet.retire(s, org, actor, a, version))
+
+
+def _replies(items: list[str] | None, what: str) -> dict[str, list[str]]:
+    """``KEY=FILE`` options: each file's text under its key (in the order given)."""
+    found: dict[str, list[str]] = {}
+    for item in items or ():
+        key, sep, file = item.partition("=")
+        if not sep or not key:
+            raise typer.BadParameter(f"a reply is {what}=FILE", param_hint="--reply")
+        found.setdefault(key, []).append(Path(file).read_text(encoding="utf-8"))
+    return found
+
+
+Replies = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--reply",
+        help="KEY=FILE: the model's reply for a step (graph) or a persona's round, repeated "
+        "for later rounds, or 'synthesis' (deliberation); only where no real model answers.",
+    ),
+]
+
+
+@graph_app.command("run")
+def graph_run(
+    file: Annotated[Path, typer.Argument(help="The graph as JSON: {name, steps}.", exists=True)],
+    org: Org,
+    actor: As = "",
+    reply: Replies = None,
+    wait: Annotated[bool, typer.Option(help="Wait until it ends or waits on a human.")] = True,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the state as JSON.")] = False,
+) -> None:
+    """Start a work graph; each step is an agent run governed by the broker."""
+    given = {k: v[0] for k, v in _replies(reply, "STEP").items()}
+
+    async def go(s: Ports) -> GraphState:
+        graph = WorkGraph.model_validate_json(file.read_text(encoding="utf-8"))
+        started = await graphs.start_graph(s, org, actor, graph, given)
+        state = started
+        for _ in range(600 if wait else 0):
+            status, state = await graphs.graph_view(s, started.graph_id, actor)
+            if status != "running" or state.status.value == "needs_human":
+                break
+            await asyncio.sleep(0.2)
+        return state
+
+    state = _services(go, temporal=True)
+    if as_json:
+        _show(state)
+    else:
+        console.print(f"graph {state.graph_id}")
+        console.print(graph_table(state))
+
+
+@graph_app.command("show")
+def graph_show(graph_id: str, actor: As = "") -> None:
+    """A work graph's steps, as you may see them."""
+
+    async def go(s: Ports) -> GraphState:
+        return (await graphs.graph_view(s, graph_id, actor))[1]
+
+    console.print(graph_table(_services(go, temporal=True)))
+
+
+@deliberation_app.command("start")
+def deliberation_start(
+    agent: Annotated[str, typer.Argument(help="The synthesising agent's handle or id.")],
+    question: str,
+    org: Org,
+    actor: As = "",
+    plan: Annotated[
+        Path | None, typer.Option(help="Personas as JSON: {personas, max_rounds}.", exists=True)
+    ] = None,
+    reply: Replies = None,
+    wait: Annotated[bool, typer.Option(help="Wait for the synthesis.")] = True,
+) -> None:
+    """Personas (default: analyst, skeptic, counsel) argue ``question`` in turn."""
+    given = {k: tuple(v) for k, v in _replies(reply, "PERSONA").items()}
+
+    async def go(s: Ports) -> DeliberationState:
+        personas = None if plan is None else plan_from_json(plan.read_text(encoding="utf-8"))
+        started = await deliberations.start_deliberation(
+            s, org, actor, agent, question, personas, given
+        )
+        if not wait:
+            return started
+        return await deliberations.wait_deliberation(s, started.deliberation_id, actor)
+
+    state = _services(go, temporal=True)
+    console.print(f"deliberation {state.deliberation_id}")
+    console.print(deliberation_tables(state))
+
+
+@deliberation_app.command("show")
+def deliberation_show(deliberation_id: str, actor: As = "") -> None:
+    """A deliberation's turns, provenance and synthesis."""
+
+    async def go(s: Ports) -> DeliberationState:
+        return (await deliberations.deliberation_view(s, deliberation_id, actor))[1]
+
+    console.print(deliberation_tables(_services(go, temporal=True)))
 
 
 @app.command()

@@ -11,6 +11,7 @@ prints it. The replies come from the replay fixtures in
 from __future__ import annotations
 
 import asyncio
+import json
 import time
 import uuid
 from collections import Counter
@@ -24,6 +25,9 @@ from rich.markup import escape
 from rich.table import Table
 
 from api.queue_view import needs_you_table
+from api.work_view import deliberation_tables, graph_table
+from domain.deliberation import DeliberationState
+from domain.workgraph import GraphState
 from usecases.needs_you import NeedsYou
 
 NONCE_HEADER = "X-Verletica-Nonce"
@@ -53,6 +57,146 @@ TASKS = {
     "malformed": ("scout", "Summarise the Atlas kickoff notes for the team."),
     "west": ("vega", "Summarise the Birch diligence note for the West team."),
 }
+
+
+def _reply(summary: str, *actions: dict[str, Any]) -> str:
+    """A model reply proposing ``actions`` (as a replay fixture holds one)."""
+    return json.dumps({"summary": summary, "actions": list(actions)})
+
+
+def _email(project: str, to: str, subject: str, body: str, why: str) -> dict[str, Any]:
+    return {
+        "tool": "email.send",
+        "projects": [project],
+        "payload": {"to": to, "subject": subject, "body": body},
+        "cost_cents": 0,
+        "justification": why,
+    }
+
+
+CHECKLIST = {
+    "name": "Atlas diligence checklist",
+    "steps": [
+        {"id": "index", "agent": "orion", "task": "Send the Atlas CFO the data-room index."},
+        {
+            "id": "storage",
+            "agent": "ledger",
+            "task": "Pay Northwind for the extra data-room storage.",
+            "after": ["index"],
+        },
+        {
+            "id": "access",
+            "agent": "orion",
+            "task": "Tell the Atlas CFO the data room is fully open.",
+            "after": ["storage"],
+        },
+        {
+            "id": "birch",
+            "agent": "vega",
+            "task": "Update the Birch team on their own data-room checklist.",
+            "after": ["index"],
+        },
+        {
+            "id": "close",
+            "agent": "orion",
+            "task": "Close the Atlas diligence checklist with the team.",
+            "after": ["access", "birch"],
+        },
+    ],
+}
+"""The diligence checklist as a work graph: two branches after the index (East pays and
+opens the room; West updates Birch), joined at the close."""
+CHECKLIST_REPLIES = {
+    "index": _reply(
+        "Index sent.",
+        _email(
+            "east",
+            "cfo@atlas.example",
+            "Data-room index",
+            "The index is attached.",
+            "the CFO asked for the index at kickoff",
+        ),
+    ),
+    "storage": _reply(
+        "Pay the storage extension.",
+        {
+            "tool": "payments.pay",
+            "projects": ["east"],
+            "payload": {
+                "payee": "Northwind Data Rooms",
+                "invoice": "NW-2307",
+                "amount_cents": 30000,
+                "currency": "USD",
+                "memo": "Atlas data room, storage extension",
+            },
+            "cost_cents": 30000,
+            "justification": "the index outgrew the room",
+        },
+    ),
+    "access": _reply(
+        "Room open.",
+        _email(
+            "east",
+            "cfo@atlas.example",
+            "Data room open",
+            "Every folder is open to you.",
+            "the storage is paid",
+        ),
+    ),
+    "birch": _reply(
+        "Birch checklist updated.",
+        _email(
+            "west",
+            "team@birch-holdings.example",
+            "Checklist",
+            "Your checklist is current.",
+            "the West team keeps its own checklist",
+        ),
+    ),
+    "close": _reply(
+        "Checklist closed.",
+        _email(
+            "east",
+            "team@harborvale.example",
+            "Atlas checklist closed",
+            "Index sent, storage paid, room open.",
+            "every step is done",
+        ),
+    ),
+}
+QUESTION = "Should we send the Atlas kickoff agenda before the CFO confirms the index?"
+
+
+def _claims(*claims: tuple[str, list[str]]) -> str:
+    return json.dumps({"claims": [{"text": t, "cites": c} for t, c in claims], "confidence": 0.8})
+
+
+DELIBERATION_REPLIES = {
+    "analyst": (
+        _claims(("The CFO asked for the agenda and the index together.", ["atlas-kickoff"])),
+    ),
+    "skeptic": (
+        # cites West's CIM: withheld from Orion's gate, so the gate refuses it
+        _claims(("Birch's projections suggest the timeline will slip.", ["birch-cim"])),
+        _claims(("Sending the agenda alone may look like the index is late.", ["atlas-kickoff"])),
+    ),
+    "counsel": (_claims(("An agenda binds the firm to nothing.", [])),),
+    "synthesis": (
+        _reply(
+            "Send the agenda now and say the index follows.",
+            _email(
+                "east",
+                "cfo@atlas.example",
+                "Kickoff agenda",
+                "The agenda is attached; the index follows.",
+                "the personas agree the agenda can go ahead of the index",
+            )
+            | {"references": ["atlas-kickoff"]},
+        ),
+    ),
+}
+"""What the personas and the synthesis reply in the demo (as replay fixtures would)."""
+
 
 WEST_NOTE_REF = "birch-diligence"
 WEST_NOTE = (
@@ -135,6 +279,12 @@ class DemoReport(BaseModel):
     """The autonomy metrics at the end."""
     failed: list[dict[str, Any]] = []
     """The failed runs at the end, each with its class and the retries it has left."""
+    graph_held: dict[str, Any] = {}
+    """The diligence checklist's work graph while its payment was held."""
+    graph: dict[str, Any] = {}
+    """The work graph at its end."""
+    deliberation: dict[str, Any] = {}
+    """The deliberation at its end."""
 
 
 async def _settled(
@@ -399,6 +549,10 @@ async def play(
         "'atlas-kickoff-prep'"
     )
 
+    say("[bold]8. The fleet at work[/] the diligence checklist as a work graph, a deliberation")
+    graph_held, graph_final = await _checklist(http, as_founder, org_id, founder, say)
+    deliberation = await _deliberate(http, as_founder, org_id, say)
+
     audit = (
         (await http.get(f"/v1/orgs/{org_id}/audit", params={"verify": "true"}, auth=as_founder))
         .raise_for_status()
@@ -420,6 +574,9 @@ async def play(
         failed=(await http.get(f"/v1/orgs/{org_id}/runs/failed", auth=as_founder))
         .raise_for_status()
         .json(),
+        graph_held=graph_held,
+        graph=graph_final,
+        deliberation=deliberation,
     )
 
 
@@ -444,6 +601,113 @@ def _runs_of_configuration(entries: list[dict[str, Any]]) -> list[list[dict[str,
         else:
             groups.append([entry])
     return groups
+
+
+async def _start(
+    http: httpx.AsyncClient, auth: Bearer, path: str, body: dict[str, Any]
+) -> dict[str, Any]:
+    """Start with the scripted replies; where a live model answers (which refuses them),
+    without: the model then replies for itself."""
+    answer = await http.post(path, json=body, auth=auth)
+    if answer.status_code == 403 and body.get("scripted_replies"):
+        answer = await http.post(path, json={**body, "scripted_replies": {}}, auth=auth)
+    return answer.raise_for_status().json()  # type: ignore[no-any-return]
+
+
+async def _graph_until(
+    http: httpx.AsyncClient,
+    auth: Bearer,
+    graph_id: str,
+    done: Callable[[dict[str, Any]], bool],
+    timeout: float = 120,
+) -> dict[str, Any]:
+    deadline = time.monotonic() + timeout
+    while True:
+        view = (await http.get(f"/v1/graphs/{graph_id}", auth=auth)).raise_for_status().json()
+        if done(view):
+            return view  # type: ignore[no-any-return]
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"graph {graph_id}: {view['state']}")
+        await asyncio.sleep(0.2)
+
+
+def _step(view: dict[str, Any], step_id: str) -> dict[str, Any]:
+    return next(s for s in view["state"]["steps"] if s["id"] == step_id)
+
+
+async def _checklist(
+    http: httpx.AsyncClient, auth: Bearer, org_id: str, founder: str, say: Callable[..., Any]
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The checklist graph: the payment's branch waits for Ada while Birch's completes;
+    she approves; the close joins both (West's output withheld from East's agent)."""
+    started = await _start(
+        http,
+        auth,
+        f"/v1/orgs/{org_id}/graphs",
+        {"graph": CHECKLIST, "scripted_replies": CHECKLIST_REPLIES},
+    )
+    graph_id = started["graph_id"]
+    held = await _graph_until(
+        http,
+        auth,
+        graph_id,
+        lambda v: (
+            v["workflow_status"] != "running"
+            or (_step(v, "storage")["status"] == "held" and _step(v, "birch")["status"] == "done")
+        ),
+    )
+    storage = _step(held, "storage")
+    say(
+        f"   graph '{CHECKLIST['name']}': storage payment {storage['status']}, birch "
+        f"{_step(held, 'birch')['status']}, access {_step(held, 'access')['status']}, close "
+        f"{_step(held, 'close')['status']} (the held branch waits; the other ran)"
+    )
+    if storage["status"] == "held":
+        run = (await http.get(f"/v1/runs/{storage['run_id']}", auth=auth)).json()
+        intent = run["state"]["intents"][0]["intent"]["id"]
+        (
+            await http.post(
+                f"/v1/intents/{intent}/approve",
+                json={"approver_id": founder, "reason": "storage extension agreed with Atlas"},
+                auth=auth,
+            )
+        ).raise_for_status()
+        say("   Ada approves the storage payment → its branch goes on; the close joins both")
+    final = await _graph_until(http, auth, graph_id, lambda v: v["workflow_status"] != "running")
+    say(f"   graph {final['state']['status']}: every step a governed run of its own")
+    return held, final
+
+
+async def _deliberate(
+    http: httpx.AsyncClient, auth: Bearer, org_id: str, say: Callable[..., Any]
+) -> dict[str, Any]:
+    """Analyst, skeptic and counsel argue whether to send the agenda; Orion synthesises."""
+    started = await _start(
+        http,
+        auth,
+        f"/v1/orgs/{org_id}/deliberations",
+        {"agent": "orion", "question": QUESTION, "scripted_replies": DELIBERATION_REPLIES},
+    )
+    deadline = time.monotonic() + 120
+    while True:
+        view = (
+            (await http.get(f"/v1/deliberations/{started['deliberation_id']}", auth=auth))
+            .raise_for_status()
+            .json()
+        )
+        if view["workflow_status"] != "running":
+            break
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"deliberation: {view['state']}")
+        await asyncio.sleep(0.2)
+    state = view["state"]
+    refused = [e for e in state["provenance"] if e["gate"] == "failed"]
+    say(
+        f"   deliberation: {', '.join(p['name'] for p in state['personas'])}; "
+        f"{len(refused)} reply refused by the quality gate and re-entered; "
+        f"synthesis {state['status']}"
+    )
+    return view  # type: ignore[no-any-return]
 
 
 def render(report: DemoReport, console: Console) -> None:
@@ -561,6 +825,14 @@ def render(report: DemoReport, console: Console) -> None:
             f"stage: {m['blocked_by_stage']}; holds resolved: {m['hold_resolution']['resolved']}"
             + (f" (median {median:.1f} s)" if median is not None else "")
         )
+    if report.graph_held:
+        console.print(graph_table(GraphState.model_validate(report.graph_held["state"])))
+    if report.graph:
+        console.print(graph_table(GraphState.model_validate(report.graph["state"])))
+    if report.deliberation:
+        console.print(
+            deliberation_tables(DeliberationState.model_validate(report.deliberation["state"]))
+        )
     if report.failed:
         failed = Table(title="failed runs (verletica failed): class, what stopped them, retries")
         for column in ("agent", "class", "stopped at", "retries left", "task"):
@@ -577,3 +849,6 @@ def render(report: DemoReport, console: Console) -> None:
     console.print("[bold]Temporal UI[/]")
     for step, view in report.runs.items():
         console.print(f"  {step:10} {view['ui_url']}")
+    for step, view in (("graph", report.graph), ("deliberate", report.deliberation)):
+        if view:
+            console.print(f"  {step:10} {view['ui_url']}")

@@ -14,6 +14,7 @@ from typing import Protocol, runtime_checkable
 from pydantic import Field
 
 from domain.audit import AuditDraft, AuditEntry, ChainHead, ChainVerification
+from domain.deliberation import DeliberationInput, DeliberationState
 from domain.extraction import ExtractionInput, ExtractionResult
 from domain.governance.counterfactual import OtherIntent, SnapshotBasis
 from domain.governance.values import BrokerSnapshot, Effects, StoredIntent
@@ -650,6 +651,22 @@ class GraphGateway(Protocol):
 
     async def result(self, graph_id: str) -> GraphState:
         """Wait for the graph to finish: its final state."""
+        ...
+
+
+class DeliberationGateway(Protocol):
+    """Where deliberations execute (Temporal). Unreachable: :class:`~domain.errors.Unavailable`."""
+
+    async def start(self, deliberation: DeliberationInput) -> str:
+        """Start the deliberation's workflow; its workflow id."""
+        ...
+
+    async def state(self, deliberation_id: str) -> tuple[str, DeliberationState]:
+        """The workflow's status and the deliberation's state; :class:`NotFound` for none."""
+        ...
+
+    async def result(self, deliberation_id: str) -> DeliberationState:
+        """Wait for the deliberation to finish: its final state."""
         ...
 
 

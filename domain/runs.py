@@ -20,6 +20,14 @@ MAX_HOLD_SECONDS = 365 * 24 * 3600
 """The longest a hold may wait for a human: a year. Bounded so that no deadline overflows."""
 
 
+def check_hold_timeout(seconds: int | None) -> None:
+    """Refuse (ValueError) a hold timeout outside [a minute, a year]; None is the default."""
+    if seconds is not None and not MIN_HOLD_SECONDS <= seconds <= MAX_HOLD_SECONDS:
+        raise ValueError(
+            f"hold_timeout_seconds must lie between {MIN_HOLD_SECONDS} and {MAX_HOLD_SECONDS}"
+        )
+
+
 class RunInput(Frozen):
     """Start an agent run."""
 

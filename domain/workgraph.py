@@ -37,6 +37,11 @@ STEP_HELD = "step_held"
 """The signal an agent run started by a graph sends its graph as a hold opens and closes."""
 
 
+def graph_workflow_id(graph_id: str) -> str:
+    """A graph's workflow id: what a list in the Temporal UI shows."""
+    return f"graph-{graph_id}"
+
+
 class GraphStep(Frozen):
     """One step: an agent, its task, and the steps it waits for."""
 

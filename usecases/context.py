@@ -16,6 +16,7 @@ from domain.model import IdentityKind
 from domain.ports import (
     AuditReader,
     ConfigurationStore,
+    DeliberationGateway,
     Directory,
     Embedder,
     ExtractionGateway,
@@ -78,6 +79,8 @@ class Ports:
     """Starts a heartbeat now; None: this process cannot."""
     extractions: ExtractionGateway | None = None
     """Where extractions of commitments from documents run; None: nowhere (no Temporal)."""
+    deliberations: DeliberationGateway | None = None
+    """Where deliberations run; None: nowhere (no Temporal)."""
     graphs: GraphGateway | None = None
     """Where work graphs run; None: nowhere (no Temporal)."""
     replays: ReplayStore | None = None

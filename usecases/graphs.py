@@ -8,7 +8,7 @@ import uuid
 from domain.errors import Forbidden, NotFound, Unavailable
 from domain.model import PrincipalKind
 from domain.ports import GraphGateway
-from domain.runs import MAX_HOLD_SECONDS, MIN_HOLD_SECONDS
+from domain.runs import check_hold_timeout
 from domain.visibility import may_read
 from domain.workgraph import GraphInput, GraphState, WorkGraph
 from usecases import ingress
@@ -40,12 +40,7 @@ async def start_graph(
     unknown = sorted(set(replies) - {s.id for s in graph.steps})
     if unknown:
         raise ValueError(f"replies for steps the graph does not have: {unknown}")
-    if hold_timeout_seconds is not None and not (
-        MIN_HOLD_SECONDS <= hold_timeout_seconds <= MAX_HOLD_SECONDS
-    ):
-        raise ValueError(
-            f"hold_timeout_seconds must lie between {MIN_HOLD_SECONDS} and {MAX_HOLD_SECONDS}"
-        )
+    check_hold_timeout(hold_timeout_seconds)
     agents = {p.handle: p for p in ports.directory.principals(org_id)}
     agents |= {p.id: p for p in list(agents.values())}
     steps = []

@@ -10,12 +10,11 @@ from domain.intents import ApprovalVerdict, Decision, Intent, Outcome
 from domain.model import PrincipalKind
 from domain.runs import (
     DEFAULT_HOLD_SECONDS,
-    MAX_HOLD_SECONDS,
-    MIN_HOLD_SECONDS,
     ApprovalSignal,
     RunInput,
     RunRecord,
     RunState,
+    check_hold_timeout,
 )
 from usecases import ingress
 from usecases.access import member, run_for
@@ -87,12 +86,7 @@ async def start_run(
         raise ValueError(f"{agent.handle} is not an agent")
     if not task.strip():
         raise ValueError("a run needs a task")
-    if hold_timeout_seconds is not None and not (
-        MIN_HOLD_SECONDS <= hold_timeout_seconds <= MAX_HOLD_SECONDS
-    ):
-        raise ValueError(
-            f"hold_timeout_seconds must lie between {MIN_HOLD_SECONDS} and {MAX_HOLD_SECONDS}"
-        )
+    check_hold_timeout(hold_timeout_seconds)
     if client_key is None or ports.runs.by_client_key(org_id, client_key) is None:
         ingress.reserve_run(ports, actor)
     run_id, now = new_id(), ports.clock()

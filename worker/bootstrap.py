@@ -15,6 +15,7 @@ from temporalio.worker import Worker
 
 from activities.agent_run import AgentRunActivities
 from activities.broker import BrokerActivities
+from activities.deliberation import DeliberationActivities
 from activities.extraction import ExtractionActivities
 from activities.heartbeat_run import HeartbeatActivities
 from activities.learning import LearningActivities
@@ -44,6 +45,7 @@ from worker.clock import utc_now
 from worker.ports import gemini_provider
 from worker.settings import Settings
 from workflows.agent_run import AgentRunWorkflow
+from workflows.deliberation import DeliberationWorkflow
 from workflows.extraction import ExtractCommitmentsWorkflow
 from workflows.heartbeat import HeartbeatWorkflow
 from workflows.learning import LearningWorkflow
@@ -180,6 +182,9 @@ def build_worker(
     )
     learning = LearningActivities(SqlLearning(store.db, store.keys), runs_model)
     graphs = GraphActivities(store.directory, store.runs, clock)
+    deliberation = DeliberationActivities(
+        store.directory, store.runs, store.governance, runs_model, clock
+    )
     relay = RelayActivities(SqlOutbox(store.db, store.keys), build_mailer(settings), clock)
     activities: dict[str, Callable[..., Any]] = {
         "resolve": runs.resolve,
@@ -201,6 +206,8 @@ def build_worker(
         "learning_record": learning.record,
         "relay_deliver": relay.deliver,
         "graph_prepare_step": graphs.prepare_step,
+        "deliberation_begin": deliberation.begin,
+        "deliberation_round": deliberation.round,
     }
     unknown = set(replace or {}) - activities.keys()
     if unknown:
@@ -216,6 +223,7 @@ def build_worker(
             LearningWorkflow,
             RelayWorkflow,
             WorkGraphWorkflow,
+            DeliberationWorkflow,
         ],
         activities=list(activities.values()),
         # When a worker dies, the tasks queued to it alone move to the shared queue after

@@ -20,6 +20,7 @@ from adapters.store.heartbeat import SqlHeartbeat
 from adapters.store.learning import SqlLearning
 from adapters.store.replay import SqlReplay
 from adapters.store.store import Store
+from adapters.temporal.deliberations import TemporalDeliberations
 from adapters.temporal.extractions import TemporalExtractions
 from adapters.temporal.gateway import TemporalRuns
 from adapters.temporal.graphs import TemporalGraphs
@@ -144,6 +145,7 @@ def build_ports(
         heartbeat=TemporalHeartbeats(client, settings.task_queue),
         extractions=TemporalExtractions(client, settings.task_queue),
         graphs=TemporalGraphs(client, settings.task_queue),
+        deliberations=TemporalDeliberations(client, settings.task_queue),
         replays=SqlReplay(store.db, store.memory.adapter),
         offers=store.offers,
         experiences=SqlLearning(store.db, store.keys),

@@ -9,7 +9,7 @@ import asyncio
 from datetime import timedelta
 
 from temporalio import workflow
-from temporalio.common import RetryPolicy, SearchAttributePair, TypedSearchAttributes
+from temporalio.common import RetryPolicy
 from temporalio.exceptions import ChildWorkflowError
 from temporalio.workflow import ParentClosePolicy
 
@@ -144,18 +144,7 @@ class WorkGraphWorkflow:
                 hold_timeout_seconds=start.hold_timeout_seconds,
             ),
             id=prepared.workflow_id,
-            search_attributes=TypedSearchAttributes(
-                [
-                    SearchAttributePair(sa.ORG, start.org_id),
-                    SearchAttributePair(sa.AGENT, prepared.handle),
-                    SearchAttributePair(sa.NEEDS_HUMAN, False),
-                    *(
-                        [SearchAttributePair(sa.PROJECTS, list(prepared.projects))]
-                        if prepared.projects
-                        else []
-                    ),
-                ]
-            ),
+            search_attributes=sa.for_run(start.org_id, prepared.handle, prepared.projects),
             static_summary=f"{self._name} / {step.id}: {prepared.handle}",
             task_timeout=STEP_TASK_TIMEOUT,
             # Cancelling the graph cancels its runs, which close their holds on the record.

@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import timedelta
 
 from temporalio.client import Client, WorkflowExecutionStatus
-from temporalio.common import SearchAttributePair, TypedSearchAttributes, WorkflowIDReusePolicy
+from temporalio.common import WorkflowIDReusePolicy
 from temporalio.exceptions import WorkflowAlreadyStartedError
 from temporalio.service import RPCError, RPCStatusCode
 
@@ -43,14 +43,7 @@ class TemporalRuns:
                 run,
                 id=workflow_id,
                 task_queue=self._task_queue,
-                search_attributes=TypedSearchAttributes(
-                    [
-                        SearchAttributePair(sa.ORG, run.org_id),
-                        SearchAttributePair(sa.AGENT, agent_handle),
-                        SearchAttributePair(sa.NEEDS_HUMAN, False),
-                        *([SearchAttributePair(sa.PROJECTS, list(projects))] if projects else []),
-                    ]
-                ),
+                search_attributes=sa.for_run(run.org_id, agent_handle, projects),
                 static_summary=f"{agent_handle}: {run.task[:80]}",
                 # A workflow task lost with its worker is retried after this, not after
                 # the default 10 s (local activities extend it while they run).

@@ -2,19 +2,15 @@
 
 from __future__ import annotations
 
-from temporalio.client import Client, WorkflowExecutionStatus
+from temporalio.client import Client
 from temporalio.common import SearchAttributePair, TypedSearchAttributes
-from temporalio.service import RPCError, RPCStatusCode
+from temporalio.service import RPCError
 
-from domain.errors import NotFound, Unavailable
-from domain.workgraph import GraphInput, GraphState
+from adapters.temporal.handles import client_or_unavailable, status_and_state
+from domain.errors import Unavailable
+from domain.workgraph import GraphInput, GraphState, graph_workflow_id
 from workflows import search_attributes as sa
 from workflows.work_graph import WorkGraphWorkflow
-
-
-def graph_workflow_id(graph_id: str) -> str:
-    """A graph's workflow id: what a list in the Temporal UI shows."""
-    return f"graph-{graph_id}"
 
 
 class TemporalGraphs:
@@ -25,9 +21,7 @@ class TemporalGraphs:
         self._task_queue = task_queue
 
     def _client(self) -> Client:
-        if self._client_or_none is None:
-            raise Unavailable("no Temporal client: start the dev server (`verletica up`)")
-        return self._client_or_none
+        return client_or_unavailable(self._client_or_none)
 
     async def start(self, graph: GraphInput) -> str:
         workflow_id = graph_workflow_id(graph.graph_id)
@@ -53,15 +47,7 @@ class TemporalGraphs:
         handle = self._client().get_workflow_handle_for(
             WorkGraphWorkflow.run, graph_workflow_id(graph_id)
         )
-        try:
-            status = (await handle.describe()).status or WorkflowExecutionStatus.RUNNING
-            if status is WorkflowExecutionStatus.COMPLETED:
-                return "completed", await handle.result()
-            return status.name.lower(), await handle.query(WorkGraphWorkflow.state)
-        except RPCError as exc:
-            if exc.status is RPCStatusCode.NOT_FOUND:
-                raise NotFound(f"no work graph {graph_id}") from exc
-            raise Unavailable(f"Temporal: {exc.message}") from exc
+        return await status_and_state(handle, WorkGraphWorkflow.state, f"no work graph {graph_id}")
 
     async def result(self, graph_id: str) -> GraphState:
         handle = self._client().get_workflow_handle_for(

@@ -70,7 +70,8 @@ async def test_showcase_exercises_every_broker_outcome(
     assert runs["kickoff"]["state"]["intents"][0]["dispatch"]["duplicate"] is False
     (west,) = only_decisions("west")  # the West planner briefs its own team
     assert (west["outcome"], west["stage"]) == ("allow", "audit_dispatch")
-    assert _count(stack.store, EmailRow, org_id=org) == 2
+    # and four of the checklist graph's steps and the deliberation's synthesis, below
+    assert _count(stack.store, EmailRow, org_id=org) == 2 + 4 + 1
 
     # crossing the wall: hard deny at scope & barriers
     (cross,) = only_decisions("cross")
@@ -123,20 +124,48 @@ async def test_showcase_exercises_every_broker_outcome(
     ]
     intent_id = state["intents"][0]["intent"]["id"]
     assert _count(stack.store, PaymentRow, intent_id=intent_id) == 1
-    assert _count(stack.store, PaymentRow, org_id=org) == 1
+    assert _count(stack.store, PaymentRow, org_id=org) == 2  # and the checklist's storage
+
+    # the checklist as a work graph: the payment's branch held while Birch's ran; the
+    # close joined both once Ada approved; West's output never reached East's agent
+    held = {s["id"]: s["status"] for s in report.graph_held["state"]["steps"]}
+    assert held == {
+        "index": "done",
+        "storage": "held",
+        "access": "waiting",
+        "birch": "done",
+        "close": "waiting",
+    }
+    graph = report.graph["state"]
+    assert graph["status"] == "completed"
+    assert {s["status"] for s in graph["steps"]} == {"done"}
+
+    # the deliberation: three personas, the skeptic's citation across the wall refused and
+    # re-entered, the synthesis's email brokered and sent
+    deliberation = report.deliberation["state"]
+    assert [(p["name"], p["rounds"], p["outcome"]) for p in deliberation["personas"]] == [
+        ("analyst", 1, "emitted"),
+        ("skeptic", 2, "emitted"),
+        ("counsel", 1, "emitted"),
+    ]
+    (refusal,) = [e for e in deliberation["provenance"] if e["gate"] == "failed"]
+    assert refusal["cites"] == ["birch-cim"] and refusal["failures"][0]["check"] == "citation"
+    (synthesised,) = deliberation["synthesis"]["intents"]
+    assert synthesised["decision"]["outcome"] == "allow" and synthesised["dispatch"]
 
     # the chain holds every decision, the refusal and both dispatches, and verifies
     audit = report.audit
     assert audit["verification"]["ok"] is True
     kinds = [(e["decision"], e["rule"]) for e in audit["entries"]]
     assert ("review_refused", "no_approval_authority") in kinds
-    assert sum(1 for d, _ in kinds if d == "dispatched") == 3  # kickoff, payment, west
+    # kickoff, payment, west; the graph's five steps; the deliberation's synthesis
+    assert sum(1 for d, _ in kinds if d == "dispatched") == 3 + 5 + 1
     assert ("reject", "malformed_json") in kinds
 
     # every run is findable by its search attributes
     query = f"VerleticaOrg = '{org}' AND WorkflowType = 'AgentRunWorkflow'"
     found = [w async for w in temporal_env.client.list_workflows(query)]
-    assert len(found) == len(TASKS)
+    assert len(found) == len(TASKS) + 5 + 1  # and the graph's steps, the synthesis
 
 
 async def test_showcase_keeps_west_memory_behind_the_wall(stack: Stack) -> None:

@@ -17,8 +17,14 @@ from temporalio.testing import WorkflowEnvironment
 
 from adapters.store.store import Store
 from adapters.store.tables import PaymentRow
-from adapters.temporal.graphs import graph_workflow_id
-from domain.workgraph import GraphState, GraphStatus, GraphStep, StepStatus, WorkGraph
+from domain.workgraph import (
+    GraphState,
+    GraphStatus,
+    GraphStep,
+    StepStatus,
+    WorkGraph,
+    graph_workflow_id,
+)
 from tests.conftest import TEST_KEYS, Firm, make_settings, utc_now, wire
 from tests.e2e.test_crash_resume import WorkerProcess, _spawn
 from tests.e2e.test_crash_resume import workers as workers  # noqa: F401

@@ -1,0 +1,131 @@
+"""Activities of a deliberation: record its run, and play one persona's round (ask the
+model, pass the reply through the quality gate, put the round on the chain)."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Callable
+from datetime import datetime
+
+from temporalio import activity
+from temporalio.exceptions import ApplicationError
+
+from activities.agent_run import MODEL_UNAVAILABLE, POLICY_VIOLATION
+from activities.heartbeat import beating, in_thread
+from activities.tracing import span
+from domain.audit import AuditDraft
+from domain.deliberation import (
+    DELIBERATION_STAGE,
+    GATE_RULE,
+    DeliberationBegun,
+    DeliberationInput,
+    GateResult,
+    PersonaRound,
+    RoundOutcome,
+    feedback,
+    gate,
+    persona_prompt,
+    persona_system_prompt,
+    round_key,
+)
+from domain.model import PrincipalKind
+from domain.ports import Directory, GovernanceStore, ModelProvider, ModelRequest, RunRecords
+from domain.runs import DEFAULT_HOLD_SECONDS, RunRecord
+
+
+class DeliberationActivities:
+    """The model, the directory, the run records and the chain; decides nothing itself
+    (the gate is :func:`domain.deliberation.gate`, the actions go to the broker)."""
+
+    def __init__(
+        self,
+        directory: Directory,
+        runs: RunRecords,
+        governance: GovernanceStore,
+        model: ModelProvider,
+        clock: Callable[[], datetime],
+    ) -> None:
+        self._directory = directory
+        self._runs = runs
+        self._governance = governance
+        self._model = model
+        self._clock = clock
+
+    def _begin(self, start: DeliberationInput) -> DeliberationBegun:
+        now = self._clock()
+        agent = self._directory.principal(start.org_id, start.agent_id)
+        if agent.kind is not PrincipalKind.AGENT:
+            raise ApplicationError(
+                f"{agent.handle} is not an agent", type=POLICY_VIOLATION, non_retryable=True
+            )
+        run_id = str(uuid.uuid4())
+        staffing = self._directory.staffing(start.org_id, agent.id)
+        run, _ = self._runs.create(
+            RunRecord(
+                id=run_id,
+                org_id=start.org_id,
+                agent_id=agent.id,
+                task=f"Deliberation: {start.question}",
+                workflow_id=f"run-{agent.handle}-{run_id}",
+                client_key=f"deliberation:{start.deliberation_id}",
+                started_by=start.requested_by,
+                projects=tuple(sorted(s.project for s in staffing if s.active_at(now))),
+                hold_timeout_seconds=start.hold_timeout_seconds or DEFAULT_HOLD_SECONDS,
+                created_at=now,
+            )
+        )
+        return DeliberationBegun(
+            run_id=run.id, workflow_id=run.workflow_id, handle=agent.handle, projects=run.projects
+        )
+
+    @activity.defn(name="deliberation_begin")
+    async def begin(self, start: DeliberationInput) -> DeliberationBegun:
+        """Record the deliberation's run (its synthesis runs under it; its rounds' entries
+        are read as that run is)."""
+        return await in_thread(self._begin, start)
+
+    def _record(self, step: PersonaRound, result: GateResult) -> GateResult:
+        draft = AuditDraft(
+            event_key=round_key(step.deliberation_id, step.persona.name, step.round),
+            actor=step.agent_id,
+            decision="passed" if result.passed else "failed",
+            stage=DELIBERATION_STAGE,
+            rule=GATE_RULE,
+            payload={
+                "run_id": step.run_id,
+                "deliberation_id": step.deliberation_id,
+                "persona": step.persona.name,
+                "round": step.round,
+                "result": result.model_dump(mode="json"),
+            },
+        )
+        with self._governance.unit(step.org_id, self._clock()) as unit:
+            entry = unit.append(draft)
+        # A retried round returns the verdict recorded first, whatever the model says now.
+        return GateResult.model_validate(entry.payload["result"])
+
+    @activity.defn(name="deliberation_round")
+    async def round(self, step: PersonaRound) -> RoundOutcome:
+        """One round of one persona: the model's reply, the gate's verdict, on the chain."""
+        request = ModelRequest(
+            agent_handle=f"{step.handle}/{step.persona.name}",
+            task=f"round {step.round}: {step.question}",
+            system_prompt=persona_system_prompt(step.persona),
+            prompt=persona_prompt(
+                step.question, step.persona, step.context, step.earlier, step.feedback
+            ),
+            scripted_reply=step.scripted_reply,
+        )
+        with span("model call", org=step.org_id, run=step.run_id) as current:
+            try:
+                reply = await beating(self._model.generate(request))
+            except (LookupError, ValueError) as exc:  # replay miss, missing script
+                raise ApplicationError(
+                    str(exc), type=MODEL_UNAVAILABLE, non_retryable=True
+                ) from exc
+            current.set_attribute("verletica.provider", reply.provider)
+        refs = [ref for ref, _ in step.context]
+        result = await in_thread(self._record, step, gate(reply.text, step.persona, refs))
+        return RoundOutcome(
+            result=result, feedback=None if result.passed else feedback(result, refs)
+        )
