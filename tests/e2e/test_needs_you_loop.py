@@ -139,10 +139,13 @@ async def test_the_demo_shows_the_queue_while_the_payment_is_held_and_the_metric
     report = await play(demo_stack.http, sign_in)
     kinds = [i["kind"] for i in report.needs_you["items"]]
     assert kinds[0] == "held_intent" and "failed_run" in kinds
-    assert report.metrics["hold_resolution"]["by_outcome"] == {"approved": 1}
+    # The payment of step 5 and the checklist graph's storage payment, both approved.
+    assert report.metrics["hold_resolution"]["by_outcome"] == {"approved": 2}
     # The demo confirms its one kickoff offer into a playbook.
     assert report.metrics["repeated_process_precision"]["confirmed"] == 1
     console = Console(width=200, record=True)
     render(report, console)
     shown = console.export_text()
     assert "needs you" in shown and "Autonomy" in shown
+    assert "work graph Atlas diligence checklist: completed" in shown
+    assert "provenance" in shown and "not released to skeptic" in shown
