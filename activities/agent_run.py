@@ -55,7 +55,8 @@ class AgentRunActivities:
         self._governance = governance
         self._model = model
         self._clock = clock
-        self._prices = prices or TokenPrices()
+        self.prices = prices or TokenPrices()
+        """What the model's tokens cost (shared with the deliberation's rounds)."""
 
     def _resolve(self, run: RunInput) -> ResolvedAgent:
         now = self._clock()
@@ -94,6 +95,7 @@ class AgentRunActivities:
                     query=request.task,
                     now=self._clock(),
                     on_behalf_of=request.on_behalf_of,
+                    within=None if request.within is None else frozenset(request.within),
                 )
             )
             current.set_attribute("verletica.released", len(result.released_refs))
@@ -144,7 +146,7 @@ class AgentRunActivities:
             current.set_attribute("verletica.model", reply.model)
         # Charged before anything it proposes is decided: the broker counts it. A provider
         # that reports no usage (fixtures, scripts, a given reply) is charged nothing.
-        model_cents = cost_cents(self._prices, reply.input_tokens, reply.output_tokens)
+        model_cents = cost_cents(self.prices, reply.input_tokens, reply.output_tokens)
         if reply.input_tokens is not None or reply.output_tokens is not None:
             await in_thread(
                 record_usage,

@@ -28,9 +28,12 @@ from domain.deliberation import (
     persona_system_prompt,
     round_key,
 )
-from domain.model import PrincipalKind
+from domain.errors import NotFound
+from domain.governance.usage import TokenPrices, cost_cents, usage_draft
 from domain.ports import Directory, GovernanceStore, ModelProvider, ModelRequest, RunRecords
+from domain.resolution import ResolveRefusal, resolve_agent
 from domain.runs import DEFAULT_HOLD_SECONDS, RunRecord
+from usecases.governance import record_run_rejection, record_usage
 
 
 class DeliberationActivities:
@@ -44,22 +47,23 @@ class DeliberationActivities:
         governance: GovernanceStore,
         model: ModelProvider,
         clock: Callable[[], datetime],
+        prices: TokenPrices | None = None,
     ) -> None:
         self._directory = directory
         self._runs = runs
         self._governance = governance
         self._model = model
         self._clock = clock
+        self._prices = prices or TokenPrices()
 
     def _begin(self, start: DeliberationInput) -> DeliberationBegun:
         now = self._clock()
-        agent = self._directory.principal(start.org_id, start.agent_id)
-        if agent.kind is not PrincipalKind.AGENT:
-            raise ApplicationError(
-                f"{agent.handle} is not an agent", type=POLICY_VIOLATION, non_retryable=True
-            )
-        run_id = str(uuid.uuid4())
+        try:
+            agent = self._directory.principal(start.org_id, start.agent_id)
+        except NotFound as exc:
+            raise ApplicationError(str(exc), type=POLICY_VIOLATION, non_retryable=True) from exc
         staffing = self._directory.staffing(start.org_id, agent.id)
+        run_id = str(uuid.uuid4())
         run, _ = self._runs.create(
             RunRecord(
                 id=run_id,
@@ -74,8 +78,41 @@ class DeliberationActivities:
                 created_at=now,
             )
         )
+        if (run.org_id, run.agent_id, run.started_by) != (
+            start.org_id,
+            agent.id,
+            start.requested_by,
+        ):
+            raise ApplicationError(
+                "the deliberation's key names another run",
+                type=POLICY_VIOLATION,
+                non_retryable=True,
+            )
+        # The agent may deliberate only as it may run: active, a published version, its
+        # budget (the rounds and the synthesis are charged to this run).
+        resolved = resolve_agent(
+            start.org_id, self._directory.agent(start.org_id, agent.id), run.id, now
+        )
+        if isinstance(resolved, ResolveRefusal):
+            record_run_rejection(
+                self._governance,
+                start.org_id,
+                run.id,
+                agent.id,
+                "resolve",
+                resolved.rule,
+                {"reason": resolved.reason},
+                now,
+            )
+            raise ApplicationError(
+                f"{resolved.rule}: {resolved.reason}", type=POLICY_VIOLATION, non_retryable=True
+            )
         return DeliberationBegun(
-            run_id=run.id, workflow_id=run.workflow_id, handle=agent.handle, projects=run.projects
+            run_id=run.id,
+            workflow_id=run.workflow_id,
+            handle=agent.handle,
+            projects=run.projects,
+            budget_cents=resolved.budget_cents,
         )
 
     @activity.defn(name="deliberation_begin")
@@ -124,8 +161,24 @@ class DeliberationActivities:
                     str(exc), type=MODEL_UNAVAILABLE, non_retryable=True
                 ) from exc
             current.set_attribute("verletica.provider", reply.provider)
+        cents = cost_cents(self._prices, reply.input_tokens, reply.output_tokens)
+        if reply.input_tokens is not None or reply.output_tokens is not None:
+            # Charged to the deliberation's run: its synthesis proposes within what is left.
+            draft = usage_draft(
+                step.run_id,
+                step.agent_id,
+                reply.provider,
+                reply.model,
+                reply.input_tokens,
+                reply.output_tokens,
+                cents,
+                call=f"{step.persona.name}:{step.round}",
+            )
+            await in_thread(record_usage, self._governance, step.org_id, draft, self._clock())
         refs = [ref for ref, _ in step.context]
         result = await in_thread(self._record, step, gate(reply.text, step.persona, refs))
         return RoundOutcome(
-            result=result, feedback=None if result.passed else feedback(result, refs)
+            result=result,
+            feedback=None if result.passed else feedback(result, refs),
+            cents=cents,
         )

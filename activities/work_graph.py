@@ -8,12 +8,16 @@ from collections.abc import Callable
 from datetime import datetime
 
 from temporalio import activity
+from temporalio.exceptions import ApplicationError
 
 from activities.heartbeat import in_thread
+from domain.errors import NotFound
 from domain.ports import Directory, RunRecords
 from domain.runs import RunRecord
 from domain.visibility import gated_projects, on_behalf, readable_projects
 from domain.workgraph import PreparedStep, StepRequest, released, step_task
+
+CONFLICT = "Conflict"
 
 
 class GraphActivities:
@@ -28,9 +32,12 @@ class GraphActivities:
 
     def _prepare(self, request: StepRequest) -> PreparedStep:
         now, org_id, step = self._clock(), request.org_id, request.step
-        org = self._directory.org(org_id)
-        agent = self._directory.principal(org_id, step.agent)
-        requester = self._directory.principal(org_id, request.requested_by)
+        try:
+            org = self._directory.org(org_id)
+            agent = self._directory.principal(org_id, step.agent)
+            requester = self._directory.principal(org_id, request.requested_by)
+        except NotFound as exc:  # gone since the graph started: retrying cannot help
+            raise ApplicationError(str(exc), type="NotFound", non_retryable=True) from exc
         staffing = self._directory.staffing(org_id)
         allowed = gated_projects(agent.id, staffing, self._directory.barriers(org_id), now)
         readable = on_behalf(allowed, readable_projects(requester, org, staffing, now))
@@ -57,6 +64,10 @@ class GraphActivities:
                 created_at=now,
             )
         )
+        if (run.org_id, run.agent_id, run.started_by) != (org_id, agent.id, requester.id):
+            raise ApplicationError(
+                f"the key of step {step.id!r} names another run", type=CONFLICT, non_retryable=True
+            )
         return PreparedStep(
             run_id=run.id,
             workflow_id=run.workflow_id,

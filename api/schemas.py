@@ -8,12 +8,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, EmailStr, Field, model_validator
+from pydantic import BaseModel, ConfigDict, EmailStr, Field, field_validator, model_validator
 
 from domain.memory.compaction import DEFAULT_CHARS, MAX_SOURCES
 from domain.memory.release import NODE_KIND
 from domain.model import MAX_REASON, Constraint, Slug, StaffRole, UtcInstant
-from domain.runs import MAX_HOLD_SECONDS, MIN_HOLD_SECONDS
+from domain.runs import MAX_HOLD_SECONDS, MIN_HOLD_SECONDS, check_client_key
 from domain.text import unstorable_at
 
 
@@ -115,9 +115,17 @@ class RunBody(Body):
     task: str = Field(min_length=1, max_length=4000)
     scripted_reply: str | None = Field(default=None, max_length=100_000)
     client_key: str | None = Field(default=None, max_length=200)
+    """Starting a run again with the same key returns the first run (never a second one);
+    keys starting with a prefix the system's own runs use are refused."""
     hold_timeout_seconds: int | None = Field(default=None, ge=MIN_HOLD_SECONDS, le=MAX_HOLD_SECONDS)
     """How long a hold waits for a human (default 7 days; at least a minute, at most a
     year)."""
+
+    @field_validator("client_key")
+    @classmethod
+    def _not_reserved(cls, key: str | None) -> str | None:
+        check_client_key(key)
+        return key
 
 
 class DecisionBody(Body):

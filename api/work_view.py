@@ -19,7 +19,7 @@ def graph_table(state: GraphState) -> Table:
         summary = "(withheld: outside your projects)" if step.withheld else step.summary
         table.add_row(
             step.id,
-            step.agent,
+            escape(step.agent),
             step.status.value,
             (step.run_id or "")[:8],
             escape(summary[:120]),
@@ -44,7 +44,7 @@ def deliberation_tables(state: DeliberationState) -> Group:
             str(e.round),
             e.gate,
             escape((e.claim or "(unreadable reply)")[:90]),
-            ", ".join(e.cites),
+            escape(", ".join(e.cites)),
             escape(why[:120]),
         )
     parts: list[Table] = [turns, trail]

@@ -84,6 +84,8 @@ class DeliberationPlan(Frozen):
     def _unique_names(self) -> DeliberationPlan:
         seen: set[str] = set()
         for persona in self.personas:
+            if persona.name == "synthesis":
+                raise ValueError("'synthesis' names the synthesising run, not a persona")
             if persona.name in seen:
                 raise ValueError(f"persona names must be unique: {persona.name!r} appears twice")
             seen.add(persona.name)
@@ -396,6 +398,8 @@ class PersonaOutcome(StrEnum):
     EMITTED = "emitted"
     EXHAUSTED = "exhausted"
     """It failed the gate in every round."""
+    OVER_BUDGET = "over_budget"
+    """The rounds before it spent the run's budget: it did not speak."""
 
 
 class DeliberationStatus(StrEnum):
@@ -403,6 +407,8 @@ class DeliberationStatus(StrEnum):
 
     RUNNING = "running"
     SYNTHESISING = "synthesising"
+    NEEDS_HUMAN = "needs_human"
+    """The synthesis run waits on a human's decision."""
     COMPLETED = "completed"
     FAILED = "failed"
 
@@ -431,6 +437,10 @@ class DeliberationState(Frozen):
     synthesis_run_id: str | None = None
     synthesis: RunState | None = None
     """The synthesising run's final state: its intents and the broker's decisions."""
+    spent_cents: int = 0
+    """What the personas' rounds cost (charged to the run; the synthesis adds its own)."""
+    error: str | None = None
+    """Why the deliberation failed, when it did."""
 
 
 # The workflow's inputs and steps -------------------------------------------------------
@@ -465,6 +475,8 @@ class DeliberationBegun(Frozen):
     workflow_id: str
     handle: str
     projects: tuple[str, ...] = ()
+    budget_cents: int = 0
+    """The agent's effective budget: the rounds stop once their charges reach it."""
 
 
 class PersonaRound(Frozen):
@@ -491,6 +503,8 @@ class RoundOutcome(Frozen):
     result: GateResult
     feedback: str | None = None
     """What the persona reads next round, when the gate failed."""
+    cents: int = 0
+    """What the round's model call cost (charged to the deliberation's run)."""
 
 
 def deliberation_workflow_id(deliberation_id: str) -> str:

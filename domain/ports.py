@@ -316,10 +316,11 @@ class MemoryRecall(Protocol):
         now: datetime,
         limit: int = 5,
         on_behalf_of: str | None = None,
+        within: frozenset[str] | None = None,
     ) -> RecallResult:
         """Records matching ``query`` that ``asker_principal_id`` may read and, when a
-        human started the run, that ``on_behalf_of`` may read too. Every read is logged,
-        a failed one included."""
+        human started the run, that ``on_behalf_of`` may read too (and, with ``within``,
+        only of those projects). Every read is logged, a failed one included."""
         ...
 
 

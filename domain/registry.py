@@ -197,7 +197,9 @@ def retire(rollout: Rollout, charter: Charter) -> tuple[Charter, Rollout]:
         raise Conflict(
             f"v{charter.version} serves new runs; roll out another version before retiring it"
         )
-    update: dict[str, object] = {}
+    update: dict[str, object] = {
+        "rolled_back": tuple(v for v in rollout.rolled_back if v != charter.version)
+    }
     if rollout.candidate == charter.version:
         update |= {"candidate": None, "share": 0}
     if rollout.previous == charter.version:

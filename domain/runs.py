@@ -20,6 +20,18 @@ MAX_HOLD_SECONDS = 365 * 24 * 3600
 """The longest a hold may wait for a human: a year. Bounded so that no deadline overflows."""
 
 
+RESERVED_KEYS = ("slack:", "teams:", "oidc:", "answer:", "retry:", "graph:", "deliberation:")
+"""Client-key prefixes the system's own runs use (a channel's delivery, an answer, a retry,
+a graph's step, a deliberation): a client may not choose one, or it could take over the
+run the system records under it."""
+
+
+def check_client_key(key: str | None) -> None:
+    """Refuse (ValueError) a client key that starts with a reserved prefix."""
+    if key is not None and key.lower().startswith(RESERVED_KEYS):
+        raise ValueError(f"client keys starting with {', '.join(RESERVED_KEYS)} are the system's")
+
+
 def check_hold_timeout(seconds: int | None) -> None:
     """Refuse (ValueError) a hold timeout outside [a minute, a year]; None is the default."""
     if seconds is not None and not MIN_HOLD_SECONDS <= seconds <= MAX_HOLD_SECONDS:
@@ -103,6 +115,9 @@ class ContextRequest(Frozen):
     run_id: str
     task: str
     on_behalf_of: str | None = None
+    within: tuple[str, ...] | None = None
+    """Recall only records of these projects (a deliberation: its run's recorded reach,
+    so that what its personas read never reaches past who may read the deliberation)."""
 
 
 class ContextPack(Frozen):

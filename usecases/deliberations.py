@@ -57,6 +57,7 @@ async def start_deliberation(
     found = next((p for p in ports.directory.principals(org_id) if agent in (p.id, p.handle)), None)
     if found is None or found.kind is not PrincipalKind.AGENT:
         raise NotFound(f"no agent {agent!r} in this organization")
+    gateway = _gateway(ports)
     ingress.reserve_run(ports, actor)
     deliberation = DeliberationInput(
         deliberation_id=str(uuid.uuid4()),
@@ -68,7 +69,7 @@ async def start_deliberation(
         scripted_replies=replies,
         hold_timeout_seconds=hold_timeout_seconds,
     )
-    await _gateway(ports).start(deliberation)
+    await gateway.start(deliberation)
     return DeliberationState(deliberation_id=deliberation.deliberation_id, org_id=org_id)
 
 

@@ -20,6 +20,7 @@ from domain.model import (
     PrincipalKind,
     Skill,
 )
+from domain.parser import MAX_CENTS
 from domain.ports import OrgChange
 from domain.registry import Rollout
 from domain.tools import REGISTRY
@@ -62,9 +63,9 @@ class DraftRequest(BaseModel):
     role: str | None = Field(default=None, min_length=1, max_length=200)
     purpose: str | None = Field(default=None, min_length=1, max_length=2000)
     tools: tuple[str, ...] | None = Field(default=None, max_length=50)
-    ceiling_cents: int | None = Field(default=None, ge=0)
+    ceiling_cents: int | None = Field(default=None, ge=0, le=MAX_CENTS)
     instructions: str | None = Field(default=None, min_length=1, max_length=20_000)
-    budget_cents: int | None = Field(default=None, ge=0)
+    budget_cents: int | None = Field(default=None, ge=0, le=MAX_CENTS)
     skills: tuple[Skill, ...] | None = Field(default=None, max_length=MAX_SKILLS)
 
 

@@ -49,9 +49,9 @@ async def start_graph(
         if agent is None or agent.kind is not PrincipalKind.AGENT:
             raise NotFound(f"step {step.id!r}: no agent {step.agent!r} in this organization")
         steps.append(step.model_copy(update={"agent": agent.id}))
+    gateway = _gateway(ports)
     for _ in steps:
         ingress.reserve_run(ports, actor)
-    gateway = _gateway(ports)
     graph_input = GraphInput(
         graph_id=str(uuid.uuid4()),
         org_id=org_id,
@@ -77,7 +77,9 @@ async def graph_view(ports: Ports, graph_id: str, actor_id: str) -> tuple[str, G
     steps = []
     for step in state.steps:
         if step.run_id is not None and not may_read(allowed, ports.runs.reach(step.run_id)):
-            step = step.model_copy(update={"summary": "", "withheld": True})
+            step = step.model_copy(
+                update={"summary": "", "withheld": True, "run_id": None, "workflow_id": None}
+            )
         steps.append(step)
     return status, state.model_copy(update={"steps": tuple(steps)})
 

@@ -688,6 +688,9 @@ async def retry_run(ports: Ports, run_id: str, actor_id: str) -> RunRetried:
     must be able to read it). Once per failed run: a second retry returns the first one
     (the new run's client key names the failed run), and the retry is on the record."""
     run = run_for(ports, run_id, actor_id)
+    if run.client_key is not None and run.client_key.startswith(("deliberation:", "graph:")):
+        # Its task is the deliberation's or the graph's, not one a plain run could redo.
+        raise Conflict(f"run {run_id} belongs to a deliberation or a work graph: start that again")
     story = read_chain(ports.audit.entries(run.org_id))
     failed = story.failures.get(run_id) or story.run_refusals.get(run_id)
     if failed is not None and run_id not in story.retried:

@@ -183,7 +183,7 @@ def build_worker(
     learning = LearningActivities(SqlLearning(store.db, store.keys), runs_model)
     graphs = GraphActivities(store.directory, store.runs, clock)
     deliberation = DeliberationActivities(
-        store.directory, store.runs, store.governance, runs_model, clock
+        store.directory, store.runs, store.governance, runs_model, clock, runs.prices
     )
     relay = RelayActivities(SqlOutbox(store.db, store.keys), build_mailer(settings), clock)
     activities: dict[str, Callable[..., Any]] = {

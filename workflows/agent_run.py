@@ -589,8 +589,8 @@ class AgentRunWorkflow:
         self._status = RunStatus.NEEDS_HUMAN
         workflow.upsert_search_attributes([sa.NEEDS_HUMAN.value_set(True)])
         self._flagged_needs_human = True
-        await self._tell_parent(run, held=True)
         deadline = workflow.now() + timedelta(seconds=run.hold_timeout_seconds)
+        await self._tell_parent(run, held=True)
         recheck_after = RECHECK_FIRST
         while open_holds := self._open_holds():
             self._status = RunStatus.NEEDS_HUMAN

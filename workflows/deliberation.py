@@ -12,7 +12,7 @@ from datetime import timedelta
 
 from temporalio import workflow
 from temporalio.common import RetryPolicy
-from temporalio.exceptions import ChildWorkflowError
+from temporalio.exceptions import ActivityError, ChildWorkflowError
 from temporalio.workflow import ParentClosePolicy
 
 with workflow.unsafe.imports_passed_through():
@@ -34,6 +34,7 @@ with workflow.unsafe.imports_passed_through():
         synthesis_task,
     )
     from domain.runs import ContextRequest, RunInput, RunState, RunStatus
+    from domain.workgraph import STEP_HELD, StepHeld
     from workflows import search_attributes as sa
     from workflows.agent_run import AgentRunWorkflow
 
@@ -56,6 +57,8 @@ class DeliberationWorkflow:
         self._provenance: list[ProvenanceEntry] = []
         self._synthesis_run_id: str | None = None
         self._synthesis: RunState | None = None
+        self._spent = 0
+        self._error: str | None = None
 
     @workflow.query
     def state(self) -> DeliberationState:
@@ -69,22 +72,47 @@ class DeliberationWorkflow:
             provenance=tuple(self._provenance),
             synthesis_run_id=self._synthesis_run_id,
             synthesis=self._synthesis,
+            spent_cents=self._spent,
+            error=self._error,
         )
+
+    @workflow.signal(name=STEP_HELD)
+    def synthesis_held(self, news: StepHeld) -> None:
+        """The synthesis run opened a hold (``held``) or closed its last one."""
+        if news.run_id == self._run_id and self._status in (
+            DeliberationStatus.SYNTHESISING,
+            DeliberationStatus.NEEDS_HUMAN,
+        ):
+            held = DeliberationStatus.NEEDS_HUMAN
+            self._status = held if news.held else DeliberationStatus.SYNTHESISING
 
     @workflow.run
     async def run(self, start: DeliberationInput) -> DeliberationState:
         self._id, self._org_id = start.deliberation_id, start.org_id
         self._personas = {p.name: PersonaState(name=p.name) for p in start.plan.personas}
+        try:
+            await self._deliberate(start)
+        except ActivityError as err:
+            # The agent may not run (refused at begin, on the record), the model stayed
+            # unreachable: the deliberation ends, failed, with why.
+            self._status = DeliberationStatus.FAILED
+            self._error = str(err.cause or err)[:500]
+        return self.state()
+
+    async def _deliberate(self, start: DeliberationInput) -> None:
         begun = await workflow.execute_activity_method(
             DeliberationActivities.begin,
             start,
             start_to_close_timeout=timedelta(seconds=30),
             retry_policy=RECORD_RETRY,
-            summary="record the deliberation's run",
+            summary="record the deliberation's run: identity, charter, budget",
         )
         self._run_id = begun.run_id
         emitted: list[Proposal] = []
         for persona in start.plan.personas:
+            if self._spent >= begun.budget_cents:
+                self._set(persona.name, outcome=PersonaOutcome.OVER_BUDGET)
+                continue
             proposal = await self._turn(start, begun, persona, tuple(emitted))
             if proposal is not None:
                 emitted.append(proposal)
@@ -93,15 +121,15 @@ class DeliberationWorkflow:
         try:
             self._synthesis = await self._synthesise(start, begun, emitted)
         except ChildWorkflowError as err:
-            workflow.logger.warning("the synthesis run failed: %s", err)
             self._status = DeliberationStatus.FAILED
-            return self.state()
+            self._error = f"the synthesis run failed: {err.cause or err}"[:500]
+            return
         self._status = (
             DeliberationStatus.COMPLETED
             if self._synthesis.status is RunStatus.COMPLETED
             else DeliberationStatus.FAILED
         )
-        return self.state()
+        self._error = self._synthesis.error
 
     async def _turn(
         self,
@@ -119,6 +147,7 @@ class DeliberationWorkflow:
                 run_id=begun.run_id,
                 task=f"{start.question} {persona.focus}".strip(),
                 on_behalf_of=start.requested_by,
+                within=begun.projects,
             ),
             start_to_close_timeout=timedelta(seconds=60),
             retry_policy=STEP_RETRY,
@@ -149,11 +178,14 @@ class DeliberationWorkflow:
                 summary=f"{persona.name}, round {round}: reason, propose, quality gate",
             )
             self._provenance.extend(provenance_of(persona.name, round, outcome.result))
+            self._spent += outcome.cents
             self._set(persona.name, rounds=round)
             if outcome.result.passed and outcome.result.proposal is not None:
                 self._set(persona.name, outcome=PersonaOutcome.EMITTED)
                 return outcome.result.proposal
             feedback = outcome.feedback
+            if self._spent >= begun.budget_cents:
+                break  # no round past the budget: the synthesis would be refused anyway
         self._set(persona.name, outcome=PersonaOutcome.EXHAUSTED)
         return None
 

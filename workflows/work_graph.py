@@ -10,7 +10,11 @@ from datetime import timedelta
 
 from temporalio import workflow
 from temporalio.common import RetryPolicy
-from temporalio.exceptions import ChildWorkflowError
+from temporalio.exceptions import (
+    ActivityError,
+    ChildWorkflowError,
+    WorkflowAlreadyStartedError,
+)
 from temporalio.workflow import ParentClosePolicy
 
 with workflow.unsafe.imports_passed_through():
@@ -102,7 +106,28 @@ class WorkGraphWorkflow:
         if any(self._steps[d].status is not StepStatus.DONE for d in step.after):
             self._set(step.id, status=StepStatus.SKIPPED, summary="a step before it did not finish")
             return
-        prepared = await workflow.execute_activity_method(
+        try:
+            prepared = await self._prepare(start, step)
+        except ActivityError as err:
+            self._set(step.id, status=StepStatus.FAILED, summary=str(err.cause or err)[:300])
+            return
+        self._set(
+            step.id,
+            status=StepStatus.RUNNING,
+            run_id=prepared.run_id,
+            workflow_id=prepared.workflow_id,
+        )
+        try:
+            result = await self._child(start, step, prepared)
+        except (ChildWorkflowError, WorkflowAlreadyStartedError) as err:
+            self._set(step.id, status=StepStatus.FAILED, summary=str(err.cause or err)[:300])
+            return
+        status, summary = step_outcome(result)
+        self._outputs[step.id] = output_of(step.id, prepared, result)
+        self._set(step.id, status=status, summary=summary)
+
+    async def _prepare(self, start: GraphInput, step: GraphStep) -> PreparedStep:
+        return await workflow.execute_activity_method(
             GraphActivities.prepare_step,
             StepRequest(
                 graph_id=start.graph_id,
@@ -116,20 +141,6 @@ class WorkGraphWorkflow:
             retry_policy=PREPARE_RETRY,
             summary=f"prepare {step.id}: its task and the outputs released to it",
         )
-        self._set(
-            step.id,
-            status=StepStatus.RUNNING,
-            run_id=prepared.run_id,
-            workflow_id=prepared.workflow_id,
-        )
-        try:
-            result = await self._child(start, step, prepared)
-        except ChildWorkflowError as err:
-            self._set(step.id, status=StepStatus.FAILED, summary=str(err.cause or err)[:300])
-            return
-        status, summary = step_outcome(result)
-        self._outputs[step.id] = output_of(step.id, prepared, result)
-        self._set(step.id, status=status, summary=summary)
 
     async def _child(self, start: GraphInput, step: GraphStep, prepared: PreparedStep) -> RunState:
         return await workflow.execute_child_workflow(

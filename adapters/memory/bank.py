@@ -253,14 +253,18 @@ class MemoryBank:
         now: datetime,
         limit: int = 5,
         on_behalf_of: str | None = None,
+        within: frozenset[str] | None = None,
     ) -> RecallResult:
         """A run's context: the ``limit`` nodes most similar to the task (and similar
         enough: :data:`RECALL_FLOOR`) that the asker (and, for a run a human started,
-        that human) may read, as the release rule shows them."""
+        that human) may read, as the release rule shows them; with ``within``, only of
+        those projects (what the run's record says it reaches)."""
         vector = self._embedded("recall", org_id, asker_principal_id, on_behalf_of, query, now)
         embedder = self.embedder.name
 
         def read(store: MemoryAdapter, reader: Reader) -> tuple[RecallResult, list[str], int]:
+            if within is not None:
+                reader = reader.model_copy(update={"projects": reader.projects & within})
             found = store.search(
                 org_id,
                 vector,

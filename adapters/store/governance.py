@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Connection, bindparam, delete, insert, select, update
+from sqlalchemy import Connection, and_, bindparam, delete, insert, or_, select, update
 from sqlalchemy.exc import DBAPIError
 from sqlmodel import Session
 
@@ -101,7 +101,13 @@ _OPEN_STANDING_HOLDS = (
 )
 _entries = table_of(AuditEntryRow)
 _CHARGE = select(_entries.c.payload).where(
-    _entries.c.org_id == bindparam("org_id"), _entries.c.event_key == bindparam("event_key")
+    _entries.c.org_id == bindparam("org_id"),
+    # the run's reasoning call, and every other call charged to it ("key:call"): a range
+    # on the (org, key) index, where ';' is the character after ':'
+    or_(
+        _entries.c.event_key == bindparam("event_key"),
+        and_(_entries.c.event_key >= bindparam("first"), _entries.c.event_key < bindparam("past")),
+    ),
 )
 _FACTS_KEPT = 500_000
 """Spending facts a process keeps (about 100 MB at most); past that it starts over."""
@@ -432,18 +438,20 @@ class SqlGovernanceUnit:
         return known
 
     def _model_spend(self, run_id: str) -> int:
-        """What the run's model call cost, as charged on the chain. The charge is written
-        before the run proposes anything and never changes, so a process reads it once
-        per run (a run charged nothing is remembered as 0)."""
+        """What the run's model calls cost, as charged on the chain (its reasoning call,
+        and a deliberation's persona rounds). The charges are written before the run
+        proposes anything and never change, so a process reads them once per run (a run
+        charged nothing is remembered as 0)."""
         charges = self._cache.charges  # shared by threads: only get, set and clear it
         known = charges.get(run_id)
         if known is not None:
             return known
-        row = self._c.execute(
-            _CHARGE, {"org_id": self.org_id, "event_key": usage_key(run_id)}
-        ).one_or_none()
-        cents = None if row is None else row.payload.get("cents")
-        charged = cents if isinstance(cents, int) else 0
+        key = usage_key(run_id)
+        rows = self._c.execute(
+            _CHARGE,
+            {"org_id": self.org_id, "event_key": key, "first": f"{key}:", "past": f"{key};"},
+        ).all()
+        charged = sum(cents for row in rows if isinstance(cents := row.payload.get("cents"), int))
         if len(charges) >= _FACTS_KEPT:
             charges.clear()
         charges[run_id] = charged

@@ -6,7 +6,7 @@ from temporalio.client import Client
 from temporalio.common import SearchAttributePair, TypedSearchAttributes
 from temporalio.service import RPCError
 
-from adapters.temporal.handles import client_or_unavailable, status_and_state
+from adapters.temporal.handles import client_or_unavailable, final_state, status_and_state
 from domain.deliberation import DeliberationInput, DeliberationState, deliberation_workflow_id
 from domain.errors import Unavailable
 from workflows import search_attributes as sa
@@ -52,4 +52,4 @@ class TemporalDeliberations:
         handle = self._client().get_workflow_handle_for(
             DeliberationWorkflow.run, deliberation_workflow_id(deliberation_id)
         )
-        return await handle.result()
+        return await final_state(handle)

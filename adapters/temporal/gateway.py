@@ -67,6 +67,10 @@ class TemporalRuns:
                 return status.name.lower(), await handle.query(AgentRunWorkflow.state)
             return status.name.lower(), None
         except RPCError as exc:
+            if exc.status is RPCStatusCode.NOT_FOUND:
+                # recorded, not started yet (a deliberation's run before its synthesis),
+                # or no longer kept by Temporal
+                return "not_found", None
             raise Unavailable(f"Temporal: {exc.message}") from exc
 
     async def status(self, workflow_id: str) -> str:

@@ -6,7 +6,7 @@ from temporalio.client import Client
 from temporalio.common import SearchAttributePair, TypedSearchAttributes
 from temporalio.service import RPCError
 
-from adapters.temporal.handles import client_or_unavailable, status_and_state
+from adapters.temporal.handles import client_or_unavailable, final_state, status_and_state
 from domain.errors import Unavailable
 from domain.workgraph import GraphInput, GraphState, graph_workflow_id
 from workflows import search_attributes as sa
@@ -53,4 +53,4 @@ class TemporalGraphs:
         handle = self._client().get_workflow_handle_for(
             WorkGraphWorkflow.run, graph_workflow_id(graph_id)
         )
-        return await handle.result()
+        return await final_state(handle)

@@ -6,7 +6,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-from temporalio.client import Client, WorkflowExecutionStatus, WorkflowHandle
+from temporalio.client import (
+    Client,
+    WorkflowExecutionStatus,
+    WorkflowFailureError,
+    WorkflowHandle,
+)
+from temporalio.exceptions import TemporalError
 from temporalio.service import RPCError, RPCStatusCode
 
 from domain.errors import NotFound, Unavailable
@@ -35,4 +41,16 @@ async def status_and_state(
     except RPCError as exc:
         if exc.status is RPCStatusCode.NOT_FOUND:
             raise NotFound(missing) from exc
+        raise Unavailable(f"Temporal: {exc.message}") from exc
+    except TemporalError as exc:  # a query failed or was rejected (the workflow is stuck)
+        raise Unavailable(f"Temporal could not answer: {exc}") from exc
+
+
+async def final_state(handle: WorkflowHandle[Any, S]) -> S:
+    """Wait for the workflow's result; a workflow that failed is :class:`Unavailable`."""
+    try:
+        return await handle.result()
+    except WorkflowFailureError as exc:
+        raise Unavailable(f"the workflow failed: {exc.cause or exc}") from exc
+    except RPCError as exc:
         raise Unavailable(f"Temporal: {exc.message}") from exc

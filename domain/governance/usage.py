@@ -36,9 +36,11 @@ def cost_cents(prices: TokenPrices, input_tokens: int | None, output_tokens: int
     return math.ceil(exact - 1e-9) if exact > 0 else 0
 
 
-def usage_key(run_id: str) -> str:
-    """The event key of a run's model charge (one reasoning call per run)."""
-    return f"model-usage:{run_id}"
+def usage_key(run_id: str, call: str | None = None) -> str:
+    """The event key of a run's model charge: its reasoning call, or (``call``) another
+    call made for the run, such as a persona's round of a deliberation. A run's charges
+    are the entries keyed ``usage_key(run_id)`` and ``usage_key(run_id) + ":…"``."""
+    return f"model-usage:{run_id}" if call is None else f"model-usage:{run_id}:{call}"
 
 
 def usage_draft(
@@ -49,10 +51,11 @@ def usage_draft(
     input_tokens: int | None,
     output_tokens: int | None,
     cents: int,
+    call: str | None = None,
 ) -> AuditDraft:
-    """A run's model call, charged to it."""
+    """A run's model call, charged to it (``call`` names a call besides its reasoning)."""
     return AuditDraft(
-        event_key=usage_key(run_id),
+        event_key=usage_key(run_id, call),
         actor=agent_id,
         decision="charged",
         stage=RUN_STAGE,

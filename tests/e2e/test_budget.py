@@ -14,13 +14,14 @@ from temporalio.testing import WorkflowEnvironment
 
 from adapters.models.gemini import GeminiProvider
 from adapters.store.store import Store
+from domain.deliberation import DEFAULT_PERSONAS, DeliberationPlan
 from domain.governance.usage import TokenPrices, cost_cents
 from domain.intents import Outcome, Stage
 from domain.runs import RunStatus
 from tests.conftest import TEST_KEYS, Firm, make_settings, utc_now, wire
 from tests.integration.test_gemini_provider import API_KEY, MODEL, GeminiStub, ok_body
 from tests.integration.test_gemini_provider import gemini_stub as gemini_stub  # noqa: F401
-from usecases import runs
+from usecases import deliberations, runs
 from usecases.context import Ports
 from worker.bootstrap import build_worker
 
@@ -119,3 +120,39 @@ def test_a_calls_cost_is_rounded_up_to_whole_cents() -> None:
     assert cost_cents(prices, 1_000_000, 0) == 10
     assert cost_cents(prices, 1_000_000, 1_000_000) == 50
     assert cost_cents(prices, 1_000_001, 0) == 11
+
+
+async def test_a_deliberations_persona_rounds_are_charged_to_its_run(
+    budgeted: Budgeted,
+    gemini_stub: GeminiStub,  # noqa: F811
+) -> None:
+    """Each persona's round is charged to the deliberation's run as it is spent; what
+    the synthesis then proposes is decided against what is left of the budget."""
+    svc, firm, store = budgeted.svc, budgeted.firm, budgeted.store
+    gemini = GeminiProvider(api_key=API_KEY, model=MODEL, base_url=gemini_stub.base_url)
+    claims = json.dumps(
+        {"claims": [{"text": "The CFO is waiting.", "cites": []}], "confidence": 0.9}
+    )
+
+    def usage(text: str, tokens: int) -> dict[str, object]:
+        return ok_body(text, usageMetadata={"promptTokenCount": tokens, "candidatesTokenCount": 0})
+
+    plan = DeliberationPlan(personas=DEFAULT_PERSONAS[:2], max_rounds=1)
+    # Two persona rounds of 2,000 and 2,500 cents; the synthesis call itself costs 600:
+    # 5,100 of Orion's 5,000 cents are gone before the email is decided.
+    gemini_stub.answer_in_turn(usage(claims, 2_000), usage(claims, 2_500), usage(EMAIL, 600))
+    async with build_worker(budgeted.temporal.client, svc.settings, store, model=gemini):
+        started = await deliberations.start_deliberation(
+            svc, firm.org, firm.founder, "orion", "Tell the CFO?", plan
+        )
+        final = await asyncio.wait_for(
+            deliberations.wait_deliberation(svc, started.deliberation_id, firm.founder), 60
+        )
+    assert final.synthesis is not None
+    (refused,) = final.synthesis.intents
+    assert (refused.decision.outcome, refused.decision.rule) == (Outcome.REJECT, "budget_exceeded")
+    assert "5100" in refused.decision.reason
+    charges = [e for e in store.audit.entries(firm.org) if e.rule == "model_usage"]
+    assert sorted(e.payload["cents"] for e in charges) == [600, 2_000, 2_500]
+    assert {e.payload["run_id"] for e in charges} == {final.run_id}
+    assert store.audit.verify(firm.org).ok

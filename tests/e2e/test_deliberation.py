@@ -26,7 +26,8 @@ from domain.ports import ModelReply, ModelRequest
 from tests.e2e.test_run_edges import Env
 from tests.e2e.test_run_edges import env as env  # noqa: F401
 from tests.support import model_reply
-from usecases import deliberations, organization
+from usecases import deliberations, fleet, organization
+from usecases.fleet import DraftRequest
 from worker.bootstrap import build_worker
 
 pytestmark = pytest.mark.temporal
@@ -172,3 +173,25 @@ async def test_a_persona_that_never_passes_the_gate_emits_nothing(env: Env) -> N
     ]
     assert final.status is DeliberationStatus.COMPLETED
     assert final.synthesis is not None and final.synthesis.intents == ()
+
+
+async def test_no_persona_speaks_past_the_agents_budget(env: Env) -> None:
+    """A version of Orion with no budget: every persona is over budget before it
+    speaks (no model call), and the synthesis proposes within nothing."""
+    svc, firm, store = env.svc, env.firm, env.store
+    orion = firm.agents["orion"]
+    fleet.draft(svc, firm.org, firm.founder, orion, DraftRequest(budget_cents=0))
+    fleet.publish(svc, firm.org, firm.founder, orion, 2)
+    fleet.roll_out(svc, firm.org, firm.founder, orion, 2, 100)
+    model = Recording()
+    replies = {"synthesis": (json.dumps({"summary": "Nothing.", "actions": []}),)}
+    async with build_worker(env.temporal.client, svc.settings, store, model=model):
+        started = await deliberations.start_deliberation(
+            svc, firm.org, firm.founder, "orion", "Anything?", scripted_replies=replies
+        )
+        final = await asyncio.wait_for(
+            deliberations.wait_deliberation(svc, started.deliberation_id, firm.founder), 90
+        )
+    assert {p.outcome for p in final.personas} == {PersonaOutcome.OVER_BUDGET}
+    assert [r.agent_handle for r in model.asked] == ["orion"]  # the synthesis alone
+    assert final.provenance == ()

@@ -145,7 +145,7 @@ async def test_a_held_branch_waits_while_the_other_completes_across_a_worker_cra
     # Ben, staffed on east only, sees the west step's status but not its summary.
     _, as_ben = await graphs.graph_view(svc, started.graph_id, firm.associate)
     ben = {s.id: s for s in as_ben.steps}
-    assert ben["birch"].withheld and ben["birch"].summary == ""
+    assert ben["birch"].withheld and ben["birch"].summary == "" and ben["birch"].run_id is None
     assert not ben["brief"].withheld
 
     # The graph's worker dies while the step is held; the approval arrives meanwhile.

@@ -152,6 +152,7 @@ def test_the_lifecycle_is_the_founders_and_each_step_is_on_the_chain(
         "agent_rolled_back",
         "agent_rollout_changed",
         "agent_rolled_back",
+        "agent_rollout_changed",  # retired: no longer listed as rolled back
         "agent_version_retired",
     ]
     assert store.audit.verify(firm.org).ok
@@ -286,3 +287,13 @@ def test_the_fleet_from_the_command_line(
     cli_signed_in(monkeypatch, tmp_path, firm.svc, firm.associate)
     forbidden = runner.invoke(cli_app, ["fleet", "publish", "orion", "2"])
     assert forbidden.exit_code == 1 and "founder" in forbidden.output
+
+
+def test_a_client_may_not_choose_a_key_the_systems_runs_use(api: TestClient, firm: Firm) -> None:
+    for key in ("graph:g1:pay", "deliberation:d1", "Retry:r1", "slack:T1"):
+        reply = api.post(
+            f"/v1/orgs/{firm.org}/runs",
+            headers={H: firm.founder},
+            json={"agent_id": firm.agents["orion"], "task": "t", "client_key": key},
+        )
+        assert reply.status_code == 422, (key, reply.text)

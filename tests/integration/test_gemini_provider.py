@@ -71,9 +71,18 @@ class GeminiStub:
     base_url: str = ""
     lock: threading.Lock = field(default_factory=threading.Lock)
 
+    queued: list[dict[str, Any] | str] = field(default_factory=list)
+    """Bodies answered one per request, in order, before ``body`` again."""
+
     def answer(self, status: int, body: dict[str, Any] | str) -> None:
         with self.lock:
             self.status, self.body = status, body
+
+    def answer_in_turn(self, *bodies: dict[str, Any] | str) -> None:
+        """Answer the next requests with ``bodies``, one each (status 200)."""
+        with self.lock:
+            self.status = 200
+            self.queued.extend(bodies)
 
 
 def _handler(stub: GeminiStub) -> type[BaseHTTPRequestHandler]:
@@ -109,7 +118,7 @@ def _handler(stub: GeminiStub) -> type[BaseHTTPRequestHandler]:
                         body=body,
                     )
                 )
-                status, answer = stub.status, stub.body
+                status, answer = stub.status, stub.queued.pop(0) if stub.queued else stub.body
             if not ROUTE.match(self.path.split("?", 1)[0]):
                 self._send(404, error_body(404, f"no route {self.path}", "NOT_FOUND"))
                 return
