@@ -31,6 +31,7 @@ from tests.e2e.test_crash_resume import workers as workers  # noqa: F401
 from tests.support import EMAIL_ACTION, model_reply, pay_action
 from usecases import graphs, runs
 from usecases.context import Ports
+from workflows import search_attributes as sa
 from workflows.work_graph import WorkGraphWorkflow
 
 pytestmark = pytest.mark.temporal
@@ -169,7 +170,19 @@ async def test_a_held_branch_waits_while_the_other_completes_across_a_worker_cra
     assert "payments.pay: approved, done" in confirm_run.task
     with store.db.transaction() as s:
         assert s.execute(select(func.count()).select_from(PaymentRow)).scalar_one() == 1
-    assert (await handle.describe()).status is WorkflowExecutionStatus.COMPLETED
+    # Legible in the Temporal UI: the graph says what it is and whose; each step's run is
+    # its child, named for its agent, with the graph's name and the step in its summary.
+    described = await handle.describe()
+    assert described.status is WorkflowExecutionStatus.COMPLETED
+    assert await described.static_summary() == "work graph: Atlas diligence"
+    assert described.typed_search_attributes.get(sa.ORG) == firm.org
+    child = await stack.temporal.client.get_workflow_handle(
+        done["pay"].workflow_id or ""
+    ).describe()
+    assert child.parent_id == graph_workflow_id(started.graph_id)
+    assert (done["pay"].workflow_id or "").startswith("run-ledger-")
+    assert await child.static_summary() == "Atlas diligence / pay: ledger"
+    assert child.typed_search_attributes.get(sa.AGENT) == "ledger"
     assert store.audit.verify(firm.org).ok
 
 
