@@ -7,14 +7,17 @@ from __future__ import annotations
 import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from pathlib import Path
 from typing import Any
 
 from fastapi import Depends, FastAPI, Request
 from fastapi.encoders import jsonable_encoder
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import JSONResponse
+from fastapi.responses import JSONResponse, RedirectResponse
+from fastapi.staticfiles import StaticFiles
 from temporalio.service import RPCError
 
+from api.console import routes as console
 from api.deps import DEV_HEADER, is_loopback
 from api.limits import MAX_BODY_BYTES, BodyLimits
 from api.routers import (
@@ -40,6 +43,8 @@ from usecases.context import Ports
 from worker.ports import build_ports, open_store
 from worker.settings import Settings
 from worker.temporal import make_client
+
+CONSOLE_STATIC = Path(__file__).parent / "console" / "static"
 
 __all__ = ["MAX_BODY_BYTES", "create_app"]
 
@@ -184,6 +189,13 @@ def create_app(settings: Settings | None = None, ports: Ports | None = None) -> 
         fleet_work.router,
     ):
         app.include_router(router)
+
+    app.include_router(console.router)
+    app.mount("/console/static", StaticFiles(directory=CONSOLE_STATIC), name="console-static")
+
+    @app.get("/", include_in_schema=False)
+    def root() -> RedirectResponse:
+        return RedirectResponse("/console/", status_code=303)
 
     @app.get("/healthz")
     def health() -> dict[str, str]:

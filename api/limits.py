@@ -20,6 +20,8 @@ MAX_DEPTH = 64
 _WITH_BODY = frozenset({"POST", "PUT", "PATCH"})
 FORM_PATHS = frozenset({"/v1/ingress/slack"})
 """Where a form body is accepted too: Slack sends slash commands form-encoded."""
+FORM_PREFIXES = ("/console/",)
+"""And the web console's pages, whose forms a browser sends form-encoded."""
 FORM = "application/x-www-form-urlencoded"
 
 Scope = MutableMapping[str, Any]
@@ -94,7 +96,8 @@ class BodyLimits:
             if not message.get("more_body", False):
                 break
         media = headers.get("content-type", "").split(";", 1)[0].strip().lower()
-        form = media == FORM and scope.get("path") in FORM_PATHS
+        path = str(scope.get("path", ""))
+        form = media == FORM and (path in FORM_PATHS or path.startswith(FORM_PREFIXES))
         if body and media != "application/json" and not form:
             await _answer(send, 415, "the body must be application/json")
             return

@@ -62,6 +62,22 @@ class TokenClaims(Frozen):
     issued_at: int
     token_id: str | None = None
     """``jti``: the nonce a replay check remembers."""
+    nonce: str | None = None
+    """``nonce``: binds a token from the authorization code flow to the sign-in that
+    asked for it (the web console checks it)."""
+
+
+class ConsoleSignIn(Frozen):
+    """How the web console signs people in: the OIDC issuer's authorization code flow
+    with PKCE, as a public client (or a confidential one, with its secret), and the key
+    that signs its session cookies."""
+
+    issuer: str
+    """Where its discovery document lives (``{issuer}/.well-known/openid-configuration``)."""
+    client_id: str
+    """The console's client id at the issuer: the audience its ID tokens carry."""
+    client_secret: str | None = Field(default=None, repr=False)
+    session_key: bytes = Field(repr=False)
 
 
 class TokenVerifier(Protocol):

@@ -601,6 +601,10 @@ class RunRecords(Protocol):
 
     def get(self, run_id: str) -> RunRecord | None: ...
 
+    def recent(self, org_id: str, limit: int = 50) -> list[RunRecord]:
+        """The organization's runs, newest first."""
+        ...
+
     def by_client_key(self, org_id: str, client_key: str) -> RunRecord | None:
         """The run a client key started, if any."""
         ...

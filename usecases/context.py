@@ -8,7 +8,13 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from domain.governance.approvals import ApprovalKeys
-from domain.ingress import BudgetCeilings, ChannelSignature, FrontDoor, TokenVerifier
+from domain.ingress import (
+    BudgetCeilings,
+    ChannelSignature,
+    ConsoleSignIn,
+    FrontDoor,
+    TokenVerifier,
+)
 from domain.memory.compaction import CompactionEngine
 from domain.memory.judge import ScreenJudge
 from domain.memory.screen import InjectionScorer
@@ -60,6 +66,8 @@ class Ports:
     """The screen's model layer (when a model provider is configured); None: none."""
     screen_judge_from: float = 0.2
     """The classifier score from which the model layer is asked (0: every text)."""
+    console: ConsoleSignIn | None = None
+    """How the web console signs people in; None: it cannot (no issuer configured)."""
     tokens: TokenVerifier | None = None
     """The configured OIDC issuer's token verifier; None: no issuer is configured."""
     approvals: ApprovalKeys | None = None

@@ -6,6 +6,7 @@ from pydantic import BaseModel
 
 from domain.errors import Conflict, Forbidden, NotFound, Unavailable
 from domain.governance.approvals import Decided, sign
+from domain.governance.review import authority_refusal
 from domain.intents import ApprovalVerdict, Decision, Intent, Outcome
 from domain.model import PrincipalKind
 from domain.runs import (
@@ -16,8 +17,9 @@ from domain.runs import (
     RunState,
     check_hold_timeout,
 )
+from domain.visibility import may_read
 from usecases import ingress
-from usecases.access import member, run_for
+from usecases.access import member, readable, run_for
 from usecases.context import Ports
 from usecases.organization import new_id
 
@@ -202,3 +204,30 @@ async def decide_hold(
         signal="approve" if approve else "deny",
         intent_digest=intent.digest,
     )
+
+
+def recent_runs(ports: Ports, org_id: str, actor_id: str, limit: int = 50) -> list[RunRecord]:
+    """The organization's newest runs that ``actor_id`` may read (the others are left
+    out, as they do not exist for them)."""
+    org, actor = member(ports, org_id, actor_id)
+    allowed = readable(ports, org, actor)
+    return [
+        run
+        for run in ports.runs.recent(org_id, limit)
+        if may_read(allowed, ports.runs.reach(run.id))
+    ]
+
+
+def approval_outlook(ports: Ports, intent_id: str, actor_id: str) -> str | None:
+    """Why the broker would refuse ``actor_id``'s approval of ``intent_id`` for want of
+    authority (None: it would not, on that ground; the broker still decides). Asked by
+    the console before a person sends an approval."""
+    found = ports.runs.intent(intent_id)
+    if found is None:
+        raise NotFound(f"no intent {intent_id}")
+    intent, _, _ = found
+    _, actor = member(ports, intent.org_id, actor_id)
+    reach = tuple(sorted(ports.runs.reaches(intent.org_id)[1].get(intent_id, set())))
+    staffing = tuple(ports.directory.staffing(intent.org_id, actor.id))
+    lacking = authority_refusal(actor, staffing, reach, ports.clock())
+    return None if lacking is None else lacking.reason

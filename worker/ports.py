@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
@@ -26,7 +27,7 @@ from adapters.temporal.gateway import TemporalRuns
 from adapters.temporal.graphs import TemporalGraphs
 from adapters.temporal.heartbeat import TemporalHeartbeats
 from adapters.temporal.learning import TemporalLearning
-from domain.ingress import BudgetCeilings, ChannelSignature, TokenVerifier
+from domain.ingress import BudgetCeilings, ChannelSignature, ConsoleSignIn, TokenVerifier
 from domain.memory.judge import ScreenJudge
 from domain.model import IdentityKind
 from domain.ports import Embedder
@@ -87,6 +88,27 @@ def build_tokens(settings: Settings) -> TokenVerifier | None:
     return OidcVerifier(settings.oidc_issuer, settings.oidc_audience, keys)
 
 
+def build_console(settings: Settings) -> ConsoleSignIn | None:
+    """The web console's sign-in: the configured issuer (its client id is the audience),
+    or in development the local issuer of ``verletica up``; its sessions are signed with
+    a key derived from the approval key."""
+    secret = settings.approval_keys().current.secret
+    session_key = hashlib.sha256(b"verletica console session\x00" + secret).digest()
+    if settings.oidc_issuer is not None and settings.oidc_audience is not None:
+        client_secret = settings.oidc_client_secret
+        return ConsoleSignIn(
+            issuer=settings.oidc_issuer,
+            client_id=settings.oidc_audience,
+            client_secret=None if client_secret is None else client_secret.get_secret_value(),
+            session_key=session_key,
+        )
+    if settings.environment != "development":
+        return None
+    return ConsoleSignIn(
+        issuer=settings.local_issuer_url, client_id=LOCAL_AUDIENCE, session_key=session_key
+    )
+
+
 def build_channels(settings: Settings) -> dict[IdentityKind, ChannelSignature]:
     """The chat channels whose webhook secret is configured."""
     channels: dict[IdentityKind, ChannelSignature] = {}
@@ -129,6 +151,7 @@ def build_ports(
         compactor=compaction_engine(settings.compaction_engine),
         screen_judge_from=settings.screen_model_from,
         tokens=build_tokens(settings),
+        console=build_console(settings),
         approvals=settings.approval_keys(),
         front_door=store.front_door,
         budgets=BudgetCeilings(

@@ -49,6 +49,9 @@ class Settings(BaseSettings):
     """The OpenID Connect issuer whose ID tokens prove a person (its ``iss``)."""
     oidc_audience: str | None = None
     """The audience those tokens must name (this API's client id)."""
+    oidc_client_secret: SecretStr | None = None
+    """The web console's client secret at the issuer, when it registered the console as a
+    confidential client (a public client with PKCE needs none)."""
     oidc_jwks: str | None = None
     """The issuer's key set: an ``https://`` URL (its ``jwks_uri``) or a file path."""
     dev_principal_header: bool = False

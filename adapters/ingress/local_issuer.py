@@ -14,8 +14,10 @@ import hashlib
 import json
 import os
 import secrets
+import threading
 import time
 import uuid
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -73,13 +75,19 @@ class LocalIssuer:
         return {"keys": [entry]}
 
     def discovery(self, jwks_uri: str) -> dict[str, Any]:
-        """The issuer's ``/.well-known/openid-configuration``."""
+        """The issuer's ``/.well-known/openid-configuration``: its keys, and the
+        authorization code flow with PKCE (S256) that the web console signs in with."""
         return {
             "issuer": self.issuer,
             "jwks_uri": jwks_uri,
+            "authorization_endpoint": f"{self.issuer}/authorize",
+            "token_endpoint": f"{self.issuer}/token",
             "id_token_signing_alg_values_supported": [ALGORITHM],
             "subject_types_supported": ["public"],
-            "response_types_supported": ["id_token"],
+            "response_types_supported": ["code", "id_token"],
+            "grant_types_supported": ["authorization_code"],
+            "code_challenge_methods_supported": ["S256"],
+            "token_endpoint_auth_methods_supported": ["none"],
         }
 
     def mint(
@@ -126,3 +134,80 @@ def _kid_of(key: rsa.RSAPrivateKey) -> str:
         sort_keys=True,
     )
     return hashlib.sha256(canonical.encode("ascii")).hexdigest()[:16]
+
+
+CODE_SECONDS = 60
+"""How long an authorization code may be redeemed (once)."""
+
+
+class CodeRefused(ValueError):
+    """An authorization code that cannot be redeemed (unknown, used, expired, or its
+    client, redirect or PKCE verifier do not match): ``invalid_grant``."""
+
+
+@dataclass(frozen=True)
+class _Grant:
+    subject: str
+    client_id: str
+    redirect_uri: str
+    challenge: str
+    nonce: str | None
+    expires: float
+
+
+def pkce_challenge(verifier: str) -> str:
+    """The S256 code challenge of a PKCE ``verifier`` (RFC 7636)."""
+    digest = hashlib.sha256(verifier.encode("ascii")).digest()
+    return jwt.utils.base64url_encode(digest).decode("ascii")
+
+
+class AuthorizationCodes:
+    """Codes the sign-in page issues and the token endpoint redeems: once each, within
+    :data:`CODE_SECONDS`, only by the client and redirect they were issued to, and only
+    with the PKCE verifier of their challenge. In memory: a restarted issuer forgets
+    codes, which costs a person one more sign-in."""
+
+    def __init__(self) -> None:
+        self._grants: dict[str, _Grant] = {}
+        self._lock = threading.Lock()
+
+    def issue(
+        self,
+        subject: str,
+        *,
+        client_id: str,
+        redirect_uri: str,
+        challenge: str,
+        nonce: str | None,
+        now: float | None = None,
+    ) -> str:
+        """A fresh code for ``subject``."""
+        code = secrets.token_urlsafe(32)
+        issued = time.time() if now is None else now
+        with self._lock:
+            self._grants = {k: g for k, g in self._grants.items() if g.expires > issued}
+            self._grants[code] = _Grant(
+                subject, client_id, redirect_uri, challenge, nonce, issued + CODE_SECONDS
+            )
+        return code
+
+    def redeem(
+        self,
+        code: str,
+        *,
+        client_id: str,
+        redirect_uri: str,
+        verifier: str,
+        now: float | None = None,
+    ) -> tuple[str, str | None]:
+        """The subject and nonce of ``code``, which is spent whatever the outcome."""
+        with self._lock:
+            grant = self._grants.pop(code, None)
+        at = time.time() if now is None else now
+        if grant is None or grant.expires <= at:
+            raise CodeRefused("unknown, used or expired code")
+        if (grant.client_id, grant.redirect_uri) != (client_id, redirect_uri):
+            raise CodeRefused("the code was issued to another client or redirect")
+        if not secrets.compare_digest(pkce_challenge(verifier), grant.challenge):
+            raise CodeRefused("the PKCE verifier does not match the challenge")
+        return grant.subject, grant.nonce

@@ -251,4 +251,5 @@ class OidcVerifier:
             expires_at=int(claims["exp"]),
             issued_at=int(claims["iat"]),
             token_id=claims.get("jti") if isinstance(claims.get("jti"), str) else None,
+            nonce=claims.get("nonce") if isinstance(claims.get("nonce"), str) else None,
         )

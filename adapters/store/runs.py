@@ -57,6 +57,17 @@ class Runs:
             ).scalar_one_or_none()
             return None if row is None else _record(row)
 
+    def recent(self, org_id: str, limit: int = 50) -> list[RunRecord]:
+        """The organization's runs, newest first."""
+        with self._db.read() as s:
+            rows = s.execute(
+                select(RunRow)
+                .where(col(RunRow.org_id) == org_id)
+                .order_by(col(RunRow.created_at).desc())
+                .limit(limit)
+            ).scalars()
+            return [_record(r) for r in rows]
+
     def get(self, run_id: str) -> RunRecord | None:
         with self._db.read() as s:
             row = s.get(RunRow, run_id)

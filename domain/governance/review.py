@@ -80,13 +80,9 @@ def review(
         return refused("approver_inactive", f"{approver.handle} is {approver.status}")
     if approver.id == intent.principal_id:
         return refused("self_approval", "a principal may not approve its own intent")
-    authority = current_projects(approver_staffing, now, StaffRole.APPROVER, approver.id)
-    missing = set(held.reach) - authority
-    if missing or not held.reach:
-        return refused(
-            "no_approval_authority",
-            f"{approver.handle} is not staffed as approver on {', '.join(sorted(missing)) or '-'}",
-        )
+    lacking = authority_refusal(approver, approver_staffing, held.reach, now)
+    if lacking is not None:
+        return lacking
     if request.verdict is ApprovalVerdict.APPROVE:
         return ReviewResult(
             accepted=True,
@@ -100,6 +96,22 @@ def review(
         rule="denied_by_authority",
         reason=request.reason or f"denied by {approver.handle}",
     )
+
+
+def authority_refusal(
+    approver: Principal, staffing: tuple[Staffing, ...], reach: tuple[str, ...], now: datetime
+) -> ReviewResult | None:
+    """Refused (``no_approval_authority``) unless ``approver`` is staffed as approver, now,
+    on every project of ``reach`` (a hold that reaches nothing no one may decide). The web
+    console asks it before a person sends an approval, to say why it would be refused."""
+    authority = current_projects(staffing, now, StaffRole.APPROVER, approver.id)
+    missing = set(reach) - authority
+    if missing or not reach:
+        return refused(
+            "no_approval_authority",
+            f"{approver.handle} is not staffed as approver on {', '.join(sorted(missing)) or '-'}",
+        )
+    return None
 
 
 def reconfirm(held: Decision, now: Decision) -> ReviewResult | None:

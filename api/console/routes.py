@@ -1,0 +1,478 @@
+"""The console's pages. Each is a thin view over a use case, read as the signed-in person
+may read it; each form is checked for its CSRF token and goes through the front door as
+an acting API request does (the token proven again, the budgets charged)."""
+
+from __future__ import annotations
+
+import secrets
+import uuid
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+from urllib.parse import parse_qs, quote, urlsplit
+
+from fastapi import APIRouter, Request
+from fastapi.responses import HTMLResponse, RedirectResponse, Response
+from fastapi.templating import Jinja2Templates
+
+from api.console import oidc
+from api.console import session as cookies
+from api.console.actions import ActRequest, act
+from api.console.session import LoginState, Session
+from api.deps import is_loopback
+from domain.errors import Conflict, Forbidden, NotFound, Unavailable
+from domain.ingress import ConsoleSignIn, Refusal, Unauthenticated
+from domain.model import IdentityKind, StaffRole
+from domain.needs_you.items import ActionKind, ItemKind, QueueItem
+from domain.starter import STARTER_FLEET
+from usecases import audit, counterfactual, ingress, memory, needs_you, organization, runs
+from usecases.context import Ports
+
+router = APIRouter(prefix="/console", include_in_schema=False)
+templates = Jinja2Templates(directory=Path(__file__).parent / "templates")
+templates.env.globals["ActionKind"] = ActionKind
+
+Page = Callable[[Ports, str, Session], Awaitable[Response]]
+
+
+def _ports(request: Request) -> Ports:
+    return request.app.state.ports  # type: ignore[no-any-return]
+
+
+def _config(ports: Ports) -> ConsoleSignIn:
+    if ports.console is None:
+        raise Unavailable(
+            "the console needs an identity provider: VERLETICA_OIDC_ISSUER, _AUDIENCE and "
+            "_JWKS (or `verletica up`, whose local issuer it uses)"
+        )
+    return ports.console
+
+
+def render(request: Request, name: str, code: int = 200, **context: Any) -> HTMLResponse:
+    """A page, with what every page shows (who is signed in, the CSRF token)."""
+    return templates.TemplateResponse(request, name, context, status_code=code)
+
+
+def _back(path: str) -> str:
+    """Only a console path may be gone back to after sign-in."""
+    return path if path.startswith("/console/") and "//" not in path else "/console/"
+
+
+def _sign_in_first(request: Request) -> RedirectResponse:
+    target = quote(_back(request.url.path), safe="/")
+    return RedirectResponse(f"/console/signin?next={target}", status_code=303)
+
+
+def _prove(request: Request, ports: Ports, found: Session, acting: bool) -> str:
+    """The principal the session's ID token proves, as the API proves a bearer token
+    (checked again on every request; an acting one is charged and its nonce kept)."""
+    server = request.scope.get("server")
+    return ingress.guarded(
+        ports,
+        "console",
+        request.url.path,
+        lambda: ingress.api_caller(
+            ports,
+            bearer=found.id_token,
+            nonce=uuid.uuid4().hex,
+            dev_principal=None,
+            acting=acting,
+            loopback=server is None or is_loopback(server[0]),
+        ),
+    )
+
+
+async def _form(request: Request, found: Session) -> dict[str, str]:
+    """A form's fields, once its CSRF token and origin hold."""
+    raw = (await request.body()).decode("utf-8", "replace")
+    fields = {k: v[0] for k, v in parse_qs(raw, keep_blank_values=True).items()}
+    origin = request.headers.get("origin")
+    if origin is not None and urlsplit(origin).netloc != request.url.netloc:
+        raise Forbidden("the form was sent from another site")
+    if not secrets.compare_digest(fields.get("csrf", ""), found.csrf):
+        raise Forbidden("the form's CSRF token is missing or stale: reload the page")
+    return fields
+
+
+async def _page(
+    request: Request, page: Page, acting: bool = False, unlinked: bool = False
+) -> Response:
+    """Run ``page`` for the signed-in person; refusals become pages, not stack traces.
+    A person whose sign-in belongs to no principal yet reaches only ``unlinked`` pages
+    (onboarding), with their token still checked."""
+    ports = _ports(request)
+    key = _config(ports).session_key
+    found = cookies.read(request, key)
+    if found is None:
+        return _sign_in_first(request)
+    try:
+        if found.principal_id is None:
+            if not unlinked:
+                return RedirectResponse("/console/onboard", status_code=303)
+            if ports.tokens is None:
+                raise Unavailable("no token verifier is configured")
+            ports.tokens.verify(found.id_token)
+            principal = ""
+        else:
+            principal = _prove(request, ports, found, acting)
+    except Unauthenticated:
+        response = _sign_in_first(request)
+        cookies.clear(response)
+        return response
+    try:
+        return await page(ports, principal, found)
+    except (Forbidden, Conflict, NotFound, ValueError) as refused:
+        status = {Forbidden: 403, Conflict: 409, NotFound: 404}.get(type(refused), 422)
+        return render(
+            request, "refused.html", status, session=found, message=str(refused), status=status
+        )
+
+
+# sign-in --------------------------------------------------------------------------------
+
+
+@router.get("/", response_model=None)
+async def home(request: Request) -> Response:
+    """The queue, for whoever is signed in."""
+    return RedirectResponse("/console/queue", status_code=303)
+
+
+@router.get("/signin", response_class=HTMLResponse)
+async def signin(request: Request, next: str = "/console/queue") -> HTMLResponse:
+    """Where a person starts: one button, to their organization's identity provider."""
+    _config(_ports(request))
+    return render(request, "signin.html", session=None, next=_back(next))
+
+
+@router.get("/login")
+async def login(request: Request, next: str = "/console/queue") -> RedirectResponse:
+    """Off to the identity provider (authorization code flow, PKCE S256)."""
+    config = _config(_ports(request))
+    authorize, _ = await oidc.endpoints(config)
+    verifier, challenge = oidc.pkce_pair()
+    state, nonce = secrets.token_urlsafe(24), secrets.token_urlsafe(24)
+    redirect = str(request.url_for("callback"))
+    response = RedirectResponse(
+        oidc.authorize_url(authorize, config, redirect, state, nonce, challenge), status_code=303
+    )
+    cookies.start_login(
+        response,
+        request,
+        config.session_key,
+        LoginState(state=state, nonce=nonce, verifier=verifier, next=_back(next)),
+    )
+    return response
+
+
+@router.get("/callback", name="callback", response_model=None)
+async def callback(request: Request, code: str = "", state: str = "") -> Response:
+    """Back from the identity provider: the code redeemed, the ID token verified (its
+    nonce this sign-in's), the session set."""
+    ports = _ports(request)
+    config = _config(ports)
+    pending = cookies.finish_login(request, config.session_key)
+    if pending is None or not code or not secrets.compare_digest(state, pending.state):
+        return render(
+            request,
+            "refused.html",
+            400,
+            session=None,
+            status=400,
+            message="This sign-in is stale or was not started here. Sign in again.",
+        )
+    _, token_endpoint = await oidc.endpoints(config)
+    redirect = str(request.url_for("callback"))
+    if ports.tokens is None:
+        raise Unavailable("no token verifier is configured")
+    try:
+        id_token = await oidc.redeem(token_endpoint, config, code, redirect, pending.verifier)
+        claims = ports.tokens.verify(id_token)
+        if claims.nonce != pending.nonce:
+            raise Unauthenticated(Refusal.REPLAYED, "the ID token answers another sign-in")
+    except (ValueError, Unauthenticated) as refused:
+        return render(
+            request,
+            "refused.html",
+            401,
+            session=None,
+            status=401,
+            message=f"The sign-in did not hold: {refused}",
+        )
+    identity = ports.directory.identity(IdentityKind.OIDC, claims.subject)
+    principal = None if identity is None else ports.directory.find_principal(identity.principal_id)
+    found = Session(
+        id_token=id_token,
+        subject=claims.subject,
+        principal_id=None if principal is None else principal.id,
+        org_id=None if principal is None else principal.org_id,
+        csrf=cookies.new_csrf(),
+        expires_at=claims.expires_at,
+    )
+    target = pending.next if principal is not None else "/console/onboard"
+    response = RedirectResponse(target, status_code=303)
+    cookies.write(response, request, config.session_key, found)
+    response.delete_cookie(cookies.LOGIN_COOKIE, path="/console")
+    return response
+
+
+@router.post("/signout")
+async def signout(request: Request) -> RedirectResponse:
+    """Forget the session (its CSRF token is checked: no other site signs you out)."""
+    ports = _ports(request)
+    found = cookies.read(request, _config(ports).session_key)
+    response = RedirectResponse("/console/signin", status_code=303)
+    if found is not None:
+        await _form(request, found)
+    cookies.clear(response)
+    return response
+
+
+# onboarding -----------------------------------------------------------------------------
+
+
+@router.get("/onboard", response_model=None)
+async def onboard_page(request: Request) -> Response:
+    """A guided form: the firm's name, the founder, and the starter fleet explained."""
+
+    async def page(ports: Ports, principal: str, found: Session) -> Response:
+        if principal:
+            return RedirectResponse("/console/queue", status_code=303)
+        return render(request, "onboard.html", session=found, fleet=STARTER_FLEET, error="")
+
+    return await _page(request, page, unlinked=True)
+
+
+@router.post("/onboard", response_model=None)
+async def onboard(request: Request) -> Response:
+    """Create the organization, its founder (the signed-in person) and its fleet."""
+    ports = _ports(request)
+    key = _config(ports).session_key
+    found = cookies.read(request, key)
+    if found is None or ports.tokens is None:
+        return _sign_in_first(request)
+    if found.principal_id is not None:
+        return RedirectResponse("/console/queue", status_code=303)
+    fields = await _form(request, found)
+    try:
+        ports.tokens.verify(found.id_token)
+    except Unauthenticated:
+        return _sign_in_first(request)
+    try:
+        made = organization.onboard(
+            ports,
+            fields.get("name", ""),
+            fields.get("email", ""),
+            fields.get("founder_name") or None,
+            oidc_subject=found.subject,
+        )
+    except (ValueError, Conflict) as refused:
+        return render(
+            request, "onboard.html", 422, session=found, fleet=STARTER_FLEET, error=str(refused)
+        )
+    found = found.model_copy(update={"principal_id": made.founder.id, "org_id": made.org.id})
+    response = RedirectResponse("/console/workspace", status_code=303)
+    cookies.write(response, request, key, found)
+    return response
+
+
+# the needs-you queue --------------------------------------------------------------------
+
+
+def _org(found: Session) -> str:
+    if found.org_id is None:
+        raise NotFound("you belong to no organization yet")
+    return found.org_id
+
+
+@router.get("/queue", response_model=None)
+async def queue(request: Request, partial: bool = False, message: str = "") -> Response:
+    """What waits for a human, most urgent first; ``partial`` is the list alone (the
+    page fetches it every few seconds, so an item decided elsewhere leaves)."""
+
+    async def page(ports: Ports, principal: str, found: Session) -> Response:
+        view = needs_you.needs_you(ports, _org(found), principal)
+        name = "queue_items.html" if partial else "queue.html"
+        return render(request, name, session=found, queue=view, message=message)
+
+    return await _page(request, page)
+
+
+@router.post("/act", response_model=None)
+async def act_on(request: Request) -> Response:
+    """One action on one item; the refreshed list (script) or the queue page (no script)."""
+
+    async def page(ports: Ports, principal: str, found: Session) -> Response:
+        fields = await _form(request, found)
+        ask = ActRequest.model_validate(fields)
+        done = await act(ports, principal, ask)
+        if request.headers.get("x-console") == "fetch":
+            view = needs_you.needs_you(ports, _org(found), principal)
+            return render(request, "queue_items.html", session=found, queue=view, message=done)
+        back = fields.get("back") or "/console/queue"
+        return RedirectResponse(f"{_back(back)}?message={quote(done)}", status_code=303)
+
+    return await _page(request, page, acting=True)
+
+
+@router.get("/intents/{intent_id}", response_model=None)
+async def held_intent(request: Request, intent_id: str) -> Response:
+    """Why the broker stopped it, what would release it, what it would have done without
+    enforcement, and (for whoever may not approve it) why an approval would be refused."""
+
+    async def page(ports: Ports, principal: str, found: Session) -> Response:
+        cf = counterfactual.counterfactual(ports, intent_id, principal)
+        view = needs_you.needs_you(ports, _org(found), principal)
+        item = next(
+            (
+                i
+                for i in view.items
+                if isinstance(i, QueueItem)
+                and i.kind is ItemKind.HELD_INTENT
+                and i.subject_id == intent_id
+            ),
+            None,
+        )
+        outlook = runs.approval_outlook(ports, intent_id, principal)
+        return render(
+            request,
+            "intent.html",
+            session=found,
+            cf=cf,
+            item=item,
+            outlook=outlook,
+            message=request.query_params.get("message", ""),
+        )
+
+    return await _page(request, page)
+
+
+# workspace, runs, audit, metrics ---------------------------------------------------------
+
+
+@router.get("/workspace", response_model=None)
+async def workspace(request: Request) -> Response:
+    """Projects, staffing (who is on what, since when), barriers, commitments."""
+
+    async def page(ports: Ports, principal: str, found: Session) -> Response:
+        org_id = _org(found)
+        people = {p.id: p for p in organization.principals(ports, org_id, principal)}
+        return render(
+            request,
+            "workspace.html",
+            session=found,
+            org=ports.directory.org(org_id),
+            people=people,
+            projects=organization.projects(ports, org_id, principal),
+            staffing=organization.staffing(ports, org_id, principal),
+            barriers=ports.directory.barriers(org_id),
+            commitments=organization.commitments(ports, org_id, principal),
+            founder=principal == ports.directory.org(org_id).founder_id,
+            message=request.query_params.get("message", ""),
+        )
+
+    return await _page(request, page)
+
+
+@router.post("/workspace", response_model=None)
+async def change_workspace(request: Request) -> Response:
+    """A project, a staffing or a barrier added (the founder's, through the same use
+    cases as the API, on the record)."""
+
+    async def page(ports: Ports, principal: str, found: Session) -> Response:
+        fields = await _form(request, found)
+        org_id = _org(found)
+        what = fields.get("change")
+        if what == "project":
+            organization.add_project(
+                ports, org_id, principal, fields.get("slug", ""), fields.get("name", "")
+            )
+            done = f"project {fields.get('slug')} added"
+        elif what == "staff":
+            organization.staff(
+                ports,
+                org_id,
+                principal,
+                fields.get("principal_id", ""),
+                fields.get("project", ""),
+                StaffRole(fields.get("role", "member")),
+            )
+            done = "staffed"
+        elif what == "barrier":
+            groups = [
+                [p.strip() for p in fields.get(side, "").split(",") if p.strip()]
+                for side in ("left", "right")
+            ]
+            organization.add_barrier(ports, org_id, principal, fields.get("name", ""), groups)
+            done = f"barrier {fields.get('name')} raised"
+        else:
+            raise ValueError("unknown change")
+        return RedirectResponse(f"/console/workspace?message={quote(done)}", status_code=303)
+
+    return await _page(request, page, acting=True)
+
+
+@router.get("/runs", response_model=None)
+async def run_list(request: Request) -> Response:
+    """The runs you may read, newest first."""
+
+    async def page(ports: Ports, principal: str, found: Session) -> Response:
+        org_id = _org(found)
+        handles = {p.id: p.handle for p in organization.principals(ports, org_id, principal)}
+        listed = runs.recent_runs(ports, org_id, principal)
+        return render(request, "runs.html", session=found, runs=listed, handles=handles)
+
+    return await _page(request, page)
+
+
+@router.get("/runs/{run_id}", response_model=None)
+async def run_detail(request: Request, run_id: str) -> Response:
+    """A run: node states, decisions, the memory released to it, the Temporal UI link."""
+
+    async def page(ports: Ports, principal: str, found: Session) -> Response:
+        view = await runs.run_view(ports, run_id, principal)
+        return render(request, "run.html", session=found, run=view)
+
+    return await _page(request, page)
+
+
+@router.get("/audit", response_model=None)
+async def audit_page(
+    request: Request, actor: str = "", stage: str = "", rule: str = ""
+) -> Response:
+    """The chain with its verification, filtered by actor, stage and rule; the memory
+    read log."""
+
+    async def page(ports: Ports, principal: str, found: Session) -> Response:
+        org_id = _org(found)
+        trail = audit.audit(ports, org_id, principal, verify=True)
+        handles = {p.id: p.handle for p in organization.principals(ports, org_id, principal)}
+        entries = [
+            e
+            for e in trail.entries
+            if (not actor or handles.get(e.actor, e.actor) == actor or e.actor == actor)
+            and (not stage or e.stage == stage)
+            and (not rule or e.rule == rule)
+        ]
+        return render(
+            request,
+            "audit.html",
+            session=found,
+            trail=trail,
+            entries=entries[-500:],
+            handles=handles,
+            reads=memory.reads(ports, org_id, principal)[-200:],
+            filters={"actor": actor, "stage": stage, "rule": rule},
+        )
+
+    return await _page(request, page)
+
+
+@router.get("/metrics", response_model=None)
+async def metrics_page(request: Request) -> Response:
+    """The autonomy metrics, as bars."""
+
+    async def page(ports: Ports, principal: str, found: Session) -> Response:
+        numbers = needs_you.metrics(ports, _org(found), principal)
+        return render(request, "metrics.html", session=found, m=numbers)
+
+    return await _page(request, page)

@@ -1,0 +1,108 @@
+"""The console's cookies: a session (the person's ID token, their principal, a CSRF
+token) and the short-lived state of a sign-in in progress (PKCE verifier, state, nonce),
+each signed with the console's key so that no browser can forge or alter one."""
+
+from __future__ import annotations
+
+import secrets
+from typing import Any
+
+from fastapi import Request, Response
+from itsdangerous import BadSignature, URLSafeTimedSerializer
+from pydantic import BaseModel
+
+SESSION_COOKIE = "vl_session"
+LOGIN_COOKIE = "vl_login"
+SESSION_SECONDS = 8 * 3600
+"""A session lasts at most this long (and never past its ID token's expiry)."""
+LOGIN_SECONDS = 600
+
+
+class Session(BaseModel):
+    """Who is signed in: their verified ID token (the front door proves it again on every
+    request), their subject and principal, and the token every form must carry."""
+
+    id_token: str
+    subject: str
+    principal_id: str | None = None
+    """None until they found an organization (or are linked to one)."""
+    org_id: str | None = None
+    csrf: str
+    expires_at: int
+
+
+class LoginState(BaseModel):
+    """A sign-in in progress: what the callback must see again."""
+
+    state: str
+    nonce: str
+    verifier: str
+    next: str = "/console/"
+
+
+def _signer(key: bytes, purpose: str) -> URLSafeTimedSerializer:
+    return URLSafeTimedSerializer(key, salt=f"verletica console {purpose}")
+
+
+def secure(request: Request) -> bool:
+    """Cookies are ``Secure`` everywhere but on this machine (plain http on localhost)."""
+    host = (request.url.hostname or "").lower()
+    return not (host in ("localhost", "testserver") or host.startswith("127."))
+
+
+def _set(response: Response, request: Request, name: str, value: str, max_age: int) -> None:
+    response.set_cookie(
+        name,
+        value,
+        max_age=max_age,
+        httponly=True,
+        secure=secure(request),
+        samesite="lax",
+        path="/console",
+    )
+
+
+def read(request: Request, key: bytes) -> Session | None:
+    """The session the request carries, if its signature and age hold."""
+    raw = request.cookies.get(SESSION_COOKIE)
+    if not raw:
+        return None
+    try:
+        data: dict[str, Any] = _signer(key, "session").loads(raw, max_age=SESSION_SECONDS)
+        return Session.model_validate(data)
+    except (BadSignature, ValueError):
+        return None
+
+
+def write(response: Response, request: Request, key: bytes, session: Session) -> None:
+    """Set the session cookie."""
+    value = _signer(key, "session").dumps(session.model_dump())
+    _set(response, request, SESSION_COOKIE, value, SESSION_SECONDS)
+
+
+def clear(response: Response) -> None:
+    """Sign out: forget the session."""
+    response.delete_cookie(SESSION_COOKIE, path="/console")
+
+
+def new_csrf() -> str:
+    """A fresh CSRF token for a new session."""
+    return secrets.token_urlsafe(24)
+
+
+def start_login(response: Response, request: Request, key: bytes, login: LoginState) -> None:
+    """Remember a sign-in in progress for the callback (ten minutes at most)."""
+    value = _signer(key, "login").dumps(login.model_dump())
+    _set(response, request, LOGIN_COOKIE, value, LOGIN_SECONDS)
+
+
+def finish_login(request: Request, key: bytes) -> LoginState | None:
+    """The sign-in in progress, if its cookie holds."""
+    raw = request.cookies.get(LOGIN_COOKIE)
+    if not raw:
+        return None
+    try:
+        data: dict[str, Any] = _signer(key, "login").loads(raw, max_age=LOGIN_SECONDS)
+        return LoginState.model_validate(data)
+    except (BadSignature, ValueError):
+        return None

@@ -1,0 +1,316 @@
+"""The web console in a real browser: Debian's Chromium, headless, driven by Playwright
+(no browser is downloaded), against the API and the local issuer served over HTTP on
+this machine, a worker and the real Temporal dev server.
+
+Sign-in is the authorization code flow with PKCE through the issuer's sign-in page;
+then a founder approves a held payment in place (dispatched once), denies another,
+confirms an extracted commitment and resolves a finding twice (the second shows the
+conflict); an approver without authority is told why; an East member sees a West item
+as withheld, never its content; a newcomer onboards a firm."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import shutil
+import socket
+import threading
+import time
+from collections.abc import AsyncIterator, Iterator
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import pytest
+import uvicorn
+from fastapi import FastAPI
+from playwright.async_api import Browser, Page, async_playwright, expect
+from sqlalchemy import func, select
+from temporalio.testing import WorkflowEnvironment
+
+from adapters.ingress.local_issuer import LOCAL_AUDIENCE, LocalIssuer
+from adapters.ingress.oidc import KeySet, OidcVerifier
+from adapters.models.scripted import ScriptedProvider
+from adapters.store.store import Store
+from adapters.store.tables import PaymentRow
+from api.app import create_app
+from api.issuer import create_issuer_app
+from domain.ingress import ConsoleSignIn
+from domain.model import Identity, IdentityKind, ReviewState, SpendCap
+from tests.conftest import TEST_KEYS, Firm, StaticKeys, make_settings, utc_now, wire
+from tests.integration.test_needs_you import _filed_pair
+from tests.support import model_reply, pay_action
+from usecases import organization, runs
+from usecases.context import Ports
+from worker.bootstrap import build_worker
+
+pytestmark = pytest.mark.temporal
+
+CHROMIUM = os.environ.get("VERLETICA_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
+if not Path(CHROMIUM).exists():
+    raise RuntimeError(
+        f"The console's browser tests need Debian's Chromium at {CHROMIUM} "
+        "(apt-get install chromium; .ci/run installs it), or VERLETICA_CHROMIUM=<path>."
+    )
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+class Served:
+    """An ASGI app served by uvicorn on a loopback port, in a thread."""
+
+    def __init__(self, app: FastAPI, port: int) -> None:
+        self.url = f"http://127.0.0.1:{port}"
+        config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning")
+        self.server = uvicorn.Server(config)
+        self.thread = threading.Thread(target=self.server.run, daemon=True)
+
+    def __enter__(self) -> Served:
+        self.thread.start()
+        deadline = time.monotonic() + 20
+        while not self.server.started:
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"{self.url} did not start")
+            time.sleep(0.05)
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.server.should_exit = True
+        self.thread.join(timeout=10)
+
+
+class Console:
+    """The firm, the console's URL, the issuer, and a browser to drive them."""
+
+    def __init__(self, svc: Ports, store: Store, url: str, browser: Browser) -> None:
+        self.svc, self.store, self.url, self.browser = svc, store, url, browser
+        self.firm = Firm(svc)
+        for who, email in (
+            (self.firm.founder, "ada@hv.example"),
+            (self.firm.associate, "ben@hv.example"),
+        ):
+            _link(svc, who, email)
+
+    async def signed_in(self, email: str) -> Page:
+        """A new browser context signed in as ``email`` through the issuer's page."""
+        context = await self.browser.new_context()
+        page = await context.new_page()
+        await page.goto(f"{self.url}/console/queue")
+        await page.get_by_role("link", name="Sign in with your identity provider").click()
+        await page.get_by_label("Your email").fill(email)
+        await page.get_by_role("button", name="Sign in").click()
+        await page.wait_for_url("**/console/**")
+        return page
+
+    def payments(self) -> int:
+        with self.store.db.transaction() as s:
+            return int(s.execute(select(func.count()).select_from(PaymentRow)).scalar_one())
+
+
+def _link(svc: Ports, principal_id: str, email: str) -> None:
+    person = svc.directory.find_principal(principal_id)
+    assert person is not None
+    founder = svc.directory.org(person.org_id).founder_id
+    with svc.configuration.change(person.org_id, founder, svc.clock) as change:
+        change.link_identity(
+            Identity(
+                org_id=person.org_id,
+                kind=IdentityKind.OIDC,
+                external_id=email,
+                principal_id=principal_id,
+            )
+        )
+
+
+@pytest.fixture(scope="module")
+def issuer() -> Iterator[tuple[LocalIssuer, str]]:
+    port = _free_port()
+    local = LocalIssuer.generate(f"http://127.0.0.1:{port}")
+    with Served(create_issuer_app(local), port) as served:
+        yield local, served.url
+
+
+@pytest.fixture
+async def console(
+    temporal_env: WorkflowEnvironment, sqlite_url: str, issuer: tuple[LocalIssuer, str]
+) -> AsyncIterator[Console]:
+    local, issuer_url = issuer
+    settings = make_settings(database_url=sqlite_url)
+    store = Store.open(sqlite_url, TEST_KEYS, migrate_schema=False)
+    svc = replace(
+        wire(store, temporal_env.client, settings, utc_now),
+        tokens=OidcVerifier(issuer_url, LOCAL_AUDIENCE, KeySet(StaticKeys(local.jwks()))),
+        console=ConsoleSignIn(
+            issuer=issuer_url, client_id=LOCAL_AUDIENCE, session_key=bytes(range(32))
+        ),
+    )
+    port = _free_port()
+    async with (
+        build_worker(temporal_env.client, settings, store, model=ScriptedProvider()),
+        async_playwright() as playwright,
+    ):
+        browser = await playwright.chromium.launch(
+            executable_path=CHROMIUM, headless=True, args=["--no-sandbox"]
+        )
+        with Served(create_app(settings, svc), port) as api:
+            yield Console(svc, store, api.url, browser)
+        await browser.close()
+    store.close()
+
+
+async def _held(c: Console, invoice: str) -> str:
+    """A payment of Ledger's, held for a human; its intent id."""
+    started = await runs.start_run(
+        c.svc,
+        c.firm.org,
+        c.firm.founder,
+        c.firm.agents["ledger"],
+        "pay",
+        model_reply(pay_action(invoice)),
+    )
+    for _ in range(300):
+        view = await runs.run_view(c.svc, started.run_id, c.firm.founder)
+        if view.state is not None and view.state.status == "needs_human":
+            return view.state.intents[0].intent.id
+        await asyncio.sleep(0.1)
+    raise TimeoutError("the payment was not held")
+
+
+def _item(page: Page, subject: str) -> Any:
+    return page.locator(f'li.item[data-subject="{subject}"]')
+
+
+async def test_a_founder_approves_a_held_payment_in_place_and_it_is_paid_once(
+    console: Console,
+) -> None:
+    intent = await _held(console, "WEB-1")
+    page = await console.signed_in("ada@hv.example")
+    item = _item(page, intent)
+    await expect(item).to_be_visible()
+    await expect(item).to_contain_text("money_over_threshold")  # its evidence: the rule
+    await item.get_by_role("button", name="Approve").click()
+    await expect(page.get_by_role("status").first).to_contain_text("approval sent")
+    await expect(item).to_have_count(0)  # it left the queue, without a reload
+    for _ in range(100):
+        if console.payments() == 1:
+            break
+        await asyncio.sleep(0.1)
+    assert console.payments() == 1
+    await asyncio.sleep(1)
+    assert console.payments() == 1  # once
+
+
+async def test_a_founder_denies_a_held_payment_and_nothing_is_paid(console: Console) -> None:
+    intent = await _held(console, "WEB-2")
+    page = await console.signed_in("ada@hv.example")
+    await page.goto(f"{console.url}/console/intents/{intent}")
+    await expect(
+        page.get_by_role("heading", name="payments.pay: why it was stopped")
+    ).to_be_visible()
+    await expect(page.locator("#side")).to_be_visible()  # the counterfactual, side by side
+    await expect(page.get_by_text("Your approval would be refused")).to_have_count(0)
+    await page.get_by_label("Reason (deny)").fill("not this month")
+    await page.get_by_role("button", name="Deny").click()
+    await expect(page.get_by_role("status").first).to_contain_text("denial sent")
+    await asyncio.sleep(1)
+    assert console.payments() == 0
+
+
+async def test_an_approver_without_authority_is_told_why_before_and_after(
+    console: Console,
+) -> None:
+    intent = await _held(console, "WEB-3")
+    page = await console.signed_in("ben@hv.example")  # a member of East, not an approver
+    await page.goto(f"{console.url}/console/intents/{intent}")
+    warning = page.locator("#outlook")
+    await expect(warning).to_contain_text("Your approval would be refused")
+    await expect(warning).to_contain_text("not staffed as approver on east")
+    await page.get_by_role("button", name="Approve").click()
+    refused = page.get_by_role("alert")
+    await expect(refused).to_contain_text("recorded and refused by the broker")
+    assert console.payments() == 0
+
+
+async def test_a_commitment_confirmed_and_a_finding_resolved_twice_shows_the_conflict(
+    console: Console,
+) -> None:
+    firm = console.firm
+    cap = organization.add_commitment(
+        console.svc,
+        firm.org,
+        firm.founder,
+        "Atlas cap",
+        SpendCap(limit_cents=500_000, currency="USD"),
+        "engagement letter",
+        projects=("east",),
+    )
+    _, finding, _ = _filed_pair(firm)
+    first = await console.signed_in("ada@hv.example")
+    await _item(first, cap.id).get_by_role("button", name="Confirm").click()
+    await expect(first.get_by_role("status").first).to_contain_text("commitment confirmed")
+    confirmed = [
+        c for c in organization.commitments(console.svc, firm.org, firm.founder) if c.id == cap.id
+    ]
+    assert confirmed[0].state is ReviewState.CONFIRMED
+
+    # Two tabs on the same finding: the first resolves it, the second (stale) tries too.
+    second = await console.signed_in("ada@hv.example")
+    for tab, why in ((first, "the cap was renewed"), (second, "renewed again")):
+        item = _item(tab, finding)
+        await item.get_by_label("Reason").fill(why)
+        await item.get_by_role("button", name="Resolve").click()
+    await expect(first.get_by_role("status").first).to_contain_text("finding resolved")
+    await expect(second.get_by_role("alert").first).to_contain_text("resolved already")
+
+
+async def test_an_east_member_sees_a_west_item_as_withheld_never_its_content(
+    console: Console,
+) -> None:
+    firm = console.firm
+    organization.add_commitment(
+        console.svc,
+        firm.org,
+        firm.founder,
+        "Birch exclusivity",
+        SpendCap(limit_cents=900_000, currency="USD"),
+        "Birch letter",
+        projects=("west",),
+    )
+    page = await console.signed_in("ben@hv.example")
+    withheld = page.locator('li.item[data-kind="withheld"]')
+    await expect(withheld).to_have_count(1)
+    await expect(withheld).to_contain_text("you may not read")
+    assert "Birch exclusivity" not in await page.content()
+
+
+async def test_a_newcomer_signs_in_and_onboards_a_firm(console: Console) -> None:
+    page = await console.signed_in("cleo@newfirm.example")
+    await expect(page.get_by_role("heading", name="Set up your firm")).to_be_visible()
+    await expect(page.get_by_text("Ledger (ledger)")).to_be_visible()  # the fleet explained
+    await page.get_by_label("Firm name").fill("Cleo & Co")
+    await page.get_by_label("Your name").fill("Cleo")
+    await page.get_by_role("button", name="Create the firm and its starter fleet").click()
+    await expect(page.get_by_role("heading", name="Cleo & Co")).to_be_visible()
+    await page.get_by_label("Key").fill("ops")
+    await page.get_by_label("Project name").fill("Operations")
+    await page.get_by_role("button", name="Add project").click()
+    await expect(page.get_by_role("status")).to_contain_text("project ops added")
+
+
+async def test_the_queue_is_keyboard_navigable_and_readable_without_script(
+    console: Console,
+) -> None:
+    await _held(console, "WEB-4")
+    page = await console.signed_in("ada@hv.example")
+    await page.keyboard.press("j")
+    focused = await page.evaluate("document.activeElement.className")
+    assert "item" in focused
+    context = await console.browser.new_context(java_script_enabled=False)
+    bare = await context.new_page()
+    await bare.context.add_cookies(await page.context.cookies())
+    await bare.goto(f"{console.url}/console/queue")
+    await expect(bare.locator("li.item").first).to_contain_text("payments.pay")
