@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: install lock upgrade demo up test lint contracts bench chaos train-screen eval-memory eval-learning clean
+.PHONY: install lock upgrade demo up test lint contracts bench chaos screenshots train-screen eval-memory eval-learning clean
 
 LOCK_FLAGS := --quiet --generate-hashes --extra dev --strip-extras --allow-unsafe \
 	--no-emit-index-url --no-emit-trusted-host --no-emit-find-links
@@ -67,6 +67,11 @@ contracts: $(STAMP)
 bench: $(STAMP)
 	VERLETICA_TEST_POSTGRES_URL=$${VERLETICA_TEST_POSTGRES_URL:-postgresql://postgres@127.0.0.1:5432/test} \
 		$(BIN)/python -m bench $(BENCH_ARGS)
+
+## make screenshots: a PNG of every web console page, with the demo's data, in
+## docs/screenshots (needs Debian's chromium: apt-get install chromium).
+screenshots: $(STAMP)
+	$(BIN)/python -m api.screenshots
 
 ## make chaos: kill and restart workers (and Temporal once) under load; check what must hold.
 chaos: $(STAMP)

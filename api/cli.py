@@ -1072,8 +1072,8 @@ def _stop_on_signals() -> None:
 
 
 def _stack_session(play: bool, keep_running: bool | None) -> None:
+    from api.demo import DemoReport, render
     from api.demo import play as play_demo
-    from api.demo import render
     from api.stack import Stack
 
     settings = Settings()
@@ -1087,7 +1087,10 @@ def _stack_session(play: bool, keep_running: bool | None) -> None:
                 "unset VERLETICA_OIDC_ISSUER/_AUDIENCE/_JWKS to play it"
             )
         stack.start()
-        console.print(f"API {stack.api_url}  ·  Temporal UI {settings.temporal_ui_url}")
+        console.print(
+            f"API {stack.api_url}  ·  Web console {stack.api_url}/console/  ·  "
+            f"Temporal UI {settings.temporal_ui_url}"
+        )
         if stack.local_issuer:
             console.print(
                 f"Local OIDC issuer {settings.local_issuer_url} (development only): "
@@ -1096,11 +1099,18 @@ def _stack_session(play: bool, keep_running: bool | None) -> None:
         if play:
             issuer = stack.issuer()
 
-            async def go() -> None:
+            async def go() -> DemoReport:
                 async with httpx.AsyncClient(base_url=stack.api_url, timeout=30) as http:
-                    render(await play_demo(http, issuer.mint, console), console)
+                    report = await play_demo(http, issuer.mint, console)
+                    render(report, console)
+                    return report
 
-            asyncio.run(go())
+            played = asyncio.run(go())
+            console.print(
+                f"[bold]Web console[/] {stack.api_url}/console/ — sign in as "
+                f"{played.founder_subject} (Ada, the founder) or {played.associate_subject} "
+                "(Ben, a member of East)"
+            )
         if keep_running is None:
             keep_running = sys.stdin.isatty()
         if keep_running:

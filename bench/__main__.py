@@ -8,7 +8,9 @@ the same run, with its target.
 - pure stages: p99 of the broker's stages on a large organization against a small one;
 - chain: verification against SHA-256 over the same entries;
 - memory: a gated top-10 similarity query over 10k and 100k records against an ungated
-  numpy top-10, and ingestion against embedding alone.
+  numpy top-10, and ingestion against embedding alone;
+- console: the web console's pages with 1,000 items in the needs-you queue, server time
+  in process, against the same queue as JSON from the API.
 
 PostgreSQL figures need ``VERLETICA_TEST_POSTGRES_URL`` (a server where a database can be
 created); without it they are skipped, and the table says so.
@@ -27,6 +29,7 @@ import typer
 from rich.console import Console
 
 from bench import chain, decisions, memory, pure, runs
+from bench import console as pages
 from bench.figures import Figure, print_figures
 from bench.stack import database
 
@@ -41,6 +44,7 @@ class Part(StrEnum):
     PURE = "pure"
     CHAIN = "chain"
     MEMORY = "memory"
+    CONSOLE = "console"
 
 
 def _run_figures(kind: str, where: str, quick: bool) -> list[Figure]:
@@ -211,6 +215,35 @@ def _memory_figures(kind: str, where: str, quick: bool) -> list[Figure]:
     return figures
 
 
+def _console_figures(kind: str, where: str, quick: bool) -> list[Figure]:
+    with database(kind) as url:
+        got = pages.measure(url, items=200 if quick else 1000, requests=10 if quick else 30)
+    figures = []
+    for path, name in (
+        ("/console/queue", "console: needs-you page"),
+        ("/console/queue?partial=1", "console: queue refresh (partial)"),
+        ("/console/audit", "console: audit page (verified)"),
+        ("/console/workspace", "console: workspace page"),
+    ):
+        for stat, value, base in (
+            ("p50", got.p50_ms[path], got.json_p50_ms),
+            ("p95", got.p95_ms[path], got.json_p95_ms),
+        ):
+            figures.append(
+                Figure(
+                    f"{name} {stat}, {got.items:,} queue items",
+                    where,
+                    value,
+                    base,
+                    "ms",
+                    "the queue as JSON (API)",
+                    "≤ 300 ms",
+                    value <= 300,
+                )
+            )
+    return figures
+
+
 @app.command()
 def main(
     only: Annotated[
@@ -243,6 +276,9 @@ def main(
         if Part.MEMORY in parts:
             console.print(f"memory on {where} …")
             figures += _memory_figures(kind, where, quick)
+        if Part.CONSOLE in parts:
+            console.print(f"console on {where} …")
+            figures += _console_figures(kind, where, quick)
         if Part.RUNS in parts:
             console.print(f"runs on {where} …")
             figures += _run_figures(kind, where, quick)

@@ -7,13 +7,17 @@ import asyncio
 import contextlib
 import json
 import signal
+import socket
 import threading
+import time
 import uuid
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from datetime import datetime, timedelta
 from typing import Any
 
+import uvicorn
+from fastapi import FastAPI
 from temporalio.client import (
     Client,
     ScheduleActionStartWorkflow,
@@ -191,3 +195,33 @@ async def serving(settings: Settings, client: Client) -> AsyncIterator[None]:
         for schedule in (HEARTBEAT_SCHEDULE, LEARNING_SCHEDULE, RELAY_SCHEDULE):
             with contextlib.suppress(RPCError):
                 await client.get_schedule_handle(schedule).delete()
+
+
+def free_port() -> int:
+    """A free TCP port on this machine's loopback address."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+class Served:
+    """An ASGI app served by uvicorn on a loopback port, in a thread."""
+
+    def __init__(self, app: FastAPI, port: int) -> None:
+        self.url = f"http://127.0.0.1:{port}"
+        config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning")
+        self.server = uvicorn.Server(config)
+        self.thread = threading.Thread(target=self.server.run, daemon=True)
+
+    def __enter__(self) -> Served:
+        self.thread.start()
+        deadline = time.monotonic() + 20
+        while not self.server.started:
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"{self.url} did not start")
+            time.sleep(0.05)
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.server.should_exit = True
+        self.thread.join(timeout=10)

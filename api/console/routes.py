@@ -284,15 +284,35 @@ def _org(found: Session) -> str:
     return found.org_id
 
 
+QUEUE_PAGE = 50
+"""Items on one page of the queue (the most urgent first; the rest a page away)."""
+
+
+def _queue_page(view: needs_you.NeedsYou, start: int) -> dict[str, Any]:
+    """One page of the queue, and where the others start."""
+    start = max(0, min(start, max(len(view.items) - 1, 0)))
+    shown = view.items[start : start + QUEUE_PAGE]
+    return {
+        "queue": view,
+        "shown": shown,
+        "start": start,
+        "before": max(start - QUEUE_PAGE, 0) if start else None,
+        "after": start + QUEUE_PAGE if start + QUEUE_PAGE < len(view.items) else None,
+    }
+
+
 @router.get("/queue", response_model=None)
-async def queue(request: Request, partial: bool = False, message: str = "") -> Response:
-    """What waits for a human, most urgent first; ``partial`` is the list alone (the
-    page fetches it every few seconds, so an item decided elsewhere leaves)."""
+async def queue(
+    request: Request, partial: bool = False, message: str = "", start: int = 0
+) -> Response:
+    """What waits for a human, most urgent first, a page at a time; ``partial`` is the
+    list alone (the page fetches it every few seconds, so an item decided elsewhere
+    leaves)."""
 
     async def page(ports: Ports, principal: str, found: Session) -> Response:
         view = needs_you.needs_you(ports, _org(found), principal)
         name = "queue_items.html" if partial else "queue.html"
-        return render(request, name, session=found, queue=view, message=message)
+        return render(request, name, session=found, message=message, **_queue_page(view, start))
 
     return await _page(request, page)
 
@@ -307,7 +327,14 @@ async def act_on(request: Request) -> Response:
         done = await act(ports, principal, ask)
         if request.headers.get("x-console") == "fetch":
             view = needs_you.needs_you(ports, _org(found), principal)
-            return render(request, "queue_items.html", session=found, queue=view, message=done)
+            start = int(fields.get("start") or 0)
+            return render(
+                request,
+                "queue_items.html",
+                session=found,
+                message=done,
+                **_queue_page(view, start),
+            )
         back = fields.get("back") or "/console/queue"
         return RedirectResponse(f"{_back(back)}?message={quote(done)}", status_code=303)
 
@@ -435,6 +462,10 @@ async def run_detail(request: Request, run_id: str) -> Response:
     return await _page(request, page)
 
 
+AUDIT_SHOWN = 200
+"""The newest entries the audit page lists (filters narrow them; the API has them all)."""
+
+
 @router.get("/audit", response_model=None)
 async def audit_page(
     request: Request, actor: str = "", stage: str = "", rule: str = ""
@@ -458,9 +489,10 @@ async def audit_page(
             "audit.html",
             session=found,
             trail=trail,
-            entries=entries[-500:],
+            entries=entries[-AUDIT_SHOWN:][::-1],
+            more=max(len(entries) - AUDIT_SHOWN, 0),
             handles=handles,
-            reads=memory.reads(ports, org_id, principal)[-200:],
+            reads=memory.reads(ports, org_id, principal)[-AUDIT_SHOWN:][::-1],
             filters={"actor": actor, "stage": stage, "rule": rule},
         )
 

@@ -13,17 +13,12 @@ from __future__ import annotations
 import asyncio
 import os
 import shutil
-import socket
-import threading
-import time
 from collections.abc import AsyncIterator, Iterator
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import pytest
-import uvicorn
-from fastapi import FastAPI
 from playwright.async_api import Browser, Page, async_playwright, expect
 from sqlalchemy import func, select
 from temporalio.testing import WorkflowEnvironment
@@ -39,7 +34,7 @@ from domain.ingress import ConsoleSignIn
 from domain.model import Identity, IdentityKind, ReviewState, SpendCap
 from tests.conftest import TEST_KEYS, Firm, StaticKeys, make_settings, utc_now, wire
 from tests.integration.test_needs_you import _filed_pair
-from tests.support import model_reply, pay_action
+from tests.support import Served, free_port, model_reply, pay_action
 from usecases import organization, runs
 from usecases.context import Ports
 from worker.bootstrap import build_worker
@@ -52,35 +47,6 @@ if not Path(CHROMIUM).exists():
         f"The console's browser tests need Debian's Chromium at {CHROMIUM} "
         "(apt-get install chromium; .ci/run installs it), or VERLETICA_CHROMIUM=<path>."
     )
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-class Served:
-    """An ASGI app served by uvicorn on a loopback port, in a thread."""
-
-    def __init__(self, app: FastAPI, port: int) -> None:
-        self.url = f"http://127.0.0.1:{port}"
-        config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning")
-        self.server = uvicorn.Server(config)
-        self.thread = threading.Thread(target=self.server.run, daemon=True)
-
-    def __enter__(self) -> Served:
-        self.thread.start()
-        deadline = time.monotonic() + 20
-        while not self.server.started:
-            if time.monotonic() > deadline:
-                raise TimeoutError(f"{self.url} did not start")
-            time.sleep(0.05)
-        return self
-
-    def __exit__(self, *_: object) -> None:
-        self.server.should_exit = True
-        self.thread.join(timeout=10)
 
 
 class Console:
@@ -128,7 +94,7 @@ def _link(svc: Ports, principal_id: str, email: str) -> None:
 
 @pytest.fixture(scope="module")
 def issuer() -> Iterator[tuple[LocalIssuer, str]]:
-    port = _free_port()
+    port = free_port()
     local = LocalIssuer.generate(f"http://127.0.0.1:{port}")
     with Served(create_issuer_app(local), port) as served:
         yield local, served.url
@@ -148,7 +114,7 @@ async def console(
             issuer=issuer_url, client_id=LOCAL_AUDIENCE, session_key=bytes(range(32))
         ),
     )
-    port = _free_port()
+    port = free_port()
     async with (
         build_worker(temporal_env.client, settings, store, model=ScriptedProvider()),
         async_playwright() as playwright,

@@ -1,0 +1,170 @@
+"""The console's sign-in and forms under attack, on SQLite and PostgreSQL, against the
+local issuer served over HTTP: a stale or foreign callback, a replayed code, a forged
+session, a form without its CSRF token or from another site, and the cookies' flags."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import replace
+from urllib.parse import parse_qs, urlsplit
+
+import httpx
+import pytest
+from fastapi.testclient import TestClient
+
+from adapters.ingress.local_issuer import LOCAL_AUDIENCE, LocalIssuer
+from adapters.ingress.oidc import KeySet, OidcVerifier
+from api.app import create_app
+from api.console.session import LOGIN_COOKIE, SESSION_COOKIE
+from api.issuer import create_issuer_app
+from domain.ingress import ConsoleSignIn
+from domain.model import Identity, IdentityKind
+from tests.conftest import Firm, StaticKeys, make_settings
+from tests.support import Served, free_port
+from usecases.context import Ports
+
+BASE = "http://127.0.0.1:8000"
+
+
+@pytest.fixture(scope="module")
+def issuer() -> Iterator[tuple[LocalIssuer, str]]:
+    port = free_port()
+    local = LocalIssuer.generate(f"http://127.0.0.1:{port}")
+    with Served(create_issuer_app(local), port) as served:
+        yield local, served.url
+
+
+@pytest.fixture
+def web(
+    firm: Firm, issuer: tuple[LocalIssuer, str]
+) -> Iterator[tuple[TestClient, Firm, LocalIssuer]]:
+    local, url = issuer
+    ports: Ports = replace(
+        firm.svc,
+        tokens=OidcVerifier(url, LOCAL_AUDIENCE, KeySet(StaticKeys(local.jwks()))),
+        console=ConsoleSignIn(issuer=url, client_id=LOCAL_AUDIENCE, session_key=bytes(32)),
+    )
+    with firm.svc.configuration.change(firm.org, firm.founder, firm.svc.clock) as change:
+        change.link_identity(
+            Identity(
+                org_id=firm.org,
+                kind=IdentityKind.OIDC,
+                external_id="ada@hv.example",
+                principal_id=firm.founder,
+            )
+        )
+    app = create_app(make_settings(), ports)
+    with TestClient(app, base_url=BASE, follow_redirects=False) as client:
+        yield client, firm, local
+
+
+def _authorize(client: TestClient, subject: str) -> str:
+    """Start a sign-in and sign in at the issuer: the callback URL it sends back."""
+    start = client.get("/console/login?next=/console/queue")
+    assert start.status_code == 303
+    authorize = start.headers["location"]
+    page = httpx.get(authorize)
+    assert page.status_code == 200 and "Your email" in page.text
+    fields = dict(re.findall(r'name="(\w+)" value="([^"]*)"', page.text))
+    back = httpx.post(
+        authorize.split("?")[0], data={**fields, "subject": subject}, follow_redirects=False
+    )
+    assert back.status_code == 303, back.text
+    return back.headers["location"]
+
+
+def _signed_in(client: TestClient, subject: str = "ada@hv.example") -> None:
+    callback = _authorize(client, subject)
+    done = client.get(callback.removeprefix(BASE))
+    assert done.status_code == 303 and done.headers["location"] == "/console/queue", done.text
+
+
+def test_a_person_signs_in_with_pkce_and_their_session_is_tightly_kept(web: tuple) -> None:  # type: ignore[type-arg]
+    client, firm, _ = web
+    assert client.get("/console/queue").headers["location"].startswith("/console/signin")
+    start = client.get("/console/login")
+    query = parse_qs(urlsplit(start.headers["location"]).query)
+    assert query["code_challenge_method"] == ["S256"] and query["response_type"] == ["code"]
+    assert "nonce" in query and "state" in query
+    login_cookie = start.headers["set-cookie"]
+    assert LOGIN_COOKIE in login_cookie and "HttpOnly" in login_cookie
+    assert "SameSite=lax" in login_cookie and "Secure" not in login_cookie  # on this machine
+    callback = _authorize(client, "ada@hv.example")
+    done = client.get(callback.removeprefix(BASE))
+    cookie = done.headers["set-cookie"]
+    assert SESSION_COOKIE in cookie and "HttpOnly" in cookie and "Path=/console" in cookie
+    page = client.get("/console/queue")
+    assert page.status_code == 200 and "Needs you" in page.text
+    # The code was spent: the same callback again is refused.
+    again = client.get(callback.removeprefix(BASE))
+    assert again.status_code in (400, 401)
+
+
+def test_a_callback_not_started_here_or_with_another_state_is_refused(web: tuple) -> None:  # type: ignore[type-arg]
+    client, _, _ = web
+    callback = _authorize(client, "ada@hv.example")
+    code = parse_qs(urlsplit(callback).query)["code"][0]
+    forged = client.get(f"/console/callback?code={code}&state=someone-elses")
+    assert forged.status_code == 400 and "stale or was not started here" in forged.text
+    client.cookies.delete(LOGIN_COOKIE, path="/console")
+    stranger = client.get(callback.removeprefix(BASE))
+    assert stranger.status_code == 400
+    assert SESSION_COOKIE not in client.cookies
+
+
+def test_a_forged_or_altered_session_is_no_session(web: tuple) -> None:  # type: ignore[type-arg]
+    client, _, _ = web
+    _signed_in(client)
+    real = client.cookies.get(SESSION_COOKIE, path="/console")
+    assert real is not None
+    assert client.get("/console/queue").status_code == 200
+    for forged in (real[:-3] + ("abc" if not real.endswith("abc") else "xyz"), "e30.forged.sig"):
+        client.cookies.clear()
+        client.cookies.set(SESSION_COOKIE, forged, path="/console")
+        assert client.get("/console/queue").status_code == 303
+
+
+def test_a_form_needs_its_csrf_token_and_this_site(web: tuple) -> None:  # type: ignore[type-arg]
+    client, firm, _ = web
+    _signed_in(client)
+    page = client.get("/console/workspace").text
+    token = re.search(r'name="csrf" value="([^"]+)"', page)
+    assert token is not None
+    form = {"change": "project", "slug": "ops", "name": "Ops"}
+    missing = client.post("/console/workspace", data=form)
+    assert missing.status_code == 403 and "CSRF" in missing.text
+    wrong = client.post("/console/workspace", data={**form, "csrf": "guessed"})
+    assert wrong.status_code == 403
+    foreign = client.post(
+        "/console/workspace",
+        data={**form, "csrf": token.group(1)},
+        headers={"Origin": "https://evil.example"},
+    )
+    assert foreign.status_code == 403 and "another site" in foreign.text
+    assert "ops" not in {p.slug for p in firm.svc.directory.projects(firm.org)}
+    done = client.post("/console/workspace", data={**form, "csrf": token.group(1)})
+    assert done.status_code == 303
+    assert "ops" in {p.slug for p in firm.svc.directory.projects(firm.org)}
+
+
+def test_a_signed_in_stranger_reaches_only_onboarding(web: tuple) -> None:  # type: ignore[type-arg]
+    client, firm, _ = web
+    _authorize_to = _authorize(client, "zed@elsewhere.example")
+    done = client.get(_authorize_to.removeprefix(BASE))
+    assert done.headers["location"] == "/console/onboard"
+    assert client.get("/console/queue").headers["location"] == "/console/onboard"
+    assert client.get(f"/console/intents/{firm.org}").headers["location"] == "/console/onboard"
+
+
+def test_cookies_are_secure_off_this_machine(firm: Firm, issuer: tuple[LocalIssuer, str]) -> None:
+    local, url = issuer
+    ports = replace(
+        firm.svc,
+        tokens=OidcVerifier(url, LOCAL_AUDIENCE, KeySet(StaticKeys(local.jwks()))),
+        console=ConsoleSignIn(issuer=url, client_id=LOCAL_AUDIENCE, session_key=bytes(32)),
+    )
+    app = create_app(make_settings(), ports)
+    with TestClient(app, base_url="https://console.harborvale.example") as client:
+        start = client.get("/console/login", follow_redirects=False)
+        assert "Secure" in start.headers["set-cookie"]
