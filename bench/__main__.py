@@ -224,6 +224,8 @@ def _console_figures(kind: str, where: str, quick: bool) -> list[Figure]:
         ("/console/queue?partial=1", "console: queue refresh (partial)"),
         ("/console/audit", "console: audit page (verified)"),
         ("/console/workspace", "console: workspace page"),
+        ("/console/metrics", "console: metrics page"),
+        ("/console/runs", "console: runs page"),
     ):
         for stat, value, base in (
             ("p50", got.p50_ms[path], got.json_p50_ms),

@@ -19,7 +19,7 @@ from fastapi.testclient import TestClient
 from adapters.ingress.local_issuer import LOCAL_AUDIENCE, LocalIssuer
 from adapters.ingress.oidc import KeySet, OidcVerifier
 from adapters.store.store import Store
-from api.app import create_app
+from api.app import create_app, tune_gc
 from api.console import session as cookies
 from bench.stack import bench_keys
 from domain.ingress import ConsoleSignIn
@@ -28,7 +28,14 @@ from usecases import organization
 from worker.ports import build_ports
 from worker.settings import Settings
 
-PAGES = ("/console/queue", "/console/queue?partial=1", "/console/workspace", "/console/audit")
+PAGES = (
+    "/console/queue",
+    "/console/queue?partial=1",
+    "/console/workspace",
+    "/console/audit",
+    "/console/metrics",
+    "/console/runs",
+)
 
 
 class _Keys:
@@ -104,6 +111,7 @@ def measure(url: str, items: int = 1000, requests: int = 20) -> PageFigures:
             )
         token = issuer.mint("ada@bench.example", LOCAL_AUDIENCE, seconds=24 * 3600)
         app = create_app(settings, ports)
+        tune_gc()  # as the API process does once it has started
         with TestClient(app, base_url="http://127.0.0.1") as client:
             found = cookies.Session(
                 id_token=token,

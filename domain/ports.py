@@ -627,7 +627,9 @@ class RunRecords(Protocol):
 class AuditReader(Protocol):
     """Reads and verifies organizations' chains."""
 
-    def entries(self, org_id: str) -> list[AuditEntry]: ...
+    def entries(self, org_id: str, after_seq: int = 0) -> list[AuditEntry]:
+        """Entries after ``after_seq``, in sequence order."""
+        ...
 
     def head(self, org_id: str) -> ChainHead | None: ...
 

@@ -72,19 +72,24 @@ def signed_in(svc: Ports, principal_id: str, **claims: Any) -> dict[str, str]:
     (its subject linked on first use) and a fresh nonce."""
     subject = f"sub-{principal_id}"
     if svc.directory.identity(IdentityKind.OIDC, subject) is None:
-        person = svc.directory.find_principal(principal_id)
-        assert person is not None, f"no principal {principal_id}"
-        org = svc.directory.org(person.org_id)
-        with svc.configuration.change(person.org_id, org.founder_id, svc.clock) as change:
-            change.link_identity(
-                Identity(
-                    org_id=person.org_id,
-                    kind=IdentityKind.OIDC,
-                    external_id=subject,
-                    principal_id=principal_id,
-                )
-            )
+        link_subject(svc, principal_id, subject)
     return bearer(subject, **claims)
+
+
+def link_subject(svc: Ports, principal_id: str, subject: str) -> None:
+    """Let the OIDC ``subject`` prove ``principal_id`` (linked by the founder)."""
+    person = svc.directory.find_principal(principal_id)
+    assert person is not None, f"no principal {principal_id}"
+    org = svc.directory.org(person.org_id)
+    with svc.configuration.change(person.org_id, org.founder_id, svc.clock) as change:
+        change.link_identity(
+            Identity(
+                org_id=person.org_id,
+                kind=IdentityKind.OIDC,
+                external_id=subject,
+                principal_id=principal_id,
+            )
+        )
 
 
 def bearer(subject: str, **claims: Any) -> dict[str, str]:

@@ -40,6 +40,7 @@ from domain.time.ports import (
     LearningStore,
     OfferStore,
 )
+from usecases.stories import ChainStories
 
 
 @dataclass(frozen=True)
@@ -91,6 +92,8 @@ class Ports:
     """Where deliberations run; None: nowhere (no Temporal)."""
     graphs: GraphGateway | None = None
     """Where work graphs run; None: nowhere (no Temporal)."""
+    stories: ChainStories = field(default_factory=ChainStories)
+    """Each organization's chain folded for the needs-you queue, kept and extended."""
     replays: ReplayStore | None = None
     """The governance record read back for counterfactuals; None: not readable here."""
     offers: OfferStore | None = None

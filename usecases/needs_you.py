@@ -462,7 +462,7 @@ class NeedsYou(BaseModel):
 
 
 def _context(
-    ports: Ports, org_id: str, actor_id: str
+    ports: Ports, org_id: str, actor_id: str, story: ChainStory
 ) -> tuple[QueueContext, frozenset[str] | None]:
     org, actor = member(ports, org_id, actor_id)
     run_reach, intent_reach = ports.runs.reaches(org_id)
@@ -472,7 +472,7 @@ def _context(
         actor_id=actor_id,
         founder=actor_id == org.founder_id,
         now=ports.clock(),
-        story=read_chain(ports.audit.entries(org_id)),
+        story=story,
         run_reach=run_reach,
         intent_reach=intent_reach,
         handles={p.id: p.handle for p in ports.directory.principals(org_id)},
@@ -484,8 +484,11 @@ def needs_you(
     ports: Ports, org_id: str, actor_id: str, sources: Sequence[ItemSource] = SOURCES
 ) -> NeedsYou:
     """What waits for a human in ``org_id``, as ``actor_id`` may see it."""
-    context, projects = _context(ports, org_id, actor_id)
-    ranked = rank((item for source in sources for item in source.items(context)), context.now)
+    member(ports, org_id, actor_id)  # a stranger learns nothing, and folds nothing
+    with ports.stories.story(ports.audit, org_id) as story:
+        context, projects = _context(ports, org_id, actor_id, story)
+        found = [item for source in sources for item in source.items(context)]
+    ranked = rank(found, context.now)
     items = for_reader(ranked, projects)
     return NeedsYou(
         org_id=org_id,

@@ -40,8 +40,9 @@ from domain.model import (
 )
 from domain.ports import EmbedPurpose, OrgChange
 from domain.starter import STARTER_FLEET, StarterAgent
+from domain.visibility import may_read
 from usecases import commitments as commitments_review
-from usecases.access import founder, member
+from usecases.access import founder, member, readable
 from usecases.context import Ports
 
 
@@ -276,8 +277,36 @@ def confirm_commitment(ports: Ports, commitment_id: str, actor_id: str) -> Commi
 
 
 def commitments(ports: Ports, org_id: str, actor_id: str) -> list[Commitment]:
-    member(ports, org_id, actor_id)
-    return ports.directory.commitments(org_id)
+    """The organization's commitments that ``actor_id`` may read: those within their
+    projects (a commitment of a project behind a wall quotes its documents), and the
+    organization-wide ones."""
+    org, actor = member(ports, org_id, actor_id)
+    allowed = readable(ports, org, actor)
+    return [c for c in ports.directory.commitments(org_id) if may_read(allowed, c.projects)]
+
+
+class Workspace(BaseModel):
+    """What the console's workspace page shows, as one reader may see it."""
+
+    org: Organization
+    principals: list[Principal]
+    projects: list[Project]
+    staffing: list[Staffing]
+    barriers: list[Barrier]
+    commitments: list[Commitment]
+
+
+def workspace(ports: Ports, org_id: str, actor_id: str) -> Workspace:
+    """The organization's projects, staffing, barriers and readable commitments."""
+    org, _ = member(ports, org_id, actor_id)
+    return Workspace(
+        org=org,
+        principals=principals(ports, org_id, actor_id),
+        projects=projects(ports, org_id, actor_id),
+        staffing=staffing(ports, org_id, actor_id),
+        barriers=ports.directory.barriers(org_id),
+        commitments=commitments(ports, org_id, actor_id),
+    )
 
 
 def check_placement(change: OrgChange, projects: tuple[str, ...]) -> None:

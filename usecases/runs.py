@@ -206,27 +206,40 @@ async def decide_hold(
     )
 
 
+RECENT_SCANNED = 5_000
+"""How far back the runs list looks for runs a reader may read."""
+
+
 def recent_runs(ports: Ports, org_id: str, actor_id: str, limit: int = 50) -> list[RunRecord]:
     """The organization's newest runs that ``actor_id`` may read (the others are left
     out, as they do not exist for them)."""
     org, actor = member(ports, org_id, actor_id)
     allowed = readable(ports, org, actor)
+    if allowed is None:
+        return ports.runs.recent(org_id, limit)
+    by_run, _ = ports.runs.reaches(org_id)
+    # newest first, as many as the reader may read (those they may not are skipped)
     return [
         run
-        for run in ports.runs.recent(org_id, limit)
-        if may_read(allowed, ports.runs.reach(run.id))
-    ]
+        for run in ports.runs.recent(org_id, RECENT_SCANNED)
+        if may_read(allowed, by_run.get(run.id, set(run.projects)))
+    ][:limit]
 
 
 def approval_outlook(ports: Ports, intent_id: str, actor_id: str) -> str | None:
     """Why the broker would refuse ``actor_id``'s approval of ``intent_id`` for want of
     authority (None: it would not, on that ground; the broker still decides). Asked by
     the console before a person sends an approval."""
+    unknown = NotFound(f"no intent {intent_id}")
     found = ports.runs.intent(intent_id)
     if found is None:
-        raise NotFound(f"no intent {intent_id}")
-    intent, _, _ = found
-    _, actor = member(ports, intent.org_id, actor_id)
+        raise unknown
+    intent, _, run_id = found
+    try:
+        run_for(ports, run_id, actor_id)  # another firm's, or beyond a wall: no such intent
+        _, actor = member(ports, intent.org_id, actor_id)
+    except NotFound:
+        raise unknown from None
     reach = tuple(sorted(ports.runs.reaches(intent.org_id)[1].get(intent_id, set())))
     staffing = tuple(ports.directory.staffing(intent.org_id, actor.id))
     lacking = authority_refusal(actor, staffing, reach, ports.clock())

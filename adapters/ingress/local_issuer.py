@@ -13,6 +13,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import secrets
 import threading
 import time
@@ -136,6 +137,7 @@ def _kid_of(key: rsa.RSAPrivateKey) -> str:
     return hashlib.sha256(canonical.encode("ascii")).hexdigest()[:16]
 
 
+_VERIFIER = re.compile(r"[A-Za-z0-9._~-]{43,128}")
 CODE_SECONDS = 60
 """How long an authorization code may be redeemed (once)."""
 
@@ -204,6 +206,8 @@ class AuthorizationCodes:
         with self._lock:
             grant = self._grants.pop(code, None)
         at = time.time() if now is None else now
+        if not _VERIFIER.fullmatch(verifier):
+            raise CodeRefused("a PKCE verifier is 43 to 128 of A-Z a-z 0-9 - . _ ~ (RFC 7636)")
         if grant is None or grant.expires <= at:
             raise CodeRefused("unknown, used or expired code")
         if (grant.client_id, grant.redirect_uri) != (client_id, redirect_uri):

@@ -3,34 +3,30 @@ calls (the broker and the chain decide and record, as for any request)."""
 
 from __future__ import annotations
 
-from pydantic import BaseModel
+from pydantic import Field
 
+from api.routers.needs_you import AnswerBody
+from api.routers.offers import ConfirmOfferBody
+from api.schemas import Body, DecisionBody, ReasonBody, RejectBody
 from domain.errors import Forbidden
 from domain.needs_you.items import ActionKind, ItemKind
 from usecases import commitments, heartbeat, needs_you, offers, runs
 from usecases.context import Ports
 
-MAX_TEXT = 2000
+ACT_FIELDS = ("item", "action", "subject", "reason", "answer", "name")
+"""The fields of an action's form that :class:`ActRequest` reads."""
 
 
-class ActRequest(BaseModel):
-    """One action on one queue item, as a form sends it."""
+class ActRequest(Body):
+    """One action on one queue item, as a form sends it (its text fields are checked by
+    the API's own request bodies before anything is done)."""
 
     item: ItemKind
     action: ActionKind
-    subject: str
+    subject: str = Field(min_length=1, max_length=100)
     reason: str = ""
     answer: str = ""
     name: str = ""
-
-
-def _text(value: str, what: str) -> str:
-    value = value.strip()
-    if not value:
-        raise ValueError(f"{what} is required")
-    if len(value) > MAX_TEXT:
-        raise ValueError(f"{what} is at most {MAX_TEXT} characters")
-    return value
 
 
 async def act(ports: Ports, actor: str, ask: ActRequest) -> str:
@@ -41,8 +37,9 @@ async def act(ports: Ports, actor: str, ask: ActRequest) -> str:
             approve = ask.action is ActionKind.APPROVE
             # Sent either way (the broker records every decision, a refused one too); the
             # person is told at once when it will be refused for want of authority.
+            body = DecisionBody(reason=ask.reason.strip())
             lacking = runs.approval_outlook(ports, subject, actor)
-            await runs.decide_hold(ports, subject, actor, actor, approve, ask.reason.strip())
+            await runs.decide_hold(ports, subject, actor, actor, approve, body.reason)
             verb = "approval" if approve else "denial"
             if lacking is not None:
                 raise Forbidden(
@@ -54,23 +51,25 @@ async def act(ports: Ports, actor: str, ask: ActRequest) -> str:
             commitments.confirm(ports, subject, actor)
             return "commitment confirmed: it binds from now on"
         case ItemKind.COMMITMENT, ActionKind.REJECT:
-            commitments.reject(ports, subject, actor, _text(ask.reason, "a reason"))
+            commitments.reject(ports, subject, actor, RejectBody(reason=ask.reason).reason)
             return "commitment rejected: it never binds"
         case ItemKind.FINDING | ItemKind.DRIFT_FINDING, ActionKind.RESOLVE:
-            heartbeat.resolve_any_finding(ports, subject, actor, _text(ask.reason, "a reason"))
+            reason = ReasonBody(reason=ask.reason.strip()).reason
+            heartbeat.resolve_any_finding(ports, subject, actor, reason)
             return "finding resolved"
         case ItemKind.STANDING_HOLD, ActionKind.RELEASE:
-            heartbeat.release_hold(ports, subject, actor, _text(ask.reason, "a reason"))
+            reason = ReasonBody(reason=ask.reason.strip()).reason
+            heartbeat.release_hold(ports, subject, actor, reason)
             return "standing hold released"
         case ItemKind.FAILED_RUN, ActionKind.RETRY:
             retried = await needs_you.retry_run(ports, subject, actor)
             return f"run started again as {retried.retry.run_id[:8]}"
         case ItemKind.AGENT_REPLY, ActionKind.ANSWER:
-            answered = await needs_you.answer_run(
-                ports, subject, actor, _text(ask.answer, "an answer")
-            )
+            answer = AnswerBody(answer=ask.answer.strip()).answer
+            answered = await needs_you.answer_run(ports, subject, actor, answer)
             return f"answered: run {answered.answer.run_id[:8]} goes on with it"
         case ItemKind.PROCESS_OFFER, ActionKind.CONFIRM:
-            offers.confirm_offer(ports, subject, actor, _text(ask.name, "a playbook name"))
+            name = ConfirmOfferBody(name=ask.name.strip()).name
+            offers.confirm_offer(ports, subject, actor, name)
             return "offer confirmed as a playbook"
     raise ValueError(f"{ask.action.value} does not apply to a {ask.item.value}")

@@ -14,12 +14,14 @@ from urllib.parse import parse_qs, quote, urlsplit
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from fastapi.templating import Jinja2Templates
+from starlette.concurrency import run_in_threadpool
 
 from api.console import oidc
 from api.console import session as cookies
-from api.console.actions import ActRequest, act
+from api.console.actions import ACT_FIELDS, ActRequest, act
 from api.console.session import LoginState, Session
 from api.deps import is_loopback
+from api.schemas import BarrierBody, OnboardBody, ProjectBody, StaffingBody
 from domain.errors import Conflict, Forbidden, NotFound, Unavailable
 from domain.ingress import ConsoleSignIn, Refusal, Unauthenticated
 from domain.model import IdentityKind, StaffRole
@@ -33,6 +35,10 @@ templates = Jinja2Templates(directory=Path(__file__).parent / "templates")
 templates.env.globals["ActionKind"] = ActionKind
 
 Page = Callable[[Ports, str, Session], Awaitable[Response]]
+
+_NOT_SIGNED_OUT = frozenset({Refusal.OVER_BUDGET, Refusal.KEY_SET_UNAVAILABLE, Refusal.REPLAYED})
+"""Refusals that say nothing against the person's sign-in: a spent budget, the issuer's
+key set out of reach, a nonce seen twice. The rest end the session."""
 
 
 def _ports(request: Request) -> Ports:
@@ -114,15 +120,23 @@ async def _page(
             ports.tokens.verify(found.id_token)
             principal = ""
         else:
-            principal = _prove(request, ports, found, acting)
-    except Unauthenticated:
+            principal = await run_in_threadpool(_prove, request, ports, found, acting)
+    except Unauthenticated as refused:
+        if refused.reason in _NOT_SIGNED_OUT:
+            # the person is who they were: they are refused this once, not signed out
+            code = 429 if refused.reason is Refusal.OVER_BUDGET else 503
+            return render(
+                request, "refused.html", code, session=found, status=code, message=refused.detail
+            )
         response = _sign_in_first(request)
         cookies.clear(response)
         return response
     try:
         return await page(ports, principal, found)
-    except (Forbidden, Conflict, NotFound, ValueError) as refused:
-        status = {Forbidden: 403, Conflict: 409, NotFound: 404}.get(type(refused), 422)
+    except (Forbidden, Conflict, NotFound, ValueError, Unavailable) as refused:
+        status = {Forbidden: 403, Conflict: 409, NotFound: 404, Unavailable: 503}.get(
+            type(refused), 422
+        )
         return render(
             request, "refused.html", status, session=found, message=str(refused), status=status
         )
@@ -258,11 +272,17 @@ async def onboard(request: Request) -> Response:
     except Unauthenticated:
         return _sign_in_first(request)
     try:
-        made = organization.onboard(
+        body = OnboardBody(
+            name=fields.get("name", ""),
+            founder_email=fields.get("email", ""),
+            founder_name=fields.get("founder_name") or None,
+        )
+        made = await run_in_threadpool(
+            organization.onboard,
             ports,
-            fields.get("name", ""),
-            fields.get("email", ""),
-            fields.get("founder_name") or None,
+            body.name,
+            str(body.founder_email),
+            body.founder_name,
             oidc_subject=found.subject,
         )
     except (ValueError, Conflict) as refused:
@@ -288,6 +308,15 @@ QUEUE_PAGE = 50
 """Items on one page of the queue (the most urgent first; the rest a page away)."""
 
 
+def _start(value: str | None) -> int:
+    """Where a page of the queue starts (a form's ``start``): a number, or a refusal
+    before anything is done."""
+    try:
+        return max(int(value or 0), 0)
+    except ValueError:
+        raise ValueError("start must be a number") from None
+
+
 def _queue_page(view: needs_you.NeedsYou, start: int) -> dict[str, Any]:
     """One page of the queue, and where the others start."""
     start = max(0, min(start, max(len(view.items) - 1, 0)))
@@ -310,7 +339,7 @@ async def queue(
     leaves)."""
 
     async def page(ports: Ports, principal: str, found: Session) -> Response:
-        view = needs_you.needs_you(ports, _org(found), principal)
+        view = await run_in_threadpool(needs_you.needs_you, ports, _org(found), principal)
         name = "queue_items.html" if partial else "queue.html"
         return render(request, name, session=found, message=message, **_queue_page(view, start))
 
@@ -323,11 +352,11 @@ async def act_on(request: Request) -> Response:
 
     async def page(ports: Ports, principal: str, found: Session) -> Response:
         fields = await _form(request, found)
-        ask = ActRequest.model_validate(fields)
+        start = _start(fields.get("start"))
+        ask = ActRequest.model_validate({k: v for k, v in fields.items() if k in ACT_FIELDS})
         done = await act(ports, principal, ask)
         if request.headers.get("x-console") == "fetch":
-            view = needs_you.needs_you(ports, _org(found), principal)
-            start = int(fields.get("start") or 0)
+            view = await run_in_threadpool(needs_you.needs_you, ports, _org(found), principal)
             return render(
                 request,
                 "queue_items.html",
@@ -347,8 +376,8 @@ async def held_intent(request: Request, intent_id: str) -> Response:
     enforcement, and (for whoever may not approve it) why an approval would be refused."""
 
     async def page(ports: Ports, principal: str, found: Session) -> Response:
-        cf = counterfactual.counterfactual(ports, intent_id, principal)
-        view = needs_you.needs_you(ports, _org(found), principal)
+        cf = await run_in_threadpool(counterfactual.counterfactual, ports, intent_id, principal)
+        view = await run_in_threadpool(needs_you.needs_you, ports, _org(found), principal)
         item = next(
             (
                 i
@@ -359,7 +388,7 @@ async def held_intent(request: Request, intent_id: str) -> Response:
             ),
             None,
         )
-        outlook = runs.approval_outlook(ports, intent_id, principal)
+        outlook = await run_in_threadpool(runs.approval_outlook, ports, intent_id, principal)
         return render(
             request,
             "intent.html",
@@ -381,19 +410,18 @@ async def workspace(request: Request) -> Response:
     """Projects, staffing (who is on what, since when), barriers, commitments."""
 
     async def page(ports: Ports, principal: str, found: Session) -> Response:
-        org_id = _org(found)
-        people = {p.id: p for p in organization.principals(ports, org_id, principal)}
+        view = await run_in_threadpool(organization.workspace, ports, _org(found), principal)
         return render(
             request,
             "workspace.html",
             session=found,
-            org=ports.directory.org(org_id),
-            people=people,
-            projects=organization.projects(ports, org_id, principal),
-            staffing=organization.staffing(ports, org_id, principal),
-            barriers=ports.directory.barriers(org_id),
-            commitments=organization.commitments(ports, org_id, principal),
-            founder=principal == ports.directory.org(org_id).founder_id,
+            org=view.org,
+            people={p.id: p for p in view.principals},
+            projects=view.projects,
+            staffing=view.staffing,
+            barriers=view.barriers,
+            commitments=view.commitments,
+            founder=principal == view.org.founder_id,
             message=request.query_params.get("message", ""),
         )
 
@@ -410,27 +438,44 @@ async def change_workspace(request: Request) -> Response:
         org_id = _org(found)
         what = fields.get("change")
         if what == "project":
-            organization.add_project(
-                ports, org_id, principal, fields.get("slug", ""), fields.get("name", "")
+            project = ProjectBody(slug=fields.get("slug", ""), name=fields.get("name", ""))
+            await run_in_threadpool(
+                organization.add_project, ports, org_id, principal, project.slug, project.name
             )
-            done = f"project {fields.get('slug')} added"
+            done = f"project {project.slug} added"
         elif what == "staff":
-            organization.staff(
+            staffing = StaffingBody(
+                principal_id=fields.get("principal_id", ""),
+                project=fields.get("project", ""),
+                role=StaffRole(fields.get("role", "member")),
+            )
+            await run_in_threadpool(
+                organization.staff,
                 ports,
                 org_id,
                 principal,
-                fields.get("principal_id", ""),
-                fields.get("project", ""),
-                StaffRole(fields.get("role", "member")),
+                staffing.principal_id,
+                staffing.project,
+                staffing.role,
             )
             done = "staffed"
         elif what == "barrier":
-            groups = [
-                [p.strip() for p in fields.get(side, "").split(",") if p.strip()]
-                for side in ("left", "right")
-            ]
-            organization.add_barrier(ports, org_id, principal, fields.get("name", ""), groups)
-            done = f"barrier {fields.get('name')} raised"
+            barrier = BarrierBody(
+                name=fields.get("name", ""),
+                groups=[
+                    [p.strip() for p in fields.get(side, "").split(",") if p.strip()]
+                    for side in ("left", "right")
+                ],
+            )
+            await run_in_threadpool(
+                organization.add_barrier,
+                ports,
+                org_id,
+                principal,
+                barrier.name,
+                [list(g) for g in barrier.groups],
+            )
+            done = f"barrier {barrier.name} raised"
         else:
             raise ValueError("unknown change")
         return RedirectResponse(f"/console/workspace?message={quote(done)}", status_code=303)
@@ -444,8 +489,9 @@ async def run_list(request: Request) -> Response:
 
     async def page(ports: Ports, principal: str, found: Session) -> Response:
         org_id = _org(found)
-        handles = {p.id: p.handle for p in organization.principals(ports, org_id, principal)}
-        listed = runs.recent_runs(ports, org_id, principal)
+        people = await run_in_threadpool(organization.principals, ports, org_id, principal)
+        handles = {p.id: p.handle for p in people}
+        listed = await run_in_threadpool(runs.recent_runs, ports, org_id, principal)
         return render(request, "runs.html", session=found, runs=listed, handles=handles)
 
     return await _page(request, page)
@@ -475,15 +521,25 @@ async def audit_page(
 
     async def page(ports: Ports, principal: str, found: Session) -> Response:
         org_id = _org(found)
-        trail = audit.audit(ports, org_id, principal, verify=True)
-        handles = {p.id: p.handle for p in organization.principals(ports, org_id, principal)}
+        trail = await run_in_threadpool(audit.audit, ports, org_id, principal, True)
+        people = await run_in_threadpool(organization.principals, ports, org_id, principal)
+        handles = {p.id: p.handle for p in people}
+        founder = principal == ports.directory.org(org_id).founder_id
+        filtering = actor or stage or rule
         entries = [
             e
             for e in trail.entries
-            if (not actor or handles.get(e.actor, e.actor) == actor or e.actor == actor)
+            # a withheld entry shows only that it is there: no filter finds it by its kind
+            if not (filtering and "withheld" in e.payload and len(e.payload) == 1)
+            and (not actor or handles.get(e.actor, e.actor) == actor or e.actor == actor)
             and (not stage or e.stage == stage)
             and (not rule or e.rule == rule)
         ]
+        reads = (
+            (await run_in_threadpool(memory.reads, ports, org_id, principal))[-AUDIT_SHOWN:]
+            if founder
+            else []
+        )
         return render(
             request,
             "audit.html",
@@ -492,7 +548,8 @@ async def audit_page(
             entries=entries[-AUDIT_SHOWN:][::-1],
             more=max(len(entries) - AUDIT_SHOWN, 0),
             handles=handles,
-            reads=memory.reads(ports, org_id, principal)[-AUDIT_SHOWN:][::-1],
+            reads=reads[::-1],
+            founder=founder,
             filters={"actor": actor, "stage": stage, "rule": rule},
         )
 
@@ -504,7 +561,7 @@ async def metrics_page(request: Request) -> Response:
     """The autonomy metrics, as bars."""
 
     async def page(ports: Ports, principal: str, found: Session) -> Response:
-        numbers = needs_you.metrics(ports, _org(found), principal)
+        numbers = await run_in_threadpool(needs_you.metrics, ports, _org(found), principal)
         return render(request, "metrics.html", session=found, m=numbers)
 
     return await _page(request, page)

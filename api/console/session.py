@@ -5,6 +5,7 @@ each signed with the console's key so that no browser can forge or alter one."""
 from __future__ import annotations
 
 import secrets
+import time
 from typing import Any
 
 from fastapi import Request, Response
@@ -75,9 +76,11 @@ def read(request: Request, key: bytes) -> Session | None:
 
 
 def write(response: Response, request: Request, key: bytes, session: Session) -> None:
-    """Set the session cookie."""
+    """Set the session cookie, for as long as its ID token lasts (at most
+    :data:`SESSION_SECONDS`)."""
     value = _signer(key, "session").dumps(session.model_dump())
-    _set(response, request, SESSION_COOKIE, value, SESSION_SECONDS)
+    left = max(min(session.expires_at - int(time.time()), SESSION_SECONDS), 0)
+    _set(response, request, SESSION_COOKIE, value, left)
 
 
 def clear(response: Response) -> None:

@@ -269,9 +269,11 @@ def _on_intent(story: ChainStory, entry: AuditEntry) -> None:
         )
 
 
-def read_chain(entries: Iterable[AuditEntry]) -> ChainStory:
-    """Fold an organization's entries, oldest first, into its intents' and runs' stories."""
-    story = ChainStory()
+def read_chain(entries: Iterable[AuditEntry], into: ChainStory | None = None) -> ChainStory:
+    """Fold an organization's entries, oldest first, into its intents' and runs' stories;
+    with ``into``, the story of the entries before them, extended (a left fold: folding
+    the new entries onto it equals folding them all)."""
+    story = ChainStory() if into is None else into
     for entry in entries:
         run_id = entry.payload.get("run_id")
         if entry.intent_id is not None:

@@ -31,8 +31,16 @@ from adapters.store.tables import PaymentRow
 from api.app import create_app
 from api.issuer import create_issuer_app
 from domain.ingress import ConsoleSignIn
-from domain.model import Identity, IdentityKind, ReviewState, SpendCap
-from tests.conftest import TEST_KEYS, Firm, StaticKeys, make_settings, utc_now, wire
+from domain.model import ReviewState, SpendCap
+from tests.conftest import (
+    TEST_KEYS,
+    Firm,
+    StaticKeys,
+    link_subject,
+    make_settings,
+    utc_now,
+    wire,
+)
 from tests.integration.test_needs_you import _filed_pair
 from tests.support import Served, free_port, model_reply, pay_action
 from usecases import organization, runs
@@ -59,7 +67,7 @@ class Console:
             (self.firm.founder, "ada@hv.example"),
             (self.firm.associate, "ben@hv.example"),
         ):
-            _link(svc, who, email)
+            link_subject(svc, who, email)
 
     async def signed_in(self, email: str) -> Page:
         """A new browser context signed in as ``email`` through the issuer's page."""
@@ -75,21 +83,6 @@ class Console:
     def payments(self) -> int:
         with self.store.db.transaction() as s:
             return int(s.execute(select(func.count()).select_from(PaymentRow)).scalar_one())
-
-
-def _link(svc: Ports, principal_id: str, email: str) -> None:
-    person = svc.directory.find_principal(principal_id)
-    assert person is not None
-    founder = svc.directory.org(person.org_id).founder_id
-    with svc.configuration.change(person.org_id, founder, svc.clock) as change:
-        change.link_identity(
-            Identity(
-                org_id=person.org_id,
-                kind=IdentityKind.OIDC,
-                external_id=email,
-                principal_id=principal_id,
-            )
-        )
 
 
 @pytest.fixture(scope="module")
@@ -155,12 +148,15 @@ async def test_a_founder_approves_a_held_payment_in_place_and_it_is_paid_once(
 ) -> None:
     intent = await _held(console, "WEB-1")
     page = await console.signed_in("ada@hv.example")
+    elsewhere = await console.signed_in("ada@hv.example")  # another tab, left open
+    await expect(_item(elsewhere, intent)).to_be_visible()
     item = _item(page, intent)
     await expect(item).to_be_visible()
     await expect(item).to_contain_text("money_over_threshold")  # its evidence: the rule
     await item.get_by_role("button", name="Approve").click()
     await expect(page.get_by_role("status").first).to_contain_text("approval sent")
     await expect(item).to_have_count(0)  # it left the queue, without a reload
+    await expect(_item(elsewhere, intent)).to_have_count(0)  # and the other tab's too
     for _ in range(100):
         if console.payments() == 1:
             break
@@ -168,6 +164,12 @@ async def test_a_founder_approves_a_held_payment_in_place_and_it_is_paid_once(
     assert console.payments() == 1
     await asyncio.sleep(1)
     assert console.payments() == 1  # once
+    # The run's page shows the approval and the write.
+    run = console.svc.runs.intent(intent)
+    assert run is not None
+    await page.goto(f"{console.url}/console/runs/{run[2]}")
+    await expect(page.get_by_role("cell", name="approved", exact=True)).to_be_visible()
+    await expect(page.locator("dd").filter(has_text="completed")).to_be_visible()
 
 
 async def test_a_founder_denies_a_held_payment_and_nothing_is_paid(console: Console) -> None:
@@ -272,7 +274,8 @@ async def test_the_queue_is_keyboard_navigable_and_readable_without_script(
 ) -> None:
     await _held(console, "WEB-4")
     page = await console.signed_in("ada@hv.example")
-    await page.keyboard.press("j")
+    await page.locator("li.item").first.focus()
+    await page.keyboard.press("j")  # one item: focus stays on it
     focused = await page.evaluate("document.activeElement.className")
     assert "item" in focused
     context = await console.browser.new_context(java_script_enabled=False)

@@ -19,9 +19,11 @@ from api.app import create_app
 from api.console.session import LOGIN_COOKIE, SESSION_COOKIE
 from api.issuer import create_issuer_app
 from domain.ingress import ConsoleSignIn
-from domain.model import Identity, IdentityKind
-from tests.conftest import Firm, StaticKeys, make_settings
+from domain.model import SpendCap
+from tests.conftest import Firm, StaticKeys, link_subject, make_settings
+from tests.integration.test_needs_you import _filed_pair
 from tests.support import Served, free_port
+from usecases import organization
 from usecases.context import Ports
 
 BASE = "http://127.0.0.1:8000"
@@ -45,15 +47,7 @@ def web(
         tokens=OidcVerifier(url, LOCAL_AUDIENCE, KeySet(StaticKeys(local.jwks()))),
         console=ConsoleSignIn(issuer=url, client_id=LOCAL_AUDIENCE, session_key=bytes(32)),
     )
-    with firm.svc.configuration.change(firm.org, firm.founder, firm.svc.clock) as change:
-        change.link_identity(
-            Identity(
-                org_id=firm.org,
-                kind=IdentityKind.OIDC,
-                external_id="ada@hv.example",
-                principal_id=firm.founder,
-            )
-        )
+    link_subject(firm.svc, firm.founder, "ada@hv.example")
     app = create_app(make_settings(), ports)
     with TestClient(app, base_url=BASE, follow_redirects=False) as client:
         yield client, firm, local
@@ -168,3 +162,48 @@ def test_cookies_are_secure_off_this_machine(firm: Firm, issuer: tuple[LocalIssu
     with TestClient(app, base_url="https://console.harborvale.example") as client:
         start = client.get("/console/login", follow_redirects=False)
         assert "Secure" in start.headers["set-cookie"]
+
+
+def test_an_east_member_reads_no_west_content_on_any_page(web: tuple) -> None:  # type: ignore[type-arg]
+    client, firm, _ = web
+    organization.add_commitment(
+        firm.svc,
+        firm.org,
+        firm.founder,
+        "Birch exclusivity",
+        SpendCap(limit_cents=900_000, currency="USD"),
+        "Birch letter",
+        excerpt="the Birch sellers grant exclusivity until March",
+        projects=("west",),
+    )
+    link_subject(firm.svc, firm.associate, "ben@hv.example")
+    _signed_in(client, "ben@hv.example")
+    for page in ("/console/workspace", "/console/queue", "/console/audit", "/console/runs"):
+        answer = client.get(page)
+        assert answer.status_code == 200, (page, answer.text[:300])
+        assert "Birch exclusivity" not in answer.text and "exclusivity until" not in answer.text
+    audit = client.get("/console/audit?rule=commitment_recorded").text
+    assert "Memory read log" not in audit  # the founder's alone
+    assert answer.headers["cache-control"] == "no-store"
+    assert "frame-ancestors 'none'" in answer.headers["content-security-policy"]
+
+
+def test_a_bad_form_is_refused_before_anything_is_done(web: tuple) -> None:  # type: ignore[type-arg]
+    client, firm, _ = web
+    _, finding, _ = _filed_pair(firm)
+    _signed_in(client)
+    token = re.search(r'name="csrf" value="([^"]+)"', client.get("/console/queue").text)
+    assert token is not None
+    act = {"csrf": token.group(1), "item": "finding", "action": "resolve", "subject": finding}
+    for bad in (
+        {"reason": "renewed", "start": "first"},  # the page to come back to is no number
+        {"reason": "re\x00newed"},  # a NUL, refused as the API refuses it
+        {"reason": "x" * 5000},
+        {"reason": "renewed", "item": "no_such_kind"},
+    ):
+        answer = client.post("/console/act", data={**act, **bad})
+        assert answer.status_code == 422, (bad, answer.status_code, answer.text[:200])
+    open_findings = [f for f in firm.svc.heartbeats.findings(firm.org) if f.id == finding]  # type: ignore[union-attr]
+    assert open_findings[0].resolved_at is None
+    done = client.post("/console/act", data={**act, "reason": "renewed"})
+    assert done.status_code == 303 and "finding%20resolved" in done.headers["location"]

@@ -76,3 +76,11 @@ def test_a_code_serves_only_its_client_and_redirect(over: dict[str, object]) -> 
 def test_an_unknown_code_is_refused(code: str) -> None:
     with pytest.raises(CodeRefused):
         _redeem(AuthorizationCodes(), code, "x" * 43)
+
+
+@pytest.mark.parametrize("verifier", ["é" * 43, "short", "x" * 129, "has space" + "x" * 40])
+def test_a_verifier_outside_rfc_7636_is_refused_not_a_crash(verifier: str) -> None:
+    codes = AuthorizationCodes()
+    code = _issued(codes, "v" * 43)
+    with pytest.raises(CodeRefused, match="RFC 7636"):
+        _redeem(codes, code, verifier)
