@@ -19,6 +19,7 @@ from domain.ports import (
     GovernanceStore,
     MemoryRecall,
     ModelProvider,
+    ModelReply,
     ModelRequest,
 )
 from domain.prompting import system_prompt, task_prompt
@@ -36,6 +37,50 @@ from usecases.governance import record_question, record_run_rejection, record_us
 
 POLICY_VIOLATION = "PolicyViolation"
 MODEL_UNAVAILABLE = "ModelUnavailable"
+
+
+async def ask_model(
+    model: ModelProvider, request: ModelRequest, org_id: str, run_id: str
+) -> ModelReply:
+    """One model call, in a ``model call`` span. A replay miss or a missing script is
+    not retried (retrying cannot help); anything else is the activity's to retry."""
+    with span("model call", org=org_id, run=run_id) as current:
+        try:
+            reply = await beating(model.generate(request))
+        except (LookupError, ValueError) as exc:  # replay miss, missing script
+            raise ApplicationError(str(exc), type=MODEL_UNAVAILABLE, non_retryable=True) from exc
+        current.set_attribute("verletica.provider", reply.provider)
+        current.set_attribute("verletica.model", reply.model)
+    return reply
+
+
+async def charge(
+    governance: GovernanceStore,
+    prices: TokenPrices,
+    clock: Callable[[], datetime],
+    reply: ModelReply,
+    *,
+    org_id: str,
+    run_id: str,
+    agent_id: str,
+    call: str | None = None,
+) -> int:
+    """Charge a model call to run ``run_id`` on the chain (``call`` names one besides its
+    reasoning): what it cost, in cents. A reply that reports no usage costs nothing."""
+    cents = cost_cents(prices, reply.input_tokens, reply.output_tokens)
+    if reply.input_tokens is not None or reply.output_tokens is not None:
+        draft = usage_draft(
+            run_id,
+            agent_id,
+            reply.provider,
+            reply.model,
+            reply.input_tokens,
+            reply.output_tokens,
+            cents,
+            call=call,
+        )
+        await in_thread(record_usage, governance, org_id, draft, clock())
+    return cents
 
 
 class AgentRunActivities:
@@ -131,38 +176,18 @@ class AgentRunActivities:
     async def reasoning(self, request: ReasoningRequest) -> ReasoningResult:
         """One model call; the strict parser turns its reply into proposals or a rejection."""
         model_request = await in_thread(self._prompts, request)
-        with span("model call", org=request.org_id, run=request.run_id) as current:
-            try:
-                reply = await beating(self._model.generate(model_request))
-            except LookupError as exc:  # replay miss: retrying cannot help
-                raise ApplicationError(
-                    str(exc), type=MODEL_UNAVAILABLE, non_retryable=True
-                ) from exc
-            except ValueError as exc:  # missing script
-                raise ApplicationError(
-                    str(exc), type=MODEL_UNAVAILABLE, non_retryable=True
-                ) from exc
-            current.set_attribute("verletica.provider", reply.provider)
-            current.set_attribute("verletica.model", reply.model)
+        reply = await ask_model(self._model, model_request, request.org_id, request.run_id)
         # Charged before anything it proposes is decided: the broker counts it. A provider
         # that reports no usage (fixtures, scripts, a given reply) is charged nothing.
-        model_cents = cost_cents(self.prices, reply.input_tokens, reply.output_tokens)
-        if reply.input_tokens is not None or reply.output_tokens is not None:
-            await in_thread(
-                record_usage,
-                self._governance,
-                request.org_id,
-                usage_draft(
-                    request.run_id,
-                    request.agent_id,
-                    reply.provider,
-                    reply.model,
-                    reply.input_tokens,
-                    reply.output_tokens,
-                    model_cents,
-                ),
-                self._clock(),
-            )
+        model_cents = await charge(
+            self._governance,
+            self.prices,
+            self._clock,
+            reply,
+            org_id=request.org_id,
+            run_id=request.run_id,
+            agent_id=request.agent_id,
+        )
         reply_digest = sha256_hex(reply.text.encode("utf-8"))
         snapshot = {name: REGISTRY[name] for name in request.tools}
         parsed = parse_reply(reply.text, snapshot)

@@ -3,16 +3,14 @@ model, pass the reply through the quality gate, put the round on the chain)."""
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import Callable
 from datetime import datetime
 
 from temporalio import activity
 from temporalio.exceptions import ApplicationError
 
-from activities.agent_run import MODEL_UNAVAILABLE, POLICY_VIOLATION
-from activities.heartbeat import beating, in_thread
-from activities.tracing import span
+from activities.agent_run import POLICY_VIOLATION, ask_model, charge
+from activities.heartbeat import in_thread
 from domain.audit import AuditDraft
 from domain.deliberation import (
     DELIBERATION_STAGE,
@@ -28,12 +26,12 @@ from domain.deliberation import (
     persona_system_prompt,
     round_key,
 )
-from domain.errors import NotFound
-from domain.governance.usage import TokenPrices, cost_cents, usage_draft
+from domain.errors import Conflict, NotFound
+from domain.governance.usage import TokenPrices
 from domain.ports import Directory, GovernanceStore, ModelProvider, ModelRequest, RunRecords
 from domain.resolution import ResolveRefusal, resolve_agent
-from domain.runs import DEFAULT_HOLD_SECONDS, RunRecord
-from usecases.governance import record_run_rejection, record_usage
+from usecases.governance import record_run_rejection
+from usecases.runs import new_run, record_system_run
 
 
 class DeliberationActivities:
@@ -62,32 +60,19 @@ class DeliberationActivities:
             agent = self._directory.principal(start.org_id, start.agent_id)
         except NotFound as exc:
             raise ApplicationError(str(exc), type=POLICY_VIOLATION, non_retryable=True) from exc
-        staffing = self._directory.staffing(start.org_id, agent.id)
-        run_id = str(uuid.uuid4())
-        run, _ = self._runs.create(
-            RunRecord(
-                id=run_id,
-                org_id=start.org_id,
-                agent_id=agent.id,
-                task=f"Deliberation: {start.question}",
-                workflow_id=f"run-{agent.handle}-{run_id}",
-                client_key=f"deliberation:{start.deliberation_id}",
-                started_by=start.requested_by,
-                projects=tuple(sorted(s.project for s in staffing if s.active_at(now))),
-                hold_timeout_seconds=start.hold_timeout_seconds or DEFAULT_HOLD_SECONDS,
-                created_at=now,
-            )
+        record = new_run(
+            agent,
+            f"Deliberation: {start.question}",
+            self._directory.staffing(start.org_id, agent.id),
+            started_by=start.requested_by,
+            client_key=f"deliberation:{start.deliberation_id}",
+            hold_timeout_seconds=start.hold_timeout_seconds,
+            now=now,
         )
-        if (run.org_id, run.agent_id, run.started_by) != (
-            start.org_id,
-            agent.id,
-            start.requested_by,
-        ):
-            raise ApplicationError(
-                "the deliberation's key names another run",
-                type=POLICY_VIOLATION,
-                non_retryable=True,
-            )
+        try:
+            run = record_system_run(self._runs, record)
+        except Conflict as exc:
+            raise ApplicationError(str(exc), type=POLICY_VIOLATION, non_retryable=True) from exc
         # The agent may deliberate only as it may run: active, a published version, its
         # budget (the rounds and the synthesis are charged to this run).
         resolved = resolve_agent(
@@ -153,28 +138,18 @@ class DeliberationActivities:
             ),
             scripted_reply=step.scripted_reply,
         )
-        with span("model call", org=step.org_id, run=step.run_id) as current:
-            try:
-                reply = await beating(self._model.generate(request))
-            except (LookupError, ValueError) as exc:  # replay miss, missing script
-                raise ApplicationError(
-                    str(exc), type=MODEL_UNAVAILABLE, non_retryable=True
-                ) from exc
-            current.set_attribute("verletica.provider", reply.provider)
-        cents = cost_cents(self._prices, reply.input_tokens, reply.output_tokens)
-        if reply.input_tokens is not None or reply.output_tokens is not None:
-            # Charged to the deliberation's run: its synthesis proposes within what is left.
-            draft = usage_draft(
-                step.run_id,
-                step.agent_id,
-                reply.provider,
-                reply.model,
-                reply.input_tokens,
-                reply.output_tokens,
-                cents,
-                call=f"{step.persona.name}:{step.round}",
-            )
-            await in_thread(record_usage, self._governance, step.org_id, draft, self._clock())
+        reply = await ask_model(self._model, request, step.org_id, step.run_id)
+        # Charged to the deliberation's run: its synthesis proposes within what is left.
+        cents = await charge(
+            self._governance,
+            self._prices,
+            self._clock,
+            reply,
+            org_id=step.org_id,
+            run_id=step.run_id,
+            agent_id=step.agent_id,
+            call=f"{step.persona.name}:{step.round}",
+        )
         refs = [ref for ref, _ in step.context]
         result = await in_thread(self._record, step, gate(reply.text, step.persona, refs))
         return RoundOutcome(

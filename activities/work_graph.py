@@ -3,7 +3,6 @@ steps before it that the memory gate lets its agent read, and its run record).""
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import Callable
 from datetime import datetime
 
@@ -11,11 +10,11 @@ from temporalio import activity
 from temporalio.exceptions import ApplicationError
 
 from activities.heartbeat import in_thread
-from domain.errors import NotFound
+from domain.errors import Conflict, NotFound
 from domain.ports import Directory, RunRecords
-from domain.runs import RunRecord
 from domain.visibility import gated_projects, on_behalf, readable_projects
 from domain.workgraph import PreparedStep, StepRequest, released, step_task
+from usecases.runs import new_run, record_system_run
 
 CONFLICT = "Conflict"
 
@@ -42,32 +41,20 @@ class GraphActivities:
         allowed = gated_projects(agent.id, staffing, self._directory.barriers(org_id), now)
         readable = on_behalf(allowed, readable_projects(requester, org, staffing, now))
         shown, hidden = released(request.earlier, readable)
-        run_id = str(uuid.uuid4())
         # Keyed by graph and step: a retried activity finds the run it recorded before.
-        run, _ = self._runs.create(
-            RunRecord(
-                id=run_id,
-                org_id=org_id,
-                agent_id=agent.id,
-                task=step_task(step.task, shown, hidden),
-                workflow_id=f"run-{agent.handle}-{run_id}",
-                client_key=f"graph:{request.graph_id}:{step.id}",
-                started_by=request.requested_by,
-                projects=tuple(
-                    sorted(
-                        s.project
-                        for s in staffing
-                        if s.principal_id == agent.id and s.active_at(now)
-                    )
-                ),
-                hold_timeout_seconds=request.hold_timeout_seconds,
-                created_at=now,
-            )
+        record = new_run(
+            agent,
+            step_task(step.task, shown, hidden),
+            staffing,
+            started_by=requester.id,
+            client_key=f"graph:{request.graph_id}:{step.id}",
+            hold_timeout_seconds=request.hold_timeout_seconds,
+            now=now,
         )
-        if (run.org_id, run.agent_id, run.started_by) != (org_id, agent.id, requester.id):
-            raise ApplicationError(
-                f"the key of step {step.id!r} names another run", type=CONFLICT, non_retryable=True
-            )
+        try:
+            run = record_system_run(self._runs, record)
+        except Conflict as exc:
+            raise ApplicationError(str(exc), type=CONFLICT, non_retryable=True) from exc
         return PreparedStep(
             run_id=run.id,
             workflow_id=run.workflow_id,

@@ -68,17 +68,40 @@ def _caller(
         ),
     ] = None,
 ) -> str:
+    return prove(
+        request,
+        ports,
+        "api",
+        bearer=bearer_of(authorization),
+        nonce=nonce,
+        dev_principal=dev_principal,
+        acting=request.method in ACTING,
+    )
+
+
+def prove(
+    request: Request,
+    ports: Ports,
+    surface: str,
+    *,
+    bearer: str | None,
+    nonce: str | None,
+    dev_principal: str | None,
+    acting: bool,
+) -> str:
+    """The principal a request proves through the front door (``surface``: the API or
+    the console), refused requests on the record."""
     server = request.scope.get("server")
     return ingress.guarded(
         ports,
-        "api",
+        surface,
         request.url.path,
         lambda: ingress.api_caller(
             ports,
-            bearer=bearer_of(authorization),
+            bearer=bearer,
             nonce=nonce,
             dev_principal=dev_principal,
-            acting=request.method in ACTING,
+            acting=acting,
             loopback=server is None or is_loopback(server[0]),
         ),
     )

@@ -15,7 +15,7 @@ from collections.abc import AsyncIterator, Callable, Iterator
 from dataclasses import dataclass, fields, replace
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import psycopg
 import pytest
@@ -25,14 +25,16 @@ from temporalio.client import Client
 from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.testing import WorkflowEnvironment
 
-from adapters.ingress.local_issuer import LocalIssuer
+from adapters.ingress.local_issuer import LOCAL_AUDIENCE, LocalIssuer
 from adapters.ingress.oidc import KeySet, OidcVerifier
 from adapters.store.db import libpq_url, migrate, normalise_url
 from adapters.store.store import Store
 from api.app import create_app
+from api.issuer import create_issuer_app
 from domain.audit import ChainKey, ChainKeys
+from domain.ingress import ConsoleSignIn
 from domain.model import Identity, IdentityKind, StaffRole
-from tests.support import TEST_APPROVAL_KEY
+from tests.support import TEST_APPROVAL_KEY, Served, free_port
 from usecases import organization
 from usecases.context import Ports
 from usecases.organization import Onboarded
@@ -65,6 +67,34 @@ class StaticKeys:
 
     def fetch(self) -> dict[str, Any]:
         return self.document
+
+
+P = TypeVar("P", bound=Ports)
+
+
+class ServedIssuer:
+    """A local OIDC issuer served over HTTP on a loopback port (its sign-in page and
+    token endpoint), for the web console's tests."""
+
+    def __init__(self, issuer: LocalIssuer, url: str) -> None:
+        self.issuer, self.url = issuer, url
+
+    def console_ports(self, svc: P) -> P:
+        """``svc`` with its people proven by this issuer's tokens and the console signing
+        them in through it."""
+        return replace(
+            svc,
+            tokens=OidcVerifier(self.url, LOCAL_AUDIENCE, KeySet(StaticKeys(self.issuer.jwks()))),
+            console=ConsoleSignIn(issuer=self.url, client_id=LOCAL_AUDIENCE, session_key=bytes(32)),
+        )
+
+
+@pytest.fixture(scope="module")
+def served_issuer() -> Iterator[ServedIssuer]:
+    port = free_port()
+    local = LocalIssuer.generate(f"http://127.0.0.1:{port}")
+    with Served(create_issuer_app(local), port) as served:
+        yield ServedIssuer(local, served.url)
 
 
 def signed_in(svc: Ports, principal_id: str, **claims: Any) -> dict[str, str]:

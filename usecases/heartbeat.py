@@ -43,10 +43,8 @@ def resolve_finding(ports: Ports, finding_id: str, actor_id: str, reason: str) -
     is a :class:`Conflict` and never replaces the first reason, also when two race. The
     resolution is on the chain, in the same transaction."""
     store = _store(ports)
-    reason, now = _reviewed(
-        ports, store.finding(finding_id), actor_id, reason, f"finding {finding_id}", "resolve"
-    )
     found = store.finding(finding_id)
+    reason, now = _reviewed(ports, found, actor_id, reason, f"finding {finding_id}", "resolve")
     assert found is not None
     audit = _draft(
         f"finding:{finding_id}:resolved", actor_id, "resolved", "finding_resolved",

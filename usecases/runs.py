@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from datetime import datetime
+
 from pydantic import BaseModel
 
 from domain.errors import Conflict, Forbidden, NotFound, Unavailable
 from domain.governance.approvals import Decided, sign
 from domain.governance.review import authority_refusal
 from domain.intents import ApprovalVerdict, Decision, Intent, Outcome
-from domain.model import PrincipalKind
+from domain.model import Principal, PrincipalKind, Staffing
+from domain.ports import RunRecords
 from domain.runs import (
     DEFAULT_HOLD_SECONDS,
     ApprovalSignal,
@@ -65,6 +69,49 @@ class HoldSignalled(BaseModel):
     intent_digest: str
 
 
+def new_run(
+    agent: Principal,
+    task: str,
+    staffing: Iterable[Staffing],
+    *,
+    started_by: str | None,
+    client_key: str | None,
+    hold_timeout_seconds: int | None,
+    now: datetime,
+) -> RunRecord:
+    """The record of a new run of ``agent``: its workflow named for the agent, and the
+    projects the agent is staffed on now (part of what the run reaches)."""
+    run_id = new_id()
+    return RunRecord(
+        id=run_id,
+        org_id=agent.org_id,
+        agent_id=agent.id,
+        task=task,
+        workflow_id=f"run-{agent.handle}-{run_id}",
+        client_key=client_key,
+        started_by=started_by,
+        projects=tuple(
+            sorted(s.project for s in staffing if s.principal_id == agent.id and s.active_at(now))
+        ),
+        hold_timeout_seconds=hold_timeout_seconds or DEFAULT_HOLD_SECONDS,
+        created_at=now,
+    )
+
+
+def record_system_run(runs: RunRecords, record: RunRecord) -> RunRecord:
+    """Record a run the system starts under its own key (a graph's step, a
+    deliberation): a retried recording finds the first; a key that names another run
+    (another agent, org or starter) is a :class:`Conflict`."""
+    run, _ = runs.create(record)
+    if (run.org_id, run.agent_id, run.started_by) != (
+        record.org_id,
+        record.agent_id,
+        record.started_by,
+    ):
+        raise Conflict(f"the key {record.client_key!r} names another run")
+    return run
+
+
 async def start_run(
     ports: Ports,
     org_id: str,
@@ -91,20 +138,15 @@ async def start_run(
     check_hold_timeout(hold_timeout_seconds)
     if client_key is None or ports.runs.by_client_key(org_id, client_key) is None:
         ingress.reserve_run(ports, actor)
-    run_id, now = new_id(), ports.clock()
-    current = ports.directory.staffing(org_id, agent_id)
     run, created = ports.runs.create(
-        RunRecord(
-            id=run_id,
-            org_id=org_id,
-            agent_id=agent_id,
-            task=task,
-            workflow_id=f"run-{agent.handle}-{run_id}",
-            client_key=client_key,
+        new_run(
+            agent,
+            task,
+            ports.directory.staffing(org_id, agent_id),
             started_by=actor_id,
-            projects=tuple(sorted(s.project for s in current if s.active_at(now))),
-            hold_timeout_seconds=hold_timeout_seconds or DEFAULT_HOLD_SECONDS,
-            created_at=now,
+            client_key=client_key,
+            hold_timeout_seconds=hold_timeout_seconds,
+            now=ports.clock(),
         )
     )
     if not created and (run.agent_id, run.task) != (agent_id, task):

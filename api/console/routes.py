@@ -20,14 +20,14 @@ from api.console import oidc
 from api.console import session as cookies
 from api.console.actions import ACT_FIELDS, ActRequest, act
 from api.console.session import LoginState, Session
-from api.deps import is_loopback
+from api.deps import prove
 from api.schemas import BarrierBody, OnboardBody, ProjectBody, StaffingBody
 from domain.errors import Conflict, Forbidden, NotFound, Unavailable
 from domain.ingress import ConsoleSignIn, Refusal, Unauthenticated
 from domain.model import IdentityKind, StaffRole
 from domain.needs_you.items import ActionKind, ItemKind, QueueItem
 from domain.starter import STARTER_FLEET
-from usecases import audit, counterfactual, ingress, memory, needs_you, organization, runs
+from usecases import audit, counterfactual, memory, needs_you, organization, runs
 from usecases.context import Ports
 
 router = APIRouter(prefix="/console", include_in_schema=False)
@@ -72,19 +72,14 @@ def _sign_in_first(request: Request) -> RedirectResponse:
 def _prove(request: Request, ports: Ports, found: Session, acting: bool) -> str:
     """The principal the session's ID token proves, as the API proves a bearer token
     (checked again on every request; an acting one is charged and its nonce kept)."""
-    server = request.scope.get("server")
-    return ingress.guarded(
+    return prove(
+        request,
         ports,
         "console",
-        request.url.path,
-        lambda: ingress.api_caller(
-            ports,
-            bearer=found.id_token,
-            nonce=uuid.uuid4().hex,
-            dev_principal=None,
-            acting=acting,
-            loopback=server is None or is_loopback(server[0]),
-        ),
+        bearer=found.id_token,
+        nonce=uuid.uuid4().hex,
+        dev_principal=None,
+        acting=acting,
     )
 
 

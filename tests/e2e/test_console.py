@@ -13,8 +13,7 @@ from __future__ import annotations
 import asyncio
 import os
 import shutil
-from collections.abc import AsyncIterator, Iterator
-from dataclasses import replace
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -23,19 +22,15 @@ from playwright.async_api import Browser, Page, async_playwright, expect
 from sqlalchemy import func, select
 from temporalio.testing import WorkflowEnvironment
 
-from adapters.ingress.local_issuer import LOCAL_AUDIENCE, LocalIssuer
-from adapters.ingress.oidc import KeySet, OidcVerifier
 from adapters.models.scripted import ScriptedProvider
 from adapters.store.store import Store
 from adapters.store.tables import PaymentRow
 from api.app import create_app
-from api.issuer import create_issuer_app
-from domain.ingress import ConsoleSignIn
 from domain.model import ReviewState, SpendCap
 from tests.conftest import (
     TEST_KEYS,
     Firm,
-    StaticKeys,
+    ServedIssuer,
     link_subject,
     make_settings,
     utc_now,
@@ -85,28 +80,13 @@ class Console:
             return int(s.execute(select(func.count()).select_from(PaymentRow)).scalar_one())
 
 
-@pytest.fixture(scope="module")
-def issuer() -> Iterator[tuple[LocalIssuer, str]]:
-    port = free_port()
-    local = LocalIssuer.generate(f"http://127.0.0.1:{port}")
-    with Served(create_issuer_app(local), port) as served:
-        yield local, served.url
-
-
 @pytest.fixture
 async def console(
-    temporal_env: WorkflowEnvironment, sqlite_url: str, issuer: tuple[LocalIssuer, str]
+    temporal_env: WorkflowEnvironment, sqlite_url: str, served_issuer: ServedIssuer
 ) -> AsyncIterator[Console]:
-    local, issuer_url = issuer
     settings = make_settings(database_url=sqlite_url)
     store = Store.open(sqlite_url, TEST_KEYS, migrate_schema=False)
-    svc = replace(
-        wire(store, temporal_env.client, settings, utc_now),
-        tokens=OidcVerifier(issuer_url, LOCAL_AUDIENCE, KeySet(StaticKeys(local.jwks()))),
-        console=ConsoleSignIn(
-            issuer=issuer_url, client_id=LOCAL_AUDIENCE, session_key=bytes(range(32))
-        ),
-    )
+    svc = served_issuer.console_ports(wire(store, temporal_env.client, settings, utc_now))
     port = free_port()
     async with (
         build_worker(temporal_env.client, settings, store, model=ScriptedProvider()),

@@ -6,47 +6,27 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from dataclasses import replace
 from urllib.parse import parse_qs, urlsplit
 
 import httpx
 import pytest
 from fastapi.testclient import TestClient
 
-from adapters.ingress.local_issuer import LOCAL_AUDIENCE, LocalIssuer
-from adapters.ingress.oidc import KeySet, OidcVerifier
+from adapters.ingress.local_issuer import LocalIssuer
 from api.app import create_app
 from api.console.session import LOGIN_COOKIE, SESSION_COOKIE
-from api.issuer import create_issuer_app
-from domain.ingress import ConsoleSignIn
 from domain.model import SpendCap
-from tests.conftest import Firm, StaticKeys, link_subject, make_settings
+from tests.conftest import Firm, ServedIssuer, link_subject, make_settings
 from tests.integration.test_needs_you import _filed_pair
-from tests.support import Served, free_port
 from usecases import organization
-from usecases.context import Ports
 
 BASE = "http://127.0.0.1:8000"
 
 
-@pytest.fixture(scope="module")
-def issuer() -> Iterator[tuple[LocalIssuer, str]]:
-    port = free_port()
-    local = LocalIssuer.generate(f"http://127.0.0.1:{port}")
-    with Served(create_issuer_app(local), port) as served:
-        yield local, served.url
-
-
 @pytest.fixture
-def web(
-    firm: Firm, issuer: tuple[LocalIssuer, str]
-) -> Iterator[tuple[TestClient, Firm, LocalIssuer]]:
-    local, url = issuer
-    ports: Ports = replace(
-        firm.svc,
-        tokens=OidcVerifier(url, LOCAL_AUDIENCE, KeySet(StaticKeys(local.jwks()))),
-        console=ConsoleSignIn(issuer=url, client_id=LOCAL_AUDIENCE, session_key=bytes(32)),
-    )
+def web(firm: Firm, served_issuer: ServedIssuer) -> Iterator[tuple[TestClient, Firm, LocalIssuer]]:
+    local = served_issuer.issuer
+    ports = served_issuer.console_ports(firm.svc)
     link_subject(firm.svc, firm.founder, "ada@hv.example")
     app = create_app(make_settings(), ports)
     with TestClient(app, base_url=BASE, follow_redirects=False) as client:
@@ -151,14 +131,8 @@ def test_a_signed_in_stranger_reaches_only_onboarding(web: tuple) -> None:  # ty
     assert client.get(f"/console/intents/{firm.org}").headers["location"] == "/console/onboard"
 
 
-def test_cookies_are_secure_off_this_machine(firm: Firm, issuer: tuple[LocalIssuer, str]) -> None:
-    local, url = issuer
-    ports = replace(
-        firm.svc,
-        tokens=OidcVerifier(url, LOCAL_AUDIENCE, KeySet(StaticKeys(local.jwks()))),
-        console=ConsoleSignIn(issuer=url, client_id=LOCAL_AUDIENCE, session_key=bytes(32)),
-    )
-    app = create_app(make_settings(), ports)
+def test_cookies_are_secure_off_this_machine(firm: Firm, served_issuer: ServedIssuer) -> None:
+    app = create_app(make_settings(), served_issuer.console_ports(firm.svc))
     with TestClient(app, base_url="https://console.harborvale.example") as client:
         start = client.get("/console/login", follow_redirects=False)
         assert "Secure" in start.headers["set-cookie"]
