@@ -19,14 +19,18 @@ from activities.broker import BrokerActivities
 from adapters.store.store import Store
 from adapters.store.tables import CharterRow
 from api.cli import app as cli_app
+from domain.errors import Conflict
 from domain.intents import Intent, Outcome, Stage
+from domain.model import Charter
 from domain.prompting import system_prompt
-from domain.registry import AgentPin
+from domain.registry import AgentPin, Rollout
 from domain.resolution import resolve_agent
 from domain.runs import BrokerRequest, ResolvedAgent
 from tests.conftest import Firm, cli_signed_in, utc_now
-from tests.support import APPROVAL_KEYS
+from tests.support import APPROVAL_KEYS, race
+from usecases import fleet
 from usecases.context import Ports
+from usecases.fleet import DraftRequest
 from worker.bootstrap import build_connectors
 
 H = "X-Verletica-Principal"
@@ -297,3 +301,36 @@ def test_a_client_may_not_choose_a_key_the_systems_runs_use(api: TestClient, fir
             json={"agent_id": firm.agents["orion"], "task": "t", "client_key": key},
         )
         assert reply.status_code == 422, (key, reply.text)
+
+
+def test_racing_registry_changes_serialise_and_the_chain_holds_one_story(firm: Firm) -> None:
+    """Three publishes of one draft: one wins, two are conflicts. Then three drafts at
+    once get three versions, and rollouts racing each other leave one consistent
+    rollout, every step on the chain once."""
+    svc, org, founder, orion = firm.svc, firm.org, firm.founder, firm.agents["orion"]
+    fleet.draft(svc, org, founder, orion, DraftRequest(role="planner, v2"))
+    published = race([lambda: fleet.publish(svc, org, founder, orion, 2)] * 3)
+    assert sum(isinstance(r, Charter) for r in published) == 1, published
+    assert sum(isinstance(r, Conflict) for r in published) == 2, published
+
+    drafted = race(
+        [
+            lambda i=i: fleet.draft(svc, org, founder, orion, DraftRequest(role=f"r{i}"))
+            for i in range(3)
+        ]  # type: ignore[misc]
+    )
+    assert sorted(r.version for r in drafted) == [3, 4, 5], drafted
+    for version in (3, 4, 5):
+        fleet.publish(svc, org, founder, orion, version)
+    rolled = race(
+        [lambda v=v: fleet.roll_out(svc, org, founder, orion, v, 40) for v in (3, 4, 5)]  # type: ignore[misc]
+    )
+    assert all(isinstance(r, Rollout) for r in rolled), rolled
+    final = fleet.versions(svc, org, founder, orion).rollout
+    assert final is not None and final.stable == 1 and final.candidate in (3, 4, 5)
+    assert final == rolled[[r.candidate for r in rolled].index(final.candidate)]
+    entries = [e.rule for e in svc.store.audit.entries(org)]  # type: ignore[attr-defined]
+    assert entries.count("agent_version_published") == 4
+    assert entries.count("agent_version_drafted") == 4
+    assert entries.count("agent_rollout_changed") == 3
+    assert svc.store.audit.verify(org).ok  # type: ignore[attr-defined]

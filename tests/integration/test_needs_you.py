@@ -27,8 +27,9 @@ from domain.time.heartbeat import FINDINGS_FILE, FiledFinding
 from tests.conftest import Firm, Wired, cli_signed_in, signed_in, utc_now
 from tests.integration.test_offers import PAYMENT, _finding, _steps
 from tests.support import payment_intent, race
-from usecases import governance, heartbeat, offers, organization
+from usecases import governance, heartbeat, needs_you, offers, organization
 from usecases.context import Ports
+from usecases.stories import ChainStories
 from worker.bootstrap import build_connectors
 
 H = "X-Verletica-Principal"
@@ -556,3 +557,28 @@ def test_failed_runs_are_listed_by_class_as_the_reader_may_see_them(
     assert listed(firm.associate) == [(s.east_run, "validation", False)]
     bad = api.get(f"/v1/orgs/{firm.org}/runs/failed?failure=bogus", headers={H: firm.founder})
     assert bad.status_code == 422
+
+
+def test_the_kept_fold_under_concurrent_readers_and_writers_tells_the_whole_story(
+    firm: Firm,
+) -> None:
+    """Readers of one organization's queue race writers appending to its chain; every
+    answer is a consistent queue, and the last equals a queue folded from scratch."""
+    svc = firm.svc
+
+    def writer(i: int) -> Callable[[], object]:
+        return lambda: organization.add_commitment(
+            svc, firm.org, firm.founder, f"cap {i}", SpendCap(limit_cents=1_000 + i, currency="USD"),
+            "letter", projects=("east",),
+        )  # fmt: skip
+
+    def reader() -> object:
+        return needs_you.needs_you(svc, firm.org, firm.founder)
+
+    for _ in range(3):
+        results = race([writer(i) for i in range(4)] + [reader] * 4)
+        assert not [r for r in results if isinstance(r, Exception)], results
+    kept = needs_you.needs_you(svc, firm.org, firm.founder)
+    fresh = needs_you.needs_you(replace(svc, stories=ChainStories()), firm.org, firm.founder)
+    assert kept.model_dump(exclude={"generated_at"}) == fresh.model_dump(exclude={"generated_at"})
+    assert sum(1 for i in kept.items if i.kind == "commitment") == 12

@@ -13,6 +13,7 @@ from adapters.ingress.local_issuer import (
     CodeRefused,
     pkce_challenge,
 )
+from tests.support import race
 
 VERIFIERS = st.text(alphabet="abcdefghijklmnopqrstuvwxyz0123456789-._~", min_size=43, max_size=128)
 
@@ -84,3 +85,12 @@ def test_a_verifier_outside_rfc_7636_is_refused_not_a_crash(verifier: str) -> No
     code = _issued(codes, "v" * 43)
     with pytest.raises(CodeRefused, match="RFC 7636"):
         _redeem(codes, code, verifier)
+
+
+def test_racing_redemptions_of_one_code_spend_it_once() -> None:
+    for _ in range(20):
+        codes = AuthorizationCodes()
+        code = _issued(codes, "r" * 43)
+        results = race([lambda c=codes, k=code: _redeem(c, k, "r" * 43)] * 6)
+        assert sum(not isinstance(r, Exception) for r in results) == 1, results
+        assert all(isinstance(r, CodeRefused) for r in results if isinstance(r, Exception))
