@@ -43,7 +43,7 @@ from domain.text import NUL
 from usecases.context import Ports
 from worker.ports import build_ports, open_store
 from worker.settings import Settings
-from worker.temporal import make_client
+from worker.temporal import connect
 
 CONSOLE_STATIC = Path(__file__).parent / "console" / "static"
 
@@ -168,7 +168,7 @@ def create_app(settings: Settings | None = None, ports: Ports | None = None) -> 
             return
         conf = settings or Settings()
         store = open_store(conf)
-        client = await make_client(conf)
+        client = await connect(conf)
         app.state.ports = build_ports(store, client, conf)
         _announce(app.state.ports, conf)
         tune_gc()

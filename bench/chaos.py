@@ -7,6 +7,7 @@ restarted once. Afterwards it checks what must hold whatever happened:
   approval of the repeat), no intent wrote twice;
 - no write happened without an allowing entry before it in the chain;
 - no two colliding intents were ever allowed at once;
+- no worker ended without being killed (one started while Temporal restarts waits for it);
 - the chain verifies;
 
 and reports how long runs took to recover from a lost task: from the kill to the
@@ -119,6 +120,8 @@ class ChaosReport:
     duplicate_writes: int = 0
     writes_without_allow: int = 0
     double_allowed: int = 0
+    self_exits: int = 0
+    """Workers that ended without being killed (one that cannot reach Temporal waits)."""
     chain_ok: bool = False
     recoveries: list[float] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
@@ -131,6 +134,7 @@ class ChaosReport:
             and self.duplicate_writes == 0
             and self.writes_without_allow == 0
             and self.double_allowed == 0
+            and self.self_exits == 0
             and self.chain_ok
         )
 
@@ -139,15 +143,42 @@ class _Worker:
     def __init__(self, n: int, env: dict[str, str], logs: Path) -> None:
         self.n, self.env, self.logs = n, env, logs
         self.proc: subprocess.Popen[bytes] | None = None
+        self.log = logs / f"worker-{n}.log"
+        self.since = 0
+        """Where this process's part of the log begins."""
 
     def start(self) -> None:
+        self.since = self.log.stat().st_size if self.log.exists() else 0
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "worker"],
             cwd=ROOT,
             env=self.env,
-            stdout=(self.logs / f"worker-{self.n}.log").open("ab"),
+            stdout=self.log.open("ab"),
             stderr=subprocess.STDOUT,
         )
+
+    @property
+    def alive(self) -> bool:
+        return self.proc is not None and self.proc.poll() is None
+
+    @property
+    def exited(self) -> bool:
+        """The process ended without being killed: a defect, whatever the cause."""
+        return self.proc is not None and self.proc.poll() is not None
+
+    @property
+    def ready(self) -> bool:
+        """Polling its task queue. Only such a worker is killed: on a slow machine, killing
+        workers still starting would leave none to make progress."""
+        return self.alive and b"worker polling" in self._output()
+
+    def tail(self, lines: int = 3) -> str:
+        return " | ".join(self._output().decode(errors="replace").strip().splitlines()[-lines:])
+
+    def _output(self) -> bytes:
+        with self.log.open("rb") as f:
+            f.seek(self.since)
+            return f.read()
 
     @property
     def identity(self) -> str:
@@ -155,9 +186,11 @@ class _Worker:
         return f"{self.proc.pid}@{socket.gethostname()}"
 
     def kill(self) -> None:
-        if self.proc is not None and self.proc.poll() is None:
+        if self.alive:
+            assert self.proc is not None
             self.proc.send_signal(signal.SIGKILL)
             self.proc.wait(timeout=10)
+            self.proc = None
 
     def stop(self) -> None:
         if self.proc is not None and self.proc.poll() is None:
@@ -256,8 +289,13 @@ async def run_chaos(
                 while time.monotonic() < deadline:
                     if submitting.done() and await _all_terminal(client, started):
                         break
+                    for w in pool:
+                        if w.exited:  # restarted as a supervisor would, and reported
+                            report.self_exits += 1
+                            report.problems.append(f"worker {w.n} exited on its own: {w.tail()}")
+                            w.start()
                     victim = rng.choice(pool)
-                    if victim.proc is not None and victim.proc.poll() is None:
+                    if victim.ready:
                         kills.append((time.time(), victim.identity))
                         victim.kill()
                         report.kills += 1
@@ -514,6 +552,7 @@ def render(report: ChaosReport, console: Console) -> None:
         ("runs terminal", report.terminal),
         ("workers killed (SIGKILL) and restarted", report.kills),
         ("Temporal dev server restarts", report.temporal_restarts),
+        ("workers that exited on their own", report.self_exits),
         ("connector writes", report.writes),
         ("duplicate writes", report.duplicate_writes),
         ("writes without a prior allow", report.writes_without_allow),

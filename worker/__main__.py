@@ -7,16 +7,19 @@ import logging
 import signal
 from datetime import timedelta
 
+from temporalio.client import Client
+
 from adapters.memory.backends import BackendRefused
 from adapters.temporal.heartbeat import ensure_schedule
 from adapters.temporal.learning import ensure_learning_schedule
 from adapters.temporal.relay import ensure_relay_schedule
 from adapters.tracing import install, tracer_provider
+from domain.errors import Unavailable
 from worker.bootstrap import build_worker
 from worker.bytecode import keep_bytecode
 from worker.ports import open_store
 from worker.settings import Settings
-from worker.temporal import make_client
+from worker.temporal import connect, patiently
 
 log = logging.getLogger("verletica.worker")
 
@@ -25,22 +28,11 @@ async def serve(settings: Settings) -> None:
     """Connect, verify the audit chains, make sure the heartbeat is scheduled, and poll
     the task queue until SIGINT/SIGTERM."""
     store = open_store(settings)
-    client = await make_client(settings)
+    client = await connect(settings)
     provider = tracer_provider(settings.tracing, "verletica-worker", settings.otlp_endpoint)
     install(provider)
     worker = build_worker(client, settings, store, tracer=provider)
-    # Every worker makes sure the heartbeat's Schedule exists with the configured
-    # interval (idempotent: the first creates it, the others find it and update it).
-    await ensure_schedule(
-        client, settings.task_queue, timedelta(seconds=settings.heartbeat_seconds)
-    )
-    await ensure_learning_schedule(
-        client, settings.task_queue, timedelta(seconds=settings.learning_seconds)
-    )
-    if settings.smtp_host is not None:
-        await ensure_relay_schedule(
-            client, settings.task_queue, timedelta(seconds=settings.relay_seconds)
-        )
+    await patiently(settings, "schedules", lambda: _schedules(client, settings))
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
@@ -53,13 +45,29 @@ async def serve(settings: Settings) -> None:
         provider.shutdown()
 
 
+async def _schedules(client: Client, settings: Settings) -> None:
+    """Every worker makes sure the heartbeat's Schedule (and the learning pass's, and the
+    relay's when SMTP is set) exists with the configured interval: idempotent, the first
+    creates it and the others find it and update it."""
+    await ensure_schedule(
+        client, settings.task_queue, timedelta(seconds=settings.heartbeat_seconds)
+    )
+    await ensure_learning_schedule(
+        client, settings.task_queue, timedelta(seconds=settings.learning_seconds)
+    )
+    if settings.smtp_host is not None:
+        await ensure_relay_schedule(
+            client, settings.task_queue, timedelta(seconds=settings.relay_seconds)
+        )
+
+
 def main() -> None:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
     settings = Settings()
     keep_bytecode(settings.data_dir)
     try:
         asyncio.run(serve(settings))
-    except BackendRefused as exc:
+    except (BackendRefused, Unavailable) as exc:
         log.error("%s", exc)
         raise SystemExit(2) from None
 

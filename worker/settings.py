@@ -36,6 +36,9 @@ class Settings(BaseSettings):
     temporal_api_key: SecretStr | None = None
     """Temporal Cloud API key (implies TLS)."""
     temporal_ui_url: str = "http://localhost:8233"
+    temporal_connect_wait_seconds: float = Field(default=60.0, ge=0.0, le=3600.0)
+    """How long a worker or the API waits, at start-up, for a Temporal server that does
+    not answer yet (started in the other order, or restarting) before it gives up."""
 
     model_provider: ModelProviderName | None = None
     embedder: Literal["local", "gemini"] | None = None
@@ -114,11 +117,11 @@ class Settings(BaseSettings):
     api_host: str = "127.0.0.1"
     api_port: int = 8000
     broker_mode: BrokerMode = BrokerMode.ENFORCE
+    """``enforce``, or ``observe`` for a rollout: decide and record, never block."""
     heartbeat_seconds: int = Field(default=3600, ge=60, le=7 * 24 * 3600)
     """How often the heartbeat's Temporal Schedule runs (``VERLETICA_HEARTBEAT_SECONDS``)."""
     learning_seconds: int = Field(default=24 * 3600, ge=60, le=7 * 24 * 3600)
     """How often the learning pass's Temporal Schedule runs (``VERLETICA_LEARNING_SECONDS``)."""
-    """``enforce``, or ``observe`` for a rollout: decide and record, never block."""
 
     audit_key: SecretStr | None = None
     """Hex key (at least 32 bytes) that signs the audit chains; never stored in the

@@ -2,10 +2,21 @@
 
 from __future__ import annotations
 
+import asyncio
+import logging
+import time
+from collections.abc import Awaitable, Callable
+from typing import TypeVar
+
 from temporalio.client import Client
 from temporalio.contrib.pydantic import pydantic_data_converter
+from temporalio.service import RPCError, RPCStatusCode
 
+from domain.errors import Unavailable
 from worker.settings import Settings
+
+T = TypeVar("T")
+log = logging.getLogger("verletica.temporal")
 
 
 async def make_client(settings: Settings) -> Client:
@@ -18,3 +29,46 @@ async def make_client(settings: Settings) -> Client:
         tls=settings.temporal_tls or api_key is not None,
         api_key=api_key,
     )
+
+
+def unanswered(exc: BaseException) -> bool:
+    """True when ``exc`` says the server did not answer (not up yet, restarting), as
+    opposed to answering no (a wrong API key, a namespace that does not exist)."""
+    if isinstance(exc, RPCError):
+        return exc.status is RPCStatusCode.UNAVAILABLE
+    # The SDK's bridge reports a refused or dropped connection as a bare RuntimeError.
+    return isinstance(exc, RuntimeError) and "connect" in str(exc).lower()
+
+
+async def patiently(settings: Settings, what: str, call: Callable[[], Awaitable[T]]) -> T:
+    """``call()``, again and again while the Temporal server does not answer, for up to
+    ``settings.temporal_connect_wait_seconds``: a worker or API started a moment before
+    its server, or while it restarts, waits for it instead of exiting. Anything else the
+    server says is raised at once; after the wait, :class:`Unavailable` says what to do."""
+    deadline = time.monotonic() + settings.temporal_connect_wait_seconds
+    delay = 0.25
+    while True:
+        try:
+            return await call()
+        except Exception as exc:
+            if not unanswered(exc):
+                raise
+            if time.monotonic() + delay > deadline:
+                raise Unavailable(
+                    f"Temporal at {settings.temporal_address} did not answer ({what}) within "
+                    f"{settings.temporal_connect_wait_seconds:g} s: start it (`verletica up`, "
+                    "or `temporal server start-dev`), or set VERLETICA_TEMPORAL_ADDRESS"
+                ) from exc
+            log.warning(
+                "Temporal at %s does not answer yet (%s); trying again in %.1f s",
+                settings.temporal_address,
+                what,
+                delay,
+            )
+            await asyncio.sleep(delay)
+            delay = min(delay * 2, 5.0)
+
+
+async def connect(settings: Settings) -> Client:
+    """A client, waiting for a server that is not up yet (see :func:`patiently`)."""
+    return await patiently(settings, "connect", lambda: make_client(settings))

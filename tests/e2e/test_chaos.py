@@ -18,6 +18,7 @@ async def test_chaos_keeps_every_invariant(tmp_path: Path) -> None:
     if not PG_URL:
         pytest.skip("VERLETICA_TEST_POSTGRES_URL is unset: the chaos test did NOT run")
     report = await run_chaos(PG_URL, runs_count=30, workers=3, seed=7, logs=tmp_path)
+    assert report.self_exits == 0, report.problems
     assert report.terminal == report.runs, report
     assert report.kills >= 3 and report.temporal_restarts == 1, report
     assert report.writes >= 10, report
