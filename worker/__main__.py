@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 import signal
+import sys
 from datetime import timedelta
 
 from temporalio.client import Client
@@ -69,7 +71,12 @@ def main() -> None:
         asyncio.run(serve(settings))
     except (BackendRefused, Unavailable) as exc:
         log.error("%s", exc)
-        raise SystemExit(2) from None
+        logging.shutdown()
+        sys.stdout.flush()
+        # The SDK's native threads (a refused connection's) may still be about; letting
+        # the interpreter finalise around them can abort it (SIGABRT, "PyGILState_Release")
+        # and lose the exit code, so leave at once with ours.
+        os._exit(2)
 
 
 if __name__ == "__main__":

@@ -62,24 +62,37 @@ def _wait_for(log: Path, text: str, proc: subprocess.Popen[bytes], timeout: floa
         time.sleep(0.2)
 
 
+class Silent:
+    """Settings naming a Temporal address nothing listens on (yet), and the server a test
+    may start there (stopped afterwards)."""
+
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+        self.server: subprocess.Popen[bytes] | None = None
+
+    def start_server(self) -> None:
+        self.server = devserver.start(self.settings)
+
+
 @pytest.fixture
-def silent_temporal(tmp_path: Path, sqlite_url: str) -> Iterator[Settings]:
-    """Settings naming a Temporal address nothing listens on (yet); the server it may
-    start there is stopped afterwards."""
-    settings = make_settings(
-        database_url=sqlite_url,
-        data_dir=str(tmp_path / "data"),
-        temporal_address=f"127.0.0.1:{_free_port()}",
-        temporal_ui_url=f"http://127.0.0.1:{_free_port()}",
+def silent_temporal(tmp_path: Path, sqlite_url: str) -> Iterator[Silent]:
+    silent = Silent(
+        make_settings(
+            database_url=sqlite_url,
+            data_dir=str(tmp_path / "data"),
+            temporal_address=f"127.0.0.1:{_free_port()}",
+            temporal_ui_url=f"http://127.0.0.1:{_free_port()}",
+        )
     )
-    yield settings
-    devserver.stop(settings)
+    yield silent
+    if silent.server is not None:
+        devserver.stop(silent.settings, silent.server)
 
 
 async def test_a_worker_started_before_temporal_waits_then_serves(
-    silent_temporal: Settings, tmp_path: Path
+    silent_temporal: Silent, tmp_path: Path
 ) -> None:
-    settings = silent_temporal
+    settings = silent_temporal.settings
     log = tmp_path / "worker.log"
     proc = subprocess.Popen(
         [sys.executable, "-m", "worker"],
@@ -92,7 +105,7 @@ async def test_a_worker_started_before_temporal_waits_then_serves(
         _wait_for(log, "does not answer yet (connect)", proc, timeout=60)
         time.sleep(1.0)
         assert proc.poll() is None  # still waiting, a second later
-        devserver.start(settings)
+        silent_temporal.start_server()
         _wait_for(log, "worker polling", proc, timeout=90)
 
         client = await make_client(settings)
@@ -115,16 +128,17 @@ async def test_a_worker_started_before_temporal_waits_then_serves(
     assert "Traceback" not in log.read_text(errors="replace")
 
 
-def test_a_worker_that_waits_in_vain_says_why(silent_temporal: Settings) -> None:
+def test_a_worker_that_waits_in_vain_says_why(silent_temporal: Silent) -> None:
+    settings = silent_temporal.settings
     done = subprocess.run(
         [sys.executable, "-m", "worker"],
         cwd=ROOT,
-        env=_environ(silent_temporal, VERLETICA_TEMPORAL_CONNECT_WAIT_SECONDS="1"),
+        env=_environ(settings, VERLETICA_TEMPORAL_CONNECT_WAIT_SECONDS="1"),
         capture_output=True,
         timeout=60,
     )
     said = (done.stdout + done.stderr).decode(errors="replace")
     assert done.returncode == 2, said
-    assert f"Temporal at {silent_temporal.temporal_address} did not answer (connect)" in said
+    assert f"Temporal at {settings.temporal_address} did not answer (connect)" in said
     assert "VERLETICA_TEMPORAL_ADDRESS" in said
     assert "Traceback" not in said
