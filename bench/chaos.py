@@ -49,6 +49,7 @@ from temporalio.client import Client, WorkflowExecutionStatus
 from adapters.store.db import libpq_url, migrate, normalise_url
 from adapters.store.store import Store
 from adapters.store.tables import CONNECTOR_TABLES, IntentRow
+from bench.stack import free_port
 from domain.audit import ChainKey, ChainKeys
 from domain.errors import Conflict, NotFound, Unavailable
 from domain.model import SpendCap, StaffRole
@@ -70,12 +71,6 @@ PROGRESS = {
     EventType.EVENT_TYPE_ACTIVITY_TASK_COMPLETED,
     EventType.EVENT_TYPE_WORKFLOW_TASK_COMPLETED,
 }
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def _reply(*actions: dict[str, object]) -> str:
@@ -247,7 +242,7 @@ async def run_chaos(
     with tempfile.TemporaryDirectory() as tmp, _postgres(postgres_url) as db_url:
         data = Path(tmp)
         logs = logs or data
-        port, ui = _free_port(), _free_port()
+        port, ui = free_port(), free_port()
         settings = Settings(
             database_url=db_url,
             data_dir=str(data),

@@ -27,6 +27,23 @@ def member(ports: Ports, org_id: str, actor_id: str) -> tuple[Organization, Prin
     return ports.directory.org(org_id), actor
 
 
+def agent_named(ports: Ports, org_id: str, name: str) -> Principal | None:
+    """The organization's agent whose id or handle is ``name``; None when there is none
+    (a human's name is not an agent's)."""
+    found = next((p for p in ports.directory.principals(org_id) if name in (p.id, p.handle)), None)
+    return found if found is not None and found.kind is PrincipalKind.AGENT else None
+
+
+def check_scripted(ports: Ports, given: bool) -> None:
+    """Refuse replies given in advance unless no real model answers: a person may script
+    the scripted or replay provider, never stand in for Gemini."""
+    if given and not ports.scripted_replies:
+        raise Forbidden(
+            "scripted replies are honoured only when no real model answers (the scripted or "
+            "replay provider)"
+        )
+
+
 def founder(ports: Ports, org_id: str, actor_id: str) -> Organization:
     """The organization, if ``actor_id`` is its founder (who configures it)."""
     org, _ = member(ports, org_id, actor_id)

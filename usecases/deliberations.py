@@ -12,12 +12,11 @@ from domain.deliberation import (
     DeliberationPlan,
     DeliberationState,
 )
-from domain.errors import Forbidden, NotFound, Unavailable
-from domain.model import PrincipalKind
+from domain.errors import NotFound, Unavailable
 from domain.ports import DeliberationGateway
 from domain.runs import check_hold_timeout
 from usecases import ingress
-from usecases.access import member, run_for
+from usecases.access import agent_named, check_scripted, member, run_for
 from usecases.context import Ports
 
 DEFAULT_PLAN = DeliberationPlan(personas=DEFAULT_PERSONAS)
@@ -46,16 +45,15 @@ async def start_deliberation(
     _, actor = member(ports, org_id, actor_id)
     plan = plan or DEFAULT_PLAN
     replies = scripted_replies or {}
-    if replies and not ports.scripted_replies:
-        raise Forbidden("scripted replies are honoured only when no real model answers")
+    check_scripted(ports, bool(replies))
     unknown = sorted(set(replies) - {p.name for p in plan.personas} - {SYNTHESIS})
     if unknown:
         raise ValueError(f"replies for no persona of the plan: {unknown}")
     if not question.strip():
         raise ValueError("a deliberation needs a question")
     check_hold_timeout(hold_timeout_seconds)
-    found = next((p for p in ports.directory.principals(org_id) if agent in (p.id, p.handle)), None)
-    if found is None or found.kind is not PrincipalKind.AGENT:
+    found = agent_named(ports, org_id, agent)
+    if found is None:
         raise NotFound(f"no agent {agent!r} in this organization")
     gateway = _gateway(ports)
     ingress.reserve_run(ports, actor)

@@ -5,14 +5,13 @@ from __future__ import annotations
 
 import uuid
 
-from domain.errors import Forbidden, NotFound, Unavailable
-from domain.model import PrincipalKind
+from domain.errors import NotFound, Unavailable
 from domain.ports import GraphGateway
 from domain.runs import check_hold_timeout
 from domain.visibility import may_read
 from domain.workgraph import GraphInput, GraphState, WorkGraph
 from usecases import ingress
-from usecases.access import member, readable
+from usecases.access import agent_named, check_scripted, member, readable
 from usecases.context import Ports
 
 
@@ -35,20 +34,18 @@ async def start_graph(
     state."""
     _, actor = member(ports, org_id, actor_id)
     replies = scripted_replies or {}
-    if replies and not ports.scripted_replies:
-        raise Forbidden("scripted replies are honoured only when no real model answers")
+    check_scripted(ports, bool(replies))
     unknown = sorted(set(replies) - {s.id for s in graph.steps})
     if unknown:
         raise ValueError(f"replies for steps the graph does not have: {unknown}")
     check_hold_timeout(hold_timeout_seconds)
-    agents = {p.handle: p for p in ports.directory.principals(org_id)}
-    agents |= {p.id: p for p in list(agents.values())}
-    steps = []
+    steps, handles = [], {}
     for step in graph.steps:
-        agent = agents.get(step.agent)
-        if agent is None or agent.kind is not PrincipalKind.AGENT:
+        agent = agent_named(ports, org_id, step.agent)
+        if agent is None:
             raise NotFound(f"step {step.id!r}: no agent {step.agent!r} in this organization")
         steps.append(step.model_copy(update={"agent": agent.id}))
+        handles[agent.id] = agent.handle
     gateway = _gateway(ports)
     for _ in steps:
         ingress.reserve_run(ports, actor)
@@ -57,7 +54,7 @@ async def start_graph(
         org_id=org_id,
         requested_by=actor_id,
         graph=graph.model_copy(update={"steps": tuple(steps)}),
-        handles={s.agent: agents[s.agent].handle for s in steps},
+        handles=handles,
         scripted_replies=replies,
         **({"hold_timeout_seconds": hold_timeout_seconds} if hold_timeout_seconds else {}),
     )

@@ -23,7 +23,7 @@ from domain.runs import (
 )
 from domain.visibility import may_read
 from usecases import ingress
-from usecases.access import member, readable, run_for
+from usecases.access import check_scripted, member, readable, run_for
 from usecases.context import Ports
 from usecases.organization import new_id
 
@@ -125,11 +125,7 @@ async def start_run(
     """Start an agent run on behalf of ``actor_id``, an active human of the organization;
     the same client key returns the run it started before (and never runs it again)."""
     _, actor = member(ports, org_id, actor_id)
-    if scripted_reply is not None and not ports.scripted_replies:
-        raise Forbidden(
-            "scripted_reply is honoured only when no real model answers (the scripted or "
-            "replay provider)"
-        )
+    check_scripted(ports, scripted_reply is not None)
     agent = ports.directory.principal(org_id, agent_id)
     if agent.kind is not PrincipalKind.AGENT:
         raise ValueError(f"{agent.handle} is not an agent")

@@ -4,7 +4,6 @@ pass; each attempt on the chain with its code, never the message; nothing sent t
 
 from __future__ import annotations
 
-import socket
 import threading
 import uuid
 from collections.abc import AsyncIterator, Iterator
@@ -26,7 +25,7 @@ from adapters.temporal.relay import SCHEDULE_ID as RELAY_SCHEDULE
 from domain.intents import Intent, Outcome
 from domain.relay import LEASE, RelayInput, RelayReport
 from tests.conftest import TEST_KEYS, Firm, make_settings, utc_now, wire
-from tests.support import schedule_on, serving
+from tests.support import free_port, schedule_on, serving
 from usecases import governance
 from usecases.context import Ports
 from worker.bootstrap import build_connectors, build_worker
@@ -62,15 +61,9 @@ class Inbox:
         return "250 Message accepted"
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 @pytest.fixture
 def smtp() -> Iterator[tuple[Inbox, int]]:
-    inbox, port = Inbox(), _free_port()
+    inbox, port = Inbox(), free_port()
     controller = Controller(inbox, hostname="127.0.0.1", port=port)
     controller.start()
     try:

@@ -15,15 +15,10 @@ import httpx
 import pytest
 
 from tests.conftest import TEST_KEYS
+from tests.support import free_port
 
 pytestmark = pytest.mark.temporal
 ROOT = Path(__file__).resolve().parents[2]
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def _open(port: int) -> bool:
@@ -67,7 +62,7 @@ def _bring_up(
     for attempt in range(3):
         where = data / f"try{attempt}"
         where.mkdir()
-        ports = {"temporal": _free_port(), "ui": _free_port(), "api": _free_port()}
+        ports = {"temporal": free_port(), "ui": free_port(), "api": free_port()}
         env = {
             **os.environ,
             "VERLETICA_DATA_DIR": str(where),

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import asyncio
 import os
-import socket
 import subprocess
 import sys
 import time
@@ -19,6 +18,7 @@ import pytest
 from adapters.store.store import Store
 from domain.runs import RunStatus
 from tests.conftest import TEST_KEYS, Firm, make_settings, utc_now, wire
+from tests.support import free_port
 from usecases import runs
 from worker import devserver
 from worker.settings import Settings
@@ -32,12 +32,6 @@ EMAIL = (
     '"payload": {"to": "cfo@client.example", "subject": "Agenda", "body": "b"}, '
     '"cost_cents": 0, "justification": "j"}]}'
 )
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def _environ(settings: Settings, **extra: str) -> dict[str, str]:
@@ -80,8 +74,8 @@ def silent_temporal(tmp_path: Path, sqlite_url: str) -> Iterator[Silent]:
         make_settings(
             database_url=sqlite_url,
             data_dir=str(tmp_path / "data"),
-            temporal_address=f"127.0.0.1:{_free_port()}",
-            temporal_ui_url=f"http://127.0.0.1:{_free_port()}",
+            temporal_address=f"127.0.0.1:{free_port()}",
+            temporal_ui_url=f"http://127.0.0.1:{free_port()}",
         )
     )
     yield silent
