@@ -5,7 +5,7 @@ from __future__ import annotations
 from pydantic import BaseModel
 
 from domain.audit import AuditEntry, ChainVerification
-from domain.visibility import may_read
+from domain.visibility import ChainReach, may_read
 from usecases import governance
 from usecases.access import founder, member, readable
 from usecases.context import Ports
@@ -20,35 +20,40 @@ class AuditView(BaseModel):
     verification: ChainVerification | None
 
 
-def _for_reader(
-    entry: AuditEntry,
-    projects: frozenset[str],
-    by_run: dict[str, set[str]],
-    by_intent: dict[str, set[str]],
-) -> AuditEntry:
-    """``entry`` as a reader of ``projects`` sees it."""
-    run_id = entry.payload.get("run_id")
-    if entry.intent_id is not None:
-        reach = by_intent.get(entry.intent_id, set())
-    elif isinstance(run_id, str):
-        reach = by_run.get(run_id, set())
-    else:
-        return entry  # configuration: the directory is every member's to read
-    if may_read(projects, reach):
+WITHHELD = {"withheld": "it concerns projects outside yours"}
+"""What a reader sees of the payload of an entry it may not read."""
+
+
+def _for_reader(entry: AuditEntry, projects: frozenset[str], reach: ChainReach) -> AuditEntry:
+    """``entry`` as a reader of ``projects`` sees it: whole when everything it reaches is
+    theirs, else its hashes, stage, rule and outcome without its payload."""
+    placed = reach.of(entry)
+    if placed is not None and may_read(projects, placed):
         return entry
-    return entry.model_copy(update={"payload": {"withheld": "it concerns projects outside yours"}})
+    return entry.model_copy(update={"payload": dict(WITHHELD)})
+
+
+def chain_reach(ports: Ports, org_id: str, entries: list[AuditEntry]) -> ChainReach:
+    """Where each of ``entries`` (the organization's chain) belongs."""
+    by_run, by_intent = ports.runs.reaches(org_id)
+    findings: dict[str, tuple[str, ...]] = {}
+    holds: dict[str, tuple[str, ...]] = {}
+    if ports.heartbeats is not None:
+        findings = {f.id: f.projects for f in ports.heartbeats.findings(org_id)}
+        holds = {h.id: h.projects for h in ports.heartbeats.standing_holds(org_id)}
+    return ChainReach(entries, by_run, by_intent, findings, holds)
 
 
 def audit(ports: Ports, org_id: str, actor_id: str, verify: bool) -> AuditView:
     """The org's chain; with ``verify``, every hash, link, signature and cross-check
-    recomputed. The payload of an entry about a run outside the reader's projects is
-    withheld."""
+    recomputed. The payload of an entry that reaches a project outside the reader's
+    (:class:`~domain.visibility.ChainReach`), or that nothing places, is withheld."""
     org, actor = member(ports, org_id, actor_id)
     projects = readable(ports, org, actor)
     entries = ports.audit.entries(org_id)
     if projects is not None:
-        by_run, by_intent = ports.runs.reaches(org_id)
-        entries = [_for_reader(e, projects, by_run, by_intent) for e in entries]
+        reach = chain_reach(ports, org_id, entries)
+        entries = [_for_reader(e, projects, reach) for e in entries]
     head = ports.audit.head(org_id)
     return AuditView(
         entries=entries,

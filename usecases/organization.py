@@ -14,7 +14,7 @@ from datetime import datetime
 from pydantic import BaseModel
 
 from domain import configuration as rules
-from domain.errors import Conflict, NotFound, Refused
+from domain.errors import Conflict, Forbidden, NotFound, Refused
 from domain.memory.adapter import Embedding
 from domain.memory.ingest import redaction_draft, refusal_draft
 from domain.memory.judge import second_opinion
@@ -250,8 +250,14 @@ def add_commitment(
     valid_from: datetime | None = None,
     valid_until: datetime | None = None,
 ) -> Commitment:
-    """Record an extracted commitment: evidence until a human confirms it."""
-    member(ports, org_id, actor_id)
+    """Record an extracted commitment: evidence until a human confirms it. A member
+    records one only on projects they may read (as an episode): what it says about a
+    project is that project's, and a commitment behind a wall is not theirs to know of;
+    one that names no project (the organization's) binds nothing until the founder
+    confirms it, so any member may record it."""
+    org, actor = member(ports, org_id, actor_id)
+    if not may_read(readable(ports, org, actor), projects):
+        raise Forbidden("a commitment may bind only projects you may read")
     with ports.configuration.change(org_id, actor_id, ports.clock) as change:
         unknown = set(projects) - change.project_slugs()
         if unknown:
