@@ -11,7 +11,7 @@ from typing import Any
 from pydantic import Field
 
 from domain.canonical import digest
-from domain.governance.approvals import ApprovalProof
+from domain.governance.approvals import ApprovalProof, HeldDecision
 from domain.model import Frozen, Slug
 from domain.registry import AgentPin
 
@@ -172,7 +172,8 @@ class ApprovalVerdict(StrEnum):
 
 
 class ApprovalRequest(Frozen):
-    """A human's approve/deny for a held intent, bound to its digest."""
+    """A human's approve/deny for a held intent, bound to its digest and to the hold it
+    answers."""
 
     intent_id: str
     approver_id: str
@@ -181,6 +182,9 @@ class ApprovalRequest(Frozen):
     reason: str = ""
     proof: ApprovalProof | None = None
     """The API's signature over the decision (see :mod:`domain.governance.approvals`)."""
+    hold: HeldDecision | None = None
+    """The hold the approver was shown (:func:`held_decision`); None only in signals
+    signed before holds were bound, which the broker refuses (``hold_unbound``)."""
 
 
 class DispatchToken(Frozen):
@@ -202,3 +206,16 @@ class DispatchResult(Frozen):
     external_id: str
     duplicate: bool
     """True when the write had already happened (idempotent replay)."""
+
+
+def held_decision(decision: Decision) -> HeldDecision:
+    """The hold ``decision`` as a human's decision names it: a recorded decision, with its
+    audit entry."""
+    if decision.audit_seq is None or decision.entry_hash is None:
+        raise ValueError("only a recorded decision can be answered")
+    return HeldDecision(
+        audit_seq=decision.audit_seq,
+        entry_hash=decision.entry_hash,
+        rule=decision.rule,
+        evidence=tuple(decision.evidence),
+    )

@@ -6,7 +6,7 @@ from enum import StrEnum
 
 from pydantic import Field, model_validator
 
-from domain.governance.approvals import ApprovalProof
+from domain.governance.approvals import ApprovalProof, HeldDecision
 from domain.governance.values import ReviewResult
 from domain.intents import ApprovalRequest, Decision, DispatchResult, Intent, ProposedAction
 from domain.model import Frozen, UtcInstant
@@ -74,6 +74,9 @@ class ApprovalSignal(Frozen):
     proof: ApprovalProof | None = None
     """The API's signature over the decision; without a valid one the broker refuses it.
     (Optional so that signals recorded before proofs existed still decode.)"""
+    hold: HeldDecision | None = None
+    """The hold the approver answered (the proof covers it). Optional so that signals
+    recorded before holds were bound still decode; the broker refuses them."""
 
 
 class RunRecord(Frozen):

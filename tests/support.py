@@ -33,7 +33,8 @@ from adapters.temporal.learning import SCHEDULE_ID as LEARNING_SCHEDULE
 from adapters.temporal.relay import SCHEDULE_ID as RELAY_SCHEDULE
 from domain.governance.approvals import ApprovalKey, ApprovalKeys, sign
 from domain.governance.review import decided
-from domain.intents import ApprovalRequest, ApprovalVerdict, Intent
+from domain.intents import ApprovalRequest, ApprovalVerdict, Decision, Intent, held_decision
+from domain.ports import GovernanceStore
 from domain.runs import RunState
 from worker.__main__ import serve
 from worker.settings import Settings
@@ -112,14 +113,21 @@ def signed(
     run_id: str | None = None,
     now: datetime,
     keys: ApprovalKeys = APPROVAL_KEYS,
+    hold: Decision | None = None,
+    store: GovernanceStore | None = None,
 ) -> ApprovalRequest:
     """A decision on ``intent`` with the proof the API would sign for run ``run_id``
-    (the intent's own run unless told)."""
+    (the intent's own run unless told), answering the hold ``hold``, or the intent's
+    newest decision in ``store`` (as the API reads it); with neither, it names no hold."""
+    if hold is None and store is not None:
+        with store.unit(intent.org_id, now) as unit:
+            hold = unit.latest(intent.id)
     request = ApprovalRequest(
         intent_id=intent.id,
         approver_id=approver_id,
         verdict=verdict,
         intent_digest=intent.digest,
+        hold=None if hold is None else held_decision(hold),
     )
     proof = sign(keys, decided(request, run_id or intent.run_id), now)
     return request.model_copy(update={"proof": proof})

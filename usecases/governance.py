@@ -22,7 +22,7 @@ from domain.errors import (
 from domain.governance import records
 from domain.governance.approvals import ApprovalKeys
 from domain.governance.broker import STAGES, StageFn, evaluate, observed
-from domain.governance.review import reconfirm, refused, review
+from domain.governance.review import reconfirm, refused, review, spends_proof
 from domain.governance.tokens import token_for
 from domain.governance.values import (
     BrokerMode,
@@ -180,8 +180,14 @@ def review_hold(
         return _refuse_signal(store, org_id, run_id, problem, attempt, now)
     request, malformed = _sanitized(request)
     event_key = records.review_key(run_id, request.intent_id, attempt)
+    spent_key = None if request.proof is None else records.proof_key(request.proof)
     with store.unit(org_id, now) as unit:
         done = unit.recorded(event_key)
+        spent = None
+        if done is None and spent_key is not None:
+            spent = unit.recorded(spent_key)
+            if spent is not None and spent.payload.get("review") == event_key:
+                done, spent = spent, None  # this very review, retried
         if done is not None:  # a retried review: answer as recorded
             accepted = done.decision != records.REVIEW_REFUSED
             result = ReviewResult(
@@ -206,8 +212,15 @@ def review_hold(
                 approver=approver,
                 approver_staffing=staffing,
                 now=now,
+                spent=spent,
             )
         )
+        # A genuine proof is spent by the review that reads it, whatever that review
+        # decides: the entry is keyed by the proof, in this transaction.
+        if spent_key is not None and poisoned is None and spends_proof(result):
+            entry_key, review_of = spent_key, event_key
+        else:
+            entry_key, review_of = event_key, None
         latest = None if stored is None else stored.latest
         claim = None
         if result.outcome is Outcome.APPROVED and stored is not None:
@@ -234,7 +247,12 @@ def review_hold(
         if not result.accepted or result.outcome is None or stored is None:
             unit.append(
                 records.review_draft(
-                    request, event_key, outcome=None, rule=result.rule, reason=result.reason
+                    request,
+                    entry_key,
+                    outcome=None,
+                    rule=result.rule,
+                    reason=result.reason,
+                    review=review_of,
                 )
             )
             return ReviewOutcome(review=result, decision=latest)
@@ -250,11 +268,12 @@ def review_hold(
         )
         draft = records.review_draft(
             request,
-            event_key,
+            entry_key,
             outcome=result.outcome,
             rule=result.rule,
             reason=result.reason,
             intent_digest=stored.intent.digest,
+            review=review_of,
         )
         recorded = unit.record(
             stored.intent, decision, effects_of(decision, claim, by=request.approver_id), draft

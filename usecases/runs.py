@@ -10,7 +10,7 @@ from pydantic import BaseModel
 from domain.errors import Conflict, Forbidden, NotFound, Unavailable
 from domain.governance.approvals import Decided, sign
 from domain.governance.review import authority_refusal
-from domain.intents import ApprovalVerdict, Decision, Intent, Outcome
+from domain.intents import ApprovalVerdict, Decision, Intent, Outcome, held_decision
 from domain.model import Principal, PrincipalKind, Staffing
 from domain.ports import RunRecords
 from domain.runs import (
@@ -219,6 +219,11 @@ async def decide_hold(
             "this process holds no approval key (VERLETICA_APPROVAL_KEY): it cannot decide holds"
         )
     verdict = ApprovalVerdict.APPROVE if approve else ApprovalVerdict.DENY
+    # The hold the person answers: the intent's newest decision, as the pages show it.
+    decisions = next((d for i, _, d in ports.runs.intents(run_id) if i.id == intent_id), [])
+    if not decisions or decisions[-1].outcome is not Outcome.HOLD:
+        raise Conflict(f"intent {intent_id[:64]} is not held")
+    hold = held_decision(decisions[-1])
     decided = Decided(
         run_id=run_id,
         intent_id=intent_id,
@@ -226,6 +231,7 @@ async def decide_hold(
         approver_id=actor_id,
         verdict=verdict.value,
         reason=reason,
+        hold=hold,
     )
     signal = ApprovalSignal(
         intent_id=intent_id,
@@ -233,6 +239,7 @@ async def decide_hold(
         intent_digest=intent.digest,
         reason=reason,
         proof=sign(ports.approvals, decided, ports.clock()),
+        hold=hold,
     )
     await ports.gateway.signal(run.workflow_id, approve, signal)
     return HoldSignalled(

@@ -191,6 +191,7 @@ def _decode(name: str, args: Sequence[RawValue]) -> _Received:
                 intent_digest=signal.intent_digest,
                 reason=signal.reason,
                 proof=signal.proof,
+                hold=signal.hold,
             )
         )
     except Exception as err:  # noqa: BLE001 - whatever was sent ends on the record

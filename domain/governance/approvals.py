@@ -2,10 +2,14 @@
 
 The API signs every decision it sends to a run with a key that only Verletica's
 processes hold (settings, never the database): the signature covers the run, the
-intent, its digest, the approver the token proved, the verdict, the reason and the
-time. The broker verifies it before anything else, so a signal typed in the Temporal
-UI, or sent with the Temporal CLI by someone who can reach the cluster, names an
-approver but proves nothing, and is refused on the record.
+intent, its digest, the approver the token proved, the verdict, the reason, the time
+and the hold it answers (that hold's audit entry: seq and hash, its rule and evidence).
+The broker verifies it before anything else, so a signal typed in the Temporal UI, or
+sent with the Temporal CLI by someone who can reach the cluster, names an approver but
+proves nothing, and is refused on the record. A genuine proof answers one hold once: it
+is spent by the review that reads it (on the record, in the review's transaction), and
+a copy of it taken from the run's history and sent again is refused (``proof_spent``),
+as is one whose hold has changed since it was signed (``hold_changed``).
 
 Keys rotate like the audit keys: the current key signs, retired keys still verify, so
 a decision signed just before a rotation (and an open hold, which holds no proof) is
@@ -25,12 +29,30 @@ from domain.canonical import canonical_json
 from domain.model import Frozen, UtcInstant, as_utc
 
 MIN_APPROVAL_KEY_BYTES = 32
-PROOF_PURPOSE = "verletica-approval-v1"
+PROOF_PURPOSE = "verletica-approval-v2"
+"""v2 covers the hold answered; a v1 proof (no hold) no longer verifies."""
 MAX_PROOF_AGE = timedelta(days=1)
 """How long a signed decision stays good. A run's worker may be down for a while between
 the API signing and the broker reviewing; past this the human decides again."""
 CLOCK_SKEW = timedelta(minutes=1)
 """How far in the future (another process's clock) a proof's time may lie."""
+
+
+UNPROVEN = frozenset(
+    {"missing_proof", "unknown_proof_key", "forged_proof", "proof_in_future", "stale_proof"}
+)
+"""The rules of :func:`refusal`: a request refused for one of them proved nothing, so it
+spends no proof."""
+
+
+class HeldDecision(Frozen):
+    """The hold a human's decision answers: its entry in the audit chain and what it
+    showed them (why it held, what it rested on)."""
+
+    audit_seq: int = Field(ge=0)
+    entry_hash: str = Field(max_length=64)
+    rule: str = Field(max_length=500)
+    evidence: tuple[str, ...] = Field(default=(), max_length=500)
 
 
 class ApprovalProof(Frozen):
@@ -83,6 +105,8 @@ class Decided:
     approver_id: str
     verdict: str
     reason: str
+    hold: HeldDecision | None
+    """The hold answered; None only in a request that names none (refused as unbound)."""
 
 
 def _message(decided: Decided, signed_at: datetime) -> bytes:
@@ -95,6 +119,7 @@ def _message(decided: Decided, signed_at: datetime) -> bytes:
             "approver_id": decided.approver_id,
             "verdict": decided.verdict,
             "reason": decided.reason,
+            "hold": None if decided.hold is None else decided.hold.model_dump(mode="json"),
             "signed_at": as_utc(signed_at).isoformat(),
         }
     )

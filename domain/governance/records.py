@@ -6,10 +6,12 @@ event again gets the first entry back and writes nothing twice.
 
 from __future__ import annotations
 
+import hashlib
 from datetime import datetime
 from typing import Any
 
 from domain.audit import AuditDraft
+from domain.governance.approvals import ApprovalProof
 from domain.intents import ApprovalRequest, Decision, DispatchResult, Intent, Outcome, Stage
 
 REVIEW_REFUSED = "review_refused"
@@ -51,6 +53,12 @@ def review_key(run_id: str, intent_id: str, attempt: int) -> str:
     return f"review:{run_id}:{intent_id}:{attempt}"
 
 
+def proof_key(proof: ApprovalProof) -> str:
+    """The idempotency key of the review that reads ``proof``: a proof is spent once. (A
+    digest of the signature: the signature itself is never written to the chain.)"""
+    return f"proof:{hashlib.sha256(proof.signature.encode()).hexdigest()[:32]}"
+
+
 def review_draft(
     request: ApprovalRequest,
     event_key: str,
@@ -59,8 +67,11 @@ def review_draft(
     rule: str,
     reason: str,
     intent_digest: str | None = None,
+    review: str | None = None,
 ) -> AuditDraft:
-    """A human's approve or deny: accepted (``outcome``) or refused (None)."""
+    """A human's approve or deny: accepted (``outcome``) or refused (None). A review that
+    read a genuine proof is keyed by the proof (:func:`proof_key`, so the proof is spent)
+    and names its own attempt's key in ``review``, so that a retry of it is known."""
     payload: dict[str, Any] = {
         "approver_id": request.approver_id,
         "verdict": request.verdict,
@@ -71,6 +82,10 @@ def review_draft(
     if request.proof is not None:  # which key vouched for it, and when (never the signature)
         payload["proof_key_id"] = request.proof.key_id
         payload["proof_signed_at"] = request.proof.signed_at.isoformat()
+    if request.hold is not None:
+        payload["hold_seq"] = request.hold.audit_seq
+    if review is not None:
+        payload["review"] = review
     return AuditDraft(
         event_key=event_key,
         actor=request.approver_id,

@@ -2,21 +2,23 @@
 
 Each rung refuses with its own rule, on the record: a malformed request, a decision the
 API did not sign (no proof, an unknown key, a forged, future or stale proof: see
-:mod:`domain.governance.approvals`), an intent that is not held, a request sent to
-another run, a hold already closed, an unknown or inactive or non-human approver,
-self-approval, missing approval authority. An approval that passes is then re-checked
-against the broker's decision *now* (:func:`reconfirm`): a human answers only the
-reasons the hold showed them.
+:mod:`domain.governance.approvals`), a proof already spent by an earlier review, an
+intent that is not held, a request sent to another run, a hold already closed, a
+decision signed for another hold than the one now open, an unknown or inactive or
+non-human approver, self-approval, missing approval authority. An approval that passes
+is then re-checked against the broker's decision *now* (:func:`reconfirm`): a human
+answers only the reasons the hold showed them.
 """
 
 from __future__ import annotations
 
 from datetime import datetime
 
-from domain.governance.approvals import ApprovalKeys, Decided, refusal
+from domain.audit import AuditEntry
+from domain.governance.approvals import UNPROVEN, ApprovalKeys, Decided, refusal
 from domain.governance.broker import current_projects
 from domain.governance.values import HoldState, ReviewResult, StoredIntent
-from domain.intents import ApprovalRequest, ApprovalVerdict, Decision, Outcome
+from domain.intents import ApprovalRequest, ApprovalVerdict, Decision, Outcome, held_decision
 from domain.model import Principal, PrincipalKind, PrincipalStatus, Staffing, StaffRole
 
 NOT_BY_HUMAN = frozenset({"collision"})
@@ -37,7 +39,14 @@ def decided(request: ApprovalRequest, run_id: str) -> Decided:
         approver_id=request.approver_id,
         verdict=request.verdict.value,
         reason=request.reason,
+        hold=request.hold,
     )
+
+
+def spends_proof(result: ReviewResult) -> bool:
+    """Whether the review that came to ``result`` read a genuine proof (it passed the proof
+    rung of :func:`review`), and so spent it."""
+    return result.rule not in UNPROVEN and result.rule not in {"malformed_request", "proof_spent"}
 
 
 def review(
@@ -50,9 +59,11 @@ def review(
     approver: Principal | None,
     approver_staffing: tuple[Staffing, ...],
     now: datetime,
+    spent: AuditEntry | None = None,
 ) -> ReviewResult:
     """Accept a human decision only when the API signed it (for this run, intent, digest,
-    approver, verdict and reason), on an open hold of this run, from an active human
+    approver, verdict, reason and hold), once (``spent`` is the review that already read
+    this proof, if one did), on the open hold it was signed for, from an active human
     approver on every project the intent reaches."""
     if malformed is not None:
         return refused("malformed_request", malformed)
@@ -61,6 +72,12 @@ def review(
     unproven = refusal(keys, decided(request, run_id), request.proof, now)
     if unproven is not None:
         return refused(*unproven)
+    if spent is not None:
+        return refused(
+            "proof_spent",
+            f"this signed decision was already used (audit entry {spent.seq}): "
+            "a decision answers its hold once; decide again",
+        )
     if held is None or held.hold is None:
         return refused("not_held", "no such held intent")
     intent = held.intent
@@ -72,6 +89,9 @@ def review(
         return refused("wrong_intent", "the request names another intent")
     if request.intent_digest != intent.digest:
         return refused("digest_mismatch", "the request is bound to a different intent content")
+    changed = hold_change(request, held.latest)
+    if changed is not None:
+        return changed
     if approver is None or approver.org_id != intent.org_id:
         return refused("unknown_approver", "the approver is not in this organization")
     if approver.kind is not PrincipalKind.HUMAN:
@@ -96,6 +116,24 @@ def review(
         rule="denied_by_authority",
         reason=request.reason or f"denied by {approver.handle}",
     )
+
+
+def hold_change(request: ApprovalRequest, latest: Decision) -> ReviewResult | None:
+    """Refused unless ``request`` answers ``latest``, the hold now open: the same audit
+    entry, rule and evidence (``hold_unbound`` for a request that names no hold)."""
+    if request.hold is None:
+        return refused(
+            "hold_unbound",
+            "the decision names no hold (signed before holds were bound): decide again",
+        )
+    if latest.audit_seq is None or request.hold != held_decision(latest):
+        return refused(
+            "hold_changed",
+            f"the decision was signed for the hold at audit entry {request.hold.audit_seq} "
+            f"({request.hold.rule}); the hold now open is entry {latest.audit_seq} "
+            f"({latest.rule}): decide again on what it shows",
+        )
+    return None
 
 
 def authority_refusal(

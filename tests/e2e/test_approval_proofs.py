@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import json
 import os
 import secrets
 from collections.abc import AsyncIterator, Callable
@@ -28,10 +29,11 @@ from adapters.store.tables import AuditEntryRow, PaymentRow
 from domain.errors import Unavailable
 from domain.governance.approvals import ApprovalKeys, Decided, sign
 from domain.intents import DispatchResult, Intent, Outcome
+from domain.model import SpendCap
 from domain.runs import DispatchRequest, RunState, RunStatus
 from tests.conftest import TEST_KEYS, Firm, make_settings, utc_now, wire
 from tests.support import EMAIL_ACTION, model_reply, pay_action
-from usecases import runs
+from usecases import organization, runs
 from usecases.context import Ports
 from worker.bootstrap import build_connectors, build_worker
 from worker.settings import Settings
@@ -117,6 +119,7 @@ def _decided(run_id: str, intent: Intent, approver: str, verdict: str = "approve
         approver_id=approver,
         verdict=verdict,
         reason="",
+        hold=None,
     )
 
 
@@ -309,3 +312,75 @@ async def test_a_decision_signed_before_a_key_rotation_still_verifies(
         assert store.audit.verify(firm.org).ok
     finally:
         store.close()
+
+
+async def _signals_in_history(handle: Handle) -> list[dict[str, Any]]:
+    """The approve signals of the run as its Temporal history holds them (what anyone who
+    can read the history, in the UI or with the CLI, can copy)."""
+    found = []
+    async for event in handle.fetch_history_events():
+        if event.HasField("workflow_execution_signaled_event_attributes"):
+            attrs = event.workflow_execution_signaled_event_attributes
+            if attrs.signal_name == "approve":
+                (payload,) = attrs.input.payloads
+                found.append(json.loads(payload.data))
+    return found
+
+
+async def test_an_approval_copied_from_history_cannot_approve_a_later_hold(env: Env) -> None:
+    """Issue 19.1 end to end: a confirmed 300,000-cent cap; a 250,000-cent payment held
+    for the threshold; a 90,000-cent payment paid meanwhile. Ada approves the first: the
+    review holds it again for the cap and refuses her approval. Her signed approval,
+    copied from the run's history and sent again with the Temporal client (as with the
+    CLI), is refused as spent, on the record; nothing is paid past the cap."""
+    svc, firm = env.svc, env.firm
+    cap = organization.add_commitment(
+        svc,
+        firm.org,
+        firm.founder,
+        "cap",
+        SpendCap(limit_cents=300_000),
+        source="letter",
+        projects=("east",),
+    )
+    organization.confirm_commitment(svc, cap.id, firm.founder)
+    async with build_worker(
+        env.temporal.client,
+        svc.settings,  # type: ignore[arg-type]
+        env.store,
+        model=ScriptedProvider(),
+    ):
+        handle, _, state = await _held(env, "pay", pay_action("CAP-1", 250_000))
+        big = state.intents[0].intent
+        small = await runs.start_run(
+            svc,
+            firm.org,
+            firm.founder,
+            firm.agents["ledger"],
+            "pay",
+            model_reply(pay_action("CAP-2", 90_000)),
+        )
+        done = await asyncio.wait_for(env.handle(small.workflow_id).result(), 60)
+        assert done.intents[0].dispatch is not None
+
+        await runs.decide_hold(svc, big.id, firm.founder, firm.founder, approve=True)
+        state = await _until(handle, lambda s: bool(s.refused_signals), "the re-hold")
+        assert _refused(state) == ["hold_reasons_changed"]
+        assert "spend_cap" in state.intents[0].decision.rule
+
+        (copied,) = await _signals_in_history(handle)
+        assert copied["proof"] and copied["hold"]["audit_seq"]
+        await handle.signal("approve", copied)
+        state = await _until(handle, lambda s: len(s.refused_signals) == 2, "the replay")
+        assert _refused(state) == ["hold_reasons_changed", "proof_spent"]
+        assert state.status is RunStatus.NEEDS_HUMAN
+        await runs.decide_hold(svc, big.id, firm.founder, firm.founder, approve=False)
+        final = await asyncio.wait_for(handle.result(), 60)
+    assert final.intents[0].decision.outcome is Outcome.DENIED
+    assert env.payments(big.id) == 0
+    assert [e.rule for e in env.audit(intent_id=big.id, decision="review_refused")] == [
+        "hold_reasons_changed",
+        "proof_spent",
+    ]
+    assert not env.audit(intent_id=big.id, decision="approved")
+    assert env.store.audit.verify(firm.org).ok

@@ -96,6 +96,7 @@ async def test_a_signal_naming_another_runs_intent_is_refused(env: Env) -> None:
                 approver_id=firm.founder,
                 verdict="approve",
                 reason="",
+                hold=None,
             ),
             utc_now(),
         )

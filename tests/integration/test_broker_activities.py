@@ -100,7 +100,7 @@ async def test_a_poisoned_broker_refuses_everything_on_the_record(store: Store, 
 
     refused = await ENV.run(acts.decide, BrokerRequest(intent=_pay(firm, 10)))
     assert (refused.outcome, refused.rule) == (Outcome.REJECT, "broker_poisoned")
-    request = signed(held_intent, firm.founder, now=utc_now())
+    request = signed(held_intent, firm.founder, now=utc_now(), hold=held)
     review = await ENV.run(
         acts.review,
         ReviewRequest(org_id=firm.org, run_id=held_intent.run_id, request=request, attempt=1),

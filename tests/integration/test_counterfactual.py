@@ -231,7 +231,7 @@ def test_an_intent_let_through_has_no_counterfactual(store: Store, firm: Firm) -
         counterfactual(firm.svc, allowed.id, firm.founder)
     held = _pay(firm, 200_000)
     assert _decide(store, held).outcome is Outcome.HOLD
-    request = signed(held, firm.founder, now=utc_now())
+    request = signed(held, firm.founder, now=utc_now(), store=store.governance)
     governance.review_hold(
         store.governance, firm.org, held.run_id, request, 1, utc_now(), keys=APPROVAL_KEYS
     )

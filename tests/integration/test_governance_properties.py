@@ -179,7 +179,7 @@ def test_no_interleaving_double_books_a_resource_or_overruns_a_cap(
                 assert latest is not None
                 governance.dispatch(store.governance, connectors, org, latest, utc_now())
             elif step[0] == "approve" and (target := pick(step[1], "hold")):
-                request = signed(target, founder, now=utc_now())
+                request = signed(target, founder, now=utc_now(), store=store.governance)
                 governance.review_hold(
                     store.governance,
                     org,

@@ -12,7 +12,7 @@ from domain.model import SpendCap
 from domain.ports import ConnectorWrite
 from domain.tools import REGISTRY
 from tests.conftest import Firm, utc_now
-from tests.support import APPROVAL_KEYS, payment_intent, signed
+from tests.support import APPROVAL_KEYS, payment_intent, race, signed
 from usecases import governance, organization
 
 RUN = "run-1"
@@ -30,7 +30,9 @@ def _approve(
     run_id: str = RUN,
     who: str | None = None,
 ):  # type: ignore[no-untyped-def]
-    request = signed(intent, who or firm.founder, run_id=run_id, now=utc_now())
+    request = signed(
+        intent, who or firm.founder, run_id=run_id, now=utc_now(), store=store.governance
+    )
     outcome = governance.review_hold(
         store.governance, firm.org, run_id, request, attempt, utc_now(), keys=APPROVAL_KEYS
     )
@@ -96,8 +98,10 @@ def test_a_retried_refusal_is_answered_as_recorded(store: Store, firm: Firm) -> 
     base = store.audit.verify(firm.org).entries
     intent = _pay(firm, 200_000)
     governance.decide(store.governance, intent, utc_now())
-    first, _ = _approve(store, firm, intent, 1, who=firm.associate)
-    retried, latest = _approve(store, firm, intent, 1, who=firm.associate)
+    # a retry is the same activity input: the same request, with the same proof
+    request = signed(intent, firm.associate, run_id=RUN, now=utc_now(), store=store.governance)
+    first, _ = _review(store, firm, request, 1, RUN)
+    retried, latest = _review(store, firm, request, 1, RUN)
     assert not first.accepted and not retried.accepted
     assert retried.rule == first.rule == "no_approval_authority"
     assert latest is not None and latest.outcome is Outcome.HOLD
@@ -213,8 +217,11 @@ def test_an_unsigned_or_forged_decision_is_refused_on_the_record(store: Store, f
     is even looked at, recorded, and the hold stays open for a real decision."""
     intent = _pay(firm, 200_000)
     governance.decide(store.governance, intent, utc_now())
-    unsigned = signed(intent, firm.founder, now=utc_now()).model_copy(update={"proof": None})
-    for_another_run = signed(intent, firm.founder, run_id="run-other", now=utc_now())
+    bound = store.governance
+    unsigned = signed(intent, firm.founder, now=utc_now(), store=bound).model_copy(
+        update={"proof": None}
+    )
+    for_another_run = signed(intent, firm.founder, run_id="run-other", now=utc_now(), store=bound)
     for attempt, request in enumerate((unsigned, for_another_run), start=1):
         outcome = governance.review_hold(
             store.governance, firm.org, RUN, request, attempt, utc_now(), keys=APPROVAL_KEYS
@@ -249,3 +256,95 @@ def test_an_undecodable_signal_is_recorded_once_per_attempt(store: Store, firm: 
     assert (entry.actor, entry.intent_id, entry.decision) == ("unknown", None, "review_refused")
     assert entry.payload["run_id"] == RUN and entry.payload["problem"].endswith("\\u0000")
     assert store.audit.verify(firm.org).ok
+
+
+def _review(store: Store, firm: Firm, request: ApprovalRequest, attempt: int, run_id: str):  # type: ignore[no-untyped-def]
+    outcome = governance.review_hold(
+        store.governance, firm.org, run_id, request, attempt, utc_now(), keys=APPROVAL_KEYS
+    )
+    return outcome.review, outcome.decision
+
+
+def test_a_genuine_approval_replayed_onto_a_re_hold_is_refused(store: Store, firm: Firm) -> None:
+    """Issue 19.1, as it was reproduced: a confirmed 300,000-cent cap; a 250,000-cent
+    payment held for the threshold; a 90,000-cent payment allowed meanwhile. Ada's
+    approval of the first is refused and the payment held again for the cap; her signed
+    approval, copied from the run's history and sent again, must not pay it (it would
+    spend 340,000 against the cap, on a reason she never saw)."""
+    cap = organization.add_commitment(
+        firm.svc,
+        firm.org,
+        firm.founder,
+        "cap",
+        SpendCap(limit_cents=300_000),
+        source="letter",
+        projects=("east",),
+    )
+    organization.confirm_commitment(firm.svc, cap.id, firm.founder)
+    big, small = _pay(firm, 250_000, "run-big"), _pay(firm, 90_000, "run-small")
+    first_hold = governance.decide(store.governance, big, utc_now())
+    assert first_hold.outcome is Outcome.HOLD and first_hold.rule == "money_over_threshold"
+    ada = signed(big, firm.founder, run_id="run-big", now=utc_now(), store=store.governance)
+    # a second decision signed for the same first hold, never sent until later
+    unsent = signed(big, firm.founder, run_id="run-big", now=utc_now(), store=store.governance)
+    assert governance.decide(store.governance, small, utc_now()).outcome is Outcome.ALLOW
+
+    refused, rehold = _review(store, firm, ada, 1, "run-big")
+    assert not refused.accepted and refused.rule == "hold_reasons_changed"
+    assert rehold is not None and "spend_cap" in rehold.rule
+
+    for attempt in (2, 3):  # the replay, and a replay of the replay
+        replayed, latest = _review(store, firm, ada, attempt, "run-big")
+        assert (replayed.accepted, replayed.rule) == (False, "proof_spent")
+        assert latest is not None and latest.outcome is Outcome.HOLD
+    stale, latest = _review(store, firm, unsent, 4, "run-big")
+    assert (stale.accepted, stale.rule) == (False, "hold_changed")
+    assert latest is not None and latest.outcome is Outcome.HOLD
+    assert latest.audit_seq == rehold.audit_seq  # nothing moved the hold
+
+    entries = store.audit.entries(firm.org)
+    assert [
+        e.rule for e in entries if e.intent_id == big.id and e.decision == "review_refused"
+    ] == [
+        "hold_reasons_changed",
+        "proof_spent",
+        "proof_spent",
+        "hold_changed",
+    ]
+    assert not [e for e in entries if e.intent_id == big.id and e.decision == "approved"]
+    # shown the cap, Ada may still knowingly approve the hold that is open now, once
+    knowing = signed(big, firm.founder, run_id="run-big", now=utc_now(), store=store.governance)
+    approved, decision = _review(store, firm, knowing, 5, "run-big")
+    assert approved.accepted and decision is not None and decision.outcome is Outcome.APPROVED
+    again, _ = _review(store, firm, knowing, 6, "run-big")
+    assert (again.accepted, again.rule) == (False, "proof_spent")
+    assert store.audit.verify(firm.org).ok
+
+
+def test_a_retried_review_of_a_genuine_proof_is_answered_as_recorded(
+    store: Store, firm: Firm
+) -> None:
+    """The activity retried after a crash asks with the same attempt: it is the same
+    review, not a replay, and appends nothing."""
+    intent = _pay(firm, 200_000)
+    governance.decide(store.governance, intent, utc_now())
+    request = signed(intent, firm.founder, now=utc_now(), store=store.governance)
+    first, decision = _review(store, firm, request, 1, RUN)
+    entries = store.audit.verify(firm.org).entries
+    retried, again = _review(store, firm, request, 1, RUN)
+    assert first.accepted and retried.accepted and retried.rule == first.rule
+    assert decision is not None and again is not None and again.audit_seq == decision.audit_seq
+    assert store.audit.verify(firm.org).entries == entries
+
+
+def test_one_proof_sent_at_once_by_many_is_spent_once(store: Store, firm: Firm) -> None:
+    """Six reviews of one genuine approval racing (as many replays as one can send at
+    once): exactly one is accepted, the others are refused as spent."""
+    intent = _pay(firm, 200_000)
+    governance.decide(store.governance, intent, utc_now())
+    request = signed(intent, firm.founder, now=utc_now(), store=store.governance)
+    results = race([lambda n=n: _review(store, firm, request, n, RUN) for n in range(1, 7)])
+    rules = sorted(r[0].rule for r in results)
+    assert rules == ["approved_by_authority"] + ["proof_spent"] * 5, rules
+    approved = [e for e in store.audit.entries(firm.org) if e.decision == "approved"]
+    assert len(approved) == 1

@@ -18,6 +18,7 @@ from domain.governance.approvals import (
     ApprovalKeys,
     ApprovalProof,
     Decided,
+    HeldDecision,
     refusal,
     sign,
 )
@@ -33,8 +34,16 @@ DECIDED = Decided(
     approver_id="p-ada",
     verdict="approve",
     reason="checked",
+    hold=HeldDecision(audit_seq=7, entry_hash="b" * 64, rule="money_over_threshold"),
 )
-FIELDS = [f.name for f in dataclasses.fields(Decided)]
+FIELDS = [f.name for f in dataclasses.fields(Decided) if f.name != "hold"]
+HOLDS = [
+    None,
+    DECIDED.hold.model_copy(update={"audit_seq": 8}),  # type: ignore[union-attr]
+    DECIDED.hold.model_copy(update={"entry_hash": "c" * 64}),  # type: ignore[union-attr]
+    DECIDED.hold.model_copy(update={"rule": "spend_cap"}),  # type: ignore[union-attr]
+    DECIDED.hold.model_copy(update={"evidence": ("i-0",)}),  # type: ignore[union-attr]
+]
 
 
 def rule(keys: ApprovalKeys, decided: Decided, proof: ApprovalProof | None, now: datetime) -> str:
@@ -60,6 +69,14 @@ def test_a_proof_covers_every_field(name: str) -> None:
     proof = sign(KEYS, DECIDED, NOW)
     changed = dataclasses.replace(DECIDED, **{name: getattr(DECIDED, name) + "x"})
     assert rule(KEYS, changed, proof, NOW) == "forged_proof"
+
+
+@pytest.mark.parametrize("hold", HOLDS)
+def test_a_proof_covers_the_hold_it_answers(hold: HeldDecision | None) -> None:
+    """Its entry (seq and hash), its rule and its evidence: a proof signed for one hold
+    proves nothing about another."""
+    proof = sign(KEYS, DECIDED, NOW)
+    assert rule(KEYS, dataclasses.replace(DECIDED, hold=hold), proof, NOW) == "forged_proof"
 
 
 def test_a_proof_covers_its_time() -> None:

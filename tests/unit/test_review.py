@@ -9,10 +9,19 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from domain.audit import AuditEntry
 from domain.governance.approvals import ApprovalKey, ApprovalKeys, ApprovalProof, sign
-from domain.governance.review import decided, reconfirm, review
+from domain.governance.review import decided, reconfirm, review, spends_proof
 from domain.governance.values import HoldState, ReviewResult, StoredIntent
-from domain.intents import ApprovalRequest, ApprovalVerdict, Decision, Intent, Outcome, Stage
+from domain.intents import (
+    ApprovalRequest,
+    ApprovalVerdict,
+    Decision,
+    Intent,
+    Outcome,
+    Stage,
+    held_decision,
+)
 from domain.model import Principal, PrincipalKind, PrincipalStatus, Staffing, StaffRole
 
 NOW = datetime(2025, 6, 2, 9, 30, tzinfo=UTC)
@@ -83,7 +92,21 @@ def request(
         verdict=verdict,
         intent_digest=digest if digest is not None else intent.digest,
         reason=reason,
+        hold=held_decision(HOLD),
     )
+
+
+HOLD = Decision(
+    intent_id=INTENT.id,
+    outcome=Outcome.HOLD,
+    stage=Stage.APPROVAL,
+    rule="money_over_threshold",
+    reason="over",
+    reach=REACH,
+    audit_seq=12,
+    entry_hash="e" * 64,
+)
+"""The hold the requests answer, as recorded."""
 
 
 def held(
@@ -91,15 +114,9 @@ def held(
     reach: tuple[str, ...] = REACH,
     hold: HoldState | None = HoldState.OPEN,
     run_id: str = "run-1",
+    latest: Decision = HOLD,
 ) -> StoredIntent:
-    decision = Decision(
-        intent_id=intent.id,
-        outcome=Outcome.HOLD,
-        stage=Stage.APPROVAL,
-        rule="money_over_threshold",
-        reason="over",
-        reach=reach,
-    )
+    decision = latest.model_copy(update={"intent_id": intent.id, "reach": reach})
     return StoredIntent(
         intent=intent,
         run_id=run_id,
@@ -122,6 +139,7 @@ def run(
     run_id: str = "run-1",
     malformed: str | None = None,
     signed: bool = True,
+    spent: AuditEntry | None = None,
 ) -> ReviewResult:
     """Review ``req`` as run ``run_id`` receives it; unless told otherwise, with the proof
     the API would sign for that run (so that the rungs after the proof are reached)."""
@@ -136,11 +154,13 @@ def run(
         approver=approver,
         approver_staffing=approver_on(*REACH) if staffing is None else staffing,
         now=NOW,
+        spent=spent,
     )
 
 
-def refused(result: ReviewResult, rule: str) -> None:
+def refused(result: ReviewResult, rule: str) -> ReviewResult:
     assert (result.accepted, result.outcome, result.rule) == (False, None, rule), result
+    return result
 
 
 # --- accepted ----------------------------------------------------------------------------
@@ -415,3 +435,90 @@ def test_a_changed_copy_of_an_intent_has_its_own_digest() -> None:
     assert changed.digest != original
     assert INTENT.model_copy().digest == original
     assert Intent.model_validate(changed.model_dump()).digest == changed.digest
+
+
+# --- a decision answers one hold, once ----------------------------------------------------
+
+
+def _spent_entry(seq: int = 40) -> AuditEntry:
+    return AuditEntry(
+        org_id=ORG,
+        seq=seq,
+        at=NOW.isoformat(),
+        event_key="proof:" + "0" * 32,
+        actor=ADA.id,
+        intent_id=INTENT.id,
+        decision="review_refused",
+        stage="review",
+        rule="hold_reasons_changed",
+        payload={},
+        prev_hash="0" * 64,
+        entry_hash="1" * 64,
+    )
+
+
+def test_a_proof_already_read_by_a_review_is_spent() -> None:
+    """A genuine proof, copied from the run's history and sent again, is refused whatever
+    it says, for an approver who could decide, before the hold is looked at."""
+    result = refused(run(request(), spent=_spent_entry()), "proof_spent")
+    assert "entry 40" in result.reason
+    refused(run(request(), spent=_spent_entry(), stored=held(hold=None)), "proof_spent")
+    # an unsigned copy proves nothing first: it is refused as such, and spends nothing
+    refused(run(request(), signed=False, spent=_spent_entry()), "missing_proof")
+
+
+@pytest.mark.parametrize(
+    "later",
+    [
+        {"audit_seq": 13, "entry_hash": "f" * 64},  # a re-hold: another entry
+        {"audit_seq": 13, "entry_hash": "f" * 64, "rule": "money_over_threshold+spend_cap"},
+        {"evidence": ("i-0",)},  # the same entry number, other evidence: not what was shown
+        {"entry_hash": "f" * 64},
+    ],
+)
+def test_a_decision_signed_for_another_hold_is_refused(later: dict[str, object]) -> None:
+    """The hold it answers is part of what it proves: once the hold open is another (a
+    re-hold for the cap), the decision is refused, and says which hold it answered."""
+    now_open = held(latest=HOLD.model_copy(update=later))
+    result = refused(run(request(), stored=now_open), "hold_changed")
+    assert "entry 12" in result.reason
+    refused(run(request(ApprovalVerdict.DENY), stored=now_open), "hold_changed")
+
+
+def test_a_decision_that_names_no_hold_is_refused() -> None:
+    unbound = request().model_copy(update={"hold": None})
+    refused(run(unbound), "hold_unbound")
+
+
+@given(
+    seq=st.integers(min_value=0, max_value=10**6),
+    rule=st.sampled_from(["money_over_threshold", "spend_cap", "already_done", "x+y"]),
+    evidence=st.lists(st.sampled_from(["i-0", "i-1", "i-2"]), max_size=3, unique=True),
+)
+@settings(max_examples=60)
+def test_accepted_only_for_the_very_hold_it_answers(
+    seq: int, rule: str, evidence: list[str]
+) -> None:
+    latest = HOLD.model_copy(update={"audit_seq": seq, "rule": rule, "evidence": tuple(evidence)})
+    result = run(request(), stored=held(latest=latest))
+    same = latest == HOLD
+    assert result.accepted is same
+    if not same:
+        assert result.rule == "hold_changed"
+
+
+def test_a_review_spends_the_proof_it_read_and_no_other() -> None:
+    """Whatever it decides, a review that verified the proof spent it; one refused for its
+    proof (or for a spent one) read no proof of its own."""
+    assert spends_proof(run(request()))
+    assert spends_proof(run(request(), stored=held(hold=None)))  # not_held: it was read
+    assert spends_proof(run(request(), staffing=()))  # no authority: read all the same
+    assert not spends_proof(run(request(), signed=False))
+    assert not spends_proof(run(request(), malformed="a NUL"))
+    assert not spends_proof(run(request(), spent=_spent_entry()))
+    forged = request().model_copy(
+        update={
+            "proof": ApprovalProof(key_id=KEYS.current.key_id, signed_at=NOW, signature="0" * 64)
+        }
+    )
+    assert not spends_proof(run(forged))
