@@ -22,6 +22,13 @@ class Refusal(StrEnum):
     HEADER_KEY = "key_in_header"
     UNKNOWN_KEY = "unknown_key"
     KEY_NOT_FOR_SIGNING = "key_not_for_signing"
+    WEAK_KEY = "weak_key"
+    """The issuer's key named by the token is too weak to prove anything (under 2048
+    bits, a public exponent below 3 or even, the ROCA fingerprint, a published private
+    key): it was skipped when the key set was loaded."""
+    CRITICAL_EXTENSION = "critical_extension"
+    """The token's header names critical extensions (``crit``), which nothing here
+    understands (RFC 7515 §4.1.11)."""
     BAD_SIGNATURE = "bad_signature"
     EXPIRED = "expired"
     NOT_YET_VALID = "not_yet_valid"
@@ -29,6 +36,8 @@ class Refusal(StrEnum):
     WRONG_ISSUER = "wrong_issuer"
     WRONG_AUDIENCE = "wrong_audience"
     MISSING_CLAIM = "missing_claim"
+    INVALID_CLAIM = "invalid_claim"
+    """A registered claim without its type (RFC 7519: ``exp`` a string, ``aud`` a number…)."""
     STALE = "stale_timestamp"
     KEY_SET_UNAVAILABLE = "key_set_unavailable"
     UNKNOWN_SUBJECT = "unknown_subject"
@@ -40,10 +49,17 @@ class Refusal(StrEnum):
     NO_CREDENTIALS = "no_credentials"
 
 
+MAX_DETAIL = 200
+"""The most characters a refusal's detail holds: it often names what the request sent."""
+
+
 class Unauthenticated(Exception):
-    """A request that proves nothing: ``reason`` says why (no secret in it)."""
+    """A request that proves nothing: ``reason`` says why (no secret in it), ``detail``
+    in at most :data:`MAX_DETAIL` characters."""
 
     def __init__(self, reason: Refusal, detail: str) -> None:
+        if len(detail) > MAX_DETAIL:
+            detail = f"{detail[: MAX_DETAIL - 1]}…"
         super().__init__(f"{reason.value}: {detail}")
         self.reason = reason
         self.detail = detail

@@ -2,22 +2,33 @@
 
 PyJWT does the cryptography; this module pins what it may accept:
 
+- the token is three base64url segments whose header and claims are JSON objects with
+  no name twice and no ``NaN``/``Infinity``; anything else is malformed;
 - the algorithm is RS256, named in the token's header and pinned in the call, so
   ``alg: none`` and HS256 signed with the public key (the RS/HS confusion) are refused;
+- a header naming critical extensions (``crit``) is refused: this verifier understands
+  none (RFC 7515 §4.1.11);
 - keys come only from the configured key set, selected by ``kid``: a token that brings
   its own (``jku``, ``x5u``, ``jwk``, ``x5c``) is refused before anything is fetched;
-- a key set entry is used only if it is RSA and, where it says so, is for signatures
-  (``use: sig``), allows ``verify`` and names RS256;
+- a key set entry is used only if it is an RSA public key that, where it says so, is for
+  signatures (``use: sig``), allows ``verify`` and names RS256, and that is strong enough
+  (:mod:`adapters.ingress.oidc_keys`: 2048 bits or more, an odd exponent of 3 or more,
+  no ROCA fingerprint); any other entry is skipped, and logged, and the rest still work;
 - ``iss``, ``aud``, ``exp``, ``iat`` and ``sub`` are required, ``nbf`` honoured, all
-  with a small leeway;
+  with a small leeway, and each must have its type (RFC 7519): the times JSON numbers,
+  ``aud`` a string or a list of strings, ``iss``, ``sub``, ``jti``, ``nonce`` strings;
 - an unknown ``kid`` refreshes the key set (the issuer rotated its keys), at most once a
-  minute, so that random ``kid`` values cannot make this process hammer the issuer.
+  minute, so that random ``kid`` values cannot make this process hammer the issuer;
+- whatever else fails while a token is read is a refusal (``malformed``), never an error.
 """
 
 from __future__ import annotations
 
+import binascii
 import ipaddress
 import json
+import logging
+import math
 import threading
 import time
 from collections.abc import Callable
@@ -26,8 +37,8 @@ from typing import Any, Protocol
 
 import httpx
 import jwt
+from cryptography.hazmat.primitives.asymmetric.rsa import RSAPublicKey, RSAPublicNumbers
 from jwt.exceptions import (
-    DecodeError,
     ExpiredSignatureError,
     ImmatureSignatureError,
     InvalidAlgorithmError,
@@ -36,14 +47,31 @@ from jwt.exceptions import (
     InvalidSignatureError,
     InvalidTokenError,
     MissingRequiredClaimError,
-    PyJWKError,
 )
+from jwt.utils import base64url_decode
 
+from adapters.ingress.oidc_keys import weakness
 from domain.ingress import Refusal, TokenClaims, Unauthenticated
+
+log = logging.getLogger(__name__)
 
 ALGORITHM = "RS256"
 KEYS_IN_HEADER = frozenset({"jku", "x5u", "jwk", "x5c"})
 REQUIRED = ("iss", "aud", "exp", "iat", "sub")
+NUMERIC_DATES = ("exp", "nbf", "iat")
+STRINGS = ("iss", "sub", "jti", "nonce")
+LATEST_DATE = 253_402_300_799
+"""9999-12-31T23:59:59Z: the last NumericDate a date can hold (the nonce store keeps a
+token's nonce until it expires)."""
+PRIVATE_PARTS = frozenset({"d", "p", "q", "dp", "dq", "qi", "oth"})
+"""Members of a JWK that only a private key has."""
+
+
+def shown(value: object, limit: int = 40) -> str:
+    """``value`` for a refusal's detail: its repr, cut to ``limit`` characters (a ``kid``
+    or claim comes from whoever sent the token)."""
+    text = repr(value)
+    return text if len(text) <= limit else f"{text[: limit - 1]}…"
 
 
 class KeySource(Protocol):
@@ -102,14 +130,43 @@ def _loopback(host: str) -> bool:
 def _refusal_of(entry: dict[str, Any]) -> str | None:
     """Why a key set entry may not verify RS256 signatures, or None."""
     if entry.get("kty") != "RSA":
-        return f"key type {entry.get('kty')!r} is not RSA"
+        return f"key type {shown(entry.get('kty'))} is not RSA"
     if "use" in entry and entry["use"] != "sig":
-        return f"key use {entry['use']!r} is not sig"
-    if "key_ops" in entry and "verify" not in (entry["key_ops"] or ()):
-        return "key_ops does not allow verify"
+        return f"key use {shown(entry['use'])} is not sig"
+    if "key_ops" in entry:
+        ops = entry["key_ops"]
+        if not isinstance(ops, list) or "verify" not in ops:
+            return "key_ops does not allow verify"
     if "alg" in entry and entry["alg"] != ALGORITHM:
-        return f"key algorithm {entry['alg']!r} is not {ALGORITHM}"
+        return f"key algorithm {shown(entry['alg'])} is not {ALGORITHM}"
     return None
+
+
+def _uint(entry: dict[str, Any], member: str) -> int:
+    """A JWK member holding an unsigned integer (base64url, big-endian)."""
+    value = entry.get(member)
+    if not isinstance(value, str) or not value:
+        raise ValueError(f"{member} is not a base64url string")
+    return int.from_bytes(base64url_decode(value), "big")
+
+
+def load_key(entry: dict[str, Any]) -> RSAPublicKey:
+    """The RSA public key of a key set entry, or :class:`Unauthenticated` saying why it
+    may not verify RS256 signatures (``key_not_for_signing``, ``weak_key``)."""
+    problem = _refusal_of(entry)
+    if problem is not None:
+        raise Unauthenticated(Refusal.KEY_NOT_FOR_SIGNING, problem)
+    if PRIVATE_PARTS & set(entry):
+        # whoever published it has given the signing key away: it proves nothing
+        raise Unauthenticated(Refusal.WEAK_KEY, "the key set publishes a private key")
+    try:
+        n, e = _uint(entry, "n"), _uint(entry, "e")
+    except (ValueError, binascii.Error) as exc:
+        raise Unauthenticated(Refusal.KEY_NOT_FOR_SIGNING, f"unreadable key: {exc}") from exc
+    weak = weakness(n, e)
+    if weak is not None:
+        raise Unauthenticated(Refusal.WEAK_KEY, weak)
+    return RSAPublicNumbers(e, n).public_key()
 
 
 class KeySet:
@@ -129,7 +186,7 @@ class KeySet:
         self._max_age = max_age
         self._clock = clock
         self._keys: dict[str, Any] = {}
-        self._refused: dict[str, str] = {}
+        self._refused: dict[str, tuple[Refusal, str]] = {}
         self._fetched_at: float | None = None
         self._lock = threading.Lock()
 
@@ -140,9 +197,12 @@ class KeySet:
             if (unknown and self._may_refresh()) or self._stale():
                 self._refresh()
             if kid in self._refused:
-                raise Unauthenticated(Refusal.KEY_NOT_FOR_SIGNING, self._refused[kid])
+                reason, why = self._refused[kid]
+                raise Unauthenticated(reason, f"the issuer's key {shown(kid)} is refused: {why}")
             if kid not in self._keys:
-                raise Unauthenticated(Refusal.UNKNOWN_KEY, f"no key {kid!r} in the issuer's set")
+                raise Unauthenticated(
+                    Refusal.UNKNOWN_KEY, f"no key {shown(kid)} in the issuer's set"
+                )
             return self._keys[kid]
 
     def _stale(self) -> bool:
@@ -169,18 +229,25 @@ class KeySet:
                 ) from exc
             return  # keep the keys we have
         keys: dict[str, Any] = {}
-        refused: dict[str, str] = {}
+        refused: dict[str, tuple[Refusal, str]] = {}
         for entry in entries:
             if not isinstance(entry, dict) or not isinstance(entry.get("kid"), str):
+                log.warning("the issuer's key set has an entry without a kid: skipped")
                 continue
-            problem = _refusal_of(entry)
-            if problem is None:
-                try:
-                    keys[entry["kid"]] = jwt.PyJWK(entry, algorithm=ALGORITHM).key
-                    continue
-                except (PyJWKError, ValueError, TypeError) as exc:
-                    problem = f"unreadable key: {type(exc).__name__}"
-            refused[entry["kid"]] = problem
+            kid = entry["kid"]
+            try:
+                keys[kid] = load_key(entry)
+                continue
+            except Unauthenticated as exc:
+                refused[kid] = (exc.reason, exc.detail)
+            except Exception as exc:  # noqa: BLE001 - one bad entry spoils no other key
+                refused[kid] = (
+                    Refusal.KEY_NOT_FOR_SIGNING,
+                    f"unreadable key: {type(exc).__name__}",
+                )
+            keys.pop(kid, None)  # a kid named twice, once refused, is refused
+            if self._refused.get(kid) != refused[kid]:
+                log.warning("the issuer's key %s is skipped: %s", shown(kid), refused[kid][1])
         self._keys, self._refused = keys, refused
 
 
@@ -196,12 +263,25 @@ class OidcVerifier:
     def verify(self, token: str) -> TokenClaims:
         """The token's claims, or :class:`Unauthenticated` with the reason."""
         try:
-            header = jwt.get_unverified_header(token)
-        except DecodeError as exc:
-            raise Unauthenticated(Refusal.MALFORMED, "not a signed JWT") from exc
+            return self._verify(token)
+        except Unauthenticated:
+            raise
+        except Exception as exc:  # noqa: BLE001 - a token that cannot be read proves nothing
+            raise Unauthenticated(
+                Refusal.MALFORMED, f"the token could not be read ({type(exc).__name__})"
+            ) from exc
+
+    def _verify(self, token: str) -> TokenClaims:
+        header, claims = _parts(token)
         if header.get("alg") != ALGORITHM:
             raise Unauthenticated(
-                Refusal.ALGORITHM, f"algorithm {header.get('alg')!r} is not {ALGORITHM}"
+                Refusal.ALGORITHM, f"algorithm {shown(header.get('alg'))} is not {ALGORITHM}"
+            )
+        if "crit" in header:
+            raise Unauthenticated(
+                Refusal.CRITICAL_EXTENSION,
+                f"the token names critical extensions ({shown(header['crit'])}); "
+                "this verifier understands none",
             )
         brought = sorted(KEYS_IN_HEADER & set(header))
         if brought:
@@ -209,9 +289,12 @@ class OidcVerifier:
         kid = header.get("kid")
         if not isinstance(kid, str) or not kid:
             raise Unauthenticated(Refusal.MALFORMED, "the token names no key (kid)")
+        problem = claim_type_problem(claims)
+        if problem is not None:
+            raise Unauthenticated(Refusal.INVALID_CLAIM, problem)
         key = self._keys.key(kid)
         try:
-            claims = jwt.decode(
+            jwt.decode(
                 token,
                 key,
                 algorithms=[ALGORITHM],
@@ -240,16 +323,79 @@ class OidcVerifier:
             raise Unauthenticated(Refusal.ALGORITHM, str(exc)) from exc
         except InvalidTokenError as exc:
             raise Unauthenticated(Refusal.MALFORMED, type(exc).__name__) from exc
-        subject = claims.get("sub")
-        if not isinstance(subject, str) or not subject:
+        # the claims checked above are the ones PyJWT verified: the same bytes, parsed
+        # the same way (no name twice, so no parser can pick another value)
+        subject = claims["sub"]
+        if not subject:
             raise Unauthenticated(Refusal.MISSING_CLAIM, "the token names no subject")
         audience = claims["aud"]
         return TokenClaims(
-            issuer=str(claims["iss"]),
+            issuer=claims["iss"],
             subject=subject,
-            audience=(audience,) if isinstance(audience, str) else tuple(map(str, audience)),
+            audience=(audience,) if isinstance(audience, str) else tuple(audience),
             expires_at=int(claims["exp"]),
             issued_at=int(claims["iat"]),
-            token_id=claims.get("jti") if isinstance(claims.get("jti"), str) else None,
-            nonce=claims.get("nonce") if isinstance(claims.get("nonce"), str) else None,
+            token_id=claims.get("jti"),
+            nonce=claims.get("nonce"),
         )
+
+
+def _unique(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    names = [name for name, _ in pairs]
+    if len(set(names)) != len(names):
+        twice = next(name for name in names if names.count(name) > 1)
+        raise ValueError(f"{shown(twice)} is named twice")
+    return dict(pairs)
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a JSON number")
+
+
+def _object(segment: str, what: str) -> dict[str, Any]:
+    """A token segment as a JSON object, strictly (RFC 7515 §5.2, RFC 8259)."""
+    try:
+        raw = base64url_decode(segment)
+    except (binascii.Error, ValueError) as exc:
+        raise Unauthenticated(Refusal.MALFORMED, f"the token's {what} is not base64url") from exc
+    try:
+        value = json.loads(raw, object_pairs_hook=_unique, parse_constant=_no_constant)
+    except (ValueError, RecursionError) as exc:
+        raise Unauthenticated(
+            Refusal.MALFORMED, f"the token's {what} is not a JSON object: {exc}"
+        ) from exc
+    if not isinstance(value, dict):
+        raise Unauthenticated(Refusal.MALFORMED, f"the token's {what} is not a JSON object")
+    return value
+
+
+def _parts(token: str) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The header and the claims of a compact JWS, not yet verified."""
+    segments = token.split(".")
+    if len(segments) != 3:
+        raise Unauthenticated(Refusal.MALFORMED, "not a signed JWT (three segments)")
+    return _object(segments[0], "header"), _object(segments[1], "claims")
+
+
+def claim_type_problem(claims: dict[str, Any]) -> str | None:
+    """Why a registered claim does not have its type (RFC 7519 §4.1), or None: the times
+    are JSON numbers (not strings, not booleans) between 1970 and 9999, ``aud`` a string
+    or a non-empty list of strings, ``iss``, ``sub``, ``jti`` and ``nonce`` strings."""
+    for name in NUMERIC_DATES:
+        if name not in claims:
+            continue
+        value = claims[name]
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            return f"{name} is not a NumericDate (a JSON number): {shown(value)}"
+        if not (math.isfinite(value) and 0 <= value <= LATEST_DATE):
+            return f"{name} is not a NumericDate between 1970 and 9999"
+    for name in STRINGS:
+        if name in claims and not isinstance(claims[name], str):
+            return f"{name} is not a string: {shown(claims[name])}"
+    if "aud" in claims:
+        aud = claims["aud"]
+        if not isinstance(aud, str) and not (
+            isinstance(aud, list) and aud and all(isinstance(a, str) for a in aud)
+        ):
+            return f"aud is neither a string nor a list of strings: {shown(aud)}"
+    return None

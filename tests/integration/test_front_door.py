@@ -34,6 +34,7 @@ from tests.conftest import (
     signed_in,
     wire,
 )
+from tests.oidc_keys import jwk_numbers, roca_key, short_key
 from usecases.context import Ports
 from worker.settings import Settings
 
@@ -102,6 +103,15 @@ def _bad_tokens(firm: Firm) -> dict[str, str]:
             subject, TEST_AUDIENCE, headers={"jku": "https://evil.example/jwks.json"}
         ),
         "missing_claim": TEST_ISSUER.mint(subject, TEST_AUDIENCE, claims={"sub": ""}),
+        # correctly signed, but a NumericDate as a string (RFC 7519: a number)
+        "invalid_claim": TEST_ISSUER.mint(subject, TEST_AUDIENCE, claims={"exp": "4102444800"}),
+        "invalid_claim/aud": TEST_ISSUER.mint(subject, TEST_AUDIENCE, claims={"aud": [7]}),
+        # correctly signed, with an extension the verifier must understand and does not
+        "critical_extension": TEST_ISSUER.mint(
+            subject,
+            TEST_AUDIENCE,
+            headers={"crit": ["urn:example:unknown"], "urn:example:unknown": True},
+        ),
         "unknown_subject": TEST_ISSUER.mint("sub-mallory", TEST_AUDIENCE),
         # HS256 keyed with the issuer's public key: the RS/HS confusion
         "algorithm_not_allowed/hs256": _hs256(claims, public_pem, TEST_ISSUER.kid),
@@ -138,6 +148,7 @@ def test_bad_tokens_are_refused_with_their_reason_and_change_nothing(
     logged = store.refusals(limit=100)
     assert len(logged) >= len(_bad_tokens(firm))
     assert not any("eyJ" in r.detail or "eyJ" in r.path for r in logged)
+    assert {r.split("/")[0] for r in _bad_tokens(firm)} <= {r.reason.value for r in logged}
 
 
 def test_a_valid_token_acts_once_per_nonce(door: TestClient, firm: Firm) -> None:
@@ -289,3 +300,46 @@ def test_founding_an_organization_links_the_founders_sign_in(door: TestClient) -
     assert me["id"] == made.json()["founder_id"]
     again = door.post("/v1/orgs", json=body, headers=headers)
     assert again.status_code == 409  # one sign-in proves one principal
+
+
+def test_weak_keys_in_the_issuers_set_prove_nothing_and_spoil_no_other_key(
+    services: Ports, firm: Firm
+) -> None:
+    short = LocalIssuer(TEST_ISSUER.issuer, short_key(1024), kid="short")
+    chip = LocalIssuer(TEST_ISSUER.issuer, roca_key(), kid="chip")
+    anyone = jwk_numbers(TEST_ISSUER._key.public_key().public_numbers().n, 1, "e1")
+    document = {
+        "keys": [
+            *short.jwks()["keys"],
+            anyone,  # public exponent 1: PyJWT refused to build the whole set (500s)
+            *chip.jwks()["keys"],
+            {"kid": "junk", "kty": "RSA", "n": 5},
+            *TEST_ISSUER.jwks()["keys"],
+        ]
+    }
+    verifier = OidcVerifier(TEST_ISSUER.issuer, TEST_AUDIENCE, KeySet(StaticKeys(document)))
+    signed_in(firm.svc, firm.founder)
+    subject = f"sub-{firm.founder}"
+    app = create_app(ports=replace(services, tokens=verifier))
+    with TestClient(app, raise_server_exceptions=False) as client:
+
+        def me(issuer: LocalIssuer, kid: str | None = None) -> Any:
+            headers = {"kid": kid} if kid else None
+            token = issuer.mint(subject, TEST_AUDIENCE, headers=headers)
+            return client.get("/v1/whoami", headers={"Authorization": f"Bearer {token}"})
+
+        for _ in range(2):  # the same answers every time (it flipped between 500 and 401)
+            assert me(TEST_ISSUER).status_code == 200
+            for weak, kid, why in (
+                (short, None, "1024 bits"),
+                (chip, None, "ROCA"),
+                (TEST_ISSUER, "e1", "exponent 1"),
+            ):
+                got = me(weak, kid)
+                assert got.status_code == 401, got.text
+                assert got.json()["reason"] == "weak_key" and why in got.json()["detail"]
+            junk = me(TEST_ISSUER, "junk")
+            assert junk.status_code == 401 and junk.json()["reason"] == "key_not_for_signing"
+    store = firm.svc.front_door
+    assert store is not None
+    assert sum(r.reason.value == "weak_key" for r in store.refusals(limit=100)) == 6

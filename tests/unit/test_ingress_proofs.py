@@ -7,6 +7,7 @@ import base64
 import hashlib
 import hmac
 import json
+import logging
 import time
 from typing import Any
 
@@ -21,6 +22,7 @@ from jwt.algorithms import RSAAlgorithm
 from adapters.ingress.oidc import KeySet, OidcVerifier
 from adapters.ingress.webhooks import verify_slack, verify_teams
 from domain.ingress import Refusal, Unauthenticated
+from tests.oidc_keys import jwk_numbers, jwk_of, roca_key, short_key
 
 ISSUER = "https://id.harborvale.example"
 AUDIENCE = "verletica-api"
@@ -233,6 +235,287 @@ def test_no_edit_of_a_tokens_header_or_claims_verifies(position: int, replacemen
     edited = signed[:at] + replacement + signed[at + 1 :]
     with pytest.raises(Unauthenticated):
         _verifier().verify(f"{edited}.{signature}")
+
+
+# ------------------------------------------------------------------ claim types (RFC 7519)
+FUTURE = 4_102_444_800  # 2100-01-01
+
+
+@pytest.mark.parametrize(
+    "overrides",
+    [
+        {"exp": str(FUTURE)},  # the held-out vector: a NumericDate as a string
+        {"exp": True},
+        {"exp": [FUTURE]},
+        {"exp": {"at": FUTURE}},
+        {"exp": 10**20},  # past the year 9999
+        {"exp": 1e300},
+        {"iat": str(int(time.time()))},
+        {"iat": False},
+        {"nbf": "0"},
+        {"nbf": -1},
+        {"aud": 7},
+        {"aud": [AUDIENCE, 7]},
+        {"aud": []},
+        {"aud": {"0": AUDIENCE}},
+        {"iss": 1},
+        {"iss": [ISSUER]},
+        {"sub": 42},
+        {"sub": ["ada-oidc-subject"]},
+        {"jti": 1},
+        {"nonce": {"n": 1}},
+    ],
+    ids=repr,
+)
+def test_a_correctly_signed_token_with_a_claim_of_the_wrong_type_is_refused(
+    overrides: dict[str, Any],
+) -> None:
+    token = _signed_raw({}, json.dumps(_claims(**overrides)).encode())
+    assert _refused(_verifier(), token) == Refusal.INVALID_CLAIM
+
+
+def test_numeric_dates_may_be_fractional_and_audiences_lists() -> None:
+    now = time.time()
+    claims = _verifier().verify(
+        _token(iat=now - 1.5, nbf=now - 1.25, exp=now + 600.5, aud=["other", AUDIENCE])
+    )
+    assert claims.audience == ("other", AUDIENCE)
+    assert claims.expires_at == int(now + 600.5)
+
+
+def _json_values() -> st.SearchStrategy[Any]:
+    scalars = (
+        st.none()
+        | st.booleans()
+        | st.integers(min_value=-(2**70), max_value=2**70)
+        | st.floats(allow_nan=False, allow_infinity=False)  # NaN: not JSON (malformed, below)
+        | st.text(max_size=20)
+        | st.sampled_from([str(FUTURE), ISSUER, AUDIENCE, "ada-oidc-subject", ""])
+    )
+    return st.recursive(
+        scalars,
+        lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner),
+        max_leaves=6,
+    )
+
+
+def _typed(name: str, value: Any) -> bool:
+    """Whether ``value`` has the type RFC 7519 gives claim ``name``."""
+    if name in ("exp", "nbf", "iat"):
+        return isinstance(value, int | float) and not isinstance(value, bool)
+    if name == "aud":
+        return isinstance(value, str) or (
+            isinstance(value, list) and bool(value) and all(isinstance(a, str) for a in value)
+        )
+    return isinstance(value, str)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    name=st.sampled_from(["exp", "nbf", "iat", "aud", "iss", "sub", "jti", "nonce"]),
+    value=_json_values(),
+)
+def test_any_value_of_any_registered_claim_is_a_proof_or_a_refusal(name: str, value: Any) -> None:
+    token = _signed_raw({}, json.dumps(_claims(**{name: value})).encode())
+    try:
+        claims = _verifier().verify(token)
+    except Unauthenticated as refused:
+        if value is not None and not _typed(name, value):
+            assert refused.reason == Refusal.INVALID_CLAIM, (name, value, refused)
+        return
+    assert value is None or _typed(name, value), (name, value, claims)
+
+
+def _signed_raw(header: dict[str, Any], payload: bytes, key: rsa.RSAPrivateKey = KEY_A) -> str:
+    """A compact JWS over exactly ``payload`` (what no JWT library would write)."""
+    head = _b64(json.dumps({"alg": "RS256", "kid": "a", **header}).encode())
+    body = _b64(payload)
+    signature = RSAAlgorithm(RSAAlgorithm.SHA256).sign(f"{head}.{body}".encode(), key)
+    return f"{head}.{body}.{_b64(signature)}"
+
+
+def test_a_claim_named_twice_or_a_payload_that_is_no_object_is_malformed() -> None:
+    now = int(time.time())
+    base = f'"iss":"{ISSUER}","aud":"{AUDIENCE}","iat":{now},"exp":{now + 600}'
+    for payload in (
+        f'{{{base},"sub":"ben","sub":"the-founder"}}',  # which sub? no parser may choose
+        f'{{{base},"sub":"ada","exp":{now + 600}}}',
+        f'[{{{base},"sub":"ada"}}]',
+        f'{{{base},"sub":"ada","exp":NaN}}',  # not JSON, though Python's json reads it
+        f'{{{base},"sub":"ada","nbf":-Infinity}}',
+        "null",
+        "",
+    ):
+        assert _refused(_verifier(), _signed_raw({}, payload.encode())) == Refusal.MALFORMED
+    twice = _signed_raw({}, f'{{{base},"sub":"ada"}}'.encode()).split(".")
+    dup_header = _b64(b'{"alg":"RS256","kid":"a","kid":"b"}')
+    assert _refused(_verifier(), f"{dup_header}.{twice[1]}.{twice[2]}") == Refusal.MALFORMED
+
+
+# ------------------------------------------------------------ critical headers, garbage
+@pytest.mark.parametrize(
+    "header",
+    [
+        {"crit": ["urn:example:unknown"], "urn:example:unknown": True},  # the held-out vector
+        {"crit": ["exp"]},
+        {"crit": ["b64"], "b64": True},
+        {"crit": []},
+        {"crit": "urn:example:unknown"},
+        {"crit": [7]},
+    ],
+    ids=repr,
+)
+def test_a_header_naming_critical_extensions_is_refused(header: dict[str, Any]) -> None:
+    assert _refused(_verifier(), _token(headers=header)) == Refusal.CRITICAL_EXTENSION
+
+
+def test_an_unencoded_payload_is_refused() -> None:
+    # RFC 7797: b64=false, listed in crit; PyJWT would verify it, nothing here asks for it
+    token = jwt.api_jws.encode(
+        json.dumps(_claims()).encode(),
+        KEY_A,
+        algorithm="RS256",
+        headers={"kid": "a", "b64": False, "crit": ["b64"]},
+        is_payload_detached=False,
+    )
+    assert _refused(_verifier(), token) in (Refusal.CRITICAL_EXTENSION, Refusal.MALFORMED)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    extra=st.dictionaries(
+        st.sampled_from(["crit", "kid", "alg", "typ", "b64", "cty", "zip", "x5t", "enc", "x"]),
+        _json_values(),
+        max_size=3,
+    )
+)
+def test_any_header_is_a_proof_or_a_refusal(extra: dict[str, Any]) -> None:
+    header = {"kid": "a", **extra}
+    try:
+        signed = jwt.api_jws.encode(
+            json.dumps(_claims()).encode(), KEY_A, algorithm="RS256", headers=header
+        )
+    except Exception:  # noqa: BLE001 - a header PyJWT will not write: write it by hand
+        signed = _signed_raw(extra, json.dumps(_claims()).encode())
+    try:
+        _verifier().verify(signed)
+    except Unauthenticated:
+        return
+    assert "crit" not in extra and extra.get("kid", "a") == "a"
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    token=st.one_of(
+        st.text(max_size=300),
+        st.lists(st.text(alphabet='ABCDEFabcdef0123456789-_=.+/!{}"', max_size=60), max_size=5).map(
+            ".".join
+        ),
+        st.lists(_json_values().map(lambda v: _b64(json.dumps(v).encode())), max_size=4).map(
+            ".".join
+        ),
+    )
+)
+def test_no_string_is_more_than_a_refusal(token: str) -> None:
+    with pytest.raises(Unauthenticated):
+        _verifier().verify(token)
+
+
+# ------------------------------------------------------------------------ the key set
+def _set(*entries: Any) -> tuple[_Keys, OidcVerifier]:
+    keys = _Keys(*entries)
+    return keys, _verifier(keys)
+
+
+def test_a_key_under_2048_bits_is_refused_when_the_set_is_loaded(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    short = short_key(1024)
+    _, verifier = _set(jwk_of(short, "short"), _jwk(KEY_A, "a"))
+    with caplog.at_level(logging.WARNING, logger="adapters.ingress.oidc"):
+        assert verifier.verify(_token()).subject  # the good key still proves
+    assert "1024 bits" in caplog.text and "'short'" in caplog.text, caplog.text
+    with pytest.raises(Unauthenticated) as refused:
+        verifier.verify(_token(key=short, kid="short"))
+    assert refused.value.reason == Refusal.WEAK_KEY
+    assert "1024 bits" in refused.value.detail
+
+
+def test_a_roca_key_is_refused_when_the_set_is_loaded(caplog: pytest.LogCaptureFixture) -> None:
+    roca = roca_key()
+    _, verifier = _set(jwk_of(roca, "chip"), _jwk(KEY_A, "a"))
+    with caplog.at_level(logging.WARNING, logger="adapters.ingress.oidc"):
+        assert verifier.verify(_token()).subject
+    assert "ROCA" in caplog.text
+    with pytest.raises(Unauthenticated) as refused:
+        verifier.verify(_token(key=roca, kid="chip"))
+    assert refused.value.reason == Refusal.WEAK_KEY and "ROCA" in refused.value.detail
+
+
+N_A = KEY_A.public_key().public_numbers().n
+
+
+def _bad(entry: dict[str, Any], reason: Refusal, why: str) -> Any:
+    return pytest.param(entry, reason, id=why)
+
+
+@pytest.mark.parametrize(
+    ("entry", "reason"),
+    [
+        _bad(jwk_numbers(N_A, 1, "bad"), Refusal.WEAK_KEY, "e=1, the held-out vector"),
+        _bad(jwk_numbers(N_A, 2, "bad"), Refusal.WEAK_KEY, "e=2"),
+        _bad(jwk_numbers(N_A, 65536, "bad"), Refusal.WEAK_KEY, "e even"),
+        _bad(jwk_numbers(N_A, 0, "bad"), Refusal.WEAK_KEY, "e=0"),
+        _bad(jwk_numbers(N_A, N_A + 2, "bad"), Refusal.WEAK_KEY, "e above n"),
+        _bad(jwk_numbers(N_A * 2, 65537, "bad"), Refusal.WEAK_KEY, "n even"),
+        _bad(jwk_numbers(N_A * 3, 65537, "bad"), Refusal.WEAK_KEY, "n with a small factor"),
+        _bad({**_jwk(KEY_B, "bad"), "n": "!!not base64!!"}, Refusal.KEY_NOT_FOR_SIGNING, "n junk"),
+        _bad({**_jwk(KEY_B, "bad"), "n": 12345}, Refusal.KEY_NOT_FOR_SIGNING, "n a number"),
+        _bad({**_jwk(KEY_B, "bad"), "e": ""}, Refusal.KEY_NOT_FOR_SIGNING, "e empty"),
+        _bad(
+            {k: v for k, v in _jwk(KEY_B, "bad").items() if k != "n"},
+            Refusal.KEY_NOT_FOR_SIGNING,
+            "no n",
+        ),
+        _bad({**_jwk(KEY_B, "bad"), "key_ops": 5}, Refusal.KEY_NOT_FOR_SIGNING, "key_ops 5"),
+        _bad({**_jwk(KEY_B, "bad"), "use": ["sig"]}, Refusal.KEY_NOT_FOR_SIGNING, "use a list"),
+        _bad({**_jwk(KEY_B, "bad"), "kty": None}, Refusal.KEY_NOT_FOR_SIGNING, "kty null"),
+        _bad({**_jwk(KEY_B, "bad"), "d": "AQAB"}, Refusal.WEAK_KEY, "a published private key"),
+    ],
+)
+def test_one_bad_entry_is_skipped_and_every_other_key_keeps_working(
+    entry: dict[str, Any], reason: Refusal, caplog: pytest.LogCaptureFixture
+) -> None:
+    keys, clock = _Keys(entry, _jwk(KEY_A, "a")), _Clock()
+    verifier = _verifier(keys, clock)
+    with caplog.at_level(logging.WARNING, logger="adapters.ingress.oidc"):
+        for _ in range(3):  # the same answer every time: no flipping
+            assert verifier.verify(_token()).subject == "ada-oidc-subject"
+            assert _refused(verifier, _token(key=KEY_B, kid="bad")) == reason
+            clock.now += 3601  # and after every refresh
+    assert "'bad' is skipped" in caplog.text
+    assert caplog.text.count("'bad' is skipped") == 1, "said once, not at every refresh"
+
+
+def test_entries_that_are_no_keys_at_all_spoil_nothing() -> None:
+    _, verifier = _set(
+        "a string",
+        7,
+        None,
+        [],
+        {"kty": "RSA"},
+        {"kid": 5},
+        _jwk(KEY_A, "a"),
+    )
+    assert verifier.verify(_token()).subject
+
+
+def test_a_refusal_names_a_long_kid_only_in_part() -> None:
+    kid = "k" * 10_000
+    with pytest.raises(Unauthenticated) as refused:
+        _verifier().verify(_token(key=STRANGER, kid=kid))
+    assert refused.value.reason == Refusal.UNKNOWN_KEY
+    assert len(refused.value.detail) <= 200 and kid not in refused.value.detail
 
 
 # ---------------------------------------------------------------------------- webhooks
