@@ -81,6 +81,19 @@ def _first_decision(
     return unit.record(intent, decision, effects_of(decision, claim), draft)
 
 
+MAX_FAULT = 300
+"""How much of an unexpected failure's description a recorded rejection keeps."""
+
+
+def fault(exc: Exception) -> str:
+    """What an unexpected failure while deciding says on the record: the database's own
+    words for a database failure; otherwise its type and message (bounded)."""
+    if isinstance(exc, StoreFailure):
+        return f"the database failed: {exc}"[:MAX_FAULT]
+    text = f"the broker failed while deciding ({type(exc).__name__}: {exc})"
+    return text.replace("\x00", "\\u0000")[:MAX_FAULT]
+
+
 def decide(
     store: GovernanceStore,
     intent: Intent,
@@ -89,22 +102,26 @@ def decide(
     stages: Sequence[tuple[Stage, StageFn]] = STAGES,
 ) -> Decision:
     """Decide ``intent`` once, in its organization's lock; the decision is in the chain
-    before this returns. A retry returns the recorded decision. A database failure while
-    deciding becomes a recorded rejection when the database answers again (and an
-    exception, for the caller to retry, when it does not)."""
+    before this returns. A retry returns the recorded decision.
+
+    The broker is total: whatever fails between receiving the intent and recording its
+    decision (the database, a pluggable memory backend the snapshot reads through, a
+    bug) becomes a recorded rejection (``broker_error``), in a unit of its own. Only when
+    even that cannot be recorded (the database does not answer) is it an exception, for
+    the caller to retry. An unknown organization is :class:`NotFound`: there is no chain
+    to record on."""
     try:
         with store.unit(intent.org_id, now) as unit:
             return _first_decision(unit, intent, now, mode, stages)
-    except StoreFailure as failure:
-        decision = _rejection(
-            intent, Stage.IDENTITY, "broker_error", f"the database failed: {failure}", now
-        )
-        draft = records.decision_draft(
-            intent, decision, f"decision:{intent.id}", intent.principal_id
-        )
-        with store.unit(intent.org_id, now) as unit:
-            existing = unit.latest(intent.id)
-            return existing or unit.record(intent, decision, effects_of(decision), draft)
+    except NotFound:
+        raise
+    except Exception as exc:  # the broker is total: recorded below, never lost
+        problem = fault(exc)
+    decision = _rejection(intent, Stage.IDENTITY, BROKER_ERROR, problem, now)
+    draft = records.decision_draft(intent, decision, f"decision:{intent.id}", intent.principal_id)
+    with store.unit(intent.org_id, now) as unit:
+        existing = unit.latest(intent.id)
+        return existing or unit.record(intent, decision, effects_of(decision), draft)
 
 
 def decide_many(
@@ -116,7 +133,7 @@ def decide_many(
 ) -> list[Decision]:
     """Decide intents of one organization in one transaction, in order: one lock, one
     commit (one fsync) for all of them (group commit). Each is decided exactly as
-    :func:`decide` would, seeing the ones before it. Should the database fail, each is
+    :func:`decide` would, seeing the ones before it. Should anything fail, each is
     decided again on its own, so that one intent's trouble stays its own."""
     if not intents:
         return []
@@ -126,7 +143,9 @@ def decide_many(
     try:
         with store.unit(org_id, now) as unit:
             return [_first_decision(unit, intent, now, mode, stages) for intent in intents]
-    except StoreFailure:
+    except NotFound:
+        raise
+    except Exception:  # each again on its own: a failure is recorded as its own intent's
         return [decide(store, intent, now, mode, stages) for intent in intents]
 
 
@@ -142,6 +161,9 @@ def _sanitized(request: ApprovalRequest) -> tuple[ApprovalRequest, str | None]:
     }
     return ApprovalRequest.model_validate(fields), malformed
 
+
+BROKER_ERROR = "broker_error"
+"""The rule of a decision or review the broker could not complete (see :func:`fault`)."""
 
 MAX_PROBLEM = 500
 """How much of an undecodable signal's description is recorded."""
@@ -179,6 +201,34 @@ def review_hold(
         problem = undecodable if undecodable is not None else "the signal carried no decision"
         return _refuse_signal(store, org_id, run_id, problem, attempt, now)
     request, malformed = _sanitized(request)
+    try:
+        return _review_once(store, org_id, run_id, request, malformed, attempt, now, keys)
+    except (NotFound, StoreFailure):
+        raise  # no chain to record on, or a database to wait for: the caller retries
+    except Exception as exc:  # the broker is total: a review that failed is refused
+        problem = fault(exc)
+    result = refused(BROKER_ERROR, problem)
+    event_key = records.review_key(run_id, request.intent_id, attempt)
+    with store.unit(org_id, now) as unit:
+        if unit.recorded(event_key) is None:
+            unit.append(
+                records.review_draft(
+                    request, event_key, outcome=None, rule=result.rule, reason=result.reason
+                )
+            )
+        return ReviewOutcome(review=result, decision=unit.latest(request.intent_id))
+
+
+def _review_once(
+    store: GovernanceStore,
+    org_id: str,
+    run_id: str,
+    request: ApprovalRequest,
+    malformed: str | None,
+    attempt: int,
+    now: datetime,
+    keys: ApprovalKeys,
+) -> ReviewOutcome:
     event_key = records.review_key(run_id, request.intent_id, attempt)
     spent_key = None if request.proof is None else records.proof_key(request.proof)
     with store.unit(org_id, now) as unit:
@@ -290,34 +340,56 @@ def recheck(
 ) -> Decision:
     """Decide again an intent held for a collision, once the intents it waits for may
     have completed. Nothing is recorded while it still waits for the same intents; when
-    it no longer does, the new decision (allow, another hold, a rejection) is recorded."""
+    it no longer does, the new decision (allow, another hold, a rejection) is recorded.
+    Total as :func:`decide` is: a failure while deciding again is a recorded rejection."""
+    try:
+        with store.unit(org_id, now) as unit:
+            return _recheck_in(unit, intent_id, mode)
+    except NotFound:
+        raise
+    except Exception as exc:  # the broker is total: recorded below, never lost
+        problem = fault(exc)
     with store.unit(org_id, now) as unit:
         stored = unit.stored(intent_id)
         if stored is None:
             raise NotFound(f"no intent {intent_id}")
-        waiting = "collision" in stored.latest.rule.split("+")
-        if stored.hold is not HoldState.OPEN or not waiting:
+        if stored.hold is not HoldState.OPEN:
             return stored.latest
-        poisoned = unit.poisoned()
-        if poisoned is not None:
-            return stored.latest
-        verdict = evaluate(stored.intent, unit.snapshot(stored.intent))
-        decision = verdict.decision
-        unchanged = (
-            decision.outcome is Outcome.HOLD
-            and decision.rule == stored.latest.rule
-            and set(decision.evidence) == set(stored.latest.evidence)
-        )
-        if unchanged:
-            return stored.latest
-        if mode is BrokerMode.OBSERVE:
-            decision = observed(decision)
+        decision = _rejection(stored.intent, Stage.IDENTITY, BROKER_ERROR, problem, now)
+        decision = decision.model_copy(update={"reach": stored.reach})
         n = stored.latest.audit_seq or 0
         draft = records.decision_draft(
             stored.intent, decision, f"recheck:{intent_id}:{n}", "broker"
         )
-        effects = effects_of(decision, verdict.claim, by="broker", held=True)
+        effects = effects_of(decision, None, by="broker", held=True)
         return unit.record(stored.intent, decision, effects, draft)
+
+
+def _recheck_in(unit: GovernanceUnit, intent_id: str, mode: BrokerMode) -> Decision:
+    stored = unit.stored(intent_id)
+    if stored is None:
+        raise NotFound(f"no intent {intent_id}")
+    waiting = "collision" in stored.latest.rule.split("+")
+    if stored.hold is not HoldState.OPEN or not waiting:
+        return stored.latest
+    poisoned = unit.poisoned()
+    if poisoned is not None:
+        return stored.latest
+    verdict = evaluate(stored.intent, unit.snapshot(stored.intent))
+    decision = verdict.decision
+    unchanged = (
+        decision.outcome is Outcome.HOLD
+        and decision.rule == stored.latest.rule
+        and set(decision.evidence) == set(stored.latest.evidence)
+    )
+    if unchanged:
+        return stored.latest
+    if mode is BrokerMode.OBSERVE:
+        decision = observed(decision)
+    n = stored.latest.audit_seq or 0
+    draft = records.decision_draft(stored.intent, decision, f"recheck:{intent_id}:{n}", "broker")
+    effects = effects_of(decision, verdict.claim, by="broker", held=True)
+    return unit.record(stored.intent, decision, effects, draft)
 
 
 def close(
