@@ -19,6 +19,7 @@ from collections.abc import Iterable, Mapping
 from datetime import datetime
 
 from domain.audit import AuditEntry
+from domain.intents import Decision
 from domain.model import Barrier, Organization, Principal, Staffing
 
 
@@ -107,6 +108,8 @@ class ChainReach:
         holds: Mapping[str, Iterable[str]] | None = None,
     ) -> None:
         self._entries = {e.seq: e for e in entries}
+        self.by_intent: Mapping[str, Iterable[str]] = by_intent
+        """Each intent's reach (what a decision's evidence is read against)."""
         self._by_run = {k: frozenset(v) for k, v in by_run.items()}
         self._by_intent = {k: frozenset(v) for k, v in by_intent.items()}
         self._findings = {k: frozenset(v) for k, v in (findings or {}).items()}
@@ -195,3 +198,47 @@ def _names(value: object) -> frozenset[str] | None:
     if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
         return None
     return frozenset(value)
+
+
+# Evidence that names other work --------------------------------------------------------------
+
+WITHHELD_EVIDENCE = "withheld: it names work outside your projects"
+"""What a reader sees of a reason that names work beyond their projects."""
+
+
+def evidence_for(
+    readable: frozenset[str] | None,
+    evidence: Iterable[str],
+    reason: str,
+    reach_of: Mapping[str, Iterable[str]],
+) -> tuple[tuple[str, ...], str]:
+    """A decision's ``evidence`` (the intents it rests on) and ``reason`` as a reader of
+    ``readable`` projects (None: all) sees them: an intent beyond them, or unknown to
+    ``reach_of`` (intent id → its reach), is left out, and each part of the reason that
+    names one is withheld (decisions recorded before the broker named other intents in
+    the evidence alone still name them, with their invoices, in the reason)."""
+    evidence = tuple(evidence)
+    if readable is None:
+        return evidence, reason
+    kept: list[str] = []
+    hidden: list[str] = []
+    for intent_id in evidence:
+        reach = reach_of.get(intent_id)
+        (kept if reach is not None and may_read(readable, reach) else hidden).append(intent_id)
+    if hidden:
+        parts = reason.split("; ")
+        reason = "; ".join(
+            WITHHELD_EVIDENCE if any(i in part for i in hidden) else part for part in parts
+        )
+    return tuple(kept), reason
+
+
+def decision_for(
+    readable: frozenset[str] | None, decision: Decision, reach_of: Mapping[str, Iterable[str]]
+) -> Decision:
+    """``decision`` with its evidence and reason as a reader of ``readable`` sees them
+    (:func:`evidence_for`)."""
+    evidence, reason = evidence_for(readable, decision.evidence, decision.reason, reach_of)
+    if evidence == decision.evidence and reason == decision.reason:
+        return decision
+    return decision.model_copy(update={"evidence": evidence, "reason": reason})

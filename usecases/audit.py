@@ -5,7 +5,7 @@ from __future__ import annotations
 from pydantic import BaseModel
 
 from domain.audit import AuditEntry, ChainVerification
-from domain.visibility import ChainReach, may_read
+from domain.visibility import ChainReach, evidence_for, may_read
 from usecases import governance
 from usecases.access import founder, member, readable
 from usecases.context import Ports
@@ -28,9 +28,20 @@ def _for_reader(entry: AuditEntry, projects: frozenset[str], reach: ChainReach) 
     """``entry`` as a reader of ``projects`` sees it: whole when everything it reaches is
     theirs, else its hashes, stage, rule and outcome without its payload."""
     placed = reach.of(entry)
-    if placed is not None and may_read(projects, placed):
+    if placed is None or not may_read(projects, placed):
+        return entry.model_copy(update={"payload": dict(WITHHELD)})
+    evidence = entry.payload.get("evidence")
+    if not isinstance(evidence, list) or not evidence:
         return entry
-    return entry.model_copy(update={"payload": dict(WITHHELD)})
+    # A decision the reader may read may rest on intents they may not (a collision).
+    kept, reason = evidence_for(
+        projects, map(str, evidence), str(entry.payload.get("reason", "")), reach.by_intent
+    )
+    if list(kept) == evidence and reason == entry.payload.get("reason"):
+        return entry
+    return entry.model_copy(
+        update={"payload": {**entry.payload, "evidence": list(kept), "reason": reason}}
+    )
 
 
 def chain_reach(ports: Ports, org_id: str, entries: list[AuditEntry]) -> ChainReach:

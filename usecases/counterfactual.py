@@ -12,7 +12,7 @@ from __future__ import annotations
 from domain.errors import Conflict, NotFound, Unavailable
 from domain.governance.counterfactual import Counterfactual, replay, replayed_decision, view
 from domain.memory.release import Release
-from domain.visibility import may_read
+from domain.visibility import decision_for, may_read
 from usecases.access import member, readable
 from usecases.context import Ports
 
@@ -55,6 +55,8 @@ def counterfactual(ports: Ports, intent_id: str, actor_id: str) -> Counterfactua
         snapshot, basis = unit.snapshot_at(stored.intent, decision)
         replayed = replay(stored.intent, snapshot)
         others = unit.others([*replayed.in_flight, *replayed.completed])
+    if projects is not None:  # the decision may rest on intents the asker may not read
+        decision = decision_for(projects, decision, ports.runs.reaches(intent.org_id)[1])
     now = ports.clock()
     released: dict[str, tuple[str, ...] | None] = {}
     for ref in dict.fromkeys(stored.intent.references):

@@ -1,15 +1,18 @@
 """The learning pass on demand: start one now (the founder), read the organization's
-experiences (any member), promote or dismiss a candidate (the founder). An experience is
+experiences (any member: those they may read), promote or dismiss a candidate (the founder). An experience is
 a lesson, never policy: promoting one changes no charter, rule or approval."""
 
 from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
 
 from domain.audit import AuditDraft
 from domain.errors import NotFound, Unavailable
 from domain.model import MAX_REASON
 from domain.time.learning import LEARNING, MAX_PRIOR, Experience, InsightStatus, LearningPass
 from domain.time.ports import LearningStore
-from usecases.access import founder, member
+from domain.visibility import may_read
+from usecases.access import founder, member, readable
 from usecases.context import Ports
 
 MAX_LISTED = 200
@@ -32,9 +35,32 @@ async def run_now(
 def experiences(
     ports: Ports, org_id: str, actor_id: str, limit: int = MAX_PRIOR
 ) -> list[Experience]:
-    """The organization's experiences (candidate or promoted), newest first."""
-    member(ports, org_id, actor_id)
-    return _store(ports).experiences(org_id, max(1, min(limit, MAX_LISTED)))
+    """The organization's experiences (candidate or promoted), newest first, that
+    ``actor_id`` may read: a lesson reaches what its cited events' episodes (the runs
+    they belong to) reach, so one drawn from work behind a wall is its readers' alone
+    (:func:`lesson_reach`)."""
+    org, actor = member(ports, org_id, actor_id)
+    projects = readable(ports, org, actor)
+    shown = max(1, min(limit, MAX_LISTED))
+    found = _store(ports).experiences(org_id, MAX_LISTED if projects is not None else shown)
+    if projects is not None:
+        by_run, _ = ports.runs.reaches(org_id)
+        found = [
+            x for x in found if (r := lesson_reach(x, by_run)) is not None and may_read(projects, r)
+        ]
+    return found[:shown]
+
+
+def lesson_reach(lesson: Experience, by_run: Mapping[str, Iterable[str]]) -> set[str] | None:
+    """The projects ``lesson`` reaches: those of every run its cited events belong to (an
+    event's episode is its run). None when an episode is no run on record: nothing then
+    says where the lesson belongs, and it is the founder's alone."""
+    reach: set[str] = set()
+    for episode in lesson.episodes:
+        if episode not in by_run:
+            return None
+        reach.update(by_run[episode])
+    return reach if lesson.episodes else None
 
 
 def review(

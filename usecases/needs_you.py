@@ -43,7 +43,7 @@ from domain.needs_you.metrics import (
 from domain.runs import DEFAULT_HOLD_SECONDS, RunStatus
 from domain.time.playbooks import OfferState
 from domain.tools import REGISTRY
-from domain.visibility import may_read
+from domain.visibility import evidence_for, may_read
 from usecases.access import member, readable, run_for
 from usecases.context import Ports
 from usecases.runs import RunStarted, start_run
@@ -64,6 +64,8 @@ class QueueContext:
     intent_reach: dict[str, set[str]]
     handles: dict[str, str]
     """Principal id → handle, for titles."""
+    readable: frozenset[str] | None
+    """The projects the asker may read (None: all): what an item's evidence may name."""
 
     def hold_seconds(self, run_id: str) -> int:
         """How long a run's holds wait for a human, as the run recorded it (runs recorded
@@ -109,11 +111,15 @@ class HeldIntents:
     def items(self, context: QueueContext) -> Iterable[QueueItem]:
         for hold in context.story.open_holds():
             money = _money(hold)
+            # A hold the reader may read may rest on intents they may not (a collision).
+            rests_on, reason = evidence_for(
+                context.readable, hold.evidence, hold.reason, context.intent_reach
+            )
             evidence = [
-                Evidence(label="reason", detail=hold.reason, ref=f"audit#{hold.audit_seq}"),
+                Evidence(label="reason", detail=reason, ref=f"audit#{hold.audit_seq}"),
                 Evidence(label="rule", detail=f"{hold.stage}: {hold.rule}"),
                 *(Evidence(label="release", detail=r) for r in hold.release),
-                *(Evidence(label="rests on", detail="intent", ref=i) for i in hold.evidence),
+                *(Evidence(label="rests on", detail="intent", ref=i) for i in rests_on),
                 *(Evidence(label="refused review", detail=r) for r in hold.refused_reviews),
                 Evidence(label="justification", detail=hold.justification),
             ]
@@ -476,8 +482,9 @@ def _context(
         run_reach=run_reach,
         intent_reach=intent_reach,
         handles={p.id: p.handle for p in ports.directory.principals(org_id)},
+        readable=readable(ports, org, actor),
     )
-    return context, readable(ports, org, actor)
+    return context, context.readable
 
 
 def needs_you(

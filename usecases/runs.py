@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from datetime import datetime
 
 from pydantic import BaseModel
@@ -21,7 +21,7 @@ from domain.runs import (
     RunState,
     check_hold_timeout,
 )
-from domain.visibility import may_read
+from domain.visibility import decision_for, may_read
 from usecases import ingress
 from usecases.access import check_scripted, member, readable, run_for
 from usecases.context import Ports
@@ -173,9 +173,13 @@ async def run_view(ports: Ports, run_id: str, actor_id: str) -> RunView:
     started it read it anyway); to anyone else it does not exist."""
     run = run_for(ports, run_id, actor_id)
     status, state = await ports.gateway.state(run.workflow_id)
+    seen = _decisions_seen(ports, run, actor_id)
     intents = [
-        IntentRecord(intent=i, status=s, decisions=d) for i, s, d in ports.runs.intents(run_id)
+        IntentRecord(intent=i, status=s, decisions=[seen(x) for x in d])
+        for i, s, d in ports.runs.intents(run_id)
     ]
+    if state is not None:
+        state = _state_seen(state, seen)
     return RunView(
         run_id=run.id,
         workflow_id=run.workflow_id,
@@ -192,7 +196,26 @@ async def run_view(ports: Ports, run_id: str, actor_id: str) -> RunView:
 async def wait_run(ports: Ports, run_id: str, actor_id: str) -> RunState:
     """Wait for a run to finish; its final state."""
     run = run_for(ports, run_id, actor_id)
-    return await ports.gateway.result(run.workflow_id)
+    return _state_seen(
+        await ports.gateway.result(run.workflow_id), _decisions_seen(ports, run, actor_id)
+    )
+
+
+def _decisions_seen(ports: Ports, run: RunRecord, actor_id: str) -> Callable[[Decision], Decision]:
+    """A run's decisions as ``actor_id`` sees them: one they may read may rest on intents
+    they may not (a collision), which its evidence and reason then do not name."""
+    org, actor = member(ports, run.org_id, actor_id)
+    projects = readable(ports, org, actor)
+    if projects is None:
+        return lambda decision: decision
+    _, reach_of = ports.runs.reaches(run.org_id)
+    return lambda decision: decision_for(projects, decision, reach_of)
+
+
+def _state_seen(state: RunState, seen: Callable[[Decision], Decision]) -> RunState:
+    """``state`` with each intent's decision as :func:`_decisions_seen` shows it."""
+    views = tuple(v.model_copy(update={"decision": seen(v.decision)}) for v in state.intents)
+    return state.model_copy(update={"intents": views})
 
 
 async def decide_hold(

@@ -348,12 +348,15 @@ def _collisions(p: _Path) -> Hold | None:
         claims = [f for k, group in in_flight.items() if k.startswith(prefix) for f in group]
     others = tuple(f for f in claims if f.intent_id != p.intent.id)
     if others:
+        # The reason names only this intent's own operation: the others may lie beyond
+        # what a reader of this one may read (an intent that names no invoice collides
+        # with every payment in flight), so they are named in the evidence alone, which
+        # every read path shows only as far as its reader may read.
         p.evidence = tuple(dict.fromkeys(f.intent_id for f in others))
         what = key or f"{p.tool.name} without a {p.tool.resource_param}"
         return Hold(
             "collision",
-            f"{what} collides with in-flight "
-            + ", ".join(f"intent {f.intent_id} ({f.status}, {f.key})" for f in others),
+            f"{what} collides with another intent in flight on the same operation",
             (
                 "the colliding intents complete or are closed: the broker then decides "
                 "this one again by itself",
@@ -370,8 +373,7 @@ def _collisions(p: _Path) -> Hold | None:
         p.evidence = done
         return Hold(
             "already_done",
-            f"{key} was already done by intent(s) {', '.join(done)}; "
-            f"{p.tool.name} is not repeated silently",
+            f"{key} was already done by another intent; {p.tool.name} is not repeated silently",
             (
                 f"a human staffed as approver on {', '.join(sorted(p.reach))} approves "
                 f"doing it again with this exact intent (digest {p.intent.digest[:12]}…)",

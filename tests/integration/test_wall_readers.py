@@ -3,11 +3,16 @@ only, reads no West configuration in the audit trail (commitments, memory record
 links, procedures, redactions, refusals, episodes, offers, playbooks), while East's and
 the directory's entries stay whole; an entry nothing places is the founder's alone; and
 a member records a commitment only on projects he may read, through the API and the
-command line alike, as he records an episode."""
+command line alike, as he records an episode; an East payment that collides with a West
+one does not name it (its id, its invoice) to an East reader anywhere it is shown; a
+lesson drawn from West work is not shown to an East member."""
 
 from __future__ import annotations
 
+import asyncio
 import json
+import uuid
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -18,10 +23,16 @@ from typer.testing import CliRunner
 from api.cli import app
 from domain.audit import AuditDraft
 from domain.errors import Forbidden
-from domain.model import SpendCap
+from domain.intents import Outcome
+from domain.model import SpendCap, StaffRole
+from domain.runs import RunRecord
+from domain.time.learning import Experience, LearningPass
 from domain.time.offers import Step
-from tests.conftest import Firm, cli_signed_in
-from usecases import audit, commitments, memory, offers, organization
+from domain.visibility import WITHHELD_EVIDENCE, evidence_for
+from tests.conftest import Firm, cli_signed_in, utc_now
+from tests.integration.test_needs_you import FakeRuns
+from tests.support import payment_intent
+from usecases import audit, commitments, governance, memory, offers, organization, runs
 from usecases.context import Ports
 
 H = "X-Verletica-Principal"
@@ -189,3 +200,157 @@ def test_the_command_line_refuses_a_commitment_on_a_project_he_may_not_read(
     done = CliRunner().invoke(app, [*add, "east"])
     assert done.exit_code == 0, done.output
     assert [c.projects for c in services.directory.commitments(firm.org)] == [("east",)]
+
+
+# a  ---------------------------------------------------------------
+
+WEST_INVOICE = "INV-WEST-7731"
+
+
+def _collision_across_the_wall(firm: Firm, svc: Ports) -> tuple[str, str, str]:
+    """A West payment in flight, then an East payment naming no invoice, which collides
+    with it: (the East run, the East intent, the West intent)."""
+    store = svc.store  # type: ignore[attr-defined]
+    org, ada, ledger = firm.org, firm.founder, firm.agents["ledger"]
+
+    def move(to: str) -> None:
+        for row in svc.directory.staffing(org, ledger):
+            organization.unstaff(svc, org, ada, row.id)
+        organization.staff(svc, org, ada, ledger, to, StaffRole.MEMBER)
+
+    move("west")
+    west = payment_intent(org, ledger, 12_000, invoice=WEST_INVOICE).model_copy(
+        update={"projects": ("west",)}
+    )
+    assert governance.decide(store.governance, west, utc_now()).outcome is Outcome.ALLOW
+    move("east")
+    east_run = str(uuid.uuid4())
+    svc.runs.create(
+        RunRecord(
+            id=east_run,
+            org_id=org,
+            agent_id=ledger,
+            task="pay the Atlas vendor",
+            workflow_id=f"agent-run-{east_run}",
+            started_by=ada,
+            projects=("east",),
+            created_at=utc_now(),
+        )
+    )
+    east = payment_intent(org, ledger, 5_000, run_id=east_run)
+    east = east.model_copy(update={"payload": {**east.payload, "invoice": " "}})  # none named
+    held = governance.decide(store.governance, east, utc_now())
+    assert (held.outcome, held.rule, held.evidence) == (Outcome.HOLD, "collision", (west.id,))
+    return east_run, east.id, west.id
+
+
+def _names_west(text: str, west_id: str) -> bool:
+    return west_id in text or WEST_INVOICE.lower() in text.lower()
+
+
+def test_a_collision_names_the_other_sides_payment_to_no_east_reader(
+    api: TestClient, firm: Firm, services: Ports
+) -> None:
+    east_run, east_id, west_id = _collision_across_the_wall(firm, services)
+    ben, ada = {H: firm.associate}, {H: firm.founder}
+    # the broker's reason names only the intent's own operation
+    (decided,) = [d for i, _, ds in services.runs.intents(east_run) for d in ds]
+    assert not _names_west(decided.reason, west_id) and decided.evidence == (west_id,)
+
+    trail = api.get(f"/v1/orgs/{firm.org}/audit", headers=ben).json()["entries"]
+    (entry,) = [e for e in trail if e["intent_id"] == east_id]
+    assert entry["payload"]["evidence"] == [] and entry["rule"] == "collision"
+    queue = api.get(f"/v1/orgs/{firm.org}/needs-you", headers=ben)
+    assert queue.status_code == 200 and east_id in queue.text
+    cf = api.get(f"/v1/intents/{east_id}/counterfactual", headers=ben)
+    assert cf.status_code == 200, cf.text
+    seen = replace(services, gateway=FakeRuns())
+    view = asyncio.run(runs.run_view(seen, east_run, firm.associate))
+    assert view.intents[0].decisions[-1].evidence == ()
+    for shown in (json.dumps(entry), queue.text, cf.text, view.model_dump_json()):
+        assert not _names_west(shown, west_id), shown
+
+    # the founder, who reads both sides, is shown what it rests on
+    assert west_id in api.get(f"/v1/orgs/{firm.org}/needs-you", headers=ada).text
+    founder_view = asyncio.run(runs.run_view(seen, east_run, firm.founder))
+    assert founder_view.intents[0].decisions[-1].evidence == (west_id,)
+
+
+def test_a_reason_recorded_before_names_the_other_side_and_is_withheld() -> None:
+    old = (
+        "payments.pay without a invoice collides with in-flight intent w-1 (allow, "
+        f"payments.pay:{WEST_INVOICE.lower()}); payments.pay of 5000 cents is fine"
+    )
+    reach = {"w-1": ("west",), "e-1": ("east",)}
+    kept, reason = evidence_for(frozenset({"east"}), ("w-1", "e-1", "gone"), old, reach)
+    assert kept == ("e-1",) and not _names_west(reason, "w-1")
+    assert reason == f"{WITHHELD_EVIDENCE}; payments.pay of 5000 cents is fine"
+    assert evidence_for(None, ("w-1",), old, reach) == (("w-1",), old)
+    assert evidence_for(frozenset({"east", "west"}), ("w-1",), old, reach) == (("w-1",), old)
+
+
+# lessons drawn from West work --------------------------------------------------------------
+
+
+def _run_on(svc: Ports, firm: Firm, agent: str, project: str) -> str:
+    run_id = str(uuid.uuid4())
+    svc.runs.create(
+        RunRecord(
+            id=run_id,
+            org_id=firm.org,
+            agent_id=firm.agents[agent],
+            task=f"work on {project}",
+            workflow_id=f"agent-run-{run_id}",
+            started_by=firm.founder,
+            projects=(project,),
+            created_at=utc_now(),
+        )
+    )
+    return run_id
+
+
+def test_lessons_drawn_from_west_work_are_shown_to_no_east_member(
+    api: TestClient, firm: Firm, services: Ports
+) -> None:
+    east, west = _run_on(services, firm, "orion", "east"), _run_on(services, firm, "vega", "west")
+    now = utc_now()
+    lessons = {
+        "east": (east,),
+        "zephyr west": (west,),
+        "zephyr both": (east, west),
+        "zephyr nowhere": ("no-such-run",),
+    }
+    assert services.experiences is not None
+    services.experiences.record(
+        LearningPass(
+            id="pass-1",
+            org_id=firm.org,
+            workflow_id="learning-test",
+            window_from=now,
+            window_to=now,
+            accepted=tuple(
+                Experience(
+                    id=str(uuid.uuid4()),
+                    org_id=firm.org,
+                    lesson=f"Lesson on {name}",
+                    cites=(f"e{n}",),
+                    episodes=episodes,
+                    general=False,
+                    pass_id="pass-1",
+                    created_at=now,
+                )
+                for n, (name, episodes) in enumerate(lessons.items())
+            ),
+        )
+    )
+    url = f"/v1/orgs/{firm.org}/experiences"
+    ben = api.get(url, headers={H: firm.associate})
+    assert ben.status_code == 200
+    assert [x["lesson"] for x in ben.json()] == ["Lesson on east"]
+    assert WEST_MARK not in ben.text
+    ada = api.get(url, headers={H: firm.founder}).json()
+    assert sorted(x["lesson"] for x in ada) == sorted(f"Lesson on {n}" for n in lessons)
+    # and in the audit trail, each acceptance is withheld as its lesson is
+    trail = audit.audit(services, firm.org, firm.associate, False).entries
+    accepted = [e for e in trail if e.rule == "insight_accepted"]
+    assert len(accepted) == 4 and not any(WEST_MARK in json.dumps(e.payload) for e in accepted)
