@@ -12,8 +12,6 @@ from __future__ import annotations
 
 from enum import StrEnum
 
-from domain.intents import Stage
-
 
 class FailureClass(StrEnum):
     """What stopped a run."""
@@ -60,36 +58,89 @@ NEXT_STEP: dict[FailureClass, str] = {
 }
 """What a human can do about each class (the queue item's evidence)."""
 
-_BY_STAGE: dict[str, FailureClass] = {
-    "resolve": FailureClass.AUTHORITY,
-    Stage.PARSER.value: FailureClass.VALIDATION,
-    Stage.IDENTITY.value: FailureClass.AUTHORITY,
-    Stage.STAFFING.value: FailureClass.AUTHORITY,
-    Stage.SCOPE.value: FailureClass.BARRIER,
-    Stage.COMMITMENTS.value: FailureClass.COMMITMENT,
-    Stage.COLLISIONS.value: FailureClass.COLLISION,
-    Stage.APPROVAL.value: FailureClass.COMMITMENT,
-    Stage.REVIEW.value: FailureClass.COMMITMENT,
+_A, _B, _C = FailureClass.AUTHORITY, FailureClass.BARRIER, FailureClass.COMMITMENT
+_X, _V, _I = FailureClass.COLLISION, FailureClass.VALIDATION, FailureClass.INFRASTRUCTURE
+
+BY_RULE: dict[str, FailureClass] = {
+    # who the agent is, its charter, staffing and budget
+    "unknown_principal": _A,
+    "not_an_agent": _A,
+    "principal_inactive": _A,
+    "charter_unpublished": _A,
+    "registry_pin_mismatch": _A,
+    "tool_outside_charter": _A,
+    "budget_exceeded": _A,
+    "not_staffed": _A,
+    "reach_outside_staffing": _A,
+    # walls, and records whose projects (so whose side) cannot be known
+    "barrier_crossed": _B,
+    "staffing_straddles_barrier": _B,
+    "unknown_reference": _B,
+    # commitments, thresholds, and a human who said no or did not answer
+    "spend_cap": _C,
+    "spend_cap_currency": _C,
+    "standing_hold": _C,
+    "delivery_overdue": _C,
+    "money_over_threshold": _C,
+    "denied_by_authority": _C,
+    "hold_expired": _C,
+    "heartbeat_does_not_wait": _C,
+    # another intent on the resource, or the write already done
+    "collision": _X,
+    "already_done": _X,
+    # the model's reply or the intent's content did not pass the strict checks
+    "unknown_tool": _V,
+    "tool_not_in_snapshot": _V,
+    "invalid_payload": _V,
+    "invalid_cost": _V,
+    "no_target_project": _V,
+    "unknown_project": _V,
+    "malformed_json": _V,
+    "malformed_action": _V,
+    "malformed_actions": _V,
+    "malformed_projects": _V,
+    "malformed_references": _V,
+    "malformed_question": _V,
+    "question_with_actions": _V,
+    "missing_field": _V,
+    "missing_justification": _V,
+    "unexpected_field": _V,
+    "forbidden_character": _V,
+    # a system failed: the database, the broker's foundation, a write, the run itself
+    "broker_error": _I,
+    "broker_poisoned": _I,
+    "dispatch_failed": _I,
+    "run_failed": _I,
+    "run_cancelled": _I,
 }
+"""The class of every rule that can end a run as failed: the broker's rejections and
+holds, the resolve and parser refusals, a human's deny, the closes of an intent that
+was never done. Classed by rule, never by the stage that recorded it: a database
+failure recorded at identity & charter is infrastructure, not authority. (A test
+derives the rules from the code and checks that each is here.)"""
+
+NOT_FAILURES = frozenset({"approved_by_authority"})
+"""Rules the broker's review emits that never end a run as failed."""
+
 _BY_ERROR: dict[str, FailureClass] = {
     "ModelUnavailable": FailureClass.MODEL,
     "PolicyViolation": FailureClass.AUTHORITY,
     "InvalidInput": FailureClass.VALIDATION,
 }
-_INFRASTRUCTURE_RULES = frozenset({"dispatch_failed", "run_failed", "run_cancelled"})
+_FIRST = (_X, _B, _A, _C, _V, FailureClass.MODEL, _I)
+"""Which class a rule of several (``spend_cap+already_done``) is shown as: the one most
+specific about what to do."""
 
 
-def classify(stage: str, rule: str, error_type: str = "") -> FailureClass:
-    """The class of a failure recorded at ``stage`` under ``rule`` (for a run's own
-    failure entry, the type of the error that ended it)."""
+def classify(rule: str, error_type: str = "") -> FailureClass:
+    """The class of a failure recorded under ``rule`` (several joined by ``+``: the most
+    specific of theirs); for a run's own failure entry, by the type of the error that
+    ended it. A rule nobody classed is infrastructure (a bug, until it is classed). Never
+    by the stage that recorded it: the stage says where, not what."""
     if error_type in _BY_ERROR:
         return _BY_ERROR[error_type]
-    if rule in _INFRASTRUCTURE_RULES:
-        return FailureClass.INFRASTRUCTURE
-    parts = rule.split("+")
-    if "collision" in parts or "already_done" in parts:
-        return FailureClass.COLLISION
-    return _BY_STAGE.get(stage, FailureClass.INFRASTRUCTURE)
+    found = {BY_RULE.get(part, _I) for part in rule.split("+")}
+    return next(c for c in _FIRST if c in found)
 
 
 def retries_left(failure: FailureClass, retried: int) -> int:

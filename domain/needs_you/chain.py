@@ -82,7 +82,7 @@ class FailedRun(Frozen):
     @property
     def failure(self) -> FailureClass:
         """What stopped it, as a class a human can act on."""
-        return classify(self.stage, self.rule, self.error_type)
+        return classify(self.rule, self.error_type)
 
 
 class AgentQuestion(Frozen):
