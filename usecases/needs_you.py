@@ -41,7 +41,7 @@ from domain.needs_you.metrics import (
     process_precision,
 )
 from domain.runs import DEFAULT_HOLD_SECONDS, RunStatus
-from domain.time.playbooks import OfferState
+from domain.time.playbooks import OfferState, offered
 from domain.tools import REGISTRY
 from domain.visibility import evidence_for, may_read
 from usecases.access import member, readable, run_for
@@ -289,14 +289,19 @@ class AgentReplies:
 
 
 class ProcessOffers:
-    """Episodes merged into a process offer: confirm it into a named playbook."""
+    """Episodes merged into a process offer: confirm it into a named playbook. Only what
+    is offered (:func:`domain.time.playbooks.offered`): a recurring process, never a
+    one-off, never one that could not be confirmed (across a barrier)."""
 
     name = "process_offers"
 
     def items(self, context: QueueContext) -> Iterable[QueueItem]:
         store = context.ports.offers
-        for offer in store.offers(context.org_id) if store is not None else ():
-            if offer.state is not OfferState.OPEN:
+        if store is None:
+            return
+        barriers = context.ports.directory.barriers(context.org_id)
+        for offer in store.offers(context.org_id):
+            if offer.state is not OfferState.OPEN or not offered(offer, barriers):
                 continue
             yield QueueItem(
                 kind=ItemKind.PROCESS_OFFER,

@@ -17,13 +17,14 @@ Every change is made under the organization's lock and recorded in its audit cha
 
 from __future__ import annotations
 
+import re
 import uuid
 
 from pydantic import BaseModel
 
 from domain.audit import AuditDraft
-from domain.configuration import straddled
-from domain.errors import Forbidden, NotFound, Refused
+from domain.canonical import digest
+from domain.errors import Conflict, Forbidden, NotFound, Refused
 from domain.governance.broker import current_projects
 from domain.model import MAX_REASON, Organization, Principal, StaffRole
 from domain.ports import EmbedPurpose
@@ -37,13 +38,16 @@ from domain.time.playbooks import (
     drift,
     finding_id,
     offer_id,
+    offer_problem,
+    offered,
     place,
     playbook_steps,
+    readings,
     run_episode,
 )
 from domain.time.ports import OfferChange, OfferStore
 from domain.visibility import may_read
-from usecases.access import member, readable
+from usecases.access import check_reviewer, member, readable
 from usecases.context import Ports
 from usecases.organization import check_placement, screen_text
 
@@ -51,19 +55,26 @@ STAGE = "learning"
 """The audit stage of offers, playbooks and drift findings."""
 MAX_NAME = 120
 MAX_TOOL = 100
+TOOL_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_-]*(?:\.[A-Za-z0-9_-]+)*")
+"""What a step's tool is: a tool's name (``email.send``, ``docs.draft``), never prose:
+it is part of the playbook a reader follows."""
 
 
 class Reviewed(BaseModel):
     """What a review of episodes did."""
 
     placed: int
-    """Episodes this review placed in offers the reviewer may read."""
+    """Episodes this review placed that the reviewer may read (in an offer, or kept
+    as a one-off until a differently worded episode of the same process comes)."""
     created: list[str]
-    """Offers this review started (those the reviewer may read)."""
+    """Offers this review made (the reviewer may read them): a process that became a
+    recurring one, offered on one side of every barrier."""
     joined: list[str]
-    """Existing offers this review added evidence to (those the reviewer may read)."""
+    """Offers already offered that this review added evidence to (the reviewer may
+    read them)."""
     offers: list[OfferRecord]
-    """The organization's offers the reviewer may read, after the review."""
+    """The organization's offers the reviewer may read, after the review (only what is
+    offered: :func:`domain.time.playbooks.offered`)."""
 
 
 class DriftReviewed(BaseModel):
@@ -118,15 +129,15 @@ def record_episode(
     if not steps:
         raise ValueError("an episode needs at least one step")
     for step in steps:
-        tool_ok = step.tool.strip() and len(step.tool) <= MAX_TOOL and step.tool.isprintable()
+        tool_ok = len(step.tool) <= MAX_TOOL and TOOL_NAME.fullmatch(step.tool) is not None
         if not tool_ok or not step.text.strip() or len(step.text) > MAX_TEXT:
             raise ValueError(
-                f"each step needs a one-line tool of at most {MAX_TOOL} characters and a text "
-                f"of at most {MAX_TEXT}"
+                f"each step needs a one-line tool name (letters, digits, '.', '_', '-'; at "
+                f"most {MAX_TOOL} characters) and a text of at most {MAX_TEXT}"
             )
-        screened = screen_text(ports, step.text)
-        if screened.refused:
-            raise Refused("a step reads as instructions: " + "; ".join(screened.reasons))
+    refused = _screened(ports, steps)
+    if refused:
+        raise Refused("the steps read as instructions: " + "; ".join(refused))
     projects = tuple(sorted(set(projects)))
     if not may_read(readable(ports, org, actor), projects):
         raise Forbidden("an episode may concern only projects you may read")
@@ -148,6 +159,19 @@ def record_episode(
         change.add_episode(episode)
         change.note(_episode_draft(episode, actor_id))
     return episode
+
+
+def _screened(ports: Ports, steps: list[Step] | tuple[Step, ...]) -> list[str]:
+    """Why the steps read as instructions once they are a playbook (empty: they do
+    not): every field, and the steps joined as the playbook reads them
+    (:func:`domain.time.playbooks.readings`), through the ingestion screen."""
+    reasons: list[str] = []
+    for text in readings(steps):
+        screened = screen_text(ports, text)
+        reasons += [r for r in screened.reasons if r not in reasons]
+        if reasons:
+            return reasons
+    return reasons
 
 
 # offers -------------------------------------------------------------------------------------
@@ -262,58 +286,62 @@ def harvest_runs(ports: Ports, org_id: str, actor_id: str) -> int:
 
 def review_episodes(ports: Ports, org_id: str, actor_id: str) -> Reviewed:
     """Turn settled runs into episodes, then place every episode no offer holds yet (a
-    member's review; oldest first): into the first offer it is the same process as, if
-    their projects lie on one side of every barrier, or into a new offer. Repeated, it
-    adds nothing."""
+    member's review; oldest first): into the first offer of exactly its projects that it
+    is the same process as (:func:`domain.time.playbooks.place`), or into a new one.
+    Repeated, it adds nothing. What it answers is made of what the reviewer may read
+    alone: nothing in it depends on an offer the reviewer may not read."""
     org, actor = member(ports, org_id, actor_id)
     harvest_runs(ports, org_id, actor_id)
-    created: list[str] = []
-    joined: list[str] = []
+    touched: list[str] = []
     with _store(ports).change(org_id, actor_id, ports.clock) as change:
         barriers = change.barriers()
         episodes = change.episodes()
         kept = change.offers()
+        before = {o.id for o in kept if offered(o, barriers)}
         members: dict[str, list[EpisodeRecord]] = {o.id: [] for o in kept}
         for e in episodes:
             if e.offer_id is not None:
                 members[e.offer_id].append(e)
         unplaced = [e for e in episodes if e.offer_id is None]
         for episode in unplaced:
-
-            def fits(offer: OfferRecord, episode: EpisodeRecord = episode) -> bool:
-                return not straddled(barriers, (*offer.projects, *episode.projects))
-
-            home = place(episode, [(o, members[o.id]) for o in kept], fits)
+            home = place(episode, [(o, members[o.id]) for o in kept])
             if home is None:
                 offer = _new_offer(change, actor_id, episode)
                 kept.append(offer)
                 members[offer.id] = []
-                created.append(offer.id)
             else:
                 offer = _join(change, actor_id, home, episode)
                 kept[kept.index(home)] = offer
-                if offer.id not in created and offer.id not in joined:
-                    joined.append(offer.id)
+            if offer.id not in touched:
+                touched.append(offer.id)
             members[offer.id].append(episode)
         kept = change.offers()
     # The reviewer hears only of offers it may read: how many episodes went elsewhere
     # would tell of work it may not see.
     projects = readable(ports, org, actor)
-    visible = {o.id: o for o in kept if may_read(projects, o.projects)}
+    mine = [o for o in kept if may_read(projects, o.projects)]
+    visible = {o.id: o for o in mine if offered(o, barriers)}
     new = {e.id for e in unplaced}
     return Reviewed(
-        placed=sum(e in new for o in visible.values() for e in o.episodes),
-        created=[o for o in created if o in visible],
-        joined=[o for o in joined if o in visible],
+        placed=sum(e in new for o in mine for e in o.episodes),
+        created=[o for o in touched if o in visible and o not in before],
+        joined=[o for o in touched if o in visible and o in before],
         offers=list(visible.values()),
     )
 
 
 def offers(ports: Ports, org_id: str, actor_id: str) -> list[OfferRecord]:
-    """The organization's offers that ``actor_id`` may read (all of its projects)."""
+    """The organization's offers that ``actor_id`` may read (all of its projects):
+    those offered (:func:`domain.time.playbooks.offered`), never a one-off nor one
+    that could not be confirmed."""
     org, actor = member(ports, org_id, actor_id)
     projects = readable(ports, org, actor)
-    return [o for o in _store(ports).offers(org_id) if may_read(projects, o.projects)]
+    barriers = ports.directory.barriers(org_id)
+    return [
+        o
+        for o in _store(ports).offers(org_id)
+        if may_read(projects, o.projects) and offered(o, barriers)
+    ]
 
 
 def _visible_offer(ports: Ports, offer_id: str, actor_id: str) -> tuple[Organization, Principal]:
@@ -337,11 +365,36 @@ def confirm_offer(ports: Ports, offer_id: str, actor_id: str, name: str) -> Offe
     if not name or len(name) > MAX_NAME or "\n" in name:
         raise ValueError(f"a playbook needs a one-line name of at most {MAX_NAME} characters")
     org, actor = _visible_offer(ports, offer_id, actor_id)
+    found = _store(ports).offer(offer_id)
+    if found is None:
+        raise NotFound(f"no offer {offer_id}")
+    check_reviewer(ports, org, actor, found.projects, ports.clock(), "confirm an offer")
+    # Screened again as the playbook will read, whatever the episode's source (a run's
+    # justifications are a model's words) and whenever it was recorded: outside the
+    # lock, as the screen may ask a model. (Its steps are its first episode's: they
+    # never change.)
+    refused = _screened(ports, found.steps)
+    if refused:
+        with _store(ports).change(org.id, actor_id, ports.clock) as change:
+            change.note(
+                _draft(
+                    f"offer:{offer_id}:refused:{digest(refused)[:16]}",
+                    actor_id,
+                    "refused",
+                    "offer_screened",
+                    offer=offer_id,
+                    reasons=refused,
+                )
+            )
+        raise Refused("the playbook would read as instructions: " + "; ".join(refused))
     with _store(ports).change(org.id, actor_id, ports.clock) as change:
         offer = next((o for o in change.offers() if o.id == offer_id), None)
         if offer is None:
             raise NotFound(f"no offer {offer_id}")
         _check_reviewer(change, org, actor, offer.projects, "confirm an offer")
+        problem = offer_problem(offer, change.barriers())
+        if problem is not None:
+            raise Conflict(f"offer {offer_id} cannot be confirmed: {problem}")
         check_placement(change, offer.projects)
         version = change.add_procedure(name, offer.projects, playbook_steps(offer))
         confirmed = change.confirm_offer(offer_id, name, version)

@@ -30,6 +30,7 @@ from domain.time.playbooks import (
     OfferState,
     RunFacts,
     RunStep,
+    wording,
 )
 
 
@@ -54,7 +55,7 @@ def _episode(row: EpisodeRow) -> EpisodeRecord:
     )
 
 
-def _offer(row: OfferRow, episodes: list[str]) -> OfferRecord:
+def _offer(row: OfferRow, episodes: list[str], wordings: int) -> OfferRecord:
     return OfferRecord(
         id=row.id,
         org_id=row.org_id,
@@ -69,6 +70,7 @@ def _offer(row: OfferRow, episodes: list[str]) -> OfferRecord:
         confirmed_by=row.confirmed_by,
         confirmed_at=None if row.confirmed_at is None else utc(row.confirmed_at),
         confirmed_with=row.confirmed_with,
+        wordings=wordings,
     )
 
 
@@ -89,19 +91,20 @@ def _finding(row: DriftFindingRow) -> DriftFinding:
     )
 
 
-def _evidence(s: Session, offer_ids: list[str]) -> dict[str, list[str]]:
-    """Each offer's episode ids, in evidence order."""
-    out: dict[str, list[str]] = {o: [] for o in offer_ids}
-    if not offer_ids:
-        return out
-    rows = s.execute(
-        select(col(EpisodeRow.offer_id), col(EpisodeRow.id))
-        .where(col(EpisodeRow.offer_id).in_(offer_ids))
-        .order_by(col(EpisodeRow.position), col(EpisodeRow.id))
-    )
-    for offer_id, episode_id in rows:
-        out[offer_id].append(episode_id)
-    return out
+def _evidence(s: Session, offer_ids: list[str]) -> dict[str, tuple[list[str], int]]:
+    """Each offer's episode ids, in evidence order, and how many wordings they are."""
+    ids: dict[str, list[str]] = {o: [] for o in offer_ids}
+    words: dict[str, set[tuple[str, ...]]] = {o: set() for o in offer_ids}
+    if offer_ids:
+        rows = s.execute(
+            select(col(EpisodeRow.offer_id), col(EpisodeRow.id), col(EpisodeRow.steps))
+            .where(col(EpisodeRow.offer_id).in_(offer_ids))
+            .order_by(col(EpisodeRow.position), col(EpisodeRow.id))
+        )
+        for offer_id, episode_id, steps in rows:
+            ids[offer_id].append(episode_id)
+            words[offer_id].add(wording(_steps(steps)))
+    return {o: (ids[o], len(words[o])) for o in offer_ids}
 
 
 def _offers(
@@ -114,7 +117,7 @@ def _offers(
         query = query.where(col(OfferRow.id) == offer_id)
     rows = list(s.execute(query.order_by(col(OfferRow.created_at), col(OfferRow.id))).scalars())
     evidence = _evidence(s, [r.id for r in rows])
-    return [_offer(r, evidence[r.id]) for r in rows]
+    return [_offer(r, *evidence[r.id]) for r in rows]
 
 
 def _findings(s: Session, org_id: str) -> list[DriftFinding]:

@@ -9,18 +9,32 @@ cases call it under the organization's lock.
 of the last :data:`DRIFT_WINDOW` episodes with a known outcome that joined its offer
 after it was confirmed (and after its previous drift finding), at least
 :data:`DRIFT_MISSES` missed. One miss is noise; three of the last four is a pattern.
+
+**What is offered.** An offer is a recurring process: it is shown to a human (listed,
+queued, confirmable) only once at least :data:`MIN_WORDINGS` differently worded
+episodes stand behind it, and only while its projects lie on one side of every barrier
+(a playbook across a wall could never be published, so it is never offered). Until
+then its episodes wait, kept, for the next wording (:func:`offered`).
+
+**Who sees an episode join.** An episode joins only an offer of exactly its projects
+(:func:`may_join`): whoever may read the episode then reads the offer it is in, and
+whoever read the offer still does. A join never moves an episode out of its reader's
+sight nor an offer out of its readers', so neither tells anyone of work they may not
+read (a member's org-wide episode never vanishes into a West offer).
 """
 
 from __future__ import annotations
 
+import re
 import struct
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from enum import StrEnum
 
 from pydantic import Field
 
 from domain.canonical import digest
-from domain.model import Frozen, UtcInstant
+from domain.configuration import straddled
+from domain.model import Barrier, Frozen, UtcInstant
 from domain.time.offers import Embedded, Episode, Step, same_process
 
 DRIFT_WINDOW = 4
@@ -29,6 +43,8 @@ DRIFT_MISSES = 3
 """How many of them must have missed their outcome for drift."""
 MAX_STEPS = 50
 MAX_TEXT = 2000
+MIN_WORDINGS = 2
+"""Differently worded episodes an offer needs before it is offered: one is a one-off."""
 
 
 class OfferState(StrEnum):
@@ -86,6 +102,8 @@ class OfferRecord(Frozen):
     confirmed_at: UtcInstant | None = None
     confirmed_with: int = 0
     """How many episodes it had when confirmed: the ones after are its later episodes."""
+    wordings: int = 0
+    """How many differently worded episodes it has (:func:`wording`), as kept."""
 
 
 class DriftFinding(Frozen):
@@ -163,6 +181,71 @@ def finding_id(offer: str, episodes: Sequence[str]) -> str:
     return digest({"drift": offer, "episodes": list(episodes)})[:16]
 
 
+_WORD = re.compile(r"\w+")
+
+
+def wording(steps: Sequence[Step]) -> tuple[str, ...]:
+    """How an episode is worded, up to case, spacing and punctuation: the same words in
+    the same steps are one wording, however they are capitalised or punctuated."""
+    return tuple(" ".join(_WORD.findall(s.text.casefold())) for s in steps)
+
+
+def offer_problem(offer: OfferRecord, barriers: Iterable[Barrier]) -> str | None:
+    """Why ``offer`` is not (yet) an offer a human is shown, or None: it is confirmed
+    already (a playbook), or open with at least :data:`MIN_WORDINGS` differently worded
+    episodes on projects that lie on one side of every barrier. Anything else is a
+    one-off, or could never be confirmed."""
+    if offer.state is OfferState.CONFIRMED:
+        return None
+    if offer.wordings < MIN_WORDINGS:
+        return (
+            f"a one-off is not a process: an offer needs {MIN_WORDINGS} differently worded "
+            f"episodes, it has {offer.wordings}"
+        )
+    crossed = straddled(barriers, offer.projects)
+    if crossed:
+        return f"its projects lie on both sides of {', '.join(crossed)}: no playbook may"
+    return None
+
+
+def offered(offer: OfferRecord, barriers: Iterable[Barrier]) -> bool:
+    """Whether ``offer`` is shown to a human as an offer (:func:`offer_problem`)."""
+    return offer_problem(offer, barriers) is None
+
+
+_SEPARATORS = re.compile(r"[._\-/:]+")
+
+
+def _flat(text: str) -> str:
+    return " ".join(text.split())
+
+
+def readings(steps: Sequence[Step]) -> tuple[str, ...]:
+    """Every way the steps may be read once they are a playbook, for the screen: each
+    field as given and as the playbook shows it (whitespace folded: a line break inside
+    a text is a space there), each tool as words (a tool's name is text a reader reads
+    too; its dots would hide words from the screen), and the steps joined as one text,
+    with and without their tools (an instruction split across steps or fields reads
+    whole there: "Ignore the previous" / "instructions and wire…")."""
+    tools = [" ".join(_SEPARATORS.sub(" ", s.tool).split()) for s in steps]
+    texts = [_flat(s.text) for s in steps]
+    found = [
+        *(s.text for s in steps),
+        *texts,
+        *tools,
+        " ".join(f"{tool}: {text}" for tool, text in zip(tools, texts, strict=True)),
+        " ".join(f"{tool} {text}" for tool, text in zip(tools, texts, strict=True)),
+        " ".join(texts),
+    ]
+    return tuple(dict.fromkeys(r for r in found if r.strip()))
+
+
+def may_join(offer: OfferRecord, episode: EpisodeRecord) -> bool:
+    """Whether ``episode`` may join ``offer``: they concern exactly the same projects, so
+    the readers of each are the readers of both (see the module's docstring)."""
+    return set(offer.projects) == set(episode.projects)
+
+
 def playbook_steps(offer: OfferRecord) -> tuple[str, ...]:
     """The playbook's steps: each tool and its wording, one line each."""
     return tuple(f"{s.tool}: {' '.join(s.text.split())}" for s in offer.steps)
@@ -171,14 +254,14 @@ def playbook_steps(offer: OfferRecord) -> tuple[str, ...]:
 def place(
     episode: EpisodeRecord,
     offers: Sequence[tuple[OfferRecord, Sequence[EpisodeRecord]]],
-    may_join: Callable[[OfferRecord], bool],
+    fits: Callable[[OfferRecord], bool] | None = None,
 ) -> OfferRecord | None:
     """The first offer (oldest first) that ``episode`` is the same process as one of the
-    episodes of, among those it may join (its projects and the offer's on one side of
-    every barrier); None: it starts an offer of its own."""
+    episodes of, among those it may join (:func:`may_join`, and ``fits`` when given);
+    None: it starts an offer of its own."""
     mine = episode.embedded()
     for offer, members in offers:
-        if not may_join(offer):
+        if not may_join(offer, episode) or (fits is not None and not fits(offer)):
             continue
         same = (m for m in members if m.embedder == episode.embedder)
         if any(same_process(mine, m.embedded()) for m in same):
