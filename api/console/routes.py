@@ -14,16 +14,20 @@ from urllib.parse import parse_qs, quote, urlsplit
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from fastapi.templating import Jinja2Templates
+from pydantic import BaseModel
 from starlette.concurrency import run_in_threadpool
 
 from api.console import oidc
 from api.console import session as cookies
 from api.console.actions import ACT_FIELDS, ActRequest, act
+from api.console.forms import SLUG_INPUT, SLUG_LIST_INPUT, readable
 from api.console.session import LoginState, Session
 from api.deps import prove
 from api.schemas import BarrierBody, OnboardBody, ProjectBody, StaffingBody
+from domain.audit import AuditEntry
 from domain.errors import Conflict, Forbidden, NotFound, Unavailable
 from domain.ingress import ConsoleSignIn, Refusal, Unauthenticated
+from domain.intents import Stage
 from domain.model import IdentityKind, StaffRole
 from domain.needs_you.items import ActionKind, ItemKind, QueueItem
 from domain.starter import STARTER_FLEET
@@ -33,6 +37,8 @@ from usecases.context import Ports
 router = APIRouter(prefix="/console", include_in_schema=False)
 templates = Jinja2Templates(directory=Path(__file__).parent / "templates")
 templates.env.globals["ActionKind"] = ActionKind
+templates.env.globals["SLUG_INPUT"] = SLUG_INPUT
+templates.env.globals["SLUG_LIST_INPUT"] = SLUG_LIST_INPUT
 
 Page = Callable[[Ports, str, Session], Awaitable[Response]]
 
@@ -54,9 +60,41 @@ def _config(ports: Ports) -> ConsoleSignIn:
     return ports.console
 
 
+NO_FLASH = frozenset({"queue_items.html", "refused.html"})
+"""Templates that never show the flash: the queue's list (fetched every few seconds, it
+would take the flash meant for the page being loaded) and a refusal (told in red alone)."""
+
+
 def render(request: Request, name: str, code: int = 200, **context: Any) -> HTMLResponse:
-    """A page, with what every page shows (who is signed in, the CSRF token)."""
-    return templates.TemplateResponse(request, name, context, status_code=code)
+    """A page, with what every page shows (who is signed in, the CSRF token) and the
+    green banner: only what the server's own flash says (signed, bound to this session,
+    shown once), never text a link carries."""
+    shown: str | None = None
+    console = _ports(request).console
+    if name not in NO_FLASH and console is not None:
+        shown = cookies.take_flash(request, console.session_key, context.get("session"))
+    response = templates.TemplateResponse(
+        request, name, {**context, "notice": shown or ""}, status_code=code
+    )
+    if shown is not None:
+        cookies.clear_flash(response)
+    return response
+
+
+def _done(request: Request, found: Session, back: str, text: str) -> RedirectResponse:
+    """Back to ``back``, whose banner will say ``text`` (once)."""
+    ports = _ports(request)
+    response = RedirectResponse(_back(back), status_code=303)
+    cookies.flash(response, request, _config(ports).session_key, found, text)
+    return response
+
+
+FORM_REFUSALS = (Forbidden, Conflict, NotFound, ValueError, Unavailable)
+"""What a form's use case may refuse it with (a validation error is a ValueError)."""
+
+
+def _status(refused: Exception) -> int:
+    return {Forbidden: 403, Conflict: 409, NotFound: 404, Unavailable: 503}.get(type(refused), 422)
 
 
 def _back(path: str) -> str:
@@ -121,19 +159,22 @@ async def _page(
             # the person is who they were: they are refused this once, not signed out
             code = 429 if refused.reason is Refusal.OVER_BUDGET else 503
             return render(
-                request, "refused.html", code, session=found, status=code, message=refused.detail
+                request, "refused.html", code, session=found, status=code, refusal=refused.detail
             )
         response = _sign_in_first(request)
         cookies.clear(response)
         return response
     try:
         return await page(ports, principal, found)
-    except (Forbidden, Conflict, NotFound, ValueError, Unavailable) as refused:
-        status = {Forbidden: 403, Conflict: 409, NotFound: 404, Unavailable: 503}.get(
-            type(refused), 422
-        )
+    except FORM_REFUSALS as refused:
+        status = _status(refused)
         return render(
-            request, "refused.html", status, session=found, message=str(refused), status=status
+            request,
+            "refused.html",
+            status,
+            session=found,
+            refusal=readable(refused),
+            status=status,
         )
 
 
@@ -187,7 +228,7 @@ async def callback(request: Request, code: str = "", state: str = "") -> Respons
             400,
             session=None,
             status=400,
-            message="This sign-in is stale or was not started here. Sign in again.",
+            refusal="This sign-in is stale or was not started here. Sign in again.",
         )
     _, token_endpoint = await oidc.endpoints(config)
     redirect = str(request.url_for("callback"))
@@ -205,7 +246,7 @@ async def callback(request: Request, code: str = "", state: str = "") -> Respons
             401,
             session=None,
             status=401,
-            message=f"The sign-in did not hold: {refused}",
+            refusal=f"The sign-in did not hold: {readable(refused)}",
         )
     identity = ports.directory.identity(IdentityKind.OIDC, claims.subject)
     principal = None if identity is None else ports.directory.find_principal(identity.principal_id)
@@ -246,7 +287,9 @@ async def onboard_page(request: Request) -> Response:
     async def page(ports: Ports, principal: str, found: Session) -> Response:
         if principal:
             return RedirectResponse("/console/queue", status_code=303)
-        return render(request, "onboard.html", session=found, fleet=STARTER_FLEET, error="")
+        return render(
+            request, "onboard.html", session=found, fleet=STARTER_FLEET, error="", kept={}
+        )
 
     return await _page(request, page, unlinked=True)
 
@@ -281,8 +324,15 @@ async def onboard(request: Request) -> Response:
             oidc_subject=found.subject,
         )
     except (ValueError, Conflict) as refused:
+        # the form again, as it was filled, with what to change
         return render(
-            request, "onboard.html", 422, session=found, fleet=STARTER_FLEET, error=str(refused)
+            request,
+            "onboard.html",
+            _status(refused),
+            session=found,
+            fleet=STARTER_FLEET,
+            error=readable(refused),
+            kept=fields,
         )
     found = found.model_copy(update={"principal_id": made.founder.id, "org_id": made.org.id})
     response = RedirectResponse("/console/workspace", status_code=303)
@@ -326,9 +376,7 @@ def _queue_page(view: needs_you.NeedsYou, start: int) -> dict[str, Any]:
 
 
 @router.get("/queue", response_model=None)
-async def queue(
-    request: Request, partial: bool = False, message: str = "", start: int = 0
-) -> Response:
+async def queue(request: Request, partial: bool = False, start: int = 0) -> Response:
     """What waits for a human, most urgent first, a page at a time; ``partial`` is the
     list alone (the page fetches it every few seconds, so an item decided elsewhere
     leaves)."""
@@ -336,63 +384,182 @@ async def queue(
     async def page(ports: Ports, principal: str, found: Session) -> Response:
         view = await run_in_threadpool(needs_you.needs_you, ports, _org(found), principal)
         name = "queue_items.html" if partial else "queue.html"
-        return render(request, name, session=found, message=message, **_queue_page(view, start))
+        return render(request, name, session=found, kept={}, **_queue_page(view, start))
 
     return await _page(request, page)
 
 
+KEPT_FIELDS = ("item", "action", "subject", "reason", "answer", "name")
+"""What a refused action's form is shown again with (nothing the page does not ask for)."""
+
+
 @router.post("/act", response_model=None)
 async def act_on(request: Request) -> Response:
-    """One action on one item; the refreshed list (script) or the queue page (no script)."""
+    """One action on one item; the refreshed list (script) or the page it came from (no
+    script). A refused action answers on that page, its form as it was sent, with why."""
 
     async def page(ports: Ports, principal: str, found: Session) -> Response:
         fields = await _form(request, found)
-        start = _start(fields.get("start"))
-        ask = ActRequest.model_validate({k: v for k, v in fields.items() if k in ACT_FIELDS})
-        done = await act(ports, principal, ask)
-        if request.headers.get("x-console") == "fetch":
+        # a page, not a query: nothing the form carries reaches the page it goes back to
+        back = _back(urlsplit(fields.get("back", "")).path or "/console/queue")
+        fetched = request.headers.get("x-console") == "fetch"
+        try:
+            start = _start(fields.get("start"))
+            ask = ActRequest.model_validate({k: v for k, v in fields.items() if k in ACT_FIELDS})
+            done = await act(ports, principal, ask)
+        except FORM_REFUSALS as refused:
+            status, error = _status(refused), readable(refused)
+            kept = {k: fields.get(k, "") for k in KEPT_FIELDS}
+            if fetched:  # the page keeps its form as typed and shows why, in red
+                return render(
+                    request, "refused.html", status, session=found, refusal=error, status=status
+                )
+            if back.startswith(INTENT_PAGE):
+                shown = await _intent_context(ports, principal, found, back[len(INTENT_PAGE) :])
+                return render(
+                    request, "intent.html", status, session=found, error=error, kept=kept, **shown
+                )
+            view = await run_in_threadpool(needs_you.needs_you, ports, _org(found), principal)
+            return render(
+                request,
+                "queue.html",
+                status,
+                session=found,
+                error=error,
+                kept=kept,
+                **_queue_page(view, 0),
+            )
+        if fetched:
             view = await run_in_threadpool(needs_you.needs_you, ports, _org(found), principal)
             return render(
                 request,
                 "queue_items.html",
                 session=found,
-                message=done,
+                done=done,
+                kept={},
                 **_queue_page(view, start),
             )
-        back = fields.get("back") or "/console/queue"
-        return RedirectResponse(f"{_back(back)}?message={quote(done)}", status_code=303)
+        return _done(request, found, back, done)
 
     return await _page(request, page, acting=True)
+
+
+INTENT_PAGE = "/console/intents/"
+
+_SAID = {
+    "allow": "allowed",
+    "reject": "rejected",
+    "hold": "held",
+    "approved": "approved",
+    "denied": "denied",
+    "expired": "expired",
+    "review_refused": "decision refused",
+    "dispatched": "written",
+    "dispatch_refused": "write refused",
+}
+"""Each decision on an intent's record, as its page says it."""
+_DECIDED = frozenset({"approved", "denied", "expired"})
+
+
+class Step(BaseModel):
+    """One entry of an intent's record, as its page shows it: when, who, what, why."""
+
+    at: str
+    who: str
+    what: str
+    rule: str
+    reason: str
+    asked: str = ""
+    """What the person who decided wrote, when they wrote something."""
+
+
+_BROKER_STAGES = frozenset(s.value for s in Stage) - {Stage.REVIEW, Stage.DISPATCH}
+
+
+def _who(entry: AuditEntry, handles: dict[str, str]) -> str:
+    """Who made an entry, by name: the broker decides what an agent proposed (the entry
+    names the agent), a connector writes, the run closes what no one decided."""
+    if entry.stage in _BROKER_STAGES:
+        return "the broker"
+    if entry.actor.startswith("connector:"):
+        return f"the {entry.actor.removeprefix('connector:')} connector"
+    if entry.actor.startswith("system:"):
+        return f"the {entry.actor.removeprefix('system:')}"
+    return handles.get(entry.actor, entry.actor)
+
+
+def _step(entry: AuditEntry, handles: dict[str, str]) -> Step:
+    payload = entry.payload
+    reason = payload.get("reason") or payload.get("problem") or payload.get("withheld") or ""
+    asked = payload.get("request_reason") or ""
+    return Step(
+        at=entry.at[:19].replace("T", " ") + " UTC",
+        who=_who(entry, handles),
+        what=_SAID.get(entry.decision, entry.decision.replace("_", " ")),
+        rule=entry.rule,
+        reason=str(reason),
+        asked=str(asked),
+    )
+
+
+async def _intent_context(
+    ports: Ports, principal: str, found: Session, intent_id: str
+) -> dict[str, Any]:
+    """What the held intent's page shows, before and after anyone decides it: the
+    broker's decision and its record (who decided what, when), the counterfactual while
+    enforcement is what stopped it, and (while it waits) the actions and the outlook."""
+    org_id = _org(found)
+    # First: to whoever may not read it, it does not exist (NotFound).
+    outlook = await run_in_threadpool(runs.approval_outlook, ports, intent_id, principal)
+    recorded = ports.runs.intent(intent_id)
+    if recorded is None:
+        raise NotFound(f"no intent {intent_id}")
+    intent, status, run_id = recorded
+    try:
+        cf = await run_in_threadpool(counterfactual.counterfactual, ports, intent_id, principal)
+    except Conflict:
+        cf = None  # approved or released: in the end enforcement let it through
+    view = await run_in_threadpool(needs_you.needs_you, ports, org_id, principal)
+    item = next(
+        (
+            i
+            for i in view.items
+            if isinstance(i, QueueItem)
+            and i.kind is ItemKind.HELD_INTENT
+            and i.subject_id == intent_id
+        ),
+        None,
+    )
+    trail = await run_in_threadpool(audit.audit, ports, org_id, principal, False)
+    people = await run_in_threadpool(organization.principals, ports, org_id, principal)
+    handles = {p.id: p.handle for p in people}
+    story = [_step(e, handles) for e in trail.entries if e.intent_id == intent_id]
+    held = next((s for s in story if s.what == "held"), None)
+    decided = next((s for s in reversed(story) if s.what in _DECIDED), None)
+    return {
+        "cf": cf,
+        "item": item,
+        "outlook": outlook if item is not None else None,
+        "intent": intent,
+        "status": status,
+        "run_id": run_id,
+        "story": story,
+        "held": held,
+        "decided": decided,
+        "written": any(s.what == "written" for s in story),
+        "proposer": handles.get(intent.principal_id, intent.principal_id),
+    }
 
 
 @router.get("/intents/{intent_id}", response_model=None)
 async def held_intent(request: Request, intent_id: str) -> Response:
     """Why the broker stopped it, what would release it, what it would have done without
-    enforcement, and (for whoever may not approve it) why an approval would be refused."""
+    enforcement, and (for whoever may not approve it) why an approval would be refused;
+    once decided, what was decided, by whom and when (never a refusal page)."""
 
     async def page(ports: Ports, principal: str, found: Session) -> Response:
-        cf = await run_in_threadpool(counterfactual.counterfactual, ports, intent_id, principal)
-        view = await run_in_threadpool(needs_you.needs_you, ports, _org(found), principal)
-        item = next(
-            (
-                i
-                for i in view.items
-                if isinstance(i, QueueItem)
-                and i.kind is ItemKind.HELD_INTENT
-                and i.subject_id == intent_id
-            ),
-            None,
-        )
-        outlook = await run_in_threadpool(runs.approval_outlook, ports, intent_id, principal)
-        return render(
-            request,
-            "intent.html",
-            session=found,
-            cf=cf,
-            item=item,
-            outlook=outlook,
-            message=request.query_params.get("message", ""),
-        )
+        shown = await _intent_context(ports, principal, found, intent_id)
+        return render(request, "intent.html", session=found, error="", kept={}, **shown)
 
     return await _page(request, page)
 
@@ -400,80 +567,100 @@ async def held_intent(request: Request, intent_id: str) -> Response:
 # workspace, runs, audit, metrics ---------------------------------------------------------
 
 
+async def _workspace_context(ports: Ports, principal: str, found: Session) -> dict[str, Any]:
+    view = await run_in_threadpool(organization.workspace, ports, _org(found), principal)
+    return {
+        "org": view.org,
+        "people": {p.id: p for p in view.principals},
+        "projects": view.projects,
+        "staffing": view.staffing,
+        "barriers": view.barriers,
+        "commitments": view.commitments,
+        "founder": principal == view.org.founder_id,
+    }
+
+
 @router.get("/workspace", response_model=None)
 async def workspace(request: Request) -> Response:
     """Projects, staffing (who is on what, since when), barriers, commitments."""
 
     async def page(ports: Ports, principal: str, found: Session) -> Response:
-        view = await run_in_threadpool(organization.workspace, ports, _org(found), principal)
+        shown = await _workspace_context(ports, principal, found)
         return render(
-            request,
-            "workspace.html",
-            session=found,
-            org=view.org,
-            people={p.id: p for p in view.principals},
-            projects=view.projects,
-            staffing=view.staffing,
-            barriers=view.barriers,
-            commitments=view.commitments,
-            founder=principal == view.org.founder_id,
-            message=request.query_params.get("message", ""),
+            request, "workspace.html", session=found, failed="", error="", kept={}, **shown
         )
 
     return await _page(request, page)
 
 
+async def _change(ports: Ports, org_id: str, principal: str, fields: dict[str, str]) -> str:
+    """A project, a staffing or a barrier added; what was done, in a sentence."""
+    what = fields.get("change")
+    if what == "project":
+        project = ProjectBody(slug=fields.get("slug", ""), name=fields.get("name", ""))
+        await run_in_threadpool(
+            organization.add_project, ports, org_id, principal, project.slug, project.name
+        )
+        return f"project {project.slug} added"
+    if what == "staff":
+        staffing = StaffingBody(
+            principal_id=fields.get("principal_id", ""),
+            project=fields.get("project", ""),
+            role=StaffRole(fields.get("role", "member")),
+        )
+        await run_in_threadpool(
+            organization.staff,
+            ports,
+            org_id,
+            principal,
+            staffing.principal_id,
+            staffing.project,
+            staffing.role,
+        )
+        return "staffed"
+    if what == "barrier":
+        barrier = BarrierBody(
+            name=fields.get("name", ""),
+            groups=[
+                [p.strip() for p in fields.get(side, "").split(",") if p.strip()]
+                for side in ("left", "right")
+            ],
+        )
+        await run_in_threadpool(
+            organization.add_barrier,
+            ports,
+            org_id,
+            principal,
+            barrier.name,
+            [list(g) for g in barrier.groups],
+        )
+        return f"barrier {barrier.name} raised"
+    raise ValueError("unknown change")
+
+
 @router.post("/workspace", response_model=None)
 async def change_workspace(request: Request) -> Response:
     """A project, a staffing or a barrier added (the founder's, through the same use
-    cases as the API, on the record)."""
+    cases as the API, on the record). A refused change answers on the workspace, its
+    form as it was filled, with why."""
 
     async def page(ports: Ports, principal: str, found: Session) -> Response:
         fields = await _form(request, found)
-        org_id = _org(found)
-        what = fields.get("change")
-        if what == "project":
-            project = ProjectBody(slug=fields.get("slug", ""), name=fields.get("name", ""))
-            await run_in_threadpool(
-                organization.add_project, ports, org_id, principal, project.slug, project.name
+        try:
+            done = await _change(ports, _org(found), principal, fields)
+        except FORM_REFUSALS as refused:
+            shown = await _workspace_context(ports, principal, found)
+            return render(
+                request,
+                "workspace.html",
+                _status(refused),
+                session=found,
+                failed=fields.get("change", ""),
+                error=readable(refused),
+                kept={k: v for k, v in fields.items() if k != "csrf"},
+                **shown,
             )
-            done = f"project {project.slug} added"
-        elif what == "staff":
-            staffing = StaffingBody(
-                principal_id=fields.get("principal_id", ""),
-                project=fields.get("project", ""),
-                role=StaffRole(fields.get("role", "member")),
-            )
-            await run_in_threadpool(
-                organization.staff,
-                ports,
-                org_id,
-                principal,
-                staffing.principal_id,
-                staffing.project,
-                staffing.role,
-            )
-            done = "staffed"
-        elif what == "barrier":
-            barrier = BarrierBody(
-                name=fields.get("name", ""),
-                groups=[
-                    [p.strip() for p in fields.get(side, "").split(",") if p.strip()]
-                    for side in ("left", "right")
-                ],
-            )
-            await run_in_threadpool(
-                organization.add_barrier,
-                ports,
-                org_id,
-                principal,
-                barrier.name,
-                [list(g) for g in barrier.groups],
-            )
-            done = f"barrier {barrier.name} raised"
-        else:
-            raise ValueError("unknown change")
-        return RedirectResponse(f"/console/workspace?message={quote(done)}", status_code=303)
+        return _done(request, found, "/console/workspace", done)
 
     return await _page(request, page, acting=True)
 

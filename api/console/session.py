@@ -1,9 +1,11 @@
 """The console's cookies: a session (the person's ID token, their principal, a CSRF
-token) and the short-lived state of a sign-in in progress (PKCE verifier, state, nonce),
-each signed with the console's key so that no browser can forge or alter one."""
+token), the short-lived state of a sign-in in progress (PKCE verifier, state, nonce)
+and a one-time flash of what was just done, each signed with the console's key so that
+no browser can forge or alter one."""
 
 from __future__ import annotations
 
+import hashlib
 import secrets
 import time
 from typing import Any
@@ -109,3 +111,45 @@ def finish_login(request: Request, key: bytes) -> LoginState | None:
         return LoginState.model_validate(data)
     except (BadSignature, ValueError):
         return None
+
+
+FLASH_COOKIE = "vl_flash"
+FLASH_SECONDS = 60
+"""A flash is shown on the next page, within this long, or never."""
+
+
+def _flash_tag(session: Session) -> str:
+    """Binds a flash to the session it was set for (its CSRF token, hashed: the cookie
+    never carries the token itself)."""
+    return hashlib.sha256(f"flash:{session.csrf}".encode()).hexdigest()[:32]
+
+
+def flash(response: Response, request: Request, key: bytes, session: Session, text: str) -> None:
+    """Tell the next page what was done. The console's banner shows only this: text the
+    server wrote, signed and bound to this session, never a query string's."""
+    value = _signer(key, "flash").dumps({"tag": _flash_tag(session), "text": text})
+    _set(response, request, FLASH_COOKIE, value, FLASH_SECONDS)
+
+
+def take_flash(request: Request, key: bytes, session: Session | None) -> str | None:
+    """The flash the request carries for ``session`` ("" when it carries one that does not
+    hold: forged, stale or another session's; None when it carries none). The caller
+    clears the cookie on the response that shows it, so it is shown once."""
+    raw = request.cookies.get(FLASH_COOKIE)
+    if raw is None:
+        return None
+    if session is None:
+        return ""
+    try:
+        data: dict[str, Any] = _signer(key, "flash").loads(raw, max_age=FLASH_SECONDS)
+    except (BadSignature, ValueError):
+        return ""
+    if not isinstance(data, dict) or data.get("tag") != _flash_tag(session):
+        return ""
+    text = data.get("text")
+    return text if isinstance(text, str) else ""
+
+
+def clear_flash(response: Response) -> None:
+    """The flash was shown: forget it."""
+    response.delete_cookie(FLASH_COOKIE, path="/console")

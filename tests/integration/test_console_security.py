@@ -5,32 +5,22 @@ session, a form without its CSRF token or from another site, and the cookies' fl
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 from urllib.parse import parse_qs, urlsplit
 
 import httpx
-import pytest
 from fastapi.testclient import TestClient
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
-from adapters.ingress.local_issuer import LocalIssuer
 from api.app import create_app
-from api.console.session import LOGIN_COOKIE, SESSION_COOKIE
+from api.console.session import FLASH_COOKIE, LOGIN_COOKIE, SESSION_COOKIE
 from domain.model import SpendCap
 from tests.conftest import Firm, ServedIssuer, link_subject, make_settings
+from tests.integration.conftest import CONSOLE_BASE
 from tests.integration.test_needs_you import _filed_pair
 from usecases import organization
 
-BASE = "http://127.0.0.1:8000"
-
-
-@pytest.fixture
-def web(firm: Firm, served_issuer: ServedIssuer) -> Iterator[tuple[TestClient, Firm, LocalIssuer]]:
-    local = served_issuer.issuer
-    ports = served_issuer.console_ports(firm.svc)
-    link_subject(firm.svc, firm.founder, "ada@hv.example")
-    app = create_app(make_settings(), ports)
-    with TestClient(app, base_url=BASE, follow_redirects=False) as client:
-        yield client, firm, local
+BASE = CONSOLE_BASE
 
 
 def _authorize(client: TestClient, subject: str) -> str:
@@ -180,4 +170,66 @@ def test_a_bad_form_is_refused_before_anything_is_done(web: tuple) -> None:  # t
     open_findings = [f for f in firm.svc.heartbeats.findings(firm.org) if f.id == finding]  # type: ignore[union-attr]
     assert open_findings[0].resolved_at is None
     done = client.post("/console/act", data={**act, "reason": "renewed"})
-    assert done.status_code == 303 and "finding%20resolved" in done.headers["location"]
+    assert done.status_code == 303 and done.headers["location"] == "/console/queue"
+    assert "finding resolved" in client.get("/console/queue").text  # the server's flash
+
+
+def _banner(html: str) -> list[str]:
+    """What the page's green banner says (every one of them)."""
+    return re.findall(r'<p class="message" role="status"[^>]*>([^<]*)</p>', html)
+
+
+def test_the_banner_says_only_what_the_server_flashed_once_never_a_link(web: tuple) -> None:  # type: ignore[type-arg]
+    client, firm, _ = web
+    _, finding, _ = _filed_pair(firm)
+    _signed_in(client)
+    phish = "Your account is locked: call +1 555 0100 with your password"
+    for page in ("/console/queue", "/console/workspace", "/console/metrics", "/console/audit"):
+        answer = client.get(page, params={"message": phish})
+        assert answer.status_code == 200, (page, answer.text[:300])
+        assert phish not in answer.text and _banner(answer.text) == [], page
+    token = re.search(r'name="csrf" value="([^"]+)"', client.get("/console/queue").text)
+    assert token is not None
+    act = {"csrf": token.group(1), "item": "finding", "action": "resolve", "subject": finding}
+    done = client.post(
+        "/console/act", data={**act, "reason": "renewed", "back": f"/console/queue?message={phish}"}
+    )
+    assert done.status_code == 303 and "message" not in done.headers["location"]
+    flashed = client.cookies.get(FLASH_COOKIE, path="/console")
+    assert flashed is not None
+    shown = client.get(done.headers["location"])
+    assert _banner(shown.text) == ["finding resolved"]
+    assert f'{FLASH_COOKIE}=""' in shown.headers["set-cookie"]  # the page that shows it clears it
+    assert _banner(client.get("/console/queue").text) == []  # once
+    # A flash cookie forged, altered, or set for another session says nothing.
+    for cookie in (flashed[:-4] + ("AAAA" if not flashed.endswith("AAAA") else "BBBB"), "e30.x.y"):
+        client.cookies.set(FLASH_COOKIE, cookie, path="/console")
+        assert _banner(client.get("/console/queue").text) == []
+    _signed_in(client)  # a new session: the old session's flash is not this one's
+    client.cookies.set(FLASH_COOKIE, flashed, path="/console")
+    assert _banner(client.get("/console/queue").text) == []
+
+
+@given(text=st.text(st.characters(exclude_categories=("Cs", "Cc")), min_size=1, max_size=200))
+@settings(
+    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+def test_no_query_string_reaches_the_banner(web: tuple, text: str) -> None:  # type: ignore[type-arg]
+    client, _, _ = web
+    if SESSION_COOKIE not in client.cookies:
+        _signed_in(client)
+    answer = client.get("/console/queue", params={"message": text, "notice": text})
+    assert answer.status_code == 200 and _banner(answer.text) == []
+
+
+def test_a_refusal_is_told_once_in_red_never_in_the_green_banner(web: tuple) -> None:  # type: ignore[type-arg]
+    client, _, _ = web
+    _signed_in(client)
+    missing = client.post("/console/workspace", data={"change": "project", "slug": "ops"})
+    assert missing.status_code == 403
+    unknown = client.get("/console/intents/no-such-intent")
+    assert unknown.status_code == 404
+    for answer, said in ((missing, "CSRF token is missing"), (unknown, "no intent")):
+        assert answer.text.count(said) == 1, answer.text
+        assert _banner(answer.text) == []
+        assert re.search(r'<p class="refusal" role="alert">[^<]*' + said, answer.text)

@@ -14,8 +14,11 @@
     return Array.from(queue.querySelectorAll("input:not([type=hidden])")).some((i) => i.value);
   }
   function notice(text) {
+    // one refusal at a time: the newest replaces the last
+    const last = queue.querySelector("p.refusal[data-notice]");
+    if (last) last.remove();
     const note = document.createElement("p");
-    note.className = "refusal"; note.setAttribute("role", "alert");
+    note.className = "refusal"; note.setAttribute("role", "alert"); note.dataset.notice = "";
     note.textContent = text;
     queue.prepend(note);
   }

@@ -1,0 +1,78 @@
+"""What the console's forms share: the patterns their inputs carry (the browser checks
+them before sending), and a refusal told in a sentence the person can act on, never a
+validation library's dump."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import ValidationError
+
+from domain.model import MAX_REASON, SLUG_PATTERN
+
+SLUG_INPUT = r"[a-z0-9][a-z0-9\-]{0,62}"
+"""A project key, as an ``<input pattern>``: :data:`domain.model.SLUG_PATTERN` written so
+that it is also valid with the ``v`` flag browsers now compile patterns with (a bare
+``-`` at the end of a class is a syntax error there, and the browser then checks
+nothing). The browser anchors it to the whole value."""
+
+SLUG_LIST_INPUT = rf"\s*{SLUG_INPUT}(\s*,\s*{SLUG_INPUT})*\s*"
+"""Project keys separated by commas (a barrier's side)."""
+
+SLUG_RULE = "lower-case letters, digits and hyphens, at most 63, starting with a letter or digit"
+
+LABELS = {
+    "slug": "Key",
+    "name": "Name",
+    "project": "Project",
+    "principal_id": "Who",
+    "role": "Role",
+    "groups": "Sides",
+    "founder_email": "Your email",
+    "founder_name": "Your name",
+    "reason": "Reason",
+    "answer": "Answer",
+    "start": "Page",
+}
+"""Field names as the forms label them."""
+
+MAX_SAID = 300
+"""A refusal is a sentence or two, whatever it is about."""
+
+
+def _said(error: Any) -> str:
+    kind, ctx = error.get("type", ""), error.get("ctx") or {}
+    match kind:
+        case "string_pattern_mismatch":
+            return f"use {SLUG_RULE}" if ctx.get("pattern") == SLUG_PATTERN else "is not valid"
+        case "string_too_short" | "missing" | "too_short":
+            return "is needed"
+        case "string_too_long" | "too_long":
+            return f"is too long (at most {ctx.get('max_length', MAX_REASON)})"
+        case "enum" | "literal_error":
+            return "is not one of the choices offered"
+        case "extra_forbidden":
+            return "is not a field of this form"
+        case "value_error":
+            message = str(error.get("msg", ""))
+            if message.startswith("value is not a valid email address"):
+                return "is not an email address" + (
+                    f" ({ctx['reason']})" if isinstance(ctx.get("reason"), str) else ""
+                )
+            return message.removeprefix("Value error, ")
+    return "is not valid"
+
+
+def readable(refused: Exception) -> str:
+    """``refused`` as the person who sent the form should read it: for each field, its
+    label and what is wrong (never the value sent, the model's name or a library URL)."""
+    if not isinstance(refused, ValidationError):
+        return str(refused)[:MAX_SAID]
+    parts = []
+    for error in refused.errors(include_url=False, include_input=False):
+        loc = [str(p) for p in error.get("loc", ()) if not isinstance(p, int)]
+        label = LABELS.get(loc[0], loc[0].replace("_", " ")) if loc else ""
+        said = _said(error)
+        parts.append(f"{label}: {said}" if label else said[:1].upper() + said[1:])
+    text = "; ".join(dict.fromkeys(parts)) or "the form is not valid"
+    return f"Not done: {text}."[:MAX_SAID]
