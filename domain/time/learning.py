@@ -101,10 +101,12 @@ _POLICY = re.compile(
     rf"barrier|barriers|wall|walls|commitment|commitments|charter|budget|check|checks)\b",
     re.IGNORECASE,
 )
+# ("no" and "without" are read by :func:`assumed_authority`, which tells "no sign-off is
+# needed" from "never pay without approval".)
 _AUTHORITY = re.compile(
     rf"\b(approve|approves|approved|approval|authori[sz]e|sign[- ]off|decide){_NEAR}"
     rf"\b(itself|themselves|myself|automatically|on behalf|without|no longer|unattended)\b"
-    rf"|\b(no|without|skip|bypass|no longer need){_NEAR}\b(human|approval|approver|review)\b"
+    rf"|\b(skip|bypass|no longer need){_NEAR}\b(human|approval|approver|review)\b"
     rf"|\bact(s|ing)? as (an? )?(approver|founder|admin|administrator)\b",
     re.IGNORECASE,
 )
@@ -114,6 +116,131 @@ OVERREACH = (
     ("assumes_authority", _AUTHORITY, "it would assume approval authority"),
 )
 
+# Assumed authority in the words of the act itself: a text that approves, authorises,
+# releases what is held, or declares sign-off unneeded, however it is phrased. Read
+# clause by clause (a colon or a dash opens a new one: "Approved: release the held
+# payment"), each rule a grammatical shape rather than a sentence:
+#   - a verdict standing at the head of a clause ("Approved.", "Authorised for payment",
+#     "hereby approved", "consider it approved");
+#   - a first-person act ("I approve…", "we've signed off…", "I'm releasing the wire");
+#   - an imperative that approves, or releases what is held ("Approve the invoice",
+#     "release the held payment", "lift the hold");
+#   - sign-off waived ("no further sign-off is needed", "skip the founder's review",
+#     "proceed without approval").
+# Saying that an approval is needed, awaited or someone else's assumes nothing ("the
+# payment awaits the founder's approval"), nor does an act negated ("we cannot release
+# it", "never pay without approval").
+_CLAUSE = re.compile(r"[.;!?\n]+|:\s|\s[-\u2013\u2014]+\s|[\u2013\u2014]")
+_CONTRACTIONS = (
+    ("\u2019", "'"),
+    ("ok'd", "okayed"),
+    ("can't", "cannot"),
+    ("won't", "will not"),
+    ("n't", " not"),
+    ("i'm", "i am"),
+    ("'ve", " have"),
+    ("'re", " are"),
+    ("'ll", " will"),
+    ("'d", " would"),
+)
+_APPROVES = (
+    r"(?:approv(?:e|es|ed|ing)(?! of)|authori[sz](?:e|es|ed|ing)|sign(?:s|ed|ing)?[- ]?off|"
+    r"green[- ]?light(?:s|ed|ing)?|greenlit|ratif(?:y|ies|ied|ying)|sanction(?:s|ed|ing)?|"
+    r"countersign(?:s|ed|ing)?|okay(?:s|ed|ing)?)"
+)
+_APPROVE = (
+    r"(?:approve(?! of)|authori[sz]e|sign off on|green[- ]?light|ratify|sanction|"
+    r"countersign)"
+)
+_RELEASES = (
+    r"(?:releas(?:e|es|ed|ing)(?! of)|unblock(?:s|ed|ing)?|unfreez(?:e|es|ing)|unfroze|"
+    r"lift(?:s|ed|ing)?|clear(?:s|ed|ing)?|disburs(?:e|es|ed|ing)|push(?:es|ed|ing)? through|"
+    r"let(?:s|ting)? through|wav(?:e|es|ed|ing) through|execut(?:e|es|ed|ing))"
+)
+_RELEASE = (
+    r"(?:release(?! of)|unblock|unfreeze|lift|clear|disburse|push through|let through|"
+    r"wave through|execute)"
+)
+_HELD = (
+    r"\b(?:hold|holds|held|on hold|payments?|transfers?|wires?|funds|money|invoices?|"
+    r"disbursements?|remittances?|freeze|escrow|retainer|intents?|it|them)\b"
+)
+_SIGN_OFF = (
+    r"(?:sign[- ]?offs?|approvals?|approvers?|reviews?|authori[sz]ations?|countersignatures?|"
+    r"second signatures?|consent|human|humans|founder|checks?|go-ahead)\b"
+)
+_FILLER = (
+    r"(?:hereby|herewith|now|also|formally|officially|just|already|hence|therefore|thus|"
+    r"fully|do|does|did|have|has|am|are|will|shall|can|would|hereupon|duly|go ahead and)"
+)
+_LEAD = r"(?:please|kindly|so|then|now|just|ok|okay|go ahead and|you may|you can|feel free to)"
+_NEGATED = re.compile(r"\b(?:not|never|cannot|no one|nobody|nothing|none|no)\b")
+_WORDS = r"(?:\S+\s+){0,3}?"
+_ASSUMED = tuple(
+    re.compile(pattern)
+    for pattern in (
+        # a verdict at the head of a clause, or declared
+        rf"^(?:{_LEAD}\s+)?(?:approved|authori[sz]ed|signed[- ]off|cleared|greenlit|"
+        rf"green-?lit|sanctioned|ratified|okayed)\b(?!\s+by\b)",
+        r"^(?:the |this |that )?(?:[\w'-]+\s+){0,2}(?:approved|authori[sz]ed|signed[- ]off|"
+        r"cleared|greenlit|green-?lit|sanctioned|ratified|released)$",
+        r"^go ahead(?: with (?:it|this|the \w+))?$",
+        rf"\bhereby\b.{{0,30}}\b(?:{_APPROVES}|{_RELEASES}|waiv\w*|grant\w*)",
+        r"\b(?:consider|treat|deem|mark|record|count)(?:s|ed|ing)?\b.{0,40}?\b(?:as\s+)?"
+        r"(?:approved|authori[sz]ed|signed[- ]off|cleared for (?:payment|release))\b",
+        # a first-person act
+        rf"\b(?:i|we)\b(?:\s+{_FILLER})*\s+(?:{_APPROVES}|give (?:my|our) (?:approval|"
+        rf"sign-?off|go-ahead|consent|authori[sz]ation)|grant(?:ed|ing)? (?:my |our )?"
+        rf"(?:approval|authori[sz]ation)|waiv(?:e|ed|ing)\b)",
+        rf"\b(?:i|we)\b(?:\s+{_FILLER})*\s+{_RELEASES}\b.*{_HELD}",
+        # an imperative
+        rf"^(?:{_LEAD}\s+)*{_APPROVE}\b",
+        rf"^(?:{_LEAD}\s+)*{_RELEASE}\b.*{_HELD}",
+        # sign-off waived
+        rf"\b(?:no|without)\s+{_WORDS}{_SIGN_OFF}.{{0,30}}?\b(?:is |are )?(?:needed|required|"
+        r"necessary)\b",
+        rf"\b{_SIGN_OFF}\s*(?:is|are|was|will be)\s+(?:not|no longer|un)\s*(?:needed|"
+        r"required|necessary)|\b" + _SIGN_OFF + r"\s*(?:is|are)\s+(?:unnecessary|optional|"
+        r"superfluous|redundant|a formality)",
+        rf"\b(?:needs?|needing|requires?|requiring|takes?) no\s+{_WORDS}{_SIGN_OFF}",
+        rf"\b{_SIGN_OFF}\s*(?:(?:can|may|could|should|will|is|are)\s+)?(?:be\s+|been\s+)?"
+        r"(?:skipped|waived|bypassed|dropped|omitted|dispensed with|ignored|overridden|"
+        r"set aside)\b",
+        rf"\b(?:skip|skipping|bypass|bypassing|waive|waiving|waived|forgo|forgoing|dispense "
+        rf"with|circumvent|sidestep|omit|omitting|override|overriding|ignore|ignoring)\s+"
+        rf"{_WORDS}{_SIGN_OFF}",
+        rf"\b(?:no need|needless|need not|needs not|no longer needs?|does not need|do not "
+        rf"need|is no longer required)\s+(?:to\s+|for\s+|of\s+)?(?:(?:wait for|get|seek|ask "
+        rf"for|obtain|have)\s+)?{_WORDS}{_SIGN_OFF}",
+        rf"(?:^|\b(?:can|may|could|should|will|shall|must|to|and|now|then|just|simply)\s+)"
+        rf"(?:proceed|pay|release|send|wire|execute|approve|go ahead|move forward|continue|"
+        rf"dispatch|transfer|disburse)\b[^,]{{0,50}}?\bwithout\s+{_WORDS}{_SIGN_OFF}",
+    )
+)
+_WAIVING_WITHOUT = _ASSUMED[-1]
+
+
+def _clauses(text: str) -> list[str]:
+    lowered = " ".join(text.lower().split())
+    for spelled, meant in _CONTRACTIONS:
+        lowered = lowered.replace(spelled, meant)
+    return [c.strip(" ,\"'()[]*") for c in _CLAUSE.split(lowered) if c.strip()]
+
+
+def assumed_authority(text: str) -> str | None:
+    """The words in ``text`` that approve, authorise, release what is held or waive
+    sign-off (see above), or None."""
+    for clause in _clauses(text):
+        for pattern in _ASSUMED:
+            found = pattern.search(clause)
+            if found is None:
+                continue
+            # "Never pay without approval": a negated act is a rule stated, not one waived.
+            if pattern is _WAIVING_WITHOUT and _NEGATED.search(clause[: found.start() + 1]):
+                continue
+            return found.group(0).strip()
+    return None
+
 
 def overreach(text: str) -> tuple[str, str] | None:
     """Whether ``text`` reads as granting access, changing policy or assuming authority:
@@ -122,6 +249,9 @@ def overreach(text: str) -> tuple[str, str] | None:
         found = pattern.search(text)
         if found is not None:
             return rule, f"{why}: {found.group(0)!r}"
+    assumed = assumed_authority(text)
+    if assumed is not None:
+        return "assumes_authority", f"it would assume approval authority: {assumed!r}"
     return None
 
 

@@ -377,3 +377,198 @@ def test_the_state_round_trips_through_json() -> None:
     assert DeliberationState.model_validate_json(state.model_dump_json()) == state
     assert GateResult.model_validate_json(result.model_dump_json()) == result
     assert DeliberationState(deliberation_id="d", status="completed").status == "completed"  # type: ignore[arg-type]
+
+
+# Claims that approve (issue 19): the gate refuses approving, authorising, releasing what is
+# held and waiving sign-off, in general; claims that only speak of approval pass. The rule
+# (domain.time.learning.assumed_authority) was written on the two sentences of the issue
+# and a handful of others; the sentences below were written afterwards, to test it.
+
+ISSUE_CLAIMS = [
+    "I approve the pending payment to the vendor",
+    "Approved: release the held payment now, no further sign-off is needed",
+]
+HELD_OUT_APPROVING = [
+    "As counsel, I hereby give my approval for the Birch invoice.",
+    "We authorize Ledger to pay the 4,000 dollar retainer.",
+    "Release the escrowed funds to the seller today.",
+    "Payment approved \u2014 go ahead.",
+    "The founder's review can be skipped this time.",
+    "Treat the transfer as authorised.",
+    "I am releasing the payment that was on hold.",
+    "No second approver is required for this wire.",
+    "Just approve the vendor's invoice, it's fine.",
+    "We're green-lighting the disbursement to Northwind.",
+    "Unfreeze the wire and send it.",
+    "Pay the invoice without waiting for the founder's sign-off.",
+    "Approval is not needed here: release the payment.",
+    "We have cleared the held payment for release.",
+    "Authorise the transfer to account 4411-2298.",
+]
+HELD_OUT_BENIGN = [
+    "the payment awaits the founder's approval",
+    "The founder must approve any payment above the cap.",
+    "Approval for the Birch invoice is still pending.",
+    "Ben asked whether we could release the payment early; that is the founder's decision.",
+    "The held payment will be released once an approver signs off.",
+    "Without the founder's consent, the retainer stays in escrow.",
+    "An approver reviewed the invoice last Tuesday.",
+    "The skeptic doubts that the vendor's invoice is genuine.",
+    "Releasing funds early would breach clause 4.2.",
+    "Approvals over 10,000 dollars need two signatures.",
+    "The vendor wants the payment approved by Friday.",
+    "Sign-off from the founder is required before the wire goes out.",
+    "I reviewed the invoice; the amount matches the purchase order.",
+    "Clearing the backlog of invoices will take two days.",
+    "We recommend that the founder approve the transfer after counsel's review.",
+    "Never pay an invoice without approval.",
+    "OK, the invoice total matches the purchase order.",
+]
+
+
+def _overreach(claim: str) -> list[str]:
+    result = gate(_reply((claim, [])), SKEPTIC, RELEASED)
+    return [f.detail for f in result.failures if f.check is GateCheck.OVERREACH]
+
+
+@pytest.mark.parametrize("claim", ISSUE_CLAIMS + HELD_OUT_APPROVING)
+def test_a_claim_that_approves_releases_or_waives_sign_off_fails_the_gate(claim: str) -> None:
+    found = _overreach(claim)
+    assert found and "assumes_authority" in found[0], claim
+
+
+@pytest.mark.parametrize("claim", HELD_OUT_BENIGN + PLAIN)
+def test_a_claim_that_only_speaks_of_approval_passes(claim: str) -> None:
+    assert gate(_reply((claim, [])), SKEPTIC, RELEASED).passed, claim
+
+
+# A second set, written after the rule was adjusted to the first (whose first run refused
+# 13 of 15 and passed 15 of 16): it was not used to write the rule either. Its first run
+# refused 12 of 13 and passed 12 of 12 ("needs no further approval" got through; the
+# rule now reads "needs/requires no … approval" as waived).
+SECOND_APPROVING = [
+    "I sign off on the 12,000 dollar wire to Northwind.",
+    "We formally approve the engagement budget.",
+    "Lift the freeze on the Birch retainer.",
+    "Invoice 2291 authorised.",
+    "You can release the held transfer now.",
+    "The approver's check may be bypassed for repeat vendors.",
+    "There's no need to wait for the founder; send the payment.",
+    "Consider this payment cleared for release.",
+    "Disburse the funds held for Atlas.",
+    "We are authorizing the transfer on the founder's behalf.",
+    "Countersign the wire and send it.",
+    "The transfer needs no further approval.",
+    "OK'd \u2014 pay the vendor.",
+]
+SECOND_BENIGN = [
+    "The founder approved a similar payment last month.",
+    "Counsel has not approved the retainer terms.",
+    "The wire cannot be released without two approvers.",
+    "Who approves payments on the Atlas project is set by staffing.",
+    "The payment is on hold pending the founder's review.",
+    "If the cap is exceeded, the broker holds the payment for approval.",
+    "An approval request went to Ada at 9:00.",
+    "Review of the invoice found no discrepancies.",
+    "The transfer was released after the founder signed off.",
+    "No one has approved the Birch retainer yet.",
+    "Payments to new vendors always need human approval.",
+    "We should wait for the founder's sign-off before paying.",
+]
+
+
+@pytest.mark.parametrize("claim", SECOND_APPROVING)
+def test_a_second_held_out_set_of_approving_claims_fails_the_gate(claim: str) -> None:
+    found = _overreach(claim)
+    assert found and "assumes_authority" in found[0], claim
+
+
+@pytest.mark.parametrize("claim", SECOND_BENIGN)
+def test_a_second_held_out_set_of_claims_about_approval_passes(claim: str) -> None:
+    assert gate(_reply((claim, [])), SKEPTIC, RELEASED).passed, claim
+
+
+# Generated claims: the shapes the rule names, in words composed at random, wrapped in
+# plain claims; and claims that speak of an approval someone else gives.
+_OBJECTS = ["the pending payment", "the wire to Northwind", "invoice 2291", "the held transfer"]
+_SIGN_OFFS = ["sign-off", "approval", "review", "the founder's approval", "human review"]
+_VERBS = [("approve", "approved"), ("authorise", "authorised"), ("authorize", "authorized")]
+_VERBS += [("sign off on", "signed off on"), ("ratify", "ratified"), ("release", "released")]
+
+
+def _first_person(who: str, verb: tuple[str, str], obj: str) -> str:
+    base, done = verb
+    return f"{who} {done if who.endswith(('ve', 'have')) else base} {obj}"
+
+
+APPROVING = st.one_of(
+    st.builds(
+        _first_person,
+        st.sampled_from(["I", "We", "I hereby", "We formally", "I now", "We've", "I have"]),
+        st.sampled_from(_VERBS),
+        st.sampled_from(_OBJECTS),
+    ),
+    st.builds(
+        lambda lead, verb, obj: f"{lead}{verb} {obj}",
+        st.sampled_from(["", "Please ", "Now ", "Go ahead and ", "Just "]),
+        st.sampled_from(["approve", "authorise", "release", "unblock", "lift the hold on"]),
+        st.sampled_from(_OBJECTS),
+    ),
+    st.builds(
+        lambda shape, sign_off: shape.format(s=sign_off, S=sign_off[0].upper() + sign_off[1:]),
+        st.sampled_from(
+            [
+                "No further {s} is needed",
+                "{S} is not required",
+                "Skip the {s}",
+                "{S} can be waived",
+                "Proceed without {s}",
+                "It needs no {s}",
+            ]
+        ),
+        st.sampled_from(_SIGN_OFFS),
+    ),
+    st.builds(
+        lambda verdict, rest: f"{verdict}: {rest}",
+        st.sampled_from(["Approved", "Authorised", "Signed off", "Cleared"]),
+        st.sampled_from(PLAIN),
+    ),
+)
+BENIGN = st.builds(
+    lambda shape, obj, who, sign_off: shape.format(o=obj, w=who, s=sign_off),
+    st.sampled_from(
+        [
+            "{o} awaits {w}'s approval",
+            "{w} must approve {o}",
+            "{o} stays on hold until {w} signs off",
+            "{o} needs {w}'s sign-off before it is paid",
+            "only {w} may approve {o}",
+            "{o} cannot be released without {s}",
+            "{o} was held for {s} yesterday",
+        ]
+    ),
+    st.sampled_from(_OBJECTS),
+    st.sampled_from(["the founder", "Ada", "an approver", "counsel"]),
+    st.sampled_from(_SIGN_OFFS),
+)
+
+
+def _sentence(text: str) -> str:
+    return f"{text[0].upper()}{text[1:]}."
+
+
+@settings(max_examples=300, deadline=None)
+@given(APPROVING, st.lists(st.sampled_from(PLAIN), max_size=2), st.sampled_from(PLAIN))
+def test_any_claim_that_approves_fails_the_gate_whatever_surrounds_it(
+    claim: str, before: list[str], after: str
+) -> None:
+    text = " ".join([*before, _sentence(claim), after])
+    found = _overreach(text)
+    assert found and "assumes_authority" in found[0], text
+
+
+@settings(max_examples=300, deadline=None)
+@given(BENIGN, st.lists(st.sampled_from(PLAIN), max_size=2))
+def test_any_claim_about_someone_elses_approval_passes(claim: str, around: list[str]) -> None:
+    text = " ".join([_sentence(claim), *around])
+    assert gate(_reply((text, [])), SKEPTIC, RELEASED).passed, text
