@@ -1074,19 +1074,24 @@ def _stop_on_signals() -> None:
 def _stack_session(play: bool, keep_running: bool | None) -> None:
     from api.demo import DemoReport, render
     from api.demo import play as play_demo
-    from api.stack import Stack
+    from api.stack import Stack, StackRefused
 
     settings = Settings()
     stack = Stack(settings)
     _stop_on_signals()
     try:
-        console.print("Starting the Temporal dev server, a worker and the API…")
         if play and not stack.local_issuer:
             raise typer.BadParameter(
                 "the demo signs its people in with its own local issuer: "
                 "unset VERLETICA_OIDC_ISSUER/_AUDIENCE/_JWKS to play it"
             )
-        stack.start()
+        try:
+            stack.claim()  # before anything is started or written: a busy port refuses
+            console.print("Starting the Temporal dev server, a worker and the API…")
+            stack.start()
+        except (StackRefused, RuntimeError, TimeoutError) as refused:
+            console.print(f"[red]error:[/] {escape(str(refused))}", soft_wrap=True)
+            raise typer.Exit(1) from refused
         console.print(
             f"API {stack.api_url}  ·  Web console {stack.api_url}/console/  ·  "
             f"Temporal UI {settings.temporal_ui_url}"
