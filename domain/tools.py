@@ -47,6 +47,10 @@ FINDINGS_FILE = ToolSpec(
         "cites": ParamType.STRING,
     },
     resource_param="subject",
+    # One situation is filed once: a second filing of a subject is the broker's to stop
+    # (a collision while the first is in flight, already done once it is written), so
+    # that heartbeats running at once cannot both file it from their own snapshots.
+    repeatable=False,
 )
 
 KEYS_CLOSE = ToolSpec(

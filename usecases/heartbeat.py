@@ -1,5 +1,6 @@
 """The heartbeat on demand: start one now (the founder), read the recent ones (any
-member: a run shows its checks, findings and Sentinel's proposals), resolve a finding
+member: a run shows its checks, findings and Sentinel's proposals, on the projects the
+member may read), resolve a finding
 Sentinel filed, and release a standing hold it placed."""
 
 from __future__ import annotations
@@ -9,7 +10,7 @@ from datetime import datetime
 from domain.audit import AuditDraft
 from domain.errors import NotFound, Unavailable
 from domain.model import MAX_REASON, StandingHold
-from domain.time.heartbeat import FiledFinding, HeartbeatRun
+from domain.time.heartbeat import FiledFinding, HeartbeatRun, as_read_by
 from domain.time.playbooks import DriftFinding
 from domain.time.ports import HeartbeatStore
 from domain.visibility import may_read
@@ -32,9 +33,12 @@ async def run_now(ports: Ports, org_id: str, actor_id: str) -> list[HeartbeatRun
 
 
 def recent(ports: Ports, org_id: str, actor_id: str, limit: int = 20) -> list[HeartbeatRun]:
-    """The organization's recent heartbeats, newest first."""
-    member(ports, org_id, actor_id)
-    return _store(ports).runs(org_id, max(1, min(limit, MAX_LISTED)))
+    """The organization's recent heartbeats, newest first, as ``actor_id`` may read them:
+    only the findings (and Sentinel's proposals for them) on projects they may read."""
+    org, actor = member(ports, org_id, actor_id)
+    projects = readable(ports, org, actor)
+    runs = _store(ports).runs(org_id, max(1, min(limit, MAX_LISTED)))
+    return [as_read_by(run, projects) for run in runs]
 
 
 def resolve_finding(ports: Ports, finding_id: str, actor_id: str, reason: str) -> FiledFinding:

@@ -425,6 +425,23 @@ class HeartbeatRun(Frozen):
     error: str | None = None
 
 
+def as_read_by(run: HeartbeatRun, readable: frozenset[str] | None) -> HeartbeatRun:
+    """``run`` as a reader of ``readable`` projects (None: every project) may see it: the
+    findings on projects they may read, Sentinel's proposals for those findings only,
+    and each check's count of them (a count of everything would tell them what was found
+    where they may not look)."""
+    if readable is None:
+        return run
+    findings = tuple(f for f in run.findings if set(f.projects) <= readable)
+    subjects = {f.subject for f in findings}
+    checks = tuple(
+        c.model_copy(update={"count": sum(1 for f in findings if f.kind == c.name)})
+        for c in run.checks
+    )
+    proposals = tuple(p for p in run.proposals if p.subject in subjects)
+    return run.model_copy(update={"findings": findings, "checks": checks, "proposals": proposals})
+
+
 class HeartbeatInput(Frozen):
     """Start a heartbeat: over one organization, or (None) over every one."""
 

@@ -4,14 +4,17 @@ the HTTP routes without Temporal."""
 
 from __future__ import annotations
 
+import time
 import uuid
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 import pytest
 from fastapi.testclient import TestClient
+from sqlalchemy import select
 
 from adapters.store.heartbeat import SqlHeartbeat
 from adapters.store.store import Store
+from adapters.store.tables import FindingRow
 from domain.errors import TokenRefused
 from domain.intents import Intent, Outcome
 from domain.model import SpendCap, StaffRole
@@ -20,14 +23,21 @@ from domain.time.heartbeat import (
     KEYS_CLOSE,
     ORPHAN_RULE,
     CheckKind,
+    CheckResult,
     Finding,
     HeartbeatRun,
+    OrgSnapshot,
+    ProposalOutcome,
     Severity,
+    proposals,
+    run_checks,
 )
 from tests.conftest import Firm, utc_now
 from tests.integration.test_connectors import payment_intent
+from tests.support import race
 from usecases import governance, organization
 from worker.bootstrap import build_connectors
+from workflows.heartbeat import DOES_NOT_WAIT
 
 
 def _found_orphaned(store: Store, firm: Firm, target: str) -> str:
@@ -205,3 +215,115 @@ def test_a_refused_filing_is_proposed_again_only_a_day_later(firm: Firm, store: 
     assert soon.recently_proposed == (subject,)
     later = heartbeats.snapshot(firm.org, utc_now() + timedelta(days=1, minutes=1))
     assert later.recently_proposed == ()
+
+
+def _filings_of(firm: Firm, store: Store, snap: OrgSnapshot, now: datetime) -> list[Intent]:
+    """Sentinel's filings for what one heartbeat over ``snap`` found (as its workflow
+    builds them)."""
+    findings, _ = run_checks(snap, now, time.monotonic)
+    return [
+        Intent.from_proposal(
+            action,
+            intent_id=str(uuid.uuid4()),
+            org_id=firm.org,
+            run_id=f"heartbeat-{uuid.uuid4()}",
+            principal_id=firm.agents["sentinel"],
+        )
+        for finding in findings
+        for action in proposals(finding, snap)
+        if action.tool == FINDINGS_FILE
+    ]
+
+
+@pytest.mark.parametrize("trial", range(4))
+def test_three_heartbeats_at_once_file_one_situation_once(
+    firm: Firm, store: Store, trial: int
+) -> None:
+    """Issue 19.21: three heartbeats read the organization at once (none sees the
+    others' filings), then decide and dispatch their filings racing. The same situation
+    is filed once: the second and third are stopped by the broker (a collision while the
+    first is in flight, already done once it is written), not by each one's snapshot."""
+    organization.staff(
+        firm.svc, firm.org, firm.founder, firm.agents["sentinel"], "east", StaffRole.MEMBER
+    )
+    cap = organization.add_commitment(
+        firm.svc, firm.org, firm.founder, "Atlas cap", SpendCap(limit_cents=500_000),
+        "sow.pdf", projects=("east",), valid_until=utc_now() + timedelta(hours=1),
+    )  # fmt: skip
+    organization.confirm_commitment(firm.svc, cap.id, firm.founder)
+    later = utc_now() + timedelta(days=1)
+    heartbeats = SqlHeartbeat(store.db)
+    snapshots = [heartbeats.snapshot(firm.org, later) for _ in range(3)]
+    filings = [_filings_of(firm, store, snap, later) for snap in snapshots]
+    assert all(len(f) == 1 for f in filings)  # each would file the expired cap
+    connectors = build_connectors(store, utc_now)
+
+    def file(intent: Intent) -> Outcome:
+        decision = governance.decide(store.governance, intent, utc_now())
+        if decision.outcome.may_dispatch:
+            governance.dispatch(store.governance, connectors, firm.org, decision, utc_now())
+        elif decision.outcome is Outcome.HOLD:  # as the workflow does: it waits for no one
+            governance.close(
+                store.governance, firm.org, intent.id, DOES_NOT_WAIT, "held", utc_now()
+            )
+        return decision.outcome
+
+    outcomes = race([lambda i=f[0]: file(i) for f in filings])
+    assert sorted(str(o) for o in outcomes) == ["allow", "hold", "hold"], outcomes
+    with store.db.read() as s:
+        rows = s.execute(select(FindingRow).where(FindingRow.org_id == firm.org)).scalars()
+        subjects = [r.subject for r in rows]
+    assert subjects == [f"{CheckKind.COMMITMENT_EXPIRED}:{cap.id}"]
+    # and a fourth, later heartbeat that reads the filing proposes nothing more
+    assert _filings_of(firm, store, heartbeats.snapshot(firm.org, later), later) == []
+    assert store.audit.verify(firm.org).ok
+
+
+def _found(subject: str, project: str, kind: CheckKind = CheckKind.COMMITMENT_EXPIRED) -> Finding:
+    return Finding(
+        kind=kind,
+        subject=subject,
+        severity=Severity.WARNING,
+        summary=f"the {project} cap 'Birch retainer' expired",
+        evidence=(f"c-{project}",),
+        projects=(project,),
+        cites=f"c-{project}",
+    )
+
+
+def test_a_member_reads_a_heartbeats_findings_only_on_his_projects(
+    firm: Firm, store: Store, api: TestClient
+) -> None:
+    """Issue 19.19: Ben (east) read every project's findings in the heartbeat runs: West's
+    summaries, commitments, intent ids and Sentinel's proposals. Now he reads East's,
+    and each check counts only what he may read; the founder reads everything."""
+    east, west = (
+        _found("commitment_expired:c-east", "east"),
+        _found("commitment_expired:c-west", "west"),
+    )
+    run = HeartbeatRun(
+        id="hb-walls",
+        org_id=firm.org,
+        workflow_id="w",
+        started_at=utc_now(),
+        checks=(CheckResult(name=CheckKind.COMMITMENT_EXPIRED, count=2, duration_ms=1.0),),
+        findings=(east, west),
+        proposals=tuple(
+            ProposalOutcome(
+                subject=f.subject, tool=FINDINGS_FILE, intent_id=f"i-{p}", outcome=Outcome.ALLOW,
+                rule="all_stages_passed", dispatched=True,
+            )
+            for f, p in ((east, "east"), (west, "west"))
+        ),
+    )  # fmt: skip
+    SqlHeartbeat(store.db).record(run)
+    route = f"/v1/orgs/{firm.org}/heartbeat/runs"
+    as_ben = api.get(route, headers={"X-Verletica-Principal": firm.associate})
+    (seen,) = [HeartbeatRun.model_validate(r) for r in as_ben.json()]
+    assert seen.findings == (east,)
+    assert [p.intent_id for p in seen.proposals] == ["i-east"]
+    assert [c.count for c in seen.checks] == [1]
+    text = as_ben.text
+    assert "c-west" not in text and "i-west" not in text and "west" not in text
+    as_ada = api.get(route, headers={"X-Verletica-Principal": firm.founder})
+    assert [HeartbeatRun.model_validate(r) for r in as_ada.json()] == [run]
