@@ -8,7 +8,7 @@ import os
 import signal
 import sys
 import uuid
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterable
 from pathlib import Path
 from typing import Annotated, Any, TypeVar
 
@@ -25,7 +25,7 @@ from api.counterfactual_view import counterfactual_table
 from api.queue_view import needs_you_table
 from api.run_view import run_tables
 from api.work_view import deliberation_tables, graph_table
-from domain.deliberation import DeliberationState, plan_from_json
+from domain.deliberation import DeliberationState, DeliberationStatus, plan_from_json
 from domain.failures import FailureClass
 from domain.ingress import Unauthenticated
 from domain.memory.judge import second_opinion
@@ -34,7 +34,7 @@ from domain.model import Skill, SpendCap, StaffRole
 from domain.time.heartbeat import HeartbeatRun
 from domain.time.learning import Experience, LearningPass
 from domain.time.playbooks import DriftFinding, OfferRecord
-from domain.workgraph import GraphState, WorkGraph
+from domain.workgraph import GraphState, GraphStatus, StepStatus, WorkGraph
 from usecases import (
     audit,
     commitments,
@@ -178,6 +178,24 @@ def _sync(fn: Callable[[Ports], T]) -> T:
         return fn(svc)
 
     return _services(wrap)
+
+
+def _text(path: Path | str, what: str) -> str:
+    """A file's text; one line saying why (and exit 1) when it cannot be read."""
+    try:
+        return Path(path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        why = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        console.print(
+            f"[red]error:[/] cannot read {what} {escape(str(path))}: {why}", soft_wrap=True
+        )
+        raise typer.Exit(1) from None
+
+
+def _failed(what: str, reasons: list[str]) -> None:
+    """A graph or deliberation that failed: say why, in one line, and exit 1."""
+    console.print(f"[red]error:[/] {what} failed: {escape('; '.join(reasons))}", soft_wrap=True)
+    raise typer.Exit(1)
 
 
 def _show(value: Any) -> None:
@@ -351,14 +369,12 @@ def run(
         typer.Option(
             help="A file holding the model's reply, used as given (only where no real model "
             "answers: no GEMINI_API_KEY). `verletica fixtures` lists the tasks that need none.",
-            exists=True,
-            dir_okay=False,
         ),
     ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the run as JSON.")] = False,
 ) -> None:
     """Start an agent run and show its decisions (tables; --json for the run itself)."""
-    given = None if reply is None else reply.read_text(encoding="utf-8")
+    given = None if reply is None else _text(reply, "the reply")
 
     async def go(s: Ports) -> Any:
         agent_id = _principal_id(s, org, actor, agent)
@@ -507,7 +523,7 @@ def memory_ingest(
     """Ingest a record into memory: screened (instructions refused, card numbers and
     national ids removed, identifying detail tagged), embedded, stored."""
     if file is not None and text is None:
-        body = file.read_text(encoding="utf-8")
+        body = _text(file, "the text")
     elif text is not None and file is None:
         body = text
     else:
@@ -615,28 +631,25 @@ def memory_screen(
     with refused, reasons and the identifying detail found (type, start, end)."""
     settings = Settings()
     classifier, judge = local_classifier(), build_judge(settings)
-    lines = sys.stdin if str(file) == "-" else file.open(encoding="utf-8")
-    with lines:
-        for number, line in enumerate(lines, start=1):
-            if not line.strip():
-                continue
-            try:
-                text = json.loads(line)["text"]
-                if not isinstance(text, str):
-                    raise TypeError("text is not a string")
-            except (ValueError, KeyError, TypeError) as exc:
-                out: dict[str, Any] = {"line": number, "error": f'not a {{"text": …}} line: {exc}'}
-            else:
-                first = screen(text, classifier)
-                result = second_opinion(first, text, judge, settings.screen_model_from)
-                out = {
-                    "refused": result.refused,
-                    "reasons": list(result.reasons),
-                    "spans": [
-                        {"type": s.kind, "start": s.start, "end": s.end} for s in result.spans
-                    ],
-                }
-            sys.stdout.write(json.dumps(out, ensure_ascii=False) + "\n")
+    lines: Iterable[str] = sys.stdin if str(file) == "-" else _text(file, "the lines").splitlines()
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        try:
+            text = json.loads(line)["text"]
+            if not isinstance(text, str):
+                raise TypeError("text is not a string")
+        except (ValueError, KeyError, TypeError) as exc:
+            out: dict[str, Any] = {"line": number, "error": f'not a {{"text": …}} line: {exc}'}
+        else:
+            first = screen(text, classifier)
+            result = second_opinion(first, text, judge, settings.screen_model_from)
+            out = {
+                "refused": result.refused,
+                "reasons": list(result.reasons),
+                "spans": [{"type": s.kind, "start": s.start, "end": s.end} for s in result.spans],
+            }
+        sys.stdout.write(json.dumps(out, ensure_ascii=False) + "\n")
 
 
 @memory_app.command("reembed")
@@ -883,7 +896,7 @@ def fleet_draft(
     tools: Annotated[str | None, typer.Option(help="Comma-separated tool names.")] = None,
     ceiling: Annotated[int | None, typer.Option(help="Budget ceiling, cents.")] = None,
     instructions: Annotated[
-        Path | None, typer.Option(help="A file with the new instructions.", exists=True)
+        Path | None, typer.Option(help="A file with the new instructions.")
     ] = None,
     budget: Annotated[int | None, typer.Option(help="Budget per run, cents.")] = None,
     skill: Annotated[
@@ -899,14 +912,14 @@ def fleet_draft(
             name, sep, file = item.partition("=")
             if not sep:
                 raise typer.BadParameter("a skill is NAME=FILE", param_hint="--skill")
-            skills.append(Skill(name=name, instructions=Path(file).read_text(encoding="utf-8")))
+            skills.append(Skill(name=name, instructions=_text(file, f"skill {name}'s file")))
     request = fleet.DraftRequest(
         base=base,
         role=role,
         purpose=purpose,
         tools=None if tools is None else tuple(t.strip() for t in tools.split(",") if t.strip()),
         ceiling_cents=ceiling,
-        instructions=None if instructions is None else instructions.read_text(encoding="utf-8"),
+        instructions=None if instructions is None else _text(instructions, "the instructions"),
         budget_cents=budget,
         skills=None if skills is None else tuple(skills),
     )
@@ -952,7 +965,7 @@ def _replies(items: list[str] | None, what: str) -> dict[str, list[str]]:
         key, sep, file = item.partition("=")
         if not sep or not key:
             raise typer.BadParameter(f"a reply is {what}=FILE", param_hint="--reply")
-        found.setdefault(key, []).append(Path(file).read_text(encoding="utf-8"))
+        found.setdefault(key, []).append(_text(file, f"the reply for {key}"))
     return found
 
 
@@ -968,7 +981,7 @@ Replies = Annotated[
 
 @graph_app.command("run")
 def graph_run(
-    file: Annotated[Path, typer.Argument(help="The graph as JSON: {name, steps}.", exists=True)],
+    file: Annotated[Path, typer.Argument(help="The graph as JSON: {name, steps}.")],
     org: Org,
     actor: As = "",
     reply: Replies = None,
@@ -977,24 +990,38 @@ def graph_run(
 ) -> None:
     """Start a work graph; each step is an agent run governed by the broker."""
     given = {k: v[0] for k, v in _replies(reply, "STEP").items()}
+    text = _text(file, "the graph")
 
-    async def go(s: Ports) -> GraphState:
-        graph = WorkGraph.model_validate_json(file.read_text(encoding="utf-8"))
+    async def go(s: Ports) -> tuple[str, GraphState]:
+        graph = WorkGraph.model_validate_json(text)
         started = await graphs.start_graph(s, org, actor, graph, given)
-        state = started
+        status, state = "running", started
         for _ in range(600 if wait else 0):
             status, state = await graphs.graph_view(s, started.graph_id, actor)
             if status != "running" or state.status.value == "needs_human":
                 break
             await asyncio.sleep(0.2)
-        return state
+        return status, state
 
-    state = _services(go, temporal=True)
+    status, state = _services(go, temporal=True)
     if as_json:
         _show(state)
     else:
         console.print(f"graph {state.graph_id}")
         console.print(graph_table(state))
+    if state.status is GraphStatus.FAILED or status not in ("running", "completed"):
+        _failed(f"work graph {state.graph_id}", _graph_reasons(status, state))
+
+
+def _graph_reasons(status: str, state: GraphState) -> list[str]:
+    """Why a graph failed: each step that did not get done, with what its run says."""
+    reasons = [
+        f"step {step.id} {step.status.value}"
+        + (": (withheld: outside your projects)" if step.withheld else f": {step.summary}")
+        for step in state.steps
+        if step.status in (StepStatus.FAILED, StepStatus.SKIPPED)
+    ]
+    return reasons or [f"its workflow {status}"]
 
 
 @graph_app.command("show")
@@ -1014,16 +1041,17 @@ def deliberation_start(
     org: Org,
     actor: As = "",
     plan: Annotated[
-        Path | None, typer.Option(help="Personas as JSON: {personas, max_rounds}.", exists=True)
+        Path | None, typer.Option(help="Personas as JSON: {personas, max_rounds}.")
     ] = None,
     reply: Replies = None,
     wait: Annotated[bool, typer.Option(help="Wait for the synthesis.")] = True,
 ) -> None:
     """Personas (default: analyst, skeptic, counsel) argue ``question`` in turn."""
     given = {k: tuple(v) for k, v in _replies(reply, "PERSONA").items()}
+    planned = None if plan is None else _text(plan, "the plan")
 
     async def go(s: Ports) -> DeliberationState:
-        personas = None if plan is None else plan_from_json(plan.read_text(encoding="utf-8"))
+        personas = None if planned is None else plan_from_json(planned)
         started = await deliberations.start_deliberation(
             s, org, actor, agent, question, personas, given
         )
@@ -1034,6 +1062,8 @@ def deliberation_start(
     state = _services(go, temporal=True)
     console.print(f"deliberation {state.deliberation_id}")
     console.print(deliberation_tables(state))
+    if state.status is DeliberationStatus.FAILED:
+        _failed(f"deliberation {state.deliberation_id}", [state.error or "no reason recorded"])
 
 
 @deliberation_app.command("show")
