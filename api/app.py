@@ -21,6 +21,7 @@ from temporalio.service import RPCError
 from api.console import routes as console
 from api.deps import DEV_HEADER, is_loopback
 from api.limits import MAX_BODY_BYTES, BodyLimits
+from api.refusals import LONG_WORD, brief, refusal_text
 from api.routers import (
     audit,
     channels,
@@ -71,6 +72,9 @@ async def _invalid(_: Request, exc: Exception) -> JSONResponse:
         error = dict(error)
         if "input" in error:
             error["input"] = _brief(error["input"])
+        # an unknown field's name and a message can repeat what was sent, too
+        error["loc"] = [brief(p, LONG_WORD) if isinstance(p, str) else p for p in error["loc"]]
+        error["msg"] = brief(str(error.get("msg", "")).removeprefix("Value error, "))
         error.pop("ctx", None)
         error.pop("url", None)
         errors.append(error)
@@ -185,7 +189,8 @@ def create_app(settings: Settings | None = None, ports: Ports | None = None) -> 
 
     def error(status: int) -> Any:
         async def handler(_: Request, exc: Exception) -> JSONResponse:
-            return JSONResponse(status_code=status, content={"detail": str(exc)})
+            # refusal_text: at most 200 characters, never pydantic's internals
+            return JSONResponse(status_code=status, content={"detail": refusal_text(exc)})
 
         return handler
 

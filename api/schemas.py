@@ -70,6 +70,16 @@ class CommitmentBody(Body):
     valid_from: UtcInstant | None = None
     valid_until: UtcInstant | None = None
 
+    @model_validator(mode="after")
+    def _window(self) -> CommitmentBody:
+        if (
+            self.valid_from is not None
+            and self.valid_until is not None
+            and self.valid_until <= self.valid_from
+        ):
+            raise ValueError("valid_until must come after valid_from")
+        return self
+
 
 class MemoryBody(Body):
     ref: Slug

@@ -6,9 +6,10 @@ from __future__ import annotations
 from typing import Annotated
 
 from fastapi import APIRouter, Header, Request
-from pydantic import BaseModel, Field
+from pydantic import Field
 
 from api.deps import Actor, PortsDep, bearer_of
+from api.schemas import Body
 from domain.ingress import Refusal, RefusedRequest, Unauthenticated
 from domain.model import Identity, IdentityKind, Principal
 from usecases import ingress
@@ -16,10 +17,11 @@ from usecases import ingress
 router = APIRouter(tags=["ingress"])
 
 
-class IdentityBody(BaseModel):
-    """An outside identity to link to a human principal."""
+class IdentityBody(Body):
+    """An outside identity to link to a human principal (unknown fields and text that
+    cannot be stored are refused, as in every body)."""
 
-    principal_id: str = Field(max_length=100)
+    principal_id: str = Field(min_length=1, max_length=100)
     kind: IdentityKind
     external_id: str = Field(min_length=1, max_length=300)
 
