@@ -20,7 +20,7 @@ from starlette.concurrency import run_in_threadpool
 from api.console import oidc
 from api.console import session as cookies
 from api.console.actions import ACT_FIELDS, ActRequest, act
-from api.console.forms import SLUG_INPUT, SLUG_LIST_INPUT, readable
+from api.console.forms import SLUG_INPUT, SLUG_LIST_INPUT, money, readable
 from api.console.session import LoginState, Session
 from api.deps import prove
 from api.schemas import BarrierBody, OnboardBody, ProjectBody, StaffingBody
@@ -38,6 +38,7 @@ router = APIRouter(prefix="/console", include_in_schema=False)
 templates = Jinja2Templates(directory=Path(__file__).parent / "templates")
 templates.env.globals["ActionKind"] = ActionKind
 templates.env.globals["SLUG_INPUT"] = SLUG_INPUT
+templates.env.filters["money"] = money
 templates.env.globals["SLUG_LIST_INPUT"] = SLUG_LIST_INPUT
 
 Page = Callable[[Ports, str, Session], Awaitable[Response]]

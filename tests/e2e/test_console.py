@@ -26,7 +26,7 @@ from adapters.models.scripted import ScriptedProvider
 from adapters.store.store import Store
 from adapters.store.tables import PaymentRow
 from api.app import create_app
-from domain.model import ReviewState, SpendCap
+from domain.model import ReviewState, SpendCap, is_slug
 from tests.conftest import (
     TEST_KEYS,
     Firm,
@@ -38,7 +38,7 @@ from tests.conftest import (
 )
 from tests.integration.test_needs_you import _filed_pair
 from tests.support import Served, free_port, model_reply, pay_action
-from usecases import organization, runs
+from usecases import needs_you, organization, runs
 from usecases.context import Ports
 from worker.bootstrap import build_worker
 
@@ -180,6 +180,13 @@ async def test_an_approver_without_authority_is_told_why_before_and_after(
     await page.get_by_role("button", name="Approve").click()
     refused = page.get_by_role("alert")
     await expect(refused).to_contain_text("recorded and refused by the broker")
+    # Told once, in red, on the intent's own page: never also in the green banner.
+    await expect(refused).to_have_count(1)
+    await expect(page.locator("p.message")).to_have_count(0)
+    await expect(
+        page.get_by_role("heading", name="payments.pay: why it was stopped")
+    ).to_be_visible()
+    await _shot(page, "intent-refused")
     assert console.payments() == 0
 
 
@@ -263,3 +270,115 @@ async def test_the_queue_is_keyboard_navigable_and_readable_without_script(
     await bare.context.add_cookies(await page.context.cookies())
     await bare.goto(f"{console.url}/console/queue")
     await expect(bare.locator("li.item").first).to_contain_text("payments.pay")
+
+
+SHOTS = Path(os.environ.get("VERLETICA_CONSOLE_SHOTS", "/tmp/verletica-console-shots"))
+"""Where these tests leave a PNG of the pages they change, to be looked at."""
+
+
+async def _shot(page: Page, name: str) -> None:
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    await page.screenshot(path=str(SHOTS / f"{name}.png"), full_page=True)
+
+
+KEYS = [
+    "east", "a", "0", "atlas-2", "a-", "x" * 63,  # keys
+    "-a", "A", "Bad Key", "a_b", "é", "a b", "", "x" * 64, "ops/1", "a\\-b", "[a]",  # not keys
+]  # fmt: skip
+
+
+async def test_the_browser_checks_a_project_key_before_sending_it(console: Console) -> None:
+    page = await console.signed_in("ada@hv.example")
+    await page.goto(f"{console.url}/console/workspace")
+    key = page.get_by_label("Key", exact=True)
+    pattern = await key.get_attribute("pattern")
+    assert pattern is not None
+    # Chromium compiles a pattern with the v flag; one that does not compile checks nothing.
+    compiles = await page.evaluate(
+        "p => { try { new RegExp('^(?:' + p + ')$', 'v'); return true } catch (e) { return String(e) } }",
+        pattern,
+    )
+    assert compiles is True, compiles
+    verdicts = await page.evaluate(
+        """keys => keys.map(k => { const i = document.getElementById('slug');
+             i.value = k; return i.checkValidity() || i.value === '' })""",
+        KEYS,
+    )
+    expected = [is_slug(k) or k == "" for k in KEYS]  # an empty key is "required", apart
+    assert verdicts == expected, [
+        k for k, v, e in zip(KEYS, verdicts, expected, strict=True) if v != e
+    ]
+    # A person types a bad key: the browser refuses it and sends nothing.
+    await key.fill("Bad Key")
+    await page.get_by_label("Project name").fill("Operations")
+    sent: list[str] = []
+    page.on("request", lambda r: sent.append(r.url) if r.method == "POST" else None)
+    await page.get_by_role("button", name="Add project").click()
+    assert await key.evaluate("i => i.validity.patternMismatch") is True
+    await asyncio.sleep(0.5)
+    assert sent == []
+    # Sent anyway (a browser that checks nothing): the server refuses it on the same page,
+    # the form as it was filled, in a sentence.
+    await key.evaluate("i => i.form.noValidate = true")
+    await page.get_by_role("button", name="Add project").click()
+    refused = page.locator("#refused")
+    await expect(refused).to_contain_text("lower-case letters, digits and hyphens")
+    await expect(page.get_by_role("heading", name="Harbor & Vale")).to_be_visible()
+    await expect(page.get_by_label("Key", exact=True)).to_have_value("Bad Key")
+    await expect(page.get_by_label("Project name")).to_have_value("Operations")
+    assert "validation error" not in await page.content()
+    await _shot(page, "workspace-refused")
+    assert "bad key" not in {p.slug for p in console.svc.directory.projects(console.firm.org)}
+
+
+async def test_a_link_with_a_message_shows_nothing_and_a_decision_is_told_once(
+    console: Console,
+) -> None:
+    intent = await _held(console, "WEB-5")
+    page = await console.signed_in("ada@hv.example")
+    phish = "Your session expired: sign in again at evil.example"
+    for target in (f"/console/queue?message={phish}", f"/console/intents/{intent}?message={phish}"):
+        await page.goto(f"{console.url}{target}")
+        await expect(page.get_by_role("heading").first).to_be_visible()
+        await expect(page.get_by_text(phish)).to_have_count(0)
+        await expect(page.locator("p.message")).to_have_count(0)
+    await page.get_by_label("Reason (deny)").fill("not this month")
+    await page.get_by_role("button", name="Deny").click()
+    banner = page.locator("p.message")
+    await expect(banner).to_have_count(1)
+    await expect(banner).to_have_text("denial sent: the broker re-checks it and the run goes on")
+    assert "message=" not in page.url
+    # Once decided, the page stays readable: what was decided, by whom, when.
+    decided = page.locator("#decided")
+    for _ in range(100):
+        await page.reload()
+        if await decided.count():
+            break
+        await asyncio.sleep(0.1)
+    await expect(page.locator("p.message")).to_have_count(0)  # the flash was shown once
+    await expect(decided).to_contain_text("Denied by ada at")
+    await expect(decided).to_contain_text("not this month")
+    await expect(page.get_by_role("heading", name="payments.pay: denied")).to_be_visible()
+    await _shot(page, "intent-denied")
+    # The run's page links to it, and the link works.
+    run = console.svc.runs.intent(intent)
+    assert run is not None
+    await page.goto(f"{console.url}/console/runs/{run[2]}")
+    await page.get_by_role("link", name="payments.pay").first.click()
+    await expect(page.locator("#decided")).to_contain_text("Denied by ada")
+    assert page.url.endswith(f"/console/intents/{intent}")
+
+
+async def test_the_metrics_page_reads_as_the_fleets_figures(console: Console) -> None:
+    await _held(console, "WEB-6")
+    page = await console.signed_in("ada@hv.example")
+    await page.goto(f"{console.url}/console/metrics")
+    m = needs_you.metrics(console.svc, console.firm.org, console.firm.founder)
+    w = m.work_without_human
+    await expect(page.get_by_role("img", name="intents:")).to_have_attribute(
+        "aria-label", f"intents: {w.intents} of {w.intents_dispatched} dispatched"
+    )
+    await expect(page.get_by_role("img", name="held:")).to_have_attribute(
+        "aria-label", f"held: {m.escalated.held} of {m.escalated.decided} decided"
+    )
+    await _shot(page, "metrics")
