@@ -400,7 +400,7 @@ def test_a_run_whose_every_intent_was_stopped_is_a_failed_run_of_the_last_stop()
     chain = Chain()
     chain.add("reject", intent="w1", run="walled", stage="scope_barriers", rule="barrier_crossed")
     chain.add("hold", intent="w2", run="walled", stage="approval", rule="money_over_threshold")
-    chain.add("denied", intent="w2", run="walled", stage="human_review", rule="denied")
+    chain.add("denied", intent="w2", run="walled", stage="human_review", rule="denied_by_authority")
     chain.add("allow", intent="ok", run="mixed")
     chain.add("dispatched", intent="ok", run="mixed", stage="dispatch")
     chain.add("reject", intent="no", run="mixed", stage="scope_barriers", rule="barrier_crossed")
@@ -410,7 +410,7 @@ def test_a_run_whose_every_intent_was_stopped_is_a_failed_run_of_the_last_stop()
     stopped = {f.run_id: f for f in story.stopped_runs()}
     # Some work done (mixed) or still waiting (waiting): not failed.
     assert set(stopped) == {"walled", "capped"}
-    assert (stopped["walled"].rule, stopped["walled"].failure) == ("denied", "commitment")
+    assert (stopped["walled"].rule, stopped["walled"].failure) == ("denied_by_authority", "commitment")
     assert stopped["capped"].failure == "commitment"
 
 
