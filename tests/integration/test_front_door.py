@@ -18,6 +18,9 @@ import jwt
 import pytest
 from cryptography.hazmat.primitives import serialization
 from fastapi.testclient import TestClient
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from jwt.algorithms import RSAAlgorithm
 
 from adapters.ingress.local_issuer import LocalIssuer
 from adapters.ingress.oidc import KeySet, OidcVerifier
@@ -343,3 +346,57 @@ def test_weak_keys_in_the_issuers_set_prove_nothing_and_spoil_no_other_key(
     store = firm.svc.front_door
     assert store is not None
     assert sum(r.reason.value == "weak_key" for r in store.refusals(limit=100)) == 6
+
+
+def _raw_token(claims: dict[str, Any], header: dict[str, Any]) -> str:
+    """A token of ``TEST_ISSUER`` over exactly these claims and header (what PyJWT would
+    refuse to write: an ``iss`` that is a number, say)."""
+    head = _b64({"alg": "RS256", "typ": "JWT", "kid": TEST_ISSUER.kid, **header})
+    body = _b64(claims)
+    signer = RSAAlgorithm(RSAAlgorithm.SHA256)
+    signature = signer.sign(f"{head}.{body}".encode(), TEST_ISSUER._key)
+    return f"{head}.{body}.{base64.urlsafe_b64encode(signature).rstrip(b'=').decode()}"
+
+
+_VALUES = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers(min_value=-(2**66), max_value=2**66)
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(max_size=12),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=4), inner),
+    max_leaves=5,
+)
+
+
+def test_any_claim_or_header_mutation_is_a_proof_or_a_recorded_refusal(
+    door: TestClient, firm: Firm
+) -> None:
+    signed_in(firm.svc, firm.founder)
+    store = firm.svc.front_door
+    assert store is not None
+    answers: list[int] = []
+
+    @settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))
+    @given(
+        claims=st.dictionaries(
+            st.sampled_from(["exp", "nbf", "iat", "aud", "iss", "sub", "jti", "nonce"]),
+            _VALUES,
+            max_size=2,
+        ),
+        header=st.dictionaries(st.sampled_from(["crit", "b64", "typ", "x"]), _VALUES, max_size=1),
+    )
+    def check(claims: dict[str, Any], header: dict[str, Any]) -> None:
+        now = int(time.time())
+        base = {"iss": TEST_ISSUER.issuer, "aud": TEST_AUDIENCE, "sub": f"sub-{firm.founder}"}
+        base |= {"iat": now, "exp": now + 600, "jti": uuid.uuid4().hex}
+        token = _raw_token({**base, **claims}, header)
+        before = len(store.refusals(limit=1000))
+        got = door.get("/v1/whoami", headers={"Authorization": f"Bearer {token}"})
+        answers.append(got.status_code)
+        assert got.status_code in (200, 401), (claims, header, got.status_code, got.text)
+        if got.status_code == 401:
+            assert len(store.refusals(limit=1000)) == before + 1, "a refusal is on the record"
+
+    check()
+    assert 401 in answers
