@@ -30,7 +30,7 @@ from domain.failures import FailureClass
 from domain.ingress import Unauthenticated
 from domain.memory.judge import second_opinion
 from domain.memory.screen import screen
-from domain.model import Skill, SpendCap, StaffRole
+from domain.model import Barrier, Skill, SpendCap, StaffRole
 from domain.time.heartbeat import HeartbeatRun
 from domain.time.learning import Experience, LearningPass
 from domain.time.playbooks import DriftFinding, OfferRecord
@@ -284,13 +284,28 @@ def barrier(
     groups: Annotated[list[str], typer.Argument(help="Groups, each a comma list: east west,north")],
     org: Org,
     actor: As = "",
+    founder_side: Annotated[
+        str | None,
+        typer.Option(
+            help="A project of the side the founder stays on (the founder's staffing on the other "
+            "sides ends). Without it the founder stays approver on every side and reads "
+            "the memory of none."
+        ),
+    ] = None,
 ) -> None:
-    """Create an information barrier between disjoint project groups."""
-    _show(
-        _sync(
-            lambda s: organization.add_barrier(s, org, actor, name, [g.split(",") for g in groups])
+    """Create an information barrier between disjoint project groups, and say what the
+    founder reads and approves across it."""
+
+    def raise_it(s: Ports) -> tuple[Barrier, str]:
+        made = organization.add_barrier(
+            s, org, actor, name, [g.split(",") for g in groups], founder_side=founder_side
         )
-    )
+        said = dict((b.id, w) for b, w in organization.founder_standing(s, org, actor))
+        return made, said[made.id]
+
+    made, said = _sync(raise_it)
+    _show(made)
+    typer.echo(said)
 
 
 @commit_app.command("add")

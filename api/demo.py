@@ -358,6 +358,10 @@ async def play(
     await post(
         f"/v1/orgs/{org_id}/barriers", {"name": "Atlas/Birch wall", "groups": [["east"], ["west"]]}
     )
+    say(
+        "   Ada chose, as the wall went up, to stay approver on both sides: she approves "
+        "there and so reads the memory of neither (the workspace says so)"
+    )
     for who, project in (
         (agents["orion"], "east"),
         (agents["vega"], "west"),

@@ -59,6 +59,10 @@ class BarrierBody(Body):
     name: str = Field(min_length=1, max_length=200)
     groups: list[list[Slug]] = Field(min_length=2, max_length=50)
     """Each group at most 500 projects, none twice (checked by the domain's Barrier)."""
+    founder_side: Slug | None = None
+    """A project of the side the founder stays on (the founder's staffing on the other
+    sides ends); omitted: the founder stays approver on every side and reads the memory
+    of none."""
 
 
 class CommitmentBody(Body):

@@ -77,6 +77,43 @@ def barrier_problem(
     return None
 
 
+def founder_leaves(barrier: Barrier, side: str | None) -> frozenset[str]:
+    """The projects the founder leaves when ``barrier`` goes up, by the founder's choice:
+    ``side`` names a project of the group the founder stays on (reading its memory and
+    approving there; the other groups' staffing ends), or None to stay approver on every
+    side, reading the memory of none (the memory gate reads nothing for anyone staffed on
+    both sides of a wall). Raises ValueError when ``side`` is not one of its projects."""
+    if side is None:
+        return frozenset()
+    staying = [g for g in barrier.groups if side in g]
+    if not staying:
+        raise ValueError(f"the founder's side must be a project of the wall, not {side[:64]!r}")
+    return frozenset(p for g in barrier.groups if g is not staying[0] for p in g)
+
+
+def founder_standing(barrier: Barrier, founder: str, projects: Iterable[str]) -> str:
+    """What the founder reads and approves across ``barrier``, in the owner's words, given
+    the projects the founder is staffed on now (said on screen, so that reading nothing
+    behind a wall is never a surprise)."""
+    mine = frozenset(projects)
+    sides = [", ".join(g) for g in barrier.groups]
+    touched = barrier.groups_touched(mine)
+    if len(touched) > 1:
+        return (
+            f"{founder} approves on every side of {barrier.name} ({' | '.join(sides)}) and so "
+            "reads the memory of none of them: a person on both sides of a wall reads neither"
+        )
+    if not touched:
+        return f"{founder} is on no side of {barrier.name}: reads and approves on none of them"
+    (kept,) = touched
+    others = [s for i, s in enumerate(sides) if i != kept]
+    return (
+        f"{founder} stays on {sides[kept]} of {barrier.name} (reads its memory, approves "
+        f"there); on {' and '.join(others)}, {founder} neither reads nor approves: staff "
+        "an approver there"
+    )
+
+
 def record_problem(projects: Iterable[str], barriers: Iterable[Barrier]) -> str | None:
     """Why a memory record may not belong to ``projects``, or None."""
     crossed = straddled(barriers, projects)

@@ -219,12 +219,24 @@ def staffing(ports: Ports, org_id: str, actor_id: str) -> list[Staffing]:
 
 
 def add_barrier(
-    ports: Ports, org_id: str, actor_id: str, name: str, groups: list[list[str]]
+    ports: Ports,
+    org_id: str,
+    actor_id: str,
+    name: str,
+    groups: list[list[str]],
+    founder_side: str | None = None,
 ) -> Barrier:
     """Wall project groups off from each other; the new wall may split neither an agent's
-    current staffing nor anything in memory (a record, a link, a procedure)."""
-    founder(ports, org_id, actor_id)
+    current staffing nor anything in memory (a record, a link, a procedure).
+
+    The founder, staffed as approver on every project, chooses where to stand as the wall
+    goes up: ``founder_side`` names a project of the side the founder stays on (the
+    founder's staffing on the other sides ends, in the same change: no reading nor
+    approving there), or None to stay approver on every side and read the memory of none
+    (:func:`domain.configuration.founder_standing` says which, on screen)."""
+    org = founder(ports, org_id, actor_id)
     barrier = Barrier(id=new_id(), org_id=org_id, name=name, groups=tuple(tuple(g) for g in groups))
+    leaves = rules.founder_leaves(barrier, founder_side)
     with ports.configuration.change(org_id, actor_id, ports.clock) as change:
         missing = {p for g in barrier.groups for p in g} - change.project_slugs()
         if missing:
@@ -235,7 +247,24 @@ def add_barrier(
         )
         if problem is not None:
             raise Conflict(problem)
+        for row in change.staffing(org.founder_id):
+            if row.project in leaves and row.active_at(change.now):
+                change.end_staffing(row.id)
         return change.add_barrier(barrier)
+
+
+def founder_standing(ports: Ports, org_id: str, actor_id: str) -> list[tuple[Barrier, str]]:
+    """Each wall with what the founder reads and approves across it, in words."""
+    org, _ = member(ports, org_id, actor_id)
+    founder_p = ports.directory.principal(org_id, org.founder_id)
+    now = ports.clock()
+    projects = {
+        s.project for s in ports.directory.staffing(org_id, org.founder_id) if s.active_at(now)
+    }
+    name = founder_p.display_name or founder_p.handle
+    return [
+        (b, rules.founder_standing(b, name, projects)) for b in ports.directory.barriers(org_id)
+    ]
 
 
 def add_commitment(
@@ -300,6 +329,8 @@ class Workspace(BaseModel):
     staffing: list[Staffing]
     barriers: list[Barrier]
     commitments: list[Commitment]
+    standing: dict[str, str] = {}
+    """Per barrier id: what the founder reads and approves across it, in words."""
 
 
 def workspace(ports: Ports, org_id: str, actor_id: str) -> Workspace:
@@ -312,6 +343,7 @@ def workspace(ports: Ports, org_id: str, actor_id: str) -> Workspace:
         staffing=staffing(ports, org_id, actor_id),
         barriers=ports.directory.barriers(org_id),
         commitments=commitments(ports, org_id, actor_id),
+        standing={b.id: said for b, said in founder_standing(ports, org_id, actor_id)},
     )
 
 

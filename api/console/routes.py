@@ -576,6 +576,7 @@ async def _workspace_context(ports: Ports, principal: str, found: Session) -> di
         "projects": view.projects,
         "staffing": view.staffing,
         "barriers": view.barriers,
+        "standing": view.standing,
         "commitments": view.commitments,
         "founder": principal == view.org.founder_id,
     }
@@ -620,22 +621,28 @@ async def _change(ports: Ports, org_id: str, principal: str, fields: dict[str, s
         )
         return "staffed"
     if what == "barrier":
-        barrier = BarrierBody(
-            name=fields.get("name", ""),
-            groups=[
-                [p.strip() for p in fields.get(side, "").split(",") if p.strip()]
-                for side in ("left", "right")
-            ],
-        )
-        await run_in_threadpool(
+        groups = [
+            [p.strip() for p in fields.get(side, "").split(",") if p.strip()]
+            for side in ("left", "right")
+        ]
+        barrier = BarrierBody(name=fields.get("name", ""), groups=groups)
+        stand = fields.get("stand", "")
+        if stand not in ("left", "right", "both"):
+            raise ValueError("say where you stand once the wall is up")
+        side = None if stand == "both" else barrier.groups[stand == "right"][0]
+        barrier = barrier.model_copy(update={"founder_side": side})
+        made = await run_in_threadpool(
             organization.add_barrier,
             ports,
             org_id,
             principal,
             barrier.name,
             [list(g) for g in barrier.groups],
+            barrier.founder_side,
         )
-        return f"barrier {barrier.name} raised"
+        standing = await run_in_threadpool(organization.founder_standing, ports, org_id, principal)
+        said = next((w for b, w in standing if b.id == made.id), "")
+        return f"barrier {barrier.name} raised: {said}"
     raise ValueError("unknown change")
 
 

@@ -84,7 +84,9 @@ def staffing(org_id: str, ports: PortsDep, actor: Actor) -> list[Staffing]:
 
 @router.post("/v1/orgs/{org_id}/barriers", status_code=201)
 def add_barrier(org_id: str, body: BarrierBody, ports: PortsDep, actor: Actor) -> Barrier:
-    return organization.add_barrier(ports, org_id, actor, body.name, body.groups)
+    return organization.add_barrier(
+        ports, org_id, actor, body.name, body.groups, founder_side=body.founder_side
+    )
 
 
 @router.post("/v1/orgs/{org_id}/commitments", status_code=201)

@@ -20,7 +20,7 @@ from tests.conftest import Firm, utc_now
 from tests.integration.test_console_security import BASE, _authorize, _banner, _signed_in
 from tests.integration.test_needs_you import _filed_pair, scene
 from tests.support import APPROVAL_KEYS, payment_intent, signed
-from usecases import governance, needs_you
+from usecases import governance, needs_you, organization
 from worker.bootstrap import build_connectors
 
 RAW = ("validation error", "pydantic", "input_value", "_mismatch", "Body")
@@ -265,3 +265,35 @@ def test_a_refused_onboarding_answers_on_its_page_with_its_input(web: tuple) -> 
         "zed-at-elsewhere",
         "Zed",
     ]
+
+
+def test_raising_a_wall_asks_where_the_founder_stands_and_says_it(web: tuple) -> None:  # type: ignore[type-arg]
+    """Issue 19.27: the founder chooses as the wall goes up, and the workspace says what
+    she reads and approves across every wall (the firm's own wall: approver on both sides,
+    reading neither)."""
+    client, firm, _ = web
+    for slug, name in (("north", "North"), ("south", "South")):
+        organization.add_project(firm.svc, firm.org, firm.founder, slug, name)
+    _signed_in(client)
+    csrf = _csrf(client, "/console/workspace")
+    form = {"csrf": csrf, "change": "barrier", "name": "second wall"}
+    unsaid = client.post("/console/workspace", data={**form, "left": "north", "right": "south"})
+    assert unsaid.status_code == 422
+    assert "where you stand" in _refused(unsaid, "Harbor &amp; Vale")
+    assert firm.svc.directory.barriers(firm.org)[-1].name == "wall"
+    raised = client.post(
+        "/console/workspace",
+        data={**form, "left": "north", "right": "south", "stand": "left"},
+        follow_redirects=True,
+    )
+    assert raised.status_code == 200
+    page = html.unescape(raised.text)
+    assert "Ada stays on north of second wall (reads its memory, approves there)" in page
+    assert "on south, Ada neither reads nor approves: staff an approver there" in page
+    assert "Ada approves on every side of wall (east | west)" in page
+    on = {
+        s.project
+        for s in firm.svc.directory.staffing(firm.org, firm.founder)
+        if s.active_at(utc_now())
+    }
+    assert "north" in on and "south" not in on
