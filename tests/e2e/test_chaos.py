@@ -1,6 +1,7 @@
 """The chaos harness as a (slower) test: 30 runs across 3 worker processes on PostgreSQL,
 workers killed and restarted at random, the Temporal dev server restarted once; every
-invariant must hold."""
+invariant must hold, and no run fails, however busy the machine (it only takes longer:
+the harness waits while runs make progress)."""
 
 from __future__ import annotations
 
@@ -22,6 +23,7 @@ async def test_chaos_keeps_every_invariant(tmp_path: Path) -> None:
     assert report.terminal == report.runs, report
     assert report.kills >= 3 and report.temporal_restarts == 1, report
     assert report.writes >= 10, report
+    assert report.outcomes.get("failed", 0) == 0, report  # slower on a busy machine, never failed
     assert (report.duplicate_writes, report.writes_without_allow, report.double_allowed) == (
         0,
         0,
