@@ -1,6 +1,7 @@
 """The learning pass on demand: start one now (the founder), read the organization's
-experiences (any member: those they may read), promote or dismiss a candidate (the founder). An experience is
-a lesson, never policy: promoting one changes no charter, rule or approval."""
+experiences (any member: those they may read), promote or dismiss a candidate (the
+founder). An experience is a lesson, never policy: promoting one changes no charter, rule
+or approval."""
 
 from __future__ import annotations
 
