@@ -410,7 +410,10 @@ def test_a_run_whose_every_intent_was_stopped_is_a_failed_run_of_the_last_stop()
     stopped = {f.run_id: f for f in story.stopped_runs()}
     # Some work done (mixed) or still waiting (waiting): not failed.
     assert set(stopped) == {"walled", "capped"}
-    assert (stopped["walled"].rule, stopped["walled"].failure) == ("denied_by_authority", "commitment")
+    assert (stopped["walled"].rule, stopped["walled"].failure) == (
+        "denied_by_authority",
+        "commitment",
+    )
     assert stopped["capped"].failure == "commitment"
 
 
