@@ -429,24 +429,35 @@ def fixtures() -> None:
     )
 
 
-def _decide(intent_id: str, actor: str, reason: str, approve: bool) -> None:
+HoldSeq = Annotated[
+    int | None,
+    typer.Option(
+        "--hold",
+        help="The audit entry of the hold you looked at (`verletica needs-you` shows it): "
+        "refused, sending nothing, when the hold open is another by now.",
+    ),
+]
+
+
+def _decide(intent_id: str, actor: str, reason: str, approve: bool, hold: int | None) -> None:
     _show(
         _services(
-            lambda s: runs.decide_hold(s, intent_id, actor, actor, approve, reason), temporal=True
+            lambda s: runs.decide_hold(s, intent_id, actor, actor, approve, reason, hold_seq=hold),
+            temporal=True,
         )
     )
 
 
 @app.command()
-def approve(intent_id: str, actor: As = "", reason: str = "") -> None:
+def approve(intent_id: str, actor: As = "", reason: str = "", hold: HoldSeq = None) -> None:
     """Approve a held intent (the broker re-checks your authority)."""
-    _decide(intent_id, actor, reason, True)
+    _decide(intent_id, actor, reason, True, hold)
 
 
 @app.command()
-def deny(intent_id: str, actor: As = "", reason: str = "") -> None:
+def deny(intent_id: str, actor: As = "", reason: str = "", hold: HoldSeq = None) -> None:
     """Deny a held intent (the broker re-checks your authority)."""
-    _decide(intent_id, actor, reason, False)
+    _decide(intent_id, actor, reason, False, hold)
 
 
 @app.command("needs-you")

@@ -148,6 +148,10 @@ class DecisionBody(Body):
 
     approver_id: str | None = Field(default=None, max_length=100)
     reason: str = Field(default="", max_length=2000)
+    hold_seq: int | None = Field(default=None, ge=1)
+    """The audit entry of the hold you were shown (a queue item's ``hold_seq``): when the
+    hold open is another by now, 409 ``hold_changed`` and nothing is sent. Omitted: the
+    decision answers the hold open when the API signs it."""
 
 
 class ExtractBody(Body):

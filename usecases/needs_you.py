@@ -128,6 +128,7 @@ class HeldIntents:
             yield QueueItem(
                 kind=ItemKind.HELD_INTENT,
                 subject_id=hold.intent_id,
+                hold_seq=hold.audit_seq,
                 title=f"{hold.tool} {_dollars(money)} by {context.handle(hold.principal_id)}",
                 waiting_since=hold.held_at,
                 due=hold.held_at + timedelta(seconds=context.hold_seconds(hold.run_id)),

@@ -67,6 +67,8 @@ class HoldSignalled(BaseModel):
     workflow_id: str
     signal: str
     intent_digest: str
+    hold_seq: int | None = None
+    """The audit entry of the hold the decision answers (the proof covers it)."""
 
 
 def new_run(
@@ -219,12 +221,25 @@ def _state_seen(state: RunState, seen: Callable[[Decision], Decision]) -> RunSta
 
 
 async def decide_hold(
-    ports: Ports, intent_id: str, actor_id: str, approver_id: str, approve: bool, reason: str = ""
+    ports: Ports,
+    intent_id: str,
+    actor_id: str,
+    approver_id: str,
+    approve: bool,
+    reason: str = "",
+    *,
+    hold_seq: int | None = None,
 ) -> HoldSignalled:
-    """Send an approve or deny bound to the intent's digest, with a proof signed by this
-    process's approval key; the broker verifies the proof and re-checks the rest in the
-    run. The acting (authenticated) principal speaks only for itself: ``approver_id``
-    must be the actor, and the proof names the actor."""
+    """Send an approve or deny bound to the intent's digest and to the hold it answers,
+    with a proof signed by this process's approval key; the broker verifies the proof and
+    re-checks the rest in the run. The acting (authenticated) principal speaks only for
+    itself: ``approver_id`` must be the actor, and the proof names the actor.
+
+    ``hold_seq`` is the audit entry of the hold the person was shown (the console sends
+    it): when the hold open now is another (a re-hold since, for a cap another payment
+    took), nothing is sent and it is a :class:`Conflict` (``hold_changed``), so a click on
+    a page that is no longer true answers nothing. Without it, the decision answers the
+    hold open as the API signs."""
     if approver_id != actor_id:
         raise Forbidden("approver_id must be the acting principal")
     found = ports.runs.intent(intent_id)
@@ -246,7 +261,13 @@ async def decide_hold(
     decisions = next((d for i, _, d in ports.runs.intents(run_id) if i.id == intent_id), [])
     if not decisions or decisions[-1].outcome is not Outcome.HOLD:
         raise Conflict(f"intent {intent_id[:64]} is not held")
-    hold = held_decision(decisions[-1])
+    newest = decisions[-1]
+    if hold_seq is not None and hold_seq != newest.audit_seq:
+        raise Conflict(
+            f"hold_changed: the hold you were shown (audit entry {hold_seq}) is no longer the "
+            f"one open; it is now held because {newest.reason[:300]}. Look again, then decide"
+        )
+    hold = held_decision(newest)
     decided = Decided(
         run_id=run_id,
         intent_id=intent_id,
@@ -271,6 +292,7 @@ async def decide_hold(
         workflow_id=run.workflow_id,
         signal="approve" if approve else "deny",
         intent_digest=intent.digest,
+        hold_seq=hold.audit_seq,
     )
 
 

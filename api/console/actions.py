@@ -13,7 +13,7 @@ from domain.needs_you.items import ActionKind, ItemKind
 from usecases import commitments, heartbeat, needs_you, offers, runs
 from usecases.context import Ports
 
-ACT_FIELDS = ("item", "action", "subject", "reason", "answer", "name")
+ACT_FIELDS = ("item", "action", "subject", "reason", "answer", "name", "hold")
 """The fields of an action's form that :class:`ActRequest` reads."""
 
 
@@ -27,6 +27,8 @@ class ActRequest(Body):
     reason: str = ""
     answer: str = ""
     name: str = ""
+    hold: int | None = Field(default=None, ge=1)
+    """For a held intent: the audit entry of the hold the page showed."""
 
 
 async def act(ports: Ports, actor: str, ask: ActRequest) -> str:
@@ -39,7 +41,9 @@ async def act(ports: Ports, actor: str, ask: ActRequest) -> str:
             # person is told at once when it will be refused for want of authority.
             body = DecisionBody(reason=ask.reason.strip())
             lacking = runs.approval_outlook(ports, subject, actor)
-            await runs.decide_hold(ports, subject, actor, actor, approve, body.reason)
+            await runs.decide_hold(
+                ports, subject, actor, actor, approve, body.reason, hold_seq=ask.hold
+            )
             verb = "approval" if approve else "denial"
             if lacking is not None:
                 raise Forbidden(

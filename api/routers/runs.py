@@ -30,12 +30,24 @@ async def approve(
     intent_id: str, body: DecisionBody, ports: PortsDep, actor: Actor
 ) -> HoldSignalled:
     return await runs.decide_hold(
-        ports, intent_id, actor, body.approver_id or actor, True, body.reason
+        ports,
+        intent_id,
+        actor,
+        body.approver_id or actor,
+        True,
+        body.reason,
+        hold_seq=body.hold_seq,
     )
 
 
 @router.post("/v1/intents/{intent_id}/deny", status_code=202)
 async def deny(intent_id: str, body: DecisionBody, ports: PortsDep, actor: Actor) -> HoldSignalled:
     return await runs.decide_hold(
-        ports, intent_id, actor, body.approver_id or actor, False, body.reason
+        ports,
+        intent_id,
+        actor,
+        body.approver_id or actor,
+        False,
+        body.reason,
+        hold_seq=body.hold_seq,
     )

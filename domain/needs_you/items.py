@@ -83,6 +83,9 @@ class QueueItem(Frozen):
     concerns the whole organization, and every member sees it)."""
     evidence: tuple[Evidence, ...] = ()
     actions: tuple[ItemAction, ...] = ()
+    hold_seq: int | None = None
+    """For a held intent: the audit entry of the hold shown, which an approve or deny from
+    this item names (so it answers this hold and no later one)."""
     urgency: int = 0
     """Set by :func:`rank`; higher is more urgent."""
 

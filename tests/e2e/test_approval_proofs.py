@@ -26,7 +26,7 @@ from activities.broker import BrokerActivities
 from adapters.models.scripted import ScriptedProvider
 from adapters.store.store import Store
 from adapters.store.tables import AuditEntryRow, PaymentRow
-from domain.errors import Unavailable
+from domain.errors import Conflict, Unavailable
 from domain.governance.approvals import ApprovalKeys, Decided, sign
 from domain.intents import DispatchResult, Intent, Outcome
 from domain.model import SpendCap
@@ -352,6 +352,7 @@ async def test_an_approval_copied_from_history_cannot_approve_a_later_hold(env: 
     ):
         handle, _, state = await _held(env, "pay", pay_action("CAP-1", 250_000))
         big = state.intents[0].intent
+        shown = state.intents[0].decision.audit_seq  # the hold Ada's page shows
         small = await runs.start_run(
             svc,
             firm.org,
@@ -363,10 +364,17 @@ async def test_an_approval_copied_from_history_cannot_approve_a_later_hold(env: 
         done = await asyncio.wait_for(env.handle(small.workflow_id).result(), 60)
         assert done.intents[0].dispatch is not None
 
-        await runs.decide_hold(svc, big.id, firm.founder, firm.founder, approve=True)
+        await runs.decide_hold(
+            svc, big.id, firm.founder, firm.founder, approve=True, hold_seq=shown
+        )
         state = await _until(handle, lambda s: bool(s.refused_signals), "the re-hold")
         assert _refused(state) == ["hold_reasons_changed"]
         assert "spend_cap" in state.intents[0].decision.rule
+        # a second click on the page that still shows the first hold answers nothing
+        with pytest.raises(Conflict, match="hold_changed"):
+            await runs.decide_hold(
+                svc, big.id, firm.founder, firm.founder, approve=True, hold_seq=shown
+            )
 
         (copied,) = await _signals_in_history(handle)
         assert copied["proof"] and copied["hold"]["audit_seq"]

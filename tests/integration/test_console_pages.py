@@ -14,6 +14,8 @@ import pytest
 from fastapi.testclient import TestClient
 
 from adapters.store.store import Store
+from domain.governance.records import decision_draft
+from domain.governance.values import effects_of
 from domain.intents import ApprovalVerdict, Intent, Outcome
 from domain.runs import RunRecord
 from tests.conftest import Firm, utc_now
@@ -297,3 +299,40 @@ def test_raising_a_wall_asks_where_the_founder_stands_and_says_it(web: tuple) ->
         if s.active_at(utc_now())
     }
     assert "north" in on and "south" not in on
+
+
+def test_a_decision_from_a_page_whose_hold_has_changed_answers_nothing(web: tuple) -> None:  # type: ignore[type-arg]
+    """Review of issue 19.1: a proof bound to the hold open when the API signs would let a
+    click on a page showing an earlier hold (a double submit, a second approver) answer a
+    re-hold its approver never saw. The page names the hold it shows; once another is
+    open, the click is refused and nothing reaches the run."""
+    client, firm, _ = web
+    intent = _held(firm)
+    _signed_in(client)
+    page = client.get(f"/console/intents/{intent.id}").text
+    shown = re.search(r'name="hold" value="(\d+)"', page)
+    queue = client.get("/console/queue").text
+    assert shown is not None and f'name="hold" value="{shown.group(1)}"' in queue
+    # meanwhile the hold changes: a re-hold (the broker decides it again, as a review does)
+    store = _store(firm)
+    with store.governance.unit(firm.org, utc_now()) as unit:
+        stored = unit.stored(intent.id)
+        assert stored is not None
+        again = stored.latest.model_copy(update={"reason": "held again", "rule": "spend_cap"})
+        unit.record(
+            stored.intent,
+            again,
+            effects_of(again, None, by="broker", held=True),
+            decision_draft(stored.intent, again, f"rehold:{intent.id}:test", "broker"),
+        )
+    csrf = _csrf(client, f"/console/intents/{intent.id}")
+    stale = client.post(
+        "/console/act",
+        data={"csrf": csrf, "item": "held_intent", "action": "approve", "subject": intent.id,
+              "hold": shown.group(1), "back": f"/console/intents/{intent.id}"},
+    )  # fmt: skip
+    assert stale.status_code == 409
+    said = _refused(stale, "payments.pay: why it was stopped")
+    assert "is no longer the one open" in said and "held again" in said
+    entries = store.audit.entries(firm.org)
+    assert not [e for e in entries if e.intent_id == intent.id and e.stage == "human_review"]
