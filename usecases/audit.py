@@ -22,14 +22,17 @@ class AuditView(BaseModel):
 
 WITHHELD = {"withheld": "it concerns projects outside yours"}
 """What a reader sees of the payload of an entry it may not read."""
+WITHHELD_KEY = "withheld"
+"""What a reader sees of the event key of an entry it may not read."""
 
 
 def _for_reader(entry: AuditEntry, projects: frozenset[str], reach: ChainReach) -> AuditEntry:
     """``entry`` as a reader of ``projects`` sees it: whole when everything it reaches is
-    theirs, else its hashes, stage, rule and outcome without its payload."""
+    theirs, else its hashes, stage, rule and outcome without its payload, nor its event
+    key (a key names what it records: ``config:memory_record:<ref>:…``)."""
     placed = reach.of(entry)
     if placed is None or not may_read(projects, placed):
-        return entry.model_copy(update={"payload": dict(WITHHELD)})
+        return entry.model_copy(update={"payload": dict(WITHHELD), "event_key": WITHHELD_KEY})
     evidence = entry.payload.get("evidence")
     if not isinstance(evidence, list) or not evidence:
         return entry

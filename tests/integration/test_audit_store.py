@@ -376,7 +376,9 @@ def test_a_paid_invoice_keeps_blocking_while_an_expired_payment_releases_it(
 
     twice = governance.decide(store.governance, _payment(firm, " inv-p", 10_000), utc_now())
     assert (twice.outcome, twice.rule) == (Outcome.HOLD, "already_done")
-    assert paid.id in twice.reason
+    # the earlier payment is named in the evidence (shown as far as a reader may read),
+    # never in the reason (issue 19.20)
+    assert paid.id in twice.evidence and paid.id not in twice.reason
 
     dropped = _payment(firm, "INV-Q", 10_000)
     assert governance.decide(store.governance, dropped, utc_now()).outcome is Outcome.ALLOW

@@ -112,7 +112,9 @@ def test_the_audit_trail_gives_a_member_no_west_configuration(
     as_ben = api.get(f"/v1/orgs/{firm.org}/audit", headers={H: firm.associate})
     assert as_ben.status_code == 200
     entries = as_ben.json()["entries"]
-    leaked = [e for e in _whole(entries) if WEST_MARK in json.dumps(e).lower()]
+    # nothing of West in any entry, withheld ones included (their event keys named
+    # records, procedures and playbooks: config:memory_record:<ref>:…, found by review)
+    leaked = [e for e in entries if WEST_MARK in json.dumps(e).lower()]
     assert leaked == []
     withheld = {e["rule"] for e in entries if e["payload"] == WITHHELD}
     assert {
