@@ -11,6 +11,10 @@ class NotFound(LookupError):
     """No such thing, or none the acting principal may know of."""
 
 
+class UnknownOrganization(NotFound):
+    """No such organization: there is no chain to record anything on."""
+
+
 class Conflict(ValueError):
     """The request contradicts what is stored (a duplicate key, a wrong state)."""
 

@@ -18,6 +18,7 @@ from domain.errors import (
     NotFound,
     StoreFailure,
     TokenRefused,
+    UnknownOrganization,
 )
 from domain.governance import records
 from domain.governance.approvals import ApprovalKeys
@@ -108,12 +109,12 @@ def decide(
     decision (the database, a pluggable memory backend the snapshot reads through, a
     bug) becomes a recorded rejection (``broker_error``), in a unit of its own. Only when
     even that cannot be recorded (the database does not answer) is it an exception, for
-    the caller to retry. An unknown organization is :class:`NotFound`: there is no chain
-    to record on."""
+    the caller to retry. An unknown organization is :class:`UnknownOrganization`: there
+    is no chain to record on."""
     try:
         with store.unit(intent.org_id, now) as unit:
             return _first_decision(unit, intent, now, mode, stages)
-    except NotFound:
+    except UnknownOrganization:
         raise
     except Exception as exc:  # the broker is total: recorded below, never lost
         problem = fault(exc)
@@ -143,7 +144,7 @@ def decide_many(
     try:
         with store.unit(org_id, now) as unit:
             return [_first_decision(unit, intent, now, mode, stages) for intent in intents]
-    except NotFound:
+    except UnknownOrganization:
         raise
     except Exception:  # each again on its own: a failure is recorded as its own intent's
         return [decide(store, intent, now, mode, stages) for intent in intents]
@@ -203,7 +204,7 @@ def review_hold(
     request, malformed = _sanitized(request)
     try:
         return _review_once(store, org_id, run_id, request, malformed, attempt, now, keys)
-    except (NotFound, StoreFailure):
+    except (UnknownOrganization, StoreFailure):
         raise  # no chain to record on, or a database to wait for: the caller retries
     except Exception as exc:  # the broker is total: a review that failed is refused
         problem = fault(exc)
@@ -341,11 +342,15 @@ def recheck(
     """Decide again an intent held for a collision, once the intents it waits for may
     have completed. Nothing is recorded while it still waits for the same intents; when
     it no longer does, the new decision (allow, another hold, a rejection) is recorded.
-    Total as :func:`decide` is: a failure while deciding again is a recorded rejection."""
+    Total as :func:`decide` is: a failure while deciding again is a recorded rejection,
+    but for the database's own (the hold is recorded and stays open: the workflow asks
+    again, so a busy database delays the hold, it does not end it)."""
     try:
         with store.unit(org_id, now) as unit:
             return _recheck_in(unit, intent_id, mode)
-    except NotFound:
+    except (UnknownOrganization, StoreFailure):
+        raise
+    except _NoSuchIntent:
         raise
     except Exception as exc:  # the broker is total: recorded below, never lost
         problem = fault(exc)
@@ -365,10 +370,14 @@ def recheck(
         return unit.record(stored.intent, decision, effects, draft)
 
 
+class _NoSuchIntent(NotFound):
+    """A re-check of an intent that is not recorded (not a failure of the broker's)."""
+
+
 def _recheck_in(unit: GovernanceUnit, intent_id: str, mode: BrokerMode) -> Decision:
     stored = unit.stored(intent_id)
     if stored is None:
-        raise NotFound(f"no intent {intent_id}")
+        raise _NoSuchIntent(f"no intent {intent_id}")
     waiting = "collision" in stored.latest.rule.split("+")
     if stored.hold is not HoldState.OPEN or not waiting:
         return stored.latest

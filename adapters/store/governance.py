@@ -39,7 +39,7 @@ from adapters.store.tables import (
     table_of,
 )
 from domain.audit import AuditDraft, AuditEntry, ChainKeys
-from domain.errors import FoundationBroken, NotFound, StoreFailure
+from domain.errors import FoundationBroken, StoreFailure, UnknownOrganization
 from domain.governance import records
 from domain.governance.broker import operation_key, spend_of, wildcard_key
 from domain.governance.spend import Spending, counted
@@ -608,7 +608,7 @@ class SqlGovernance:
                 try:
                     locked = lock(s, org_id)
                 except AuditError as exc:
-                    raise NotFound(f"no organization {org_id}") from exc
+                    raise UnknownOrganization(f"no organization {org_id}") from exc
                 chain = ChainWriter(s, org_id, self._keys, locked)
                 unit = SqlGovernanceUnit(s, org_id, now, locked, chain, self._cache, self._memory)
                 yield unit

@@ -124,7 +124,7 @@ def hold_change(request: ApprovalRequest, latest: Decision) -> ReviewResult | No
     if request.hold is None:
         return refused(
             "hold_unbound",
-            "the decision names no hold (signed before holds were bound): decide again",
+            "the decision names no hold it answers: decide again through the API",
         )
     if latest.audit_seq is None or request.hold != held_decision(latest):
         return refused(

@@ -15,6 +15,7 @@ import pytest
 
 from adapters.store.governance import SqlGovernance
 from adapters.store.store import Store
+from domain.errors import NotFound, StoreFailure, UnknownOrganization
 from domain.intents import Intent, Outcome
 from domain.memory.adapter import MemoryAdapter
 from tests.conftest import TEST_KEYS, Firm, utc_now
@@ -29,14 +30,14 @@ class Injected(RuntimeError):
 class FaultyUnit:
     """A real governance unit whose method ``where`` raises when called."""
 
-    def __init__(self, real: Any, where: str) -> None:
-        self._real, self._where = real, where
+    def __init__(self, real: Any, where: str, error: Exception | None = None) -> None:
+        self._real, self._where, self._error = real, where, error
 
     def __getattr__(self, name: str) -> Any:
         if name == self._where:
 
             def fail(*args: Any, **kwargs: Any) -> Any:
-                raise Injected(f"injected at {name}")
+                raise self._error or Injected(f"injected at {name}")
 
             return fail
         return getattr(self._real, name)
@@ -45,15 +46,17 @@ class FaultyUnit:
 class FaultyStore:
     """The real governance store; its first ``faults`` units fail at ``where``."""
 
-    def __init__(self, real: Any, where: str, faults: int = 1) -> None:
-        self._real, self._where, self._faults = real, where, faults
+    def __init__(
+        self, real: Any, where: str, faults: int = 1, error: Exception | None = None
+    ) -> None:
+        self._real, self._where, self._faults, self._error = real, where, faults, error
 
     @contextmanager
     def unit(self, org_id: str, now: datetime) -> Iterator[Any]:
         with self._real.unit(org_id, now) as unit:
             if self._faults > 0:
                 self._faults -= 1
-                yield FaultyUnit(unit, self._where)
+                yield FaultyUnit(unit, self._where, self._error)
             else:
                 yield unit
 
@@ -64,14 +67,15 @@ class FaultyStore:
 class FailingMemory:
     """A memory backend whose ``retrieve`` raises (a third party's backend with a bug)."""
 
-    def __init__(self, real: MemoryAdapter) -> None:
+    def __init__(self, real: MemoryAdapter, error: Exception | None = None) -> None:
         self._real = real
+        self._error = error or Injected("the backend's retrieve failed")
 
     def joined(self, unit: object) -> FailingMemory:
-        return FailingMemory(self._real.joined(unit))
+        return FailingMemory(self._real.joined(unit), self._error)
 
     def retrieve(self, *args: Any, **kwargs: Any) -> Any:
-        raise Injected("the backend's retrieve failed")
+        raise self._error
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._real, name)
@@ -126,17 +130,30 @@ def test_a_fault_in_a_batch_is_recorded_as_each_intents_own(
     assert store.audit.verify(firm.org).ok
 
 
+@pytest.mark.parametrize(
+    "error",
+    [Injected("the backend's retrieve failed"), NotFound("the backend's retrieve failed")],
+    ids=["a bug", "its own NotFound"],
+)
 def test_a_memory_backend_that_fails_while_the_snapshot_loads_is_a_recorded_rejection(
-    store: Store, firm: Firm
+    store: Store, firm: Firm, error: Exception
 ) -> None:
     """The issue's example: an intent that references a record makes the snapshot ask the
-    memory backend; a backend whose ``retrieve`` raises left no decision at all."""
-    failing = SqlGovernance(store.db, TEST_KEYS, FailingMemory(store.governance._memory))  # type: ignore[arg-type]
+    memory backend; a backend whose ``retrieve`` raises left no decision at all (also one
+    that raises the domain's NotFound, which only an unknown organization may)."""
+    memory = FailingMemory(store.governance._memory, error)
+    failing = SqlGovernance(store.db, TEST_KEYS, memory)  # type: ignore[arg-type]
     intent = _pay(firm, references=("atlas-letter",))
     decision = governance.decide(failing, intent, utc_now())  # type: ignore[arg-type]
     assert (decision.outcome, decision.rule) == (Outcome.REJECT, "broker_error")
     assert "the backend's retrieve failed" in decision.reason
     _rejected_on_the_record(store, firm, intent, "retrieve")
+
+
+def test_an_unknown_organization_is_no_decision_to_record(store: Store, firm: Firm) -> None:
+    intent = _pay(firm).model_copy(update={"org_id": "no-such-org"})
+    with pytest.raises(UnknownOrganization):
+        governance.decide(store.governance, intent, utc_now())
 
 
 @pytest.mark.parametrize("where", ["stored", "snapshot", "principal"])
@@ -176,6 +193,13 @@ def test_a_recheck_that_fails_is_a_recorded_rejection(store: Store, firm: Firm) 
     assert governance.decide(store.governance, first, utc_now()).outcome is Outcome.ALLOW
     held = governance.decide(store.governance, second, utc_now())
     assert held.outcome is Outcome.HOLD and "collision" in held.rule
+    # the database failing is waited for: the hold is recorded, and stays open
+    busy = FaultyStore(store.governance, "snapshot", error=StoreFailure("database is locked"))
+    with pytest.raises(StoreFailure):
+        governance.recheck(busy, firm.org, second.id, utc_now())  # type: ignore[arg-type]
+    with store.governance.unit(firm.org, utc_now()) as unit:
+        stored = unit.stored(second.id)
+    assert stored is not None and stored.open
     faulty = FaultyStore(store.governance, "snapshot")
     decision = governance.recheck(faulty, firm.org, second.id, utc_now())  # type: ignore[arg-type]
     assert (decision.outcome, decision.rule) == (Outcome.REJECT, "broker_error")
