@@ -535,8 +535,11 @@ async def _intent_context(
     people = await run_in_threadpool(organization.principals, ports, org_id, principal)
     handles = {p.id: p.handle for p in people}
     story = [_step(e, handles) for e in trail.entries if e.intent_id == intent_id]
-    held = next((s for s in story if s.what == "held"), None)
     decided = next((s for s in reversed(story) if s.what in _DECIDED), None)
+    # the hold that was answered: the newest before the decision (a re-hold replaces the
+    # first), else the newest of all
+    before = story[: story.index(decided)] if decided is not None else story
+    held = next((s for s in reversed(before) if s.what == "held"), None)
     return {
         "cf": cf,
         "item": item,

@@ -336,3 +336,32 @@ def test_a_decision_from_a_page_whose_hold_has_changed_answers_nothing(web: tupl
     assert "is no longer the one open" in said and "held again" in said
     entries = store.audit.entries(firm.org)
     assert not [e for e in entries if e.intent_id == intent.id and e.stage == "human_review"]
+
+
+def _rehold(firm: Firm, intent: Intent, reason: str) -> None:
+    """The broker holds ``intent`` again (as a refused approval's review does)."""
+    store = _store(firm)
+    with store.governance.unit(firm.org, utc_now()) as unit:
+        stored = unit.stored(intent.id)
+        assert stored is not None
+        again = stored.latest.model_copy(update={"reason": reason})
+        unit.record(
+            stored.intent,
+            again,
+            effects_of(again, None, by="broker", held=True),
+            decision_draft(stored.intent, again, f"rehold:{intent.id}:test", "broker"),
+        )
+
+
+def test_a_decided_intents_page_shows_the_hold_that_was_answered(web: tuple) -> None:  # type: ignore[type-arg]
+    """Review: after a re-hold, the page showed the first hold's rule and reason beside
+    the decision that answered the second."""
+    client, firm, _ = web
+    intent = _held(firm)
+    first = _store(firm).audit.entries(firm.org)[-1].payload["reason"]
+    _rehold(firm, intent, "held again: the Atlas cap is nearly spent")
+    _review(firm, intent, ApprovalVerdict.APPROVE)
+    _signed_in(client)
+    page = html.unescape(client.get(f"/console/intents/{intent.id}").text)
+    why = page.split('id="why"')[1].split("</section>")[0]
+    assert "held again: the Atlas cap is nearly spent" in why and first not in why
