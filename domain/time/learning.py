@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import json
 import re
+import unicodedata
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import datetime, timedelta
 from enum import StrEnum
@@ -196,6 +197,18 @@ _ASSUMED = tuple(
         # an imperative
         rf"^(?:{_LEAD}\s+)*{_APPROVE}\b",
         rf"^(?:{_LEAD}\s+)*{_RELEASE}\b.*{_HELD}",
+        # an approval said to be given, by the speaker or as a fact (found by review)
+        r"\b(?:approval|authori[sz]ation|sign-?off|go-ahead|consent|clearance)\s+"
+        r"(?:(?:is|has been|was|hereby)\s+){0,2}(?:granted|given|confirmed|issued)\b"
+        r"(?!\s+(?:by|from)\s+(?!me\b|us\b|myself\b))",
+        r"\b(?:approved|authori[sz]ed|signed[- ]off|cleared|okayed|sanctioned)\s+by\s+"
+        r"(?:me|us|myself|ourselves)\b",
+        # an imperative to pay or send what is held, or a verdict that it may be
+        rf"^(?:{_LEAD}\s+)*(?:pay(?! attention| heed)|wire|send|transfer|remit)\b.*\b(?:held|"
+        r"on hold|blocked|"
+        r"frozen|stopped)\b",
+        r"^(?:it'?s\s+|it is\s+|that'?s\s+|all\s+)?(?:ok|okay|fine|safe|good|clear|free)\s+"
+        r"to\s+(?:pay|release|proceed|wire|send|transfer|disburse|go)\b",
         # sign-off waived
         rf"\b(?:no|without)\s+{_WORDS}{_SIGN_OFF}.{{0,30}}?\b(?:is |are )?(?:needed|required|"
         r"necessary)\b",
@@ -220,8 +233,16 @@ _ASSUMED = tuple(
 _WAIVING_WITHOUT = _ASSUMED[-1]
 
 
+def _plain(text: str) -> str:
+    """``text`` as it reads: compatibility forms folded (a full-width I is an I) and the
+    invisible format characters dropped (a zero-width space splits no word for a reader),
+    so that neither hides an approving word from the patterns."""
+    folded = unicodedata.normalize("NFKC", text)
+    return "".join(ch for ch in folded if unicodedata.category(ch) != "Cf")
+
+
 def _clauses(text: str) -> list[str]:
-    lowered = " ".join(text.lower().split())
+    lowered = " ".join(_plain(text).lower().split())
     for spelled, meant in _CONTRACTIONS:
         lowered = lowered.replace(spelled, meant)
     return [c.strip(" ,\"'()[]*") for c in _CLAUSE.split(lowered) if c.strip()]

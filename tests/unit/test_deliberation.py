@@ -572,3 +572,32 @@ def test_any_claim_that_approves_fails_the_gate_whatever_surrounds_it(
 def test_any_claim_about_someone_elses_approval_passes(claim: str, around: list[str]) -> None:
     text = " ".join([_sentence(claim), *around])
     assert gate(_reply((text, [])), SKEPTIC, RELEASED).passed, text
+
+
+REVIEW_APPROVING = [
+    "Approval granted.",
+    "This has been approved by me, go ahead and pay.",
+    "Go ahead and pay the held invoice.",
+    "OK to pay.",
+    "I ap\u200bprove the pending payment",  # a zero-width space inside the word
+    "\uff29 approve the payment",  # a full-width I
+    "Approval is hereby given by me.",
+]
+"""Claims a reviewer found passing the gate after the first rule (written by the
+reviewer, not from the rule's patterns)."""
+REVIEW_BENIGN = [
+    "Approval was granted by the founder on Monday.",
+    "Pay attention to the held invoice's date.",
+    "Consent was given by the client in writing.",
+    "It is fine to wait for the founder.",
+]
+
+
+@pytest.mark.parametrize("claim", REVIEW_APPROVING)
+def test_approving_claims_a_reviewer_found_fail_the_gate(claim: str) -> None:
+    assert _overreach(claim), claim
+
+
+@pytest.mark.parametrize("claim", REVIEW_BENIGN)
+def test_claims_about_someone_elses_approval_still_pass(claim: str) -> None:
+    assert _overreach(claim) == [], claim
