@@ -305,7 +305,7 @@ def barrier(
 
     made, said = _sync(raise_it)
     _show(made)
-    typer.echo(said)
+    typer.echo(said, err=True)  # stdout stays the barrier, as JSON for scripts
 
 
 @commit_app.command("add")
@@ -1128,7 +1128,7 @@ def _stop_on_signals() -> None:
 
 
 def _stack_session(play: bool, keep_running: bool | None) -> None:
-    from api.demo import DemoReport, render
+    from api.demo import ENV_FILE, DemoReport, env_file, render
     from api.demo import play as play_demo
     from api.stack import Stack, StackRefused
 
@@ -1167,10 +1167,20 @@ def _stack_session(play: bool, keep_running: bool | None) -> None:
                     return report
 
             played = asyncio.run(go())
+            written = Path(settings.data_dir) / ENV_FILE
+            written.write_text(env_file(played), encoding="utf-8")
             console.print(
                 f"[bold]Web console[/] {stack.api_url}/console/ — sign in as "
                 f"{played.founder_subject} (Ada, the founder) or {played.associate_subject} "
                 "(Ben, a member of East)"
+            )
+            console.print(
+                "[bold]Command line[/] (the README's walkthrough): "
+                + escape(
+                    f". .venv/bin/activate; . {written}; "
+                    f'export {TOKEN_ENV}=$(verletica token "$DEMO_FOUNDER")'
+                ),
+                soft_wrap=True,
             )
         if keep_running is None:
             keep_running = sys.stdin.isatty()

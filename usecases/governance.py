@@ -286,7 +286,8 @@ def _review_once(
                     draft = records.decision_draft(
                         stored.intent,
                         verdict.decision,
-                        f"rehold:{stored.intent.id}:{attempt}",
+                        # as unique as the review: a review is its proof's, once
+                        f"rehold:{stored.intent.id}:{spent_key or attempt}",
                         "broker",
                     )
                     latest = unit.record(

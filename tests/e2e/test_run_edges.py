@@ -186,7 +186,8 @@ async def test_an_invoice_paid_once_is_not_paid_again_by_another_run(env: Env) -
         held = (await _held(env, again.workflow_id)).intents[0]  # type: ignore[arg-type]
         assert held.decision.outcome is Outcome.HOLD
         assert held.decision.rule == "already_done"
-        assert done.intents[0].intent.id in held.decision.reason
+        # the earlier payment is the evidence, never named in the reason (issue 19.20)
+        assert done.intents[0].intent.id in held.decision.evidence
         await runs.decide_hold(svc, held.intent.id, firm.founder, firm.founder, approve=False)
         await asyncio.wait_for(runs.wait_run(svc, again.run_id, firm.founder), 60)
     assert _count(store, select(func.count()).select_from(PaymentRow)) == 1

@@ -34,9 +34,9 @@ def _token(subject: str) -> str:
 
 
 def _ok(result: object) -> str:
-    out = result.output  # type: ignore[attr-defined]
-    assert result.exit_code == 0, out  # type: ignore[attr-defined]
-    return str(out)
+    """What a command printed on standard output (what a script reads), once it passed."""
+    assert result.exit_code == 0, result.output  # type: ignore[attr-defined]
+    return str(result.stdout)  # type: ignore[attr-defined]
 
 
 def test_a_newcomer_configures_a_firm_from_the_command_line(
@@ -54,8 +54,10 @@ def test_a_newcomer_configures_a_firm_from_the_command_line(
     assert "east" in _ok(cli.invoke(app, ["projects", "list"]))
     staffed = json.loads(_ok(cli.invoke(app, ["staff", "orion", "east"])))
     assert staffed["project"] == "east" and staffed["role"] == "member"
-    barrier = json.loads(_ok(cli.invoke(app, ["barrier", "wall", "east", "west"])))
+    raised = cli.invoke(app, ["barrier", "wall", "east", "west"])
+    barrier = json.loads(_ok(raised))
     assert barrier["groups"] == [["east"], ["west"]]
+    assert "approves on every side of wall (east | west)" in raised.stderr
     cap = json.loads(
         _ok(
             cli.invoke(
