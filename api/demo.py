@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import shlex
 import time
 import uuid
 from collections import Counter
@@ -285,6 +286,8 @@ class DemoReport(BaseModel):
     """The work graph at its end."""
     deliberation: dict[str, Any] = {}
     """The deliberation at its end."""
+    commitments: dict[str, str] = {}
+    """The engagement letter's extracted commitments: kind → id."""
 
 
 async def _settled(
@@ -581,6 +584,7 @@ async def play(
         graph_held=graph_held,
         graph=graph_final,
         deliberation=deliberation,
+        commitments={kind: c["id"] for kind, c in by_kind.items()},
     )
 
 
@@ -712,6 +716,32 @@ async def _deliberate(
         f"synthesis {state['status']}"
     )
     return view  # type: ignore[no-any-return]
+
+
+ENV_FILE = "demo.env"
+"""What ``verletica demo`` writes into its data folder for the README's walkthrough."""
+
+
+def env_file(report: DemoReport) -> str:
+    """Shell lines naming the firm the demo founded, whom to sign in as and records it
+    made, so that the README's command-line walkthrough runs as shown after ``make demo``
+    (``. .verletica/demo.env``). No token: an ID token expires, the stack's issuer mints
+    a fresh one (``verletica token "$DEMO_FOUNDER"``)."""
+    cross = report.runs["cross"]["intents"][0]["intent"]["id"]
+    lines = (
+        ("VERLETICA_ORG", report.org_id, "Harbor & Vale Advisory, founded by the demo"),
+        ("DEMO_FOUNDER", report.founder_subject, "Ada, the founder: sign in as her"),
+        ("DEMO_ASSOCIATE", report.associate_subject, "Ben, on East, without approval authority"),
+        ("DEMO_REJECTED", cross, "the intent of Orion's brief, rejected at the wall"),
+        ("DEMO_FAILED_RUN", report.runs["malformed"]["run_id"], "Scout's malformed reply's run"),
+        (
+            "DEMO_DELIVERY",
+            report.commitments.get("delivery", ""),
+            "the letter's index delivery, extracted, not yet confirmed",
+        ),
+    )
+    head = "# Written by `verletica demo` (make demo): . .verletica/demo.env\n"
+    return head + "".join(f"export {k}={shlex.quote(v)}  # {why}\n" for k, v, why in lines)
 
 
 def render(report: DemoReport, console: Console) -> None:
