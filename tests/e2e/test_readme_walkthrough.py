@@ -267,7 +267,7 @@ def test_every_readme_command_runs_as_shown_after_the_demo(after_demo: Checkout)
     assert "Project Atlas" in projects and "Project Birch" in projects
     assert json.loads(_output(calls, "audit", "verify"))["ok"] is True
     assert "the wall held" in _output(calls, "counterfactual")
-    held = json.loads((after_demo.where / "held.json").read_text())
+    held = json.loads((after_demo.where / ".verletica" / "held.json").read_text())
     (decision, *_) = held["intents"][0]["decisions"]
     assert decision["outcome"] == "hold"
     assert json.loads(_output(calls, "approve"))["signal"] == "approve"
