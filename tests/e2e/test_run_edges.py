@@ -256,6 +256,18 @@ async def test_a_colliding_intent_waits_and_goes_on_when_the_other_is_done(env: 
         b = (await _held(env, second.workflow_id)).intents[0]  # type: ignore[arg-type]
         assert (b.decision.rule, b.decision.evidence) == ("collision", (a.intent.id,))
         await runs.decide_hold(svc, b.intent.id, firm.founder, firm.founder, approve=True)
+        # the approval is refused before the first is done (on a busy machine the deny
+        # could otherwise be reviewed first, and the approval then stand on its own)
+        handle = env.temporal.client.get_workflow_handle_for(
+            AgentRunWorkflow.run, second.workflow_id
+        )
+        refused: tuple[str, ...] = ()
+        for _ in range(600):
+            refused = tuple((await handle.query(AgentRunWorkflow.state)).refused_signals)
+            if refused:
+                break
+            await asyncio.sleep(0.1)
+        assert refused and "not_releasable_by_a_human" in refused[0], refused
         await runs.decide_hold(svc, a.intent.id, firm.founder, firm.founder, approve=False)
         done = await asyncio.wait_for(runs.wait_run(svc, second.run_id, firm.founder), 60)
         await asyncio.wait_for(runs.wait_run(svc, first.run_id, firm.founder), 60)
