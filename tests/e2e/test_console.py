@@ -44,6 +44,10 @@ from worker.bootstrap import build_worker
 
 pytestmark = pytest.mark.temporal
 
+# A page answers in milliseconds on a quiet machine, in seconds on one busy with other
+# jobs: wait for it as a person would, rather than fail at Playwright's default 5 s.
+expect.set_options(timeout=30_000)
+
 CHROMIUM = os.environ.get("VERLETICA_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
 if not Path(CHROMIUM).exists():
     raise RuntimeError(
