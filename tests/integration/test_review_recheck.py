@@ -33,10 +33,7 @@ def _approve(
     request = signed(
         intent, who or firm.founder, run_id=run_id, now=utc_now(), store=store.governance
     )
-    outcome = governance.review_hold(
-        store.governance, firm.org, run_id, request, attempt, utc_now(), keys=APPROVAL_KEYS
-    )
-    return outcome.review, outcome.decision
+    return _review(store, firm, request, attempt, run_id)
 
 
 def test_two_threshold_holds_cannot_together_overrun_a_cap(store: Store, firm: Firm) -> None:
