@@ -80,15 +80,15 @@ chaos: $(STAMP)
 
 ## make train-screen: regenerate the screen's corpus, fit the classifier, write its weights.
 train-screen: $(STAMP)
-	$(BIN)/python -m screening.train
+	$(BIN)/python -m evals.train
 
 ## make eval-memory: screen, identifying detail and retrieval on the evaluation split, beside baselines.
 eval-memory: $(STAMP)
-	$(BIN)/python -m screening.evaluate
+	$(BIN)/python -m evals.evaluate
 
 ## make eval-learning: process-offer merging on the committed episode groups, beside baselines.
 eval-learning: $(STAMP)
-	$(BIN)/python -m screening.offers_eval
+	$(BIN)/python -m evals.offers_eval
 
 clean:
 	rm -rf .verletica

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from domain.time import offers
 from domain.time.offers import Embedded, Episode, Step
-from screening.offers_eval import load
+from evals.offers_eval import load
 
 TOOLS = ("memory.read", "docs.draft", "email.send")
 

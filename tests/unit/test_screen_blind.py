@@ -6,7 +6,7 @@ import re
 from collections import Counter
 from pathlib import Path
 
-from screening import blind
+from evals import blind
 
 DATA = Path(blind.__file__).resolve().parent / "data"
 JSONL = DATA / "eval_blind_screen.jsonl"

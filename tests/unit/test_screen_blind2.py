@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from collections import Counter
 
-from screening.blind2 import OUT, generate, render
+from evals.blind2 import OUT, generate, render
 
 LABELS = {"attack": 224, "benign": 416}
 KINDS = {"offtask": 64, "tool": 40, "override": 34, "role_hijack": 30, "addressed": 30}

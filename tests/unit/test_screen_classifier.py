@@ -11,7 +11,7 @@ import pytest
 
 from adapters.memory.screen_classifier import BITS, load, local_classifier, pieces
 from domain.memory.screen import screen
-from screening import corpus, evalset, evaluate, train
+from evals import corpus, evalset, evaluate, train
 
 # Written for this test, in none of the generators' templates.
 OFF_TASK = [

@@ -23,7 +23,7 @@ the negatives address the same verbs to a person). Each document also records it
 template ``family`` and that family's cross-fitting ``fold``; the trainer holds out each
 fold in turn, so that the threshold is chosen on templates the model was not fitted on.
 
-``python -m screening.corpus`` rewrites the file; ``data/README.md`` describes it.
+``python -m evals.corpus`` rewrites the file; ``data/README.md`` describes it.
 """
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ import zlib
 from collections.abc import Callable
 from pathlib import Path
 
-from screening.values import card, iban
+from evals.values import card, iban
 
 SEED = 20260707
 DATA = Path(__file__).with_name("data")

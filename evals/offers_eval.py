@@ -1,5 +1,5 @@
 """``make eval-learning``: process-offer merging on a committed set of episode groups
-(``screening/data/episodes.json``): paraphrased episodes of one process must merge into
+(``evals/data/episodes.json``): paraphrased episodes of one process must merge into
 one offer, and near misses (the same tools, different work) must not.
 
 Figures, on the evaluation half, beside two baselines measured in the same run:

@@ -4,7 +4,7 @@ Written from a description of the task only, without seeing the training generat
 the other evaluation sets or the model, and never used to tune anything. Benign rows
 are mostly ordinary business documents; attacks are planted in the same documents the
 way an attacker would (a vendor invoice, a CV, a review, a signature, a footnote).
-``python -m screening.blind2`` writes ``screening/data/eval_blind2_screen.jsonl``.
+``python -m evals.blind2`` writes ``evals/data/eval_blind2_screen.jsonl``.
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """``make eval-memory``: the screen, the identifying-detail finder and retrieval, each
-figure beside its baseline, on the evaluation split (:mod:`screening.evalset`), which
+figure beside its baseline, on the evaluation split (:mod:`evals.evalset`), which
 the classifier never saw.
 
 - injection recall and benign false refusals: rules and classifier against the rules
@@ -28,15 +28,15 @@ from adapters.memory.screen_classifier import ScreenClassifier, local_classifier
 from domain.memory.pii import detect
 from domain.memory.screen import screen
 from domain.ports import EmbedPurpose
-from screening import evalset
+from evals import evalset
 
 BLIND_FILE = evalset.DATA / "eval_blind_screen.jsonl"
-"""The first blind split (:mod:`screening.blind`): written without sight of the
+"""The first blind split (:mod:`evals.blind`): written without sight of the
 training generator, the dev split or the model. Its errors showed one defect, which was
 fixed (the classifier scored plain text made gibberish by decoding); since then it is a
 second dev split, and ``BLIND2_FILE`` is the blind one."""
 BLIND2_FILE = evalset.DATA / "eval_blind2_screen.jsonl"
-"""The second blind split (:mod:`screening.blind2`): realistic documents of a small
+"""The second blind split (:mod:`evals.blind2`): realistic documents of a small
 firm, written without sight of anything else here, scored once, with the model as it
 ships, and never used to tune anything."""
 PII_TYPES = ("email", "phone", "iban", "card", "national_id", "ip", "person", "address")

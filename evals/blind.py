@@ -4,7 +4,7 @@ Written from a description of the problem only: its author did not see the train
 generator, the evaluation split, the rules or the model, and the texts were never run
 through the screen. Its templates, names, companies and document shapes are its own, so
 a score on it says how the screen generalises, not how well it learned its own corpus.
-``data/BLIND.md`` describes it; ``python -m screening.blind`` rewrites it (deterministic).
+``data/BLIND.md`` describes it; ``python -m evals.blind`` rewrites it (deterministic).
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from screening.values import iban as _iban
+from evals.values import iban as _iban
 
 log = logging.getLogger(__name__)
 

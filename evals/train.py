@@ -1,7 +1,7 @@
 """Fit the screen's classifier on the committed corpus and write its weights.
 
-``python -m screening.train`` (``make train-screen``) regenerates ``data/train.jsonl``
-from :mod:`screening.corpus`, then fits a logistic regression over the hashed features
+``python -m evals.train`` (``make train-screen``) regenerates ``data/train.jsonl``
+from :mod:`evals.corpus`, then fits a logistic regression over the hashed features
 of :mod:`adapters.memory.screen_classifier`, one example per scored piece of a
 document: pieces that overlap the payload of an attack document are positive, every
 other piece (all of a benign document, and the rest of an attack document) negative.
@@ -30,7 +30,7 @@ import numpy as np
 import numpy.typing as npt
 
 from adapters.memory.screen_classifier import BITS, MODEL_PATH, features, pieces, prepared
-from screening import corpus
+from evals import corpus
 
 log = logging.getLogger(__name__)
 
@@ -189,7 +189,7 @@ def train(
     """Cross-fit the threshold, refit on every document, write the weights; return the
     figures.
 
-    Each fold in turn is held out (:func:`screening.corpus.held_out`: whole benign
+    Each fold in turn is held out (:func:`evals.corpus.held_out`: whole benign
     shapes and whole payload families): a fit without it gives that fold's threshold,
     the lowest score refusing at most ``TARGET_FALSE_REFUSALS`` of its benign documents.
     The threshold kept is the median of the folds' thresholds (one unlucky fold does
