@@ -1,11 +1,12 @@
-"""The README's command-line section runs as shown after ``make demo``: the demo is
-played as ``make demo`` plays it (``verletica demo``, its own stack, on free ports), and
-then both of the section's code blocks run in bash, line after line, in a folder laid
-out like a checkout after the demo (``.venv``, ``examples``, ``.verletica`` with the
-demo's ``demo.env``). A README line that stops working fails this test.
+"""The command-line page (``docs/cli.md``, the README's command-line section before the
+README became a map) runs as shown after ``make demo``: the demo is played as ``make
+demo`` plays it (``verletica demo``, its own stack, on free ports), and then both of the
+page's code blocks run in bash, line after line, in a folder laid out like a checkout
+after the demo (``.venv``, ``examples``, ``.verletica`` with the demo's ``demo.env``).
+A line of the page that stops working fails this test.
 
 Each ``verletica`` the blocks call runs the CLI in this process (typer's runner, with
-the environment, folder and arguments bash gives it): bash is the shell the README is
+the environment, folder and arguments bash gives it): bash is the shell the page is
 written for, and the CLI's three seconds of start-up per command would otherwise make
 this test take minutes."""
 
@@ -57,7 +58,7 @@ def _received(conn: socket.socket) -> bytes:
 
 @dataclass
 class Call:
-    """One ``verletica`` the README ran: its words, exit code and output."""
+    """One ``verletica`` the page ran: its words, exit code and output."""
 
     argv: list[str]
     code: int
@@ -200,7 +201,7 @@ def _run_block(checkout: Checkout, block: str, cli: InProcessCli, name: str) -> 
     client.write_text(CLIENT, encoding="utf-8")
     prelude = (
         "set -eo pipefail\n"
-        "trap 'echo \"README line failed ($?): $BASH_COMMAND\" >&2' ERR\n"
+        "trap 'echo \"docs/cli.md line failed ($?): $BASH_COMMAND\" >&2' ERR\n"
         f'verletica() {{ {shlex.quote(sys.executable)} {shlex.quote(str(client))} "$@"; }}\n'
     )
     state = checkout.where / ".shell-env"
