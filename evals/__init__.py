@@ -1,10 +1,15 @@
-"""The ingestion screen's training and evaluation material, apart from the application.
+"""The offline lab of the ingestion screen and of process offers; the application never
+imports it.
 
 - :mod:`evals.corpus` writes the training corpus (``data/train.jsonl``);
 - :mod:`evals.train` fits the classifier the screen loads
   (``adapters/memory/screen_model.npz``); ``make train-screen`` runs both;
 - :mod:`evals.evalset` writes the evaluation split with other templates
-  (``data/eval_*.jsonl``) and :mod:`evals.evaluate` scores it (``make eval-memory``).
+  (``data/eval_*.jsonl``), :mod:`evals.blind` and :mod:`evals.blind2` the two blind
+  screen sets, and :mod:`evals.evaluate` scores them (``make eval-memory``);
+- :mod:`evals.offers_eval` measures process-offer merging on ``data/episodes.json``
+  (``make eval-learning``).
 
-``data/README.md`` says how the texts are built and why the two generators differ.
+Each generator's templates are data files in ``data/<generator>/``; ``data/README.md``
+says how the texts are built and why the generators differ.
 """
