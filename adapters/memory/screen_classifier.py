@@ -1,7 +1,7 @@
 """The ingestion screen's second layer: a logistic regression over hashed n-grams.
 
-It is trained in the repository (``make train-screen``: :mod:`screening.corpus` writes
-the corpus, :mod:`screening.train` fits the weights) and reads only the committed
+It is trained in the repository (``make train-screen``: :mod:`evals.corpus` writes
+the corpus, :mod:`evals.train` fits the weights) and reads only the committed
 weights file next to this module; nothing is downloaded.
 
 A document is scored sentence by sentence, the way an injected directive hides in it:
@@ -201,7 +201,7 @@ class ScreenClassifier:
 
 
 def load(path: Path = MODEL_PATH) -> ScreenClassifier:
-    """The classifier from a weights file written by :mod:`screening.train`."""
+    """The classifier from a weights file written by :mod:`evals.train`."""
     with np.load(path) as data:
         weights = data["weights"].astype(np.float32)
         bias = float(data["bias"])
