@@ -71,7 +71,7 @@ bench: $(STAMP)
 ## make screenshots: a PNG of every web console page, with the demo's data, in
 ## docs/screenshots (needs Debian's chromium: apt-get install chromium).
 screenshots: $(STAMP)
-	$(BIN)/python -m api.screenshots
+	$(BIN)/python -m api.local.screenshots
 
 ## make chaos: kill and restart workers (and Temporal once) under load; check what must hold.
 chaos: $(STAMP)

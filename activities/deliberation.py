@@ -9,10 +9,10 @@ from datetime import datetime
 from temporalio import activity
 from temporalio.exceptions import ApplicationError
 
-from activities.agent_run import POLICY_VIOLATION, ask_model, charge
-from activities.heartbeat import in_thread
-from domain.audit import AuditDraft
-from domain.deliberation import (
+from activities.off_loop import in_thread
+from activities.runs import POLICY_VIOLATION, ask_model, charge
+from domain.audit.chain import AuditDraft
+from domain.deliberation.rounds import (
     DELIBERATION_STAGE,
     GATE_RULE,
     DeliberationBegun,
@@ -27,16 +27,19 @@ from domain.deliberation import (
     round_key,
 )
 from domain.errors import Conflict, NotFound
+from domain.governance.ports import GovernanceStore
 from domain.governance.usage import TokenPrices
-from domain.ports import Directory, GovernanceStore, ModelProvider, ModelRequest, RunRecords
-from domain.resolution import ResolveRefusal, resolve_agent
+from domain.model_provider import ModelProvider, ModelRequest
+from domain.organization.ports import Directory
+from domain.runs.ports import RunRecords
+from domain.runs.resolution import ResolveRefusal, resolve_agent
 from usecases.governance import record_run_rejection
 from usecases.runs import new_run, record_system_run
 
 
 class DeliberationActivities:
     """The model, the directory, the run records and the chain; decides nothing itself
-    (the gate is :func:`domain.deliberation.gate`, the actions go to the broker)."""
+    (the gate is :func:`domain.deliberation.rounds.gate`, the actions go to the broker)."""
 
     def __init__(
         self,

@@ -10,10 +10,10 @@ from datetime import datetime
 from temporalio import activity
 from temporalio.exceptions import ApplicationError
 
-from activities.agent_run import MODEL_UNAVAILABLE, POLICY_VIOLATION
-from activities.heartbeat import beating, in_thread
+from activities.off_loop import beating, in_thread
+from activities.runs import MODEL_UNAVAILABLE, POLICY_VIOLATION
 from domain.canonical import sha256_hex
-from domain.extraction import (
+from domain.extraction.extractor import (
     EXTRACTION_SYSTEM_PROMPT,
     ExtractionInput,
     ExtractionRejection,
@@ -23,9 +23,11 @@ from domain.extraction import (
     extraction_task,
     parse_extraction,
 )
+from domain.memory.ports import MemoryBankPort
 from domain.memory.release import Release
-from domain.model import Frozen, PrincipalKind, PrincipalStatus
-from domain.ports import ConfigurationStore, Directory, MemoryBankPort, ModelProvider, ModelRequest
+from domain.model_provider import ModelProvider, ModelRequest
+from domain.organization.contracts import Frozen, PrincipalKind, PrincipalStatus
+from domain.organization.ports import ConfigurationStore, Directory
 from usecases.commitments import extractor_view, record_extraction
 
 

@@ -9,12 +9,12 @@ import uuid
 from temporalio import activity
 from temporalio.exceptions import ApplicationError
 
-from activities.agent_run import MODEL_UNAVAILABLE
-from activities.heartbeat import beating, in_thread
+from activities.off_loop import beating, in_thread
+from activities.runs import MODEL_UNAVAILABLE
 from domain.canonical import sha256_hex
-from domain.ports import ModelProvider, ModelRequest
-from domain.time.heartbeat import OrgList
-from domain.time.learning import (
+from domain.heartbeat.checks import OrgList
+from domain.learning.ports import LearningStore
+from domain.learning.validator import (
     LEARNING_AGENT,
     LEARNING_SYSTEM_PROMPT,
     LEARNING_TASK,
@@ -29,7 +29,7 @@ from domain.time.learning import (
     learning_prompt,
     validate,
 )
-from domain.time.ports import LearningStore
+from domain.model_provider import ModelProvider, ModelRequest
 
 _IDS = uuid.UUID("0b7c2f1e-5d7a-4c61-9a8e-3f4d2c1b0a99")
 """Namespace of experience ids: a pass's i-th accepted insight has the same id on retry."""

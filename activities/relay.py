@@ -7,7 +7,7 @@ from datetime import datetime
 
 from temporalio import activity
 
-from activities.heartbeat import in_thread
+from activities.off_loop import in_thread
 from activities.tracing import span
 from domain.relay import (
     MAX_ATTEMPTS,

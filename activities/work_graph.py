@@ -9,11 +9,12 @@ from datetime import datetime
 from temporalio import activity
 from temporalio.exceptions import ApplicationError
 
-from activities.heartbeat import in_thread
+from activities.off_loop import in_thread
 from domain.errors import Conflict, NotFound
-from domain.ports import Directory, RunRecords
-from domain.visibility import gated_projects, on_behalf, readable_projects
-from domain.workgraph import PreparedStep, StepRequest, released, step_task
+from domain.organization.ports import Directory
+from domain.organization.visibility import gated_projects, on_behalf, readable_projects
+from domain.runs.ports import RunRecords
+from domain.work_graph.graph import PreparedStep, StepRequest, released, step_task
 from usecases.runs import new_run, record_system_run
 
 CONFLICT = "Conflict"

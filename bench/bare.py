@@ -17,8 +17,8 @@ from temporalio import activity, workflow
 from temporalio.worker import Worker
 
 with workflow.unsafe.imports_passed_through():
-    from domain.intents import Intent
-    from domain.runs import ContextPack, ResolvedAgent, RunInput
+    from domain.governance.intents import Intent
+    from domain.runs.run import ContextPack, ResolvedAgent, RunInput
 
 BARE_QUEUE = "bench-bare"
 STEP = timedelta(seconds=30)

@@ -17,18 +17,18 @@ from datetime import UTC, datetime
 
 from adapters.connectors.email import EmailOutbox
 from adapters.connectors.payments import PaymentsLedger
-from adapters.store.audit_log import ChainWriter, lock
+from adapters.store.audit import ChainWriter, lock
 from adapters.store.governance import SqlGovernanceUnit, record_dispatch
-from adapters.store.org_cache import OrgCache
+from adapters.store.organization_cache import OrgCache
 from adapters.store.store import Store
 from bench.stack import bench_keys
-from domain.audit import entry_hash
+from domain.audit.chain import entry_hash
 from domain.canonical import canonical_json
 from domain.governance import records
+from domain.governance.intents import Decision, DispatchResult, Intent, Outcome, Stage
+from domain.governance.ports import ConnectorWrite
 from domain.governance.tokens import token_for
 from domain.governance.values import Verdict, effects_of
-from domain.intents import Decision, DispatchResult, Intent, Outcome, Stage
-from domain.ports import ConnectorWrite
 from domain.tools import REGISTRY
 from usecases import organization
 from worker.ports import build_ports

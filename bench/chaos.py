@@ -55,9 +55,9 @@ from adapters.store.db import libpq_url, migrate, normalise_url
 from adapters.store.store import Store
 from adapters.store.tables import CONNECTOR_TABLES, IntentRow
 from bench.stack import free_port
-from domain.audit import ChainKey, ChainKeys
+from domain.audit.chain import ChainKey, ChainKeys
 from domain.errors import Conflict, NotFound, Unavailable
-from domain.model import SpendCap, StaffRole
+from domain.organization.contracts import SpendCap, StaffRole
 from usecases import organization, runs
 from usecases.context import Ports
 from worker import devserver

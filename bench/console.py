@@ -19,11 +19,11 @@ from fastapi.testclient import TestClient
 from adapters.ingress.local_issuer import LOCAL_AUDIENCE, LocalIssuer
 from adapters.ingress.oidc import KeySet, OidcVerifier
 from adapters.store.store import Store
-from api.app import create_app, tune_gc
 from api.console import session as cookies
+from api.http.app import create_app, tune_gc
 from bench.stack import bench_keys
 from domain.ingress import ConsoleSignIn
-from domain.model import Identity, IdentityKind, SpendCap
+from domain.organization.contracts import Identity, IdentityKind, SpendCap
 from usecases import organization
 from worker.ports import build_ports
 from worker.settings import Settings

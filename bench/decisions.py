@@ -21,12 +21,12 @@ from datetime import UTC, datetime
 
 import psycopg
 
-from activities.batching import DecisionBatcher
+from activities.governance_batching import DecisionBatcher
 from adapters.store.db import libpq_url
 from adapters.store.store import Store
 from bench.stack import bench_keys
-from domain.intents import Intent, Outcome
-from domain.model import StaffRole
+from domain.governance.intents import Intent, Outcome
+from domain.organization.contracts import StaffRole
 from usecases import governance, organization
 from worker.ports import build_ports
 from worker.settings import Settings

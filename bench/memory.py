@@ -29,8 +29,8 @@ from adapters.memory.tables import MemoryNodeRow
 from adapters.store.store import Store
 from adapters.store.tables import table_of
 from bench.stack import bench_keys
-from domain.model import StaffRole
-from domain.ports import EmbedPurpose
+from domain.memory.ports import EmbedPurpose
+from domain.organization.contracts import StaffRole
 from usecases import organization
 from worker.ports import build_ports
 from worker.settings import Settings

@@ -18,9 +18,9 @@ from datetime import UTC, datetime, timedelta
 
 from domain.governance.broker import evaluate
 from domain.governance.index import PolicyIndex
+from domain.governance.intents import Intent, Outcome
 from domain.governance.values import BrokerSnapshot, InFlight, in_flight_by_key
-from domain.intents import Intent, Outcome
-from domain.model import (
+from domain.organization.contracts import (
     AgentDefinition,
     Barrier,
     Charter,

@@ -16,13 +16,13 @@ from pathlib import Path
 from adapters.store.store import Store
 from bench.bare import BareApproval, BareRun
 from bench.stack import Processes, bench_keys
-from domain.model import StaffRole
-from domain.runs import RunInput, RunStatus
+from domain.organization.contracts import StaffRole
+from domain.runs.run import RunInput, RunStatus
 from usecases import organization, runs
 from usecases.context import Ports
 from worker.ports import build_ports
 from worker.temporal import make_client
-from workflows.agent_run import AgentRunWorkflow
+from workflows.runs import AgentRunWorkflow
 
 
 @dataclass

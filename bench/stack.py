@@ -16,7 +16,7 @@ from pathlib import Path
 import psycopg
 
 from adapters.store.db import libpq_url, migrate, normalise_url
-from domain.audit import ChainKey, ChainKeys
+from domain.audit.chain import ChainKey, ChainKeys
 from worker import devserver
 from worker.settings import Settings
 

@@ -11,7 +11,7 @@ from typing import Literal, Protocol
 
 from pydantic import Field
 
-from domain.model import Frozen, as_utc
+from domain.organization.contracts import Frozen, as_utc
 
 
 class Refusal(StrEnum):

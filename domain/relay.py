@@ -15,8 +15,8 @@ from datetime import datetime, timedelta
 from enum import StrEnum
 from typing import Protocol
 
-from domain.audit import AuditDraft
-from domain.model import Frozen
+from domain.audit.chain import AuditDraft
+from domain.organization.contracts import Frozen
 
 MAX_ATTEMPTS = 5
 """Attempts before a relay gives an email up as bounced."""

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from domain.model import ParamType, ToolSpec
+from domain.organization.contracts import ParamType, ToolSpec
 
 PAYMENTS_PAY = ToolSpec(
     name="payments.pay",

@@ -16,7 +16,7 @@ import hmac
 from pydantic import Field, SecretStr
 
 from domain.canonical import canonical_json
-from domain.model import Frozen
+from domain.organization.contracts import Frozen
 
 SIGNATURE_HEADER = "X-Verletica-Signature"
 TIMESTAMP_HEADER = "X-Verletica-Timestamp"

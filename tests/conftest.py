@@ -29,11 +29,11 @@ from adapters.ingress.local_issuer import LOCAL_AUDIENCE, LocalIssuer
 from adapters.ingress.oidc import KeySet, OidcVerifier
 from adapters.store.db import libpq_url, migrate, normalise_url
 from adapters.store.store import Store
-from api.app import create_app
-from api.issuer import create_issuer_app
-from domain.audit import ChainKey, ChainKeys
+from api.http.app import create_app
+from api.local.issuer import create_issuer_app
+from domain.audit.chain import ChainKey, ChainKeys
 from domain.ingress import ConsoleSignIn
-from domain.model import Identity, IdentityKind, StaffRole
+from domain.organization.contracts import Identity, IdentityKind, StaffRole
 from tests.support import TEST_APPROVAL_KEY, Served, free_port
 from usecases import organization
 from usecases.context import Ports

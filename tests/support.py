@@ -32,13 +32,19 @@ from adapters.temporal.heartbeat import SCHEDULE_ID as HEARTBEAT_SCHEDULE
 from adapters.temporal.learning import SCHEDULE_ID as LEARNING_SCHEDULE
 from adapters.temporal.relay import SCHEDULE_ID as RELAY_SCHEDULE
 from domain.governance.approvals import ApprovalKey, ApprovalKeys, sign
+from domain.governance.intents import (
+    ApprovalRequest,
+    ApprovalVerdict,
+    Decision,
+    Intent,
+    held_decision,
+)
+from domain.governance.ports import GovernanceStore
 from domain.governance.review import decided
-from domain.intents import ApprovalRequest, ApprovalVerdict, Decision, Intent, held_decision
-from domain.ports import GovernanceStore
-from domain.runs import RunState
+from domain.runs.run import RunState
 from worker.__main__ import serve
 from worker.settings import Settings
-from workflows.agent_run import AgentRunWorkflow
+from workflows.runs import AgentRunWorkflow
 
 
 def payment_intent(

@@ -7,9 +7,15 @@ from datetime import datetime
 
 from domain.errors import Forbidden, NotFound
 from domain.governance.broker import current_projects
-from domain.model import Organization, Principal, PrincipalKind, PrincipalStatus, StaffRole
-from domain.runs import RunRecord
-from domain.visibility import may_read, readable_projects
+from domain.organization.contracts import (
+    Organization,
+    Principal,
+    PrincipalKind,
+    PrincipalStatus,
+    StaffRole,
+)
+from domain.organization.visibility import may_read, readable_projects
+from domain.runs.run import RunRecord
 from usecases.context import Ports
 
 

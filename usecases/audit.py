@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pydantic import BaseModel
 
-from domain.audit import AuditEntry, ChainVerification
-from domain.visibility import ChainReach, evidence_for, may_read
+from domain.audit.chain import AuditEntry, ChainVerification
+from domain.organization.visibility import ChainReach, evidence_for, may_read
 from usecases import governance
 from usecases.access import founder, member, readable
 from usecases.context import Ports
@@ -61,7 +61,7 @@ def chain_reach(ports: Ports, org_id: str, entries: list[AuditEntry]) -> ChainRe
 def audit(ports: Ports, org_id: str, actor_id: str, verify: bool) -> AuditView:
     """The org's chain; with ``verify``, every hash, link, signature and cross-check
     recomputed. The payload of an entry that reaches a project outside the reader's
-    (:class:`~domain.visibility.ChainReach`), or that nothing places, is withheld."""
+    (:class:`~domain.organization.visibility.ChainReach`), or that nothing places, is withheld."""
     org, actor = member(ports, org_id, actor_id)
     projects = readable(ports, org, actor)
     entries = ports.audit.entries(org_id)

@@ -19,7 +19,7 @@ from urllib.parse import parse_qs
 from pydantic import BaseModel
 
 from domain.ingress import Refusal, Unauthenticated
-from domain.model import IdentityKind, Principal, PrincipalKind, PrincipalStatus
+from domain.organization.contracts import IdentityKind, Principal, PrincipalKind, PrincipalStatus
 from usecases import ingress, runs
 from usecases.context import Ports
 

@@ -13,9 +13,9 @@ import uuid
 from collections.abc import Callable
 from datetime import datetime
 
-from domain.audit import AuditDraft
+from domain.audit.chain import AuditDraft
 from domain.errors import Forbidden, NotFound, Unavailable
-from domain.extraction import (
+from domain.extraction.extractor import (
     ExtractedObligation,
     ExtractionInput,
     ExtractionRejection,
@@ -23,8 +23,9 @@ from domain.extraction import (
     ExtractionResult,
 )
 from domain.governance.broker import current_projects
+from domain.memory.ports import MemoryBankPort
 from domain.memory.release import NodeView, Release
-from domain.model import (
+from domain.organization.contracts import (
     MAX_REASON,
     Commitment,
     Delivery,
@@ -37,7 +38,7 @@ from domain.model import (
     ReviewState,
     StaffRole,
 )
-from domain.ports import ConfigurationStore, MemoryBankPort, OrgChange
+from domain.organization.ports import ConfigurationStore, OrgChange
 from usecases.access import member
 from usecases.context import Ports
 

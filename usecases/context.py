@@ -7,7 +7,13 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 
+from domain.audit.ports import AuditReader
+from domain.counterfactual.ports import ReplayStore
+from domain.deliberation.ports import DeliberationGateway
+from domain.extraction.ports import ExtractionGateway
 from domain.governance.approvals import ApprovalKeys
+from domain.governance.ports import GovernanceStore
+from domain.heartbeat.ports import HeartbeatGateway, HeartbeatStore
 from domain.ingress import (
     BudgetCeilings,
     ChannelSignature,
@@ -15,32 +21,17 @@ from domain.ingress import (
     FrontDoor,
     TokenVerifier,
 )
+from domain.learning.ports import LearningGateway, LearningStore
 from domain.memory.compaction import CompactionEngine
 from domain.memory.judge import ScreenJudge
+from domain.memory.ports import Embedder, MemoryBankPort
 from domain.memory.screen import InjectionScorer
-from domain.model import IdentityKind
-from domain.ports import (
-    AuditReader,
-    ConfigurationStore,
-    DeliberationGateway,
-    Directory,
-    Embedder,
-    ExtractionGateway,
-    GovernanceStore,
-    GraphGateway,
-    MemoryBankPort,
-    ReplayStore,
-    RunGateway,
-    RunRecords,
-)
-from domain.time.ports import (
-    HeartbeatGateway,
-    HeartbeatStore,
-    LearningGateway,
-    LearningStore,
-    OfferStore,
-)
-from usecases.stories import ChainStories
+from domain.offers.ports import OfferStore
+from domain.organization.contracts import IdentityKind
+from domain.organization.ports import ConfigurationStore, Directory
+from domain.runs.ports import RunGateway, RunRecords
+from domain.work_graph.ports import GraphGateway
+from usecases.audit_stories import ChainStories
 
 
 @dataclass(frozen=True)

@@ -9,10 +9,10 @@ appended to the chain; the memory gate logs its reads, as it logs every read.
 
 from __future__ import annotations
 
+from domain.counterfactual.replay import Counterfactual, replay, replayed_decision, view
 from domain.errors import Conflict, NotFound, Unavailable
-from domain.governance.counterfactual import Counterfactual, replay, replayed_decision, view
 from domain.memory.release import Release
-from domain.visibility import decision_for, may_read
+from domain.organization.visibility import decision_for, may_read
 from usecases.access import member, readable
 from usecases.context import Ports
 

@@ -2,7 +2,7 @@
 publish it, roll it out to a share of new runs, roll it back, retire it.
 
 Each step runs under the organization's lock (:meth:`ConfigurationStore.change`), is
-checked by :mod:`domain.registry` and appends its ``configuration`` audit entry with the
+checked by :mod:`domain.fleet.registry` and appends its ``configuration`` audit entry with the
 version's or rollout's new state. A run already going keeps the version it resolved.
 """
 
@@ -10,9 +10,10 @@ from __future__ import annotations
 
 from pydantic import BaseModel, Field
 
-from domain import registry
 from domain.errors import Conflict, NotFound
-from domain.model import (
+from domain.fleet import registry
+from domain.fleet.registry import Rollout
+from domain.organization.contracts import (
     MAX_SKILLS,
     AgentDefinition,
     Charter,
@@ -20,9 +21,8 @@ from domain.model import (
     PrincipalKind,
     Skill,
 )
-from domain.parser import MAX_CENTS
-from domain.ports import OrgChange
-from domain.registry import Rollout
+from domain.organization.ports import OrgChange
+from domain.runs.parser import MAX_CENTS
 from domain.tools import REGISTRY
 from usecases.access import founder, member
 from usecases.context import Ports

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from datetime import datetime
 
-from domain.audit import AuditDraft, ChainVerification
+from domain.audit.chain import AuditDraft, ChainVerification
 from domain.errors import (
     BrokerPoisoned,
     Conflict,
@@ -23,6 +23,15 @@ from domain.errors import (
 from domain.governance import records
 from domain.governance.approvals import ApprovalKeys
 from domain.governance.broker import STAGES, StageFn, evaluate, observed
+from domain.governance.intents import (
+    ApprovalRequest,
+    Decision,
+    DispatchResult,
+    Intent,
+    Outcome,
+    Stage,
+)
+from domain.governance.ports import Connector, ConnectorWrite, GovernanceStore, GovernanceUnit
 from domain.governance.review import reconfirm, refused, review, spends_proof
 from domain.governance.tokens import token_for
 from domain.governance.values import (
@@ -31,16 +40,7 @@ from domain.governance.values import (
     ReviewResult,
     effects_of,
 )
-from domain.intents import (
-    ApprovalRequest,
-    Decision,
-    DispatchResult,
-    Intent,
-    Outcome,
-    Stage,
-)
-from domain.ports import Connector, ConnectorWrite, GovernanceStore, GovernanceUnit
-from domain.runs import ReviewOutcome
+from domain.runs.run import ReviewOutcome
 from domain.text import nul_at
 from domain.tools import REGISTRY
 

@@ -7,13 +7,13 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from domain.audit import AuditDraft
+from domain.audit.chain import AuditDraft
 from domain.errors import NotFound, Unavailable
-from domain.model import MAX_REASON, StandingHold
-from domain.time.heartbeat import FiledFinding, HeartbeatRun, as_read_by
-from domain.time.playbooks import DriftFinding
-from domain.time.ports import HeartbeatStore
-from domain.visibility import may_read
+from domain.heartbeat.checks import FiledFinding, HeartbeatRun, as_read_by
+from domain.heartbeat.ports import HeartbeatStore
+from domain.offers.playbooks import DriftFinding
+from domain.organization.contracts import MAX_REASON, StandingHold
+from domain.organization.visibility import may_read
 from usecases import offers
 from usecases.access import check_reviewer, founder, member, readable
 from usecases.context import Ports

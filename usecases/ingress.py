@@ -22,7 +22,13 @@ from typing import TypeVar
 
 from domain.errors import NotFound
 from domain.ingress import Refusal, RefusedRequest, TokenClaims, Unauthenticated
-from domain.model import Identity, IdentityKind, Principal, PrincipalKind, PrincipalStatus
+from domain.organization.contracts import (
+    Identity,
+    IdentityKind,
+    Principal,
+    PrincipalKind,
+    PrincipalStatus,
+)
 from usecases.access import founder, member
 from usecases.context import Ports
 

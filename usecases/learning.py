@@ -7,12 +7,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
-from domain.audit import AuditDraft
+from domain.audit.chain import AuditDraft
 from domain.errors import NotFound, Unavailable
-from domain.model import MAX_REASON
-from domain.time.learning import LEARNING, MAX_PRIOR, Experience, InsightStatus, LearningPass
-from domain.time.ports import LearningStore
-from domain.visibility import may_read
+from domain.learning.ports import LearningStore
+from domain.learning.validator import LEARNING, MAX_PRIOR, Experience, InsightStatus, LearningPass
+from domain.organization.contracts import MAX_REASON
+from domain.organization.visibility import may_read
 from usecases.access import founder, member, readable
 from usecases.context import Ports
 

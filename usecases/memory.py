@@ -7,14 +7,11 @@ from collections.abc import Sequence
 
 from pydantic import BaseModel
 
-from domain import configuration as rules
 from domain.errors import NotFound, Unavailable
 from domain.memory.adapter import DERIVED_FROM, Embedding
 from domain.memory.compaction import DEFAULT_CHARS, MAX_SOURCES, CompactionSource
 from domain.memory.ingest import reembed_draft
-from domain.memory.release import NodeView, Release
-from domain.model import PrincipalKind
-from domain.ports import (
+from domain.memory.ports import (
     EmbedPurpose,
     Explanation,
     MemoryRead,
@@ -22,6 +19,9 @@ from domain.ports import (
     ProcedureView,
     QueryResult,
 )
+from domain.memory.release import NodeView, Release
+from domain.organization import configuration as rules
+from domain.organization.contracts import PrincipalKind
 from usecases.access import founder, member
 from usecases.context import Ports
 from usecases.organization import check_placement, remember

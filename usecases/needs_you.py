@@ -18,11 +18,9 @@ from typing import Protocol
 
 from pydantic import BaseModel
 
-from domain.audit import AuditEntry
+from domain.audit.chain import AuditEntry
 from domain.errors import Conflict
-from domain.failures import NEXT_STEP, RETRIES, FailureClass, retries_left
 from domain.governance.records import answer_draft
-from domain.model import MAX_REASON, Commitment, Obligation, ReviewState, SpendCap
 from domain.needs_you.chain import ChainStory, FailedRun, HeldIntent, read_chain, retry_draft
 from domain.needs_you.items import (
     ActionKind,
@@ -40,10 +38,12 @@ from domain.needs_you.metrics import (
     finding_resolution,
     process_precision,
 )
-from domain.runs import DEFAULT_HOLD_SECONDS, RunStatus
-from domain.time.playbooks import OfferState, offered
+from domain.offers.playbooks import OfferState, offered
+from domain.organization.contracts import MAX_REASON, Commitment, Obligation, ReviewState, SpendCap
+from domain.organization.visibility import evidence_for, may_read
+from domain.runs.failures import NEXT_STEP, RETRIES, FailureClass, retries_left
+from domain.runs.run import DEFAULT_HOLD_SECONDS, RunStatus
 from domain.tools import REGISTRY
-from domain.visibility import evidence_for, may_read
 from usecases.access import member, readable, run_for
 from usecases.context import Ports
 from usecases.runs import RunStarted, start_run
@@ -291,7 +291,7 @@ class AgentReplies:
 
 class ProcessOffers:
     """Episodes merged into a process offer: confirm it into a named playbook. Only what
-    is offered (:func:`domain.time.playbooks.offered`): a recurring process, never a
+    is offered (:func:`domain.offers.playbooks.offered`): a recurring process, never a
     one-off, never one that could not be confirmed (across a barrier)."""
 
     name = "process_offers"

@@ -5,11 +5,11 @@ An episode is a sequence of steps (a tool and the words used for it) with whethe
 its outcome; it comes from a run (its intents, in order, with their justifications) or is
 submitted for work done outside Verletica. A review places every episode no offer holds
 yet: it joins the first offer one of whose episodes it is the same process as
-(:func:`domain.time.offers.same_process`), or starts an offer of its own. Reviewing again
+(:func:`domain.offers.merge.same_process`), or starts an offer of its own. Reviewing again
 adds nothing. A human (the founder, or an approver on every project of the offer)
 confirms an offer into a named playbook in procedural memory, readable through the memory
 gate like any record of its projects. A drift review flags a confirmed playbook whose
-later episodes consistently miss their outcome (:func:`domain.time.playbooks.drift`); a
+later episodes consistently miss their outcome (:func:`domain.offers.playbooks.drift`); a
 finding is resolved once, with a reason (a second resolution is a Conflict).
 
 Every change is made under the organization's lock and recorded in its audit chain.
@@ -22,14 +22,13 @@ import uuid
 
 from pydantic import BaseModel
 
-from domain.audit import AuditDraft
+from domain.audit.chain import AuditDraft
 from domain.canonical import digest
 from domain.errors import Conflict, Forbidden, NotFound, Refused
 from domain.governance.broker import current_projects
-from domain.model import MAX_REASON, Organization, Principal, StaffRole
-from domain.ports import EmbedPurpose
-from domain.time.offers import Step
-from domain.time.playbooks import (
+from domain.memory.ports import EmbedPurpose
+from domain.offers.merge import Step
+from domain.offers.playbooks import (
     MAX_TEXT,
     DriftFinding,
     EpisodeRecord,
@@ -45,8 +44,9 @@ from domain.time.playbooks import (
     readings,
     run_episode,
 )
-from domain.time.ports import OfferChange, OfferStore
-from domain.visibility import may_read
+from domain.offers.ports import OfferChange, OfferStore
+from domain.organization.contracts import MAX_REASON, Organization, Principal, StaffRole
+from domain.organization.visibility import may_read
 from usecases.access import check_reviewer, member, readable
 from usecases.context import Ports
 from usecases.organization import check_placement, screen_text
@@ -74,7 +74,7 @@ class Reviewed(BaseModel):
     read them)."""
     offers: list[OfferRecord]
     """The organization's offers the reviewer may read, after the review (only what is
-    offered: :func:`domain.time.playbooks.offered`)."""
+    offered: :func:`domain.offers.playbooks.offered`)."""
 
 
 class DriftReviewed(BaseModel):
@@ -164,7 +164,7 @@ def record_episode(
 def _screened(ports: Ports, steps: list[Step] | tuple[Step, ...]) -> list[str]:
     """Why the steps read as instructions once they are a playbook (empty: they do
     not): every field, and the steps joined as the playbook reads them
-    (:func:`domain.time.playbooks.readings`), through the ingestion screen."""
+    (:func:`domain.offers.playbooks.readings`), through the ingestion screen."""
     reasons: list[str] = []
     for text in readings(steps):
         screened = screen_text(ports, text)
@@ -287,7 +287,7 @@ def harvest_runs(ports: Ports, org_id: str, actor_id: str) -> int:
 def review_episodes(ports: Ports, org_id: str, actor_id: str) -> Reviewed:
     """Turn settled runs into episodes, then place every episode no offer holds yet (a
     member's review; oldest first): into the first offer of exactly its projects that it
-    is the same process as (:func:`domain.time.playbooks.place`), or into a new one.
+    is the same process as (:func:`domain.offers.playbooks.place`), or into a new one.
     Repeated, it adds nothing. What it answers is made of what the reviewer may read
     alone: nothing in it depends on an offer the reviewer may not read."""
     org, actor = member(ports, org_id, actor_id)
@@ -332,7 +332,7 @@ def review_episodes(ports: Ports, org_id: str, actor_id: str) -> Reviewed:
 
 def offers(ports: Ports, org_id: str, actor_id: str) -> list[OfferRecord]:
     """The organization's offers that ``actor_id`` may read (all of its projects):
-    those offered (:func:`domain.time.playbooks.offered`), never a one-off nor one
+    those offered (:func:`domain.offers.playbooks.offered`), never a one-off nor one
     that could not be confirmed."""
     org, actor = member(ports, org_id, actor_id)
     projects = readable(ports, org, actor)
@@ -419,7 +419,7 @@ def confirm_offer(ports: Ports, offer_id: str, actor_id: str, name: str) -> Offe
 
 def review_drift(ports: Ports, org_id: str, actor_id: str) -> DriftReviewed:
     """Flag every confirmed playbook whose later episodes consistently miss their outcome
-    (:func:`domain.time.playbooks.drift`): a member's review, after a review of episodes
+    (:func:`domain.offers.playbooks.drift`): a member's review, after a review of episodes
     has placed the new ones. A window is flagged once; an unresolved finding of a
     playbook is not flagged again."""
     org, actor = member(ports, org_id, actor_id)

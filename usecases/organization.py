@@ -1,8 +1,8 @@
 """The organization and its configuration: onboarding, people, projects, staffing,
 barriers, commitments and memory records.
 
-Every change runs inside one :meth:`~domain.ports.ConfigurationStore.change`: the
-organization locked, the rule of :mod:`domain.configuration` checked against what is
+Every change runs inside one :meth:`~domain.organization.ports.ConfigurationStore.change`: the
+organization locked, the rule of :mod:`domain.organization.configuration` checked against what is
 stored, the write and its audit entry committed together.
 """
 
@@ -13,14 +13,16 @@ from datetime import datetime
 
 from pydantic import BaseModel
 
-from domain import configuration as rules
 from domain.errors import Conflict, Forbidden, NotFound, Refused
+from domain.fleet.starter import STARTER_FLEET, StarterAgent
 from domain.memory.adapter import Embedding
 from domain.memory.ingest import redaction_draft, refusal_draft
 from domain.memory.judge import second_opinion
 from domain.memory.pii import remove_never_kept
+from domain.memory.ports import EmbedPurpose
 from domain.memory.screen import ScreenResult, screen
-from domain.model import (
+from domain.organization import configuration as rules
+from domain.organization.contracts import (
     AgentDefinition,
     Barrier,
     Charter,
@@ -38,9 +40,8 @@ from domain.model import (
     Staffing,
     StaffRole,
 )
-from domain.ports import EmbedPurpose, OrgChange
-from domain.starter import STARTER_FLEET, StarterAgent
-from domain.visibility import may_read
+from domain.organization.ports import OrgChange
+from domain.organization.visibility import may_read
 from usecases import commitments as commitments_review
 from usecases.access import founder, member, readable
 from usecases.context import Ports
@@ -233,7 +234,7 @@ def add_barrier(
     goes up: ``founder_side`` names a project of the side the founder stays on (the
     founder's staffing on the other sides ends, in the same change: no reading nor
     approving there), or None to stay approver on every side and read the memory of none
-    (:func:`domain.configuration.founder_standing` says which, on screen)."""
+    (:func:`domain.organization.configuration.founder_standing` says which, on screen)."""
     org = founder(ports, org_id, actor_id)
     barrier = Barrier(id=new_id(), org_id=org_id, name=name, groups=tuple(tuple(g) for g in groups))
     leaves = rules.founder_leaves(barrier, founder_side)

@@ -9,11 +9,12 @@ from pydantic import BaseModel
 
 from domain.errors import Conflict, Forbidden, NotFound, Unavailable
 from domain.governance.approvals import Decided, sign
+from domain.governance.intents import ApprovalVerdict, Decision, Intent, Outcome, held_decision
 from domain.governance.review import authority_refusal
-from domain.intents import ApprovalVerdict, Decision, Intent, Outcome, held_decision
-from domain.model import Principal, PrincipalKind, Staffing
-from domain.ports import RunRecords
-from domain.runs import (
+from domain.organization.contracts import Principal, PrincipalKind, Staffing
+from domain.organization.visibility import decision_for, may_read
+from domain.runs.ports import RunRecords
+from domain.runs.run import (
     DEFAULT_HOLD_SECONDS,
     ApprovalSignal,
     RunInput,
@@ -21,7 +22,6 @@ from domain.runs import (
     RunState,
     check_hold_timeout,
 )
-from domain.visibility import decision_for, may_read
 from usecases import ingress
 from usecases.access import check_scripted, member, readable, run_for
 from usecases.context import Ports

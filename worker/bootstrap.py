@@ -13,13 +13,13 @@ from temporalio.client import Client
 from temporalio.contrib.opentelemetry import TracingInterceptor
 from temporalio.worker import Worker
 
-from activities.agent_run import AgentRunActivities
-from activities.broker import BrokerActivities
 from activities.deliberation import DeliberationActivities
 from activities.extraction import ExtractionActivities
-from activities.heartbeat_run import HeartbeatActivities
+from activities.governance import BrokerActivities
+from activities.heartbeat import HeartbeatActivities
 from activities.learning import LearningActivities
 from activities.relay import RelayActivities
+from activities.runs import AgentRunActivities
 from activities.tracing import use as use_tracer
 from activities.work_graph import GraphActivities
 from adapters.connectors.email import EmailOutbox
@@ -33,23 +33,24 @@ from adapters.models.scripted import ScriptedProvider
 from adapters.relay.smtp import SmtpMailer
 from adapters.store.heartbeat import SqlHeartbeat
 from adapters.store.learning import SqlLearning
-from adapters.store.outbox import SqlOutbox
+from adapters.store.relay import SqlOutbox
 from adapters.store.store import Store
-from adapters.temporal.gateway import TemporalRuns
+from adapters.temporal.runs import TemporalRuns
 from domain.errors import NotFound
+from domain.governance.ports import Connector
 from domain.governance.usage import TokenPrices
-from domain.ports import Connector, ModelProvider
+from domain.model_provider import ModelProvider
 from domain.webhooks import WebhookTarget
 from usecases import governance
 from worker.clock import utc_now
 from worker.ports import gemini_provider
 from worker.settings import Settings
-from workflows.agent_run import AgentRunWorkflow
 from workflows.deliberation import DeliberationWorkflow
 from workflows.extraction import ExtractCommitmentsWorkflow
 from workflows.heartbeat import HeartbeatWorkflow
 from workflows.learning import LearningWorkflow
 from workflows.relay import RelayWorkflow
+from workflows.runs import AgentRunWorkflow
 from workflows.work_graph import WorkGraphWorkflow
 
 log = logging.getLogger("verletica.worker")

@@ -17,20 +17,20 @@ from adapters.memory.embedders import GeminiEmbedder, local_embedder
 from adapters.memory.screen_classifier import local_classifier
 from adapters.memory.screen_judge import ModelJudge
 from adapters.models.gemini import GeminiProvider
+from adapters.store.counterfactual import SqlReplay
 from adapters.store.heartbeat import SqlHeartbeat
 from adapters.store.learning import SqlLearning
-from adapters.store.replay import SqlReplay
 from adapters.store.store import Store
-from adapters.temporal.deliberations import TemporalDeliberations
-from adapters.temporal.extractions import TemporalExtractions
-from adapters.temporal.gateway import TemporalRuns
-from adapters.temporal.graphs import TemporalGraphs
+from adapters.temporal.deliberation import TemporalDeliberations
+from adapters.temporal.extraction import TemporalExtractions
 from adapters.temporal.heartbeat import TemporalHeartbeats
 from adapters.temporal.learning import TemporalLearning
+from adapters.temporal.runs import TemporalRuns
+from adapters.temporal.work_graph import TemporalGraphs
 from domain.ingress import BudgetCeilings, ChannelSignature, ConsoleSignIn, TokenVerifier
 from domain.memory.judge import ScreenJudge
-from domain.model import IdentityKind
-from domain.ports import Embedder
+from domain.memory.ports import Embedder
+from domain.organization.contracts import IdentityKind
 from usecases.context import Ports
 from worker.clock import utc_now
 from worker.settings import Settings

@@ -10,9 +10,9 @@ from typing import Literal
 from pydantic import AliasChoices, Field, SecretStr, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-from domain.audit import MIN_KEY_BYTES, ChainKey, ChainKeys
+from domain.audit.chain import MIN_KEY_BYTES, ChainKey, ChainKeys
 from domain.governance.approvals import ApprovalKey, ApprovalKeys
-from domain.intents import BrokerMode
+from domain.governance.intents import BrokerMode
 from domain.webhooks import WebhookTarget
 
 ModelProviderName = Literal["replay", "scripted", "gemini", "capture"]

@@ -16,9 +16,9 @@ from temporalio.exceptions import ActivityError, ChildWorkflowError
 from temporalio.workflow import ParentClosePolicy
 
 with workflow.unsafe.imports_passed_through():
-    from activities.agent_run import AgentRunActivities
     from activities.deliberation import DeliberationActivities
-    from domain.deliberation import (
+    from activities.runs import AgentRunActivities
+    from domain.deliberation.rounds import (
         SYNTHESIS,
         DeliberationBegun,
         DeliberationInput,
@@ -33,10 +33,10 @@ with workflow.unsafe.imports_passed_through():
         provenance_of,
         synthesis_task,
     )
-    from domain.runs import ContextRequest, RunInput, RunState, RunStatus
-    from domain.workgraph import STEP_HELD, StepHeld
+    from domain.runs.run import ContextRequest, RunInput, RunState, RunStatus
+    from domain.work_graph.graph import STEP_HELD, StepHeld
     from workflows import search_attributes as sa
-    from workflows.agent_run import AgentRunWorkflow
+    from workflows.runs import AgentRunWorkflow
 
 STEP_RETRY = RetryPolicy(maximum_attempts=3)
 """A model call or a recall that fails is tried again, a few times (as a run's are)."""

@@ -10,7 +10,7 @@ from temporalio.common import RetryPolicy
 
 with workflow.unsafe.imports_passed_through():
     from activities.extraction import ExtractionActivities, RecordRequest
-    from domain.extraction import ExtractionInput, ExtractionResult
+    from domain.extraction.extractor import ExtractionInput, ExtractionResult
 
 HEARTBEAT = timedelta(seconds=2)
 MODEL_RETRY = RetryPolicy(

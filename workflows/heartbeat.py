@@ -16,11 +16,10 @@ from temporalio import workflow
 from temporalio.exceptions import ActivityError
 
 with workflow.unsafe.imports_passed_through():
-    from activities.broker import BrokerActivities
-    from activities.heartbeat_run import HeartbeatActivities
-    from domain.intents import Decision, Intent, Outcome
-    from domain.runs import BrokerRequest, DispatchRequest, ExpireRequest
-    from domain.time.heartbeat import (
+    from activities.governance import BrokerActivities
+    from activities.heartbeat import HeartbeatActivities
+    from domain.governance.intents import Decision, Intent, Outcome
+    from domain.heartbeat.checks import (
         HEARTBEAT_RUN_PREFIX,
         Finding,
         HeartbeatInput,
@@ -31,7 +30,8 @@ with workflow.unsafe.imports_passed_through():
         ProposalOutcome,
         proposals,
     )
-    from workflows.agent_run import (
+    from domain.runs.run import BrokerRequest, DispatchRequest, ExpireRequest
+    from workflows.runs import (
         BROKER_RETRY,
         CLEANUP_RETRY,
         DISPATCH_RETRY,

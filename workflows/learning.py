@@ -16,14 +16,14 @@ from temporalio.exceptions import ActivityError
 
 with workflow.unsafe.imports_passed_through():
     from activities.learning import LearningActivities
-    from domain.time.learning import (
+    from domain.learning.validator import (
         WINDOW,
         LearningInput,
         LearningPass,
         LearningReport,
         LearnRequest,
     )
-    from workflows.agent_run import CLEANUP_RETRY, HEARTBEAT, STEP_RETRY, _describe
+    from workflows.runs import CLEANUP_RETRY, HEARTBEAT, STEP_RETRY, _describe
 
 
 @workflow.defn

@@ -11,7 +11,7 @@ from temporalio.common import RetryPolicy
 with workflow.unsafe.imports_passed_through():
     from activities.relay import RelayActivities
     from domain.relay import RelayInput, RelayReport
-    from workflows.agent_run import HEARTBEAT
+    from workflows.runs import HEARTBEAT
 
 RELAY_RETRY = RetryPolicy(
     initial_interval=timedelta(seconds=1),

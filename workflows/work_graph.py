@@ -1,6 +1,6 @@
 """WorkGraphWorkflow: a graph of agent runs, each a child AgentRunWorkflow, in dependency
 order. Steps whose dependencies are done run side by side; each passes its released
-output on (see :mod:`domain.workgraph`); a step held for a human pauses only the steps
+output on (see :mod:`domain.work_graph.graph`); a step held for a human pauses only the steps
 after it. Orchestration only: every decision is the child runs' broker's."""
 
 from __future__ import annotations
@@ -19,8 +19,8 @@ from temporalio.workflow import ParentClosePolicy
 
 with workflow.unsafe.imports_passed_through():
     from activities.work_graph import GraphActivities
-    from domain.runs import RunInput, RunState
-    from domain.workgraph import (
+    from domain.runs.run import RunInput, RunState
+    from domain.work_graph.graph import (
         STEP_HELD,
         GraphInput,
         GraphState,
@@ -36,7 +36,7 @@ with workflow.unsafe.imports_passed_through():
         step_outcome,
     )
     from workflows import search_attributes as sa
-    from workflows.agent_run import AgentRunWorkflow
+    from workflows.runs import AgentRunWorkflow
 
 STEP_TASK_TIMEOUT = timedelta(seconds=3)
 """As for runs started on their own: a workflow task lost with its worker is retried

@@ -9,16 +9,16 @@ from datetime import datetime
 from sqlalchemy import Connection, bindparam, insert, select
 from sqlmodel import SQLModel
 
-from adapters.store.audit_log import ChainWriter, lock
+from adapters.store.audit import ChainWriter, lock
 from adapters.store.convert import audit_entry
 from adapters.store.governance import record_dispatch
 from adapters.store.session import Database
 from adapters.store.tables import AuditEntryRow, IntentRow, table_of
-from domain.audit import ChainKeys
+from domain.audit.chain import ChainKeys
 from domain.errors import BrokerPoisoned, TokenRefused
+from domain.governance.intents import DispatchResult, Outcome
+from domain.governance.ports import ConnectorWrite
 from domain.governance.tokens import token_problem
-from domain.intents import DispatchResult, Outcome
-from domain.ports import ConnectorWrite
 
 _entries, _intents = table_of(AuditEntryRow), table_of(IntentRow)
 # The allowing entry and its predecessor in one read; the intent's recorded state.

@@ -6,7 +6,7 @@ from datetime import datetime
 
 from adapters.connectors.base import TableConnector
 from adapters.store.tables import EmailRow
-from domain.ports import ConnectorWrite
+from domain.governance.ports import ConnectorWrite
 
 
 class EmailOutbox(TableConnector):

@@ -6,7 +6,7 @@ from datetime import datetime
 
 from adapters.connectors.base import TableConnector
 from adapters.store.tables import FindingRow
-from domain.ports import ConnectorWrite
+from domain.governance.ports import ConnectorWrite
 
 
 class FindingsRegister(TableConnector):

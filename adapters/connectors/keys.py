@@ -9,15 +9,15 @@ from datetime import datetime
 from sqlalchemy import Connection, bindparam, select
 
 from adapters.connectors.base import check_token
-from adapters.store.audit_log import ChainWriter, lock
+from adapters.store.audit import ChainWriter, lock
 from adapters.store.governance import SqlGovernance, record_dispatch
 from adapters.store.session import Database
 from adapters.store.tables import HeartbeatRunRow, IntentRow, table_of
-from domain.audit import ChainKeys
+from domain.audit.chain import ChainKeys
 from domain.errors import BrokerPoisoned, NotFound, TokenRefused
-from domain.intents import DispatchResult
-from domain.ports import ConnectorWrite
-from domain.time.heartbeat import ORPHAN_RULE, HeartbeatRun, heartbeat_run_id
+from domain.governance.intents import DispatchResult
+from domain.governance.ports import ConnectorWrite
+from domain.heartbeat.checks import ORPHAN_RULE, HeartbeatRun, heartbeat_run_id
 from usecases.governance import close_in
 
 _intents = table_of(IntentRow)

@@ -18,14 +18,14 @@ import httpx
 from sqlalchemy import bindparam, insert, select
 
 from adapters.connectors.base import check_token
-from adapters.store.audit_log import ChainWriter, lock
+from adapters.store.audit import ChainWriter, lock
 from adapters.store.governance import record_dispatch
 from adapters.store.session import Database
 from adapters.store.tables import WebhookRow, table_of
-from domain.audit import ChainKeys
+from domain.audit.chain import ChainKeys
 from domain.errors import BrokerPoisoned, TokenRefused, Unavailable
-from domain.intents import DispatchResult
-from domain.ports import ConnectorWrite
+from domain.governance.intents import DispatchResult
+from domain.governance.ports import ConnectorWrite
 from domain.webhooks import (
     IDEMPOTENCY_HEADER,
     SIGNATURE_HEADER,

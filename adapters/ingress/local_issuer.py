@@ -5,7 +5,7 @@ verifies Entra's, Okta's or Auth0's (:mod:`adapters.ingress.oidc`); nothing here
 trusted by the verifier except through the published key set.
 
 It is not an identity provider: it asks for no password. It serves on a loopback
-address only (see :mod:`api.issuer`), and production refuses it as an issuer.
+address only (see :mod:`api.local.issuer`), and production refuses it as an issuer.
 """
 
 from __future__ import annotations

@@ -16,11 +16,11 @@ from typing import Any
 
 from sqlalchemy import Engine
 
-from adapters.compaction.extractive import ExtractiveCompactor
+from adapters.memory.compaction import ExtractiveCompactor
 from adapters.memory.sql import SqlMemoryAdapter
 from domain.memory.adapter import MemoryAdapter
 from domain.memory.compaction import CompactionEngine
-from domain.ports import Embedder
+from domain.memory.ports import Embedder
 
 
 class BackendRefused(ValueError):

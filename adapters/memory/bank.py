@@ -26,7 +26,7 @@ from sqlalchemy import insert, select
 from sqlmodel import col
 
 from adapters.memory.tables import MemoryReadRow
-from adapters.store.org_cache import OrgCache, OrgPolicy
+from adapters.store.organization_cache import OrgCache, OrgPolicy
 from adapters.store.session import Database
 from adapters.store.tables import table_of
 from domain.memory.adapter import (
@@ -37,17 +37,7 @@ from domain.memory.adapter import (
     Procedure,
     Similar,
 )
-from domain.memory.release import (
-    WITHHELD,
-    NodeView,
-    Reader,
-    Release,
-    StoredNode,
-    excerpt,
-    release,
-)
-from domain.model import PrincipalKind
-from domain.ports import (
+from domain.memory.ports import (
     Embedder,
     EmbedPurpose,
     Explanation,
@@ -60,7 +50,17 @@ from domain.ports import (
     QueryResult,
     RecallResult,
 )
-from domain.visibility import gated_projects, on_behalf, readable_projects
+from domain.memory.release import (
+    WITHHELD,
+    NodeView,
+    Reader,
+    Release,
+    StoredNode,
+    excerpt,
+    release,
+)
+from domain.organization.contracts import PrincipalKind
+from domain.organization.visibility import gated_projects, on_behalf, readable_projects
 
 RECALL_FLOOR = 0.2
 """The least cosine similarity for a run's context to take a node in: a task recalls

@@ -17,7 +17,7 @@ import numpy as np
 from google import genai
 from google.genai import types
 
-from domain.ports import EmbedPurpose
+from domain.memory.ports import EmbedPurpose
 
 
 def _rows(matrix: Any) -> list[bytes]:

@@ -1,4 +1,4 @@
-"""The screen's model layer over a :class:`~domain.ports.ModelProvider` (Gemini when a key
+"""The screen's model layer over a :class:`~domain.model_provider.ModelProvider` (Gemini when a key
 is set). Ingestion is synchronous and providers are asynchronous, so each question runs
 on a short-lived event loop in a thread of its own (safe whether or not the caller is
 inside a loop). A failure is logged and counts as no answer."""
@@ -10,7 +10,7 @@ import logging
 from concurrent.futures import ThreadPoolExecutor
 
 from domain.memory.judge import SYSTEM_PROMPT, Verdict, parse_verdict, prompt
-from domain.ports import ModelProvider, ModelRequest
+from domain.model_provider import ModelProvider, ModelRequest
 
 log = logging.getLogger("verletica.memory")
 

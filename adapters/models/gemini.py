@@ -5,7 +5,7 @@ from __future__ import annotations
 from google import genai
 from google.genai import types
 
-from domain.ports import ModelReply, ModelRequest
+from domain.model_provider import ModelReply, ModelRequest
 
 
 class GeminiProvider:

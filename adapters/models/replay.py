@@ -21,7 +21,7 @@ from pathlib import Path
 from pydantic import BaseModel
 
 from domain.canonical import digest
-from domain.ports import ModelProvider, ModelReply, ModelRequest
+from domain.model_provider import ModelProvider, ModelReply, ModelRequest
 
 FIXTURES = Path(__file__).parent / "fixtures"
 

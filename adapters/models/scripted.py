@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 
-from domain.ports import ModelReply, ModelRequest
+from domain.model_provider import ModelReply, ModelRequest
 
 
 class ScriptMissing(ValueError):

@@ -23,9 +23,10 @@ from adapters.store.tables import (
     RolloutRow,
     StaffingRow,
 )
-from domain.audit import AuditEntry
-from domain.intents import BrokerMode, Decision, Intent, Outcome, Stage
-from domain.model import (
+from domain.audit.chain import AuditEntry
+from domain.fleet.registry import Rollout
+from domain.governance.intents import BrokerMode, Decision, Intent, Outcome, Stage
+from domain.organization.contracts import (
     AgentDefinition,
     Barrier,
     Charter,
@@ -45,7 +46,6 @@ from domain.model import (
     StaffRole,
     StandingHold,
 )
-from domain.registry import Rollout
 
 
 def org(row: OrgRow) -> Organization:

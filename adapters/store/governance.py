@@ -22,9 +22,9 @@ from sqlalchemy.exc import DBAPIError
 from sqlmodel import Session
 
 from adapters.store import convert
-from adapters.store.audit_log import AuditError, ChainWriter, LockedHead, lock
+from adapters.store.audit import AuditError, ChainWriter, LockedHead, lock
 from adapters.store.db import utc
-from adapters.store.org_cache import OrgCache, OrgPolicy
+from adapters.store.organization_cache import OrgCache, OrgPolicy
 from adapters.store.session import Database
 from adapters.store.tables import (
     AuditEntryRow,
@@ -38,10 +38,11 @@ from adapters.store.tables import (
     StandingHoldRow,
     table_of,
 )
-from domain.audit import AuditDraft, AuditEntry, ChainKeys
+from domain.audit.chain import AuditDraft, AuditEntry, ChainKeys
 from domain.errors import FoundationBroken, StoreFailure, UnknownOrganization
 from domain.governance import records
 from domain.governance.broker import operation_key, spend_of, wildcard_key
+from domain.governance.intents import Decision, DispatchResult, DispatchToken, Intent, Outcome
 from domain.governance.spend import Spending, counted
 from domain.governance.tokens import token_for
 from domain.governance.usage import usage_key
@@ -53,9 +54,8 @@ from domain.governance.values import (
     StoredIntent,
     in_flight_by_key,
 )
-from domain.intents import Decision, DispatchResult, DispatchToken, Intent, Outcome
 from domain.memory.adapter import MemoryAdapter
-from domain.model import Principal, Staffing, StandingHold
+from domain.organization.contracts import Principal, Staffing, StandingHold
 from domain.tools import REGISTRY
 
 SPENDING = (Outcome.ALLOW.value, Outcome.APPROVED.value)
@@ -283,7 +283,7 @@ class _Pending:
 
 
 class SqlGovernanceUnit:
-    """:class:`~domain.ports.GovernanceUnit` over one locked transaction."""
+    """:class:`~domain.governance.ports.GovernanceUnit` over one locked transaction."""
 
     def __init__(
         self,
@@ -589,7 +589,7 @@ class SqlGovernanceUnit:
 
 
 class SqlGovernance:
-    """:class:`~domain.ports.GovernanceStore` over SQLite or PostgreSQL."""
+    """:class:`~domain.governance.ports.GovernanceStore` over SQLite or PostgreSQL."""
 
     def __init__(
         self, db: Database, keys: ChainKeys, memory: MemoryAdapter, cache: OrgCache | None = None

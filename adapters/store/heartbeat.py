@@ -10,7 +10,7 @@ from sqlalchemy import select, update
 from sqlmodel import Session, col
 
 from adapters.store import convert
-from adapters.store.audit_log import append
+from adapters.store.audit import append
 from adapters.store.db import utc
 from adapters.store.session import Database
 from adapters.store.tables import (
@@ -27,12 +27,11 @@ from adapters.store.tables import (
     StaffingRow,
     StandingHoldRow,
 )
-from domain.audit import AuditDraft, ChainKeys
+from domain.audit.chain import AuditDraft, ChainKeys
 from domain.errors import Conflict, NotFound
+from domain.governance.intents import Outcome
 from domain.governance.values import HoldState
-from domain.intents import Outcome
-from domain.model import PrincipalKind, PrincipalStatus, StandingHold
-from domain.time.heartbeat import (
+from domain.heartbeat.checks import (
     FINDINGS_FILE,
     HOLDS_PLACE,
     PROPOSE_AGAIN_AFTER,
@@ -42,6 +41,7 @@ from domain.time.heartbeat import (
     OpenIntent,
     OrgSnapshot,
 )
+from domain.organization.contracts import PrincipalKind, PrincipalStatus, StandingHold
 
 RowT = TypeVar("RowT", FindingRow, StandingHoldRow)
 
@@ -93,7 +93,7 @@ def _standing(s: Session, org_id: str) -> tuple[StandingHold, ...]:
 
 
 class SqlHeartbeat:
-    """:class:`~domain.time.ports.HeartbeatStore` over SQLite or PostgreSQL."""
+    """:class:`~domain.heartbeat.ports.HeartbeatStore` over SQLite or PostgreSQL."""
 
     def __init__(self, db: Database, keys: ChainKeys | None = None) -> None:
         self._db = db

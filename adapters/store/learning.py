@@ -10,15 +10,15 @@ from typing import Any
 from sqlalchemy import select, update
 from sqlmodel import col, or_
 
-from adapters.store.audit_log import ChainWriter, append, lock
+from adapters.store.audit import ChainWriter, append, lock
 from adapters.store.db import utc
 from adapters.store.session import Database
 from adapters.store.tables import AuditEntryRow, ExperienceRow, IntentRow, OrgRow
-from domain.audit import AuditDraft, ChainKeys
+from domain.audit.chain import AuditDraft, ChainKeys
 from domain.errors import Conflict, NotFound
+from domain.governance.intents import Stage
 from domain.governance.records import DISPATCH_REFUSED
-from domain.intents import Stage
-from domain.time.learning import (
+from domain.learning.validator import (
     LEARNING,
     LEARNING_AGENT,
     Experience,
@@ -64,7 +64,7 @@ def _summary(tool: str | None, entry: AuditEntryRow) -> str:
 
 
 class SqlLearning:
-    """:class:`~domain.time.ports.LearningStore` over SQLite or PostgreSQL."""
+    """:class:`~domain.learning.ports.LearningStore` over SQLite or PostgreSQL."""
 
     def __init__(self, db: Database, keys: ChainKeys) -> None:
         self._db = db

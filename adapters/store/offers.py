@@ -15,15 +15,15 @@ from typing import Any
 from sqlalchemy import select, update
 from sqlmodel import Session, col
 
-from adapters.store.configuration import OrgConfiguration
 from adapters.store.db import utc
+from adapters.store.organization import OrgConfiguration
 from adapters.store.session import Database
 from adapters.store.tables import DriftFindingRow, EpisodeRow, IntentRow, OfferRow, RunRow
-from domain.audit import ChainKeys
+from domain.audit.chain import ChainKeys
 from domain.errors import Conflict, NotFound
 from domain.memory.adapter import MemoryAdapter
-from domain.time.offers import Step
-from domain.time.playbooks import (
+from domain.offers.merge import Step
+from domain.offers.playbooks import (
     DriftFinding,
     EpisodeRecord,
     OfferRecord,
@@ -130,7 +130,7 @@ def _findings(s: Session, org_id: str) -> list[DriftFinding]:
 
 
 class OfferConfiguration(OrgConfiguration):
-    """:class:`~domain.time.ports.OfferChange`: an organization's configuration change
+    """:class:`~domain.offers.ports.OfferChange`: an organization's configuration change
     that also reads and writes its offers, episodes and drift findings."""
 
     def episodes(self, unplaced: bool = False) -> list[EpisodeRecord]:
@@ -262,7 +262,7 @@ class OfferConfiguration(OrgConfiguration):
 
 
 class SqlOffers:
-    """:class:`~domain.time.ports.OfferStore` over SQLite or PostgreSQL."""
+    """:class:`~domain.offers.ports.OfferStore` over SQLite or PostgreSQL."""
 
     def __init__(self, db: Database, keys: ChainKeys, memory: MemoryAdapter) -> None:
         self._db = db

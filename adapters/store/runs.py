@@ -10,8 +10,8 @@ from adapters.store import convert
 from adapters.store.db import utc
 from adapters.store.session import Database
 from adapters.store.tables import DecisionRow, IntentRow, RunRow
-from domain.intents import Decision, Intent
-from domain.runs import RunRecord
+from domain.governance.intents import Decision, Intent
+from domain.runs.run import RunRecord
 
 
 def _record(row: RunRow) -> RunRecord:
@@ -31,7 +31,7 @@ def _record(row: RunRow) -> RunRecord:
 
 class Runs:
     """Run records (one per workflow) and their audited decisions
-    (:class:`~domain.ports.RunRecords`)."""
+    (:class:`~domain.runs.ports.RunRecords`)."""
 
     def __init__(self, db: Database) -> None:
         self._db = db

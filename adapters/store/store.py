@@ -7,18 +7,18 @@ from dataclasses import dataclass
 from adapters.memory.backends import memory_adapter
 from adapters.memory.bank import MemoryBank
 from adapters.memory.embedders import local_embedder
-from adapters.store.audit_log import AuditLog
-from adapters.store.configuration import SqlConfiguration
+from adapters.store.audit import AuditLog
 from adapters.store.db import make_engine, migrate
-from adapters.store.directory import Directory
 from adapters.store.governance import SqlGovernance
 from adapters.store.ingress import SqlFrontDoor
 from adapters.store.offers import SqlOffers
-from adapters.store.org_cache import OrgCache
+from adapters.store.organization import SqlConfiguration
+from adapters.store.organization_cache import OrgCache
+from adapters.store.organization_directory import Directory
 from adapters.store.runs import Runs
 from adapters.store.session import Database
-from domain.audit import ChainKeys
-from domain.ports import Embedder
+from domain.audit.chain import ChainKeys
+from domain.memory.ports import Embedder
 
 
 @dataclass(frozen=True)

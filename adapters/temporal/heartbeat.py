@@ -11,7 +11,7 @@ from temporalio.service import RPCError
 
 from adapters.temporal import schedules
 from domain.errors import Unavailable
-from domain.time.heartbeat import HeartbeatInput, HeartbeatRun
+from domain.heartbeat.checks import HeartbeatInput, HeartbeatRun
 from workflows.heartbeat import HeartbeatWorkflow
 
 SCHEDULE_ID = "verletica-heartbeat"
@@ -37,7 +37,7 @@ async def ensure_schedule(client: Client, task_queue: str, every: timedelta) -> 
 
 
 class TemporalHeartbeats:
-    """:class:`~domain.time.ports.HeartbeatGateway` over a Temporal client."""
+    """:class:`~domain.heartbeat.ports.HeartbeatGateway` over a Temporal client."""
 
     def __init__(self, client: Client | None, task_queue: str) -> None:
         self._client = client

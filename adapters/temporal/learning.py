@@ -11,7 +11,7 @@ from temporalio.service import RPCError
 
 from adapters.temporal import schedules
 from domain.errors import Unavailable
-from domain.time.learning import LearningInput, LearningPass
+from domain.learning.validator import LearningInput, LearningPass
 from workflows.learning import LearningWorkflow
 
 SCHEDULE_ID = "verletica-learning"
@@ -37,7 +37,7 @@ async def ensure_learning_schedule(client: Client, task_queue: str, every: timed
 
 
 class TemporalLearning:
-    """:class:`~domain.time.ports.LearningGateway` over a Temporal client."""
+    """:class:`~domain.learning.ports.LearningGateway` over a Temporal client."""
 
     def __init__(self, client: Client | None, task_queue: str) -> None:
         self._client = client

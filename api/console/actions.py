@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from api.routers.needs_you import AnswerBody
-from api.routers.offers import ConfirmOfferBody
-from api.schemas import Body, DecisionBody, ReasonBody, RejectBody
+from api.http.routers.needs_you import AnswerBody
+from api.http.routers.offers import ConfirmOfferBody
+from api.http.schemas import Body, DecisionBody, ReasonBody, RejectBody
 from domain.errors import Forbidden
 from domain.needs_you.items import ActionKind, ItemKind
 from usecases import commitments, heartbeat, needs_you, offers, runs

@@ -8,11 +8,12 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from domain.model import MAX_REASON, SLUG_PATTERN
+from domain.organization.contracts import MAX_REASON, SLUG_PATTERN
 
 SLUG_INPUT = r"[a-z0-9][a-z0-9\-]{0,62}"
-"""A project key, as an ``<input pattern>``: :data:`domain.model.SLUG_PATTERN` written so
-that it is also valid with the ``v`` flag browsers now compile patterns with (a bare
+"""A project key, as an ``<input pattern>``:
+:data:`domain.organization.contracts.SLUG_PATTERN` written so that it is also valid
+with the ``v`` flag browsers now compile patterns with (a bare
 ``-`` at the end of a class is a syntax error there, and the browser then checks
 nothing). The browser anchors it to the whole value."""
 

@@ -22,15 +22,15 @@ from api.console import session as cookies
 from api.console.actions import ACT_FIELDS, ActRequest, act
 from api.console.forms import SLUG_INPUT, SLUG_LIST_INPUT, money, readable
 from api.console.session import LoginState, Session
-from api.deps import prove
-from api.schemas import BarrierBody, OnboardBody, ProjectBody, StaffingBody
-from domain.audit import AuditEntry
+from api.http.deps import prove
+from api.http.schemas import BarrierBody, OnboardBody, ProjectBody, StaffingBody
+from domain.audit.chain import AuditEntry
 from domain.errors import Conflict, Forbidden, NotFound, Unavailable
+from domain.fleet.starter import STARTER_FLEET
+from domain.governance.intents import Stage
 from domain.ingress import ConsoleSignIn, Refusal, Unauthenticated
-from domain.intents import Stage
-from domain.model import IdentityKind, StaffRole
 from domain.needs_you.items import ActionKind, ItemKind, QueueItem
-from domain.starter import STARTER_FLEET
+from domain.organization.contracts import IdentityKind, StaffRole
 from usecases import audit, counterfactual, memory, needs_you, organization, runs
 from usecases.context import Ports
 

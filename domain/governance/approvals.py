@@ -26,7 +26,7 @@ from datetime import datetime, timedelta
 from pydantic import Field
 
 from domain.canonical import canonical_json
-from domain.model import Frozen, UtcInstant, as_utc
+from domain.organization.contracts import Frozen, UtcInstant, as_utc
 
 MIN_APPROVAL_KEY_BYTES = 32
 PROOF_PURPOSE = "verletica-approval-v2"

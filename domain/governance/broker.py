@@ -14,9 +14,9 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from domain.governance.index import PolicyIndex
+from domain.governance.intents import Decision, Intent, Outcome, Stage
 from domain.governance.values import BrokerMode, BrokerSnapshot, Verdict
-from domain.intents import Decision, Intent, Outcome, Stage
-from domain.model import (
+from domain.organization.contracts import (
     AgentDefinition,
     Charter,
     CharterStatus,

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
-from domain.model import Barrier, Commitment, Delivery, SpendCap
+from domain.organization.contracts import Barrier, Commitment, Delivery, SpendCap
 
 
 @dataclass(frozen=True, slots=True)

@@ -10,9 +10,16 @@ import hashlib
 from datetime import datetime
 from typing import Any
 
-from domain.audit import AuditDraft
+from domain.audit.chain import AuditDraft
 from domain.governance.approvals import ApprovalProof
-from domain.intents import ApprovalRequest, Decision, DispatchResult, Intent, Outcome, Stage
+from domain.governance.intents import (
+    ApprovalRequest,
+    Decision,
+    DispatchResult,
+    Intent,
+    Outcome,
+    Stage,
+)
 
 REVIEW_REFUSED = "review_refused"
 UNDECODABLE_SIGNAL = "undecodable_signal"

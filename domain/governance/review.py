@@ -14,12 +14,24 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from domain.audit import AuditEntry
+from domain.audit.chain import AuditEntry
 from domain.governance.approvals import UNPROVEN, ApprovalKeys, Decided, refusal
 from domain.governance.broker import current_projects
+from domain.governance.intents import (
+    ApprovalRequest,
+    ApprovalVerdict,
+    Decision,
+    Outcome,
+    held_decision,
+)
 from domain.governance.values import HoldState, ReviewResult, StoredIntent
-from domain.intents import ApprovalRequest, ApprovalVerdict, Decision, Outcome, held_decision
-from domain.model import Principal, PrincipalKind, PrincipalStatus, Staffing, StaffRole
+from domain.organization.contracts import (
+    Principal,
+    PrincipalKind,
+    PrincipalStatus,
+    Staffing,
+    StaffRole,
+)
 
 NOT_BY_HUMAN = frozenset({"collision"})
 """Hold rules no human may release: only the other intents' completing does."""

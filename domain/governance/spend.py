@@ -7,7 +7,7 @@ from collections.abc import Iterable, Sequence
 from datetime import datetime
 from typing import NamedTuple
 
-from domain.model import Commitment, SpendCap
+from domain.organization.contracts import Commitment, SpendCap
 
 
 class Spending(NamedTuple):

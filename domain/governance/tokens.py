@@ -3,10 +3,10 @@ token and by every connector before it writes."""
 
 from __future__ import annotations
 
-from domain.audit import AuditEntry, ChainKeys, entry_problem
+from domain.audit.chain import AuditEntry, ChainKeys, entry_problem
 from domain.errors import FoundationBroken
-from domain.intents import Decision, DispatchToken, Intent, Outcome
-from domain.model import Frozen
+from domain.governance.intents import Decision, DispatchToken, Intent, Outcome
+from domain.organization.contracts import Frozen
 
 
 class TokenProblem(Frozen):

@@ -12,9 +12,9 @@ import math
 
 from pydantic import Field
 
-from domain.audit import AuditDraft
+from domain.audit.chain import AuditDraft
 from domain.governance.records import RUN_STAGE
-from domain.model import Frozen
+from domain.organization.contracts import Frozen
 
 MODEL_USAGE = "model_usage"
 """The rule of a model call's charge entry."""

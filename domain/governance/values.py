@@ -14,8 +14,8 @@ from datetime import datetime
 from enum import StrEnum
 
 from domain.governance.index import PolicyIndex
-from domain.intents import BrokerMode, Decision, Intent, Outcome
-from domain.model import (
+from domain.governance.intents import BrokerMode, Decision, Intent, Outcome
+from domain.organization.contracts import (
     AgentDefinition,
     Barrier,
     Charter,

@@ -24,7 +24,7 @@ from typing import Protocol, runtime_checkable
 from pydantic import Field
 
 from domain.memory.release import StoredNode
-from domain.model import Frozen
+from domain.organization.contracts import Frozen
 
 DERIVED_FROM = "derived_from"
 """The causal link kind: ``src`` was derived from ``dst``."""

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Protocol, runtime_checkable
 
-from domain.model import Frozen
+from domain.organization.contracts import Frozen
 
 MAX_SOURCES = 50
 DEFAULT_CHARS = 1200

@@ -1,7 +1,7 @@
 """The audit entries that memory ingestion adds beside what it stores: a refused text and
 the identifying detail removed from a text. Neither holds the text or value it is about
 (hashes and offsets only). What is stored (nodes, links, procedure versions) is
-recorded as configuration (see :mod:`domain.crosscheck`)."""
+recorded as configuration (see :mod:`domain.audit.crosscheck`)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import uuid
 from collections import Counter
 from collections.abc import Iterable
 
-from domain.audit import AuditDraft
+from domain.audit.chain import AuditDraft
 from domain.canonical import sha256_hex
 from domain.memory.release import Span
 

@@ -17,7 +17,7 @@ from pydantic import Field, ValidationError
 
 from domain.memory.pii import remove_never_kept
 from domain.memory.screen import ScreenResult
-from domain.model import Frozen
+from domain.organization.contracts import Frozen
 
 SYSTEM_PROMPT = (
     "You screen documents before an organization stores them in the memory its AI agents "

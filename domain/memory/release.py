@@ -4,8 +4,9 @@ Every read path (similarity, get-by-id, and the relational, causal and procedura
 as they arrive) asks this rule for each node it would return:
 
 - **withheld** when the node belongs to another organization, or to any project outside
-  the reader's gated projects (see :func:`domain.visibility.gated_projects`; for a run a
-  human started, narrowed to what that human may read). The reader learns at most that
+  the reader's gated projects (see
+  :func:`domain.organization.visibility.gated_projects`; for a run a human started,
+  narrowed to what that human may read). The reader learns at most that
   something was withheld: no reference, no text, no title.
 - **redacted** when the reader may read the node but is an agent and the node holds
   tagged spans of identifying detail (emails, phone numbers, IBANs, addresses, names…):
@@ -22,7 +23,7 @@ from enum import StrEnum
 
 from pydantic import Field, model_validator
 
-from domain.model import Frozen
+from domain.organization.contracts import Frozen
 
 
 class Release(StrEnum):

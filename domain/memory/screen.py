@@ -38,7 +38,7 @@ from pydantic import Field
 
 from domain.memory.pii import detect
 from domain.memory.release import Span
-from domain.model import Frozen
+from domain.organization.contracts import Frozen
 
 _INVISIBLE = re.compile("[\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]")
 _SOFT = re.compile("\u00ad")  # soft hyphens: common in pasted text, taken out, not refused

@@ -12,11 +12,11 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from domain.audit import AuditDraft, AuditEntry
-from domain.failures import FailureClass, classify
+from domain.audit.chain import AuditDraft, AuditEntry
+from domain.governance.intents import Outcome, Stage
 from domain.governance.records import AGENT_QUESTION, RUN_ANSWERED, RUN_STAGE
-from domain.intents import Outcome, Stage
-from domain.model import Frozen, UtcInstant
+from domain.organization.contracts import Frozen, UtcInstant
+from domain.runs.failures import FailureClass, classify
 
 DISPATCHED = "dispatched"
 REVIEW_REFUSED = "review_refused"

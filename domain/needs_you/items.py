@@ -10,8 +10,8 @@ from typing import Literal
 
 from pydantic import Field
 
-from domain.model import Frozen, UtcInstant
-from domain.visibility import may_read
+from domain.organization.contracts import Frozen, UtcInstant
+from domain.organization.visibility import may_read
 
 
 class ItemKind(StrEnum):

@@ -11,9 +11,9 @@ from datetime import datetime
 
 from pydantic import Field
 
-from domain.intents import Outcome
-from domain.model import Frozen
+from domain.governance.intents import Outcome
 from domain.needs_you.chain import ChainStory
+from domain.organization.contracts import Frozen
 
 
 class NotAvailable(Frozen):

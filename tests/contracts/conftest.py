@@ -24,7 +24,7 @@ from adapters.memory.embedders import GeminiEmbedder, local_embedder
 from adapters.memory.sql import SqlMemoryAdapter
 from adapters.store.db import make_engine
 from domain.memory.adapter import MemoryAdapter
-from domain.ports import Embedder
+from domain.memory.ports import Embedder
 from tests.conftest import fresh_database_url
 
 

@@ -17,8 +17,8 @@ import numpy as np
 
 from domain.errors import Conflict
 from domain.memory.adapter import Embedding, MemoryAdapter, MemoryLink
+from domain.memory.ports import Embedder, EmbedPurpose
 from domain.memory.release import Span, StoredNode
-from domain.ports import Embedder, EmbedPurpose
 
 AT = datetime(2026, 12, 1, 9, 0, tzinfo=UTC)
 DIMS = 8

@@ -8,8 +8,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from adapters.compaction.extractive import ExtractiveCompactor, sentences
 from adapters.memory.backends import BackendRefused, compaction_engine
+from adapters.memory.compaction import ExtractiveCompactor, sentences
 from domain.memory.compaction import CompactionEngine, CompactionSource
 
 ENGINES: list[CompactionEngine] = [ExtractiveCompactor()]

@@ -7,7 +7,7 @@ from collections.abc import Callable
 import pytest
 
 from domain.memory.adapter import MemoryAdapter
-from domain.ports import Embedder
+from domain.memory.ports import Embedder
 from tests.contracts.memory_contract import ADAPTER_CHECKS, EMBEDDER_CHECKS
 
 

@@ -22,22 +22,22 @@ from temporalio import activity
 from temporalio.client import WorkflowHandle
 from temporalio.testing import WorkflowEnvironment
 
-from activities.broker import BrokerActivities
+from activities.governance import BrokerActivities
 from adapters.models.scripted import ScriptedProvider
 from adapters.store.store import Store
 from adapters.store.tables import AuditEntryRow, PaymentRow
 from domain.errors import Conflict, Unavailable
 from domain.governance.approvals import ApprovalKeys, Decided, sign
-from domain.intents import DispatchResult, Intent, Outcome
-from domain.model import SpendCap
-from domain.runs import DispatchRequest, RunState, RunStatus
+from domain.governance.intents import DispatchResult, Intent, Outcome
+from domain.organization.contracts import SpendCap
+from domain.runs.run import DispatchRequest, RunState, RunStatus
 from tests.conftest import TEST_KEYS, Firm, make_settings, utc_now, wire
 from tests.support import EMAIL_ACTION, model_reply, pay_action
 from usecases import organization, runs
 from usecases.context import Ports
 from worker.bootstrap import build_connectors, build_worker
 from worker.settings import Settings
-from workflows.agent_run import AgentRunWorkflow
+from workflows.runs import AgentRunWorkflow
 
 pytestmark = pytest.mark.temporal
 

@@ -14,14 +14,14 @@ from temporalio.testing import WorkflowEnvironment
 
 from adapters.models.gemini import GeminiProvider
 from adapters.store.store import Store
-from domain.deliberation import DEFAULT_PERSONAS, DeliberationPlan
+from domain.deliberation.rounds import DEFAULT_PERSONAS, DeliberationPlan
+from domain.governance.intents import Outcome, Stage
 from domain.governance.usage import TokenPrices, cost_cents
-from domain.intents import Outcome, Stage
-from domain.runs import RunStatus
+from domain.runs.run import RunStatus
 from tests.conftest import TEST_KEYS, Firm, make_settings, utc_now, wire
 from tests.integration.test_gemini_provider import API_KEY, MODEL, GeminiStub, ok_body
 from tests.integration.test_gemini_provider import gemini_stub as gemini_stub  # noqa: F401
-from usecases import deliberations, runs
+from usecases import deliberation, runs
 from usecases.context import Ports
 from worker.bootstrap import build_worker
 
@@ -142,11 +142,11 @@ async def test_a_deliberations_persona_rounds_are_charged_to_its_run(
     # 5,100 of Orion's 5,000 cents are gone before the email is decided.
     gemini_stub.answer_in_turn(usage(claims, 2_000), usage(claims, 2_500), usage(EMAIL, 600))
     async with build_worker(budgeted.temporal.client, svc.settings, store, model=gemini):
-        started = await deliberations.start_deliberation(
+        started = await deliberation.start_deliberation(
             svc, firm.org, firm.founder, "orion", "Tell the CFO?", plan
         )
         final = await asyncio.wait_for(
-            deliberations.wait_deliberation(svc, started.deliberation_id, firm.founder), 60
+            deliberation.wait_deliberation(svc, started.deliberation_id, firm.founder), 60
         )
     assert final.synthesis is not None
     (refused,) = final.synthesis.intents

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from api.cli import app as cli_app
+from api.cli.main import app as cli_app
 from tests.conftest import cli_against
 from tests.e2e.test_run_edges import Env
 from tests.e2e.test_run_edges import env as env  # noqa: F401

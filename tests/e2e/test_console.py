@@ -25,8 +25,8 @@ from temporalio.testing import WorkflowEnvironment
 from adapters.models.scripted import ScriptedProvider
 from adapters.store.store import Store
 from adapters.store.tables import PaymentRow
-from api.app import create_app
-from domain.model import ReviewState, SpendCap, is_slug
+from api.http.app import create_app
+from domain.organization.contracts import ReviewState, SpendCap, is_slug
 from tests.conftest import (
     TEST_KEYS,
     Firm,

@@ -25,11 +25,11 @@ from temporalio.testing import WorkflowEnvironment
 from adapters.store.db import libpq_url, utc
 from adapters.store.store import Store
 from adapters.store.tables import AuditEntryRow, EmailRow, PaymentRow
-from domain.runs import RunState, RunStatus
+from domain.runs.run import RunState, RunStatus
 from tests.conftest import TEST_KEYS, Firm, make_settings, utc_now, wire
 from usecases import runs
 from usecases.context import Ports
-from workflows.agent_run import AgentRunWorkflow
+from workflows.runs import AgentRunWorkflow
 
 pytestmark = pytest.mark.temporal
 ROOT = Path(__file__).resolve().parents[2]

@@ -17,7 +17,7 @@ from temporalio.testing import WorkflowEnvironment
 from adapters.models.scripted import ScriptedProvider
 from adapters.store.store import Store
 from domain.errors import NotFound
-from domain.runs import RunState
+from domain.runs.run import RunState
 from tests.conftest import TEST_KEYS, Firm, make_settings, utc_now, wire
 from usecases import runs
 from usecases.context import Ports

@@ -13,7 +13,7 @@ from sqlalchemy import func, select
 
 from adapters.models.scripted import ScriptedProvider
 from adapters.store.tables import EmailRow
-from domain.deliberation import (
+from domain.deliberation.rounds import (
     DEFAULT_PERSONAS,
     DeliberationPlan,
     DeliberationStatus,
@@ -21,12 +21,12 @@ from domain.deliberation import (
     PersonaOutcome,
 )
 from domain.errors import NotFound
-from domain.intents import Outcome
-from domain.ports import ModelReply, ModelRequest
+from domain.governance.intents import Outcome
+from domain.model_provider import ModelReply, ModelRequest
 from tests.e2e.test_run_edges import Env
 from tests.e2e.test_run_edges import env as env  # noqa: F401
 from tests.support import model_reply
-from usecases import deliberations, fleet, organization
+from usecases import deliberation, fleet, organization
 from usecases.fleet import DraftRequest
 from worker.bootstrap import build_worker
 
@@ -78,11 +78,11 @@ async def test_three_personas_a_gate_failure_reentry_provenance_and_a_brokered_a
     model = Recording()
     question = "Is the Atlas kickoff agenda ready to send?"
     async with build_worker(env.temporal.client, svc.settings, store, model=model):
-        started = await deliberations.start_deliberation(
+        started = await deliberation.start_deliberation(
             svc, firm.org, firm.founder, "orion", question, scripted_replies=REPLIES
         )
         final = await asyncio.wait_for(
-            deliberations.wait_deliberation(svc, started.deliberation_id, firm.founder), 90
+            deliberation.wait_deliberation(svc, started.deliberation_id, firm.founder), 90
         )
 
     assert final.status is DeliberationStatus.COMPLETED
@@ -138,11 +138,11 @@ async def test_three_personas_a_gate_failure_reentry_provenance_and_a_brokered_a
     assert store.audit.verify(firm.org).ok
 
     # Who may read it: the founder and east's member; someone of another firm may not.
-    _, as_ben = await deliberations.deliberation_view(svc, final.deliberation_id, firm.associate)
+    _, as_ben = await deliberation.deliberation_view(svc, final.deliberation_id, firm.associate)
     assert len(as_ben.provenance) == 4
     outsider = organization.onboard(svc, "Other", "zed@other.example").founder.id
     with pytest.raises(NotFound):
-        await deliberations.deliberation_view(svc, final.deliberation_id, outsider)
+        await deliberation.deliberation_view(svc, final.deliberation_id, outsider)
 
 
 async def test_a_persona_that_never_passes_the_gate_emits_nothing(env: Env) -> None:
@@ -154,11 +154,11 @@ async def test_a_persona_that_never_passes_the_gate_emits_nothing(env: Env) -> N
         "synthesis": (json.dumps({"summary": "Nothing to do.", "actions": []}),),
     }
     async with build_worker(env.temporal.client, svc.settings, store, model=Recording()):
-        started = await deliberations.start_deliberation(
+        started = await deliberation.start_deliberation(
             svc, firm.org, firm.founder, "orion", "Pay early?", plan, replies
         )
         final = await asyncio.wait_for(
-            deliberations.wait_deliberation(svc, started.deliberation_id, firm.founder), 90
+            deliberation.wait_deliberation(svc, started.deliberation_id, firm.founder), 90
         )
     assert [(p.name, p.rounds, p.outcome) for p in final.personas] == [
         ("analyst", 2, PersonaOutcome.EXHAUSTED),
@@ -186,11 +186,11 @@ async def test_no_persona_speaks_past_the_agents_budget(env: Env) -> None:
     model = Recording()
     replies = {"synthesis": (json.dumps({"summary": "Nothing.", "actions": []}),)}
     async with build_worker(env.temporal.client, svc.settings, store, model=model):
-        started = await deliberations.start_deliberation(
+        started = await deliberation.start_deliberation(
             svc, firm.org, firm.founder, "orion", "Anything?", scripted_replies=replies
         )
         final = await asyncio.wait_for(
-            deliberations.wait_deliberation(svc, started.deliberation_id, firm.founder), 90
+            deliberation.wait_deliberation(svc, started.deliberation_id, firm.founder), 90
         )
     assert {p.outcome for p in final.personas} == {PersonaOutcome.OVER_BUDGET}
     assert [r.agent_handle for r in model.asked] == ["orion"]  # the synthesis alone

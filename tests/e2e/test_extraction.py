@@ -21,9 +21,9 @@ from typer.testing import CliRunner
 
 from adapters.models.replay import ReplayProvider
 from adapters.store.store import Store
-from api.app import create_app
-from api.cli import app as cli_app
-from domain.model import ReviewState
+from api.cli.main import app as cli_app
+from api.http.app import create_app
+from domain.organization.contracts import ReviewState
 from tests.conftest import (
     TEST_KEYS,
     Firm,

@@ -9,9 +9,9 @@ import asyncio
 import pytest
 
 from adapters.models.scripted import ScriptedProvider
-from domain.intents import Outcome
-from domain.registry import AgentPin
-from domain.runs import RunStatus
+from domain.fleet.registry import AgentPin
+from domain.governance.intents import Outcome
+from domain.runs.run import RunStatus
 from tests.e2e.test_run_edges import Env
 from tests.e2e.test_run_edges import env as env  # noqa: F401
 from tests.e2e.test_run_hardening import _held
@@ -19,7 +19,7 @@ from tests.support import EMAIL_ACTION, model_reply, pay_action
 from usecases import fleet, runs
 from usecases.fleet import DraftRequest
 from worker.bootstrap import build_worker
-from workflows.agent_run import AgentRunWorkflow
+from workflows.runs import AgentRunWorkflow
 
 pytestmark = pytest.mark.temporal
 

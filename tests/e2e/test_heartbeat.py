@@ -25,11 +25,11 @@ from adapters.models.scripted import ScriptedProvider
 from adapters.store.store import Store
 from adapters.store.tables import ClaimRow, FindingRow, HoldRow
 from adapters.temporal.heartbeat import SCHEDULE_ID, ensure_schedule
-from api.cli import app as cli_app
-from domain.intents import Outcome
-from domain.model import Delivery, SpendCap, StaffRole
-from domain.runs import RunState, RunStatus
-from domain.time.heartbeat import FINDINGS_FILE, KEYS_CLOSE, ORPHAN_RULE, CheckKind, HeartbeatRun
+from api.cli.main import app as cli_app
+from domain.governance.intents import Outcome
+from domain.heartbeat.checks import FINDINGS_FILE, KEYS_CLOSE, ORPHAN_RULE, CheckKind, HeartbeatRun
+from domain.organization.contracts import Delivery, SpendCap, StaffRole
+from domain.runs.run import RunState, RunStatus
 from tests.conftest import (
     TEST_KEYS,
     Firm,
@@ -43,8 +43,8 @@ from tests.support import model_reply, pay_action, payment_intent, schedule_on, 
 from usecases import governance, heartbeat, organization, runs
 from usecases.context import Ports
 from worker.bootstrap import build_worker
-from workflows.agent_run import AgentRunWorkflow
 from workflows.heartbeat import HeartbeatWorkflow
+from workflows.runs import AgentRunWorkflow
 
 pytestmark = pytest.mark.temporal
 

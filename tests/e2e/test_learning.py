@@ -27,11 +27,11 @@ from adapters.models.replay import ReplayProvider
 from adapters.models.scripted import ScriptedProvider
 from adapters.store.store import Store
 from adapters.temporal.learning import SCHEDULE_ID, ensure_learning_schedule
-from api.cli import app as cli_app
+from api.cli.main import app as cli_app
 from domain.errors import Conflict, Forbidden
-from domain.intents import Decision, Intent, Outcome
-from domain.model import IdentityKind, SpendCap
-from domain.time.learning import LEARNING, InsightStatus, LearningPass, WorkEvent
+from domain.governance.intents import Decision, Intent, Outcome
+from domain.learning.validator import LEARNING, InsightStatus, LearningPass, WorkEvent
+from domain.organization.contracts import IdentityKind, SpendCap
 from domain.tools import REGISTRY
 from tests.conftest import (
     TEST_KEYS,

@@ -18,11 +18,11 @@ from sqlalchemy import select
 from temporalio.client import ScheduleActionStartWorkflow
 from temporalio.testing import WorkflowEnvironment
 
-from adapters.store.outbox import SqlOutbox
+from adapters.store.relay import SqlOutbox
 from adapters.store.store import Store
 from adapters.store.tables import EmailRow
 from adapters.temporal.relay import SCHEDULE_ID as RELAY_SCHEDULE
-from domain.intents import Intent, Outcome
+from domain.governance.intents import Intent, Outcome
 from domain.relay import LEASE, RelayInput, RelayReport
 from tests.conftest import TEST_KEYS, Firm, make_settings, utc_now, wire
 from tests.support import free_port, schedule_on, serving

@@ -18,16 +18,16 @@ from typer.testing import CliRunner
 
 from adapters.store.store import Store
 from adapters.store.tables import AuditEntryRow
-from api.cli import app as cli_app
-from domain.intents import Outcome
-from domain.model import StaffRole
-from domain.runs import RunState
+from api.cli.main import app as cli_app
+from domain.governance.intents import Outcome
+from domain.organization.contracts import StaffRole
+from domain.runs.run import RunState
 from tests.conftest import TEST_KEYS, Firm, cli_signed_in, make_settings, utc_now, wire
 from tests.e2e.test_crash_resume import EMAIL, WorkerProcess, _spawn
 from usecases import audit as audit_uc
 from usecases import organization, runs
 from usecases.context import Ports
-from workflows.agent_run import AgentRunWorkflow
+from workflows.runs import AgentRunWorkflow
 
 pytestmark = pytest.mark.temporal
 

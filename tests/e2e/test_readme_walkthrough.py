@@ -29,7 +29,7 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from api.cli import app
+from api.cli.main import app
 from tests.support import free_port
 from tests.unit.test_readme_commands import INVOCATION, blocks
 

@@ -13,8 +13,8 @@ from temporalio.client import WorkflowHistory
 from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.worker import Replayer
 
-from domain.runs import RunInput
-from workflows.agent_run import AgentRunWorkflow
+from domain.runs.run import RunInput
+from workflows.runs import AgentRunWorkflow
 
 HISTORIES = Path(__file__).parents[1] / "histories"
 

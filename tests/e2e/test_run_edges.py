@@ -20,9 +20,9 @@ from adapters.models.replay import ReplayProvider
 from adapters.models.scripted import ScriptedProvider
 from adapters.store.store import Store
 from adapters.store.tables import AuditEntryRow, ClaimRow, PaymentRow, RunRow
-from api.cli import app as cli_app
-from domain.intents import Outcome
-from domain.runs import DispatchRequest, RunInput, RunStatus
+from api.cli.main import app as cli_app
+from domain.governance.intents import Outcome
+from domain.runs.run import DispatchRequest, RunInput, RunStatus
 from tests.conftest import (
     TEST_KEYS,
     Firm,
@@ -39,7 +39,7 @@ from tests.support import skip_to_the_end
 from usecases import organization, runs
 from usecases.context import Ports
 from worker.bootstrap import build_worker
-from workflows.agent_run import AgentRunWorkflow
+from workflows.runs import AgentRunWorkflow
 
 pytestmark = pytest.mark.temporal
 

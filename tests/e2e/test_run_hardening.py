@@ -19,17 +19,17 @@ from adapters.models.scripted import ScriptedProvider
 from adapters.store.store import Store
 from adapters.store.tables import AuditEntryRow, ClaimRow, EmailRow
 from domain.errors import Conflict
-from domain.failures import FailureClass
 from domain.governance.approvals import Decided, sign
-from domain.intents import Outcome
-from domain.runs import ApprovalSignal, DispatchRequest, RunState, RunStatus
+from domain.governance.intents import Outcome
+from domain.runs.failures import FailureClass
+from domain.runs.run import ApprovalSignal, DispatchRequest, RunState, RunStatus
 from tests.conftest import TEST_KEYS, Firm, make_settings, utc_now, wire
 from tests.support import EMAIL_ACTION, model_reply, pay_action
 from usecases import needs_you, runs
 from usecases.context import Ports
 from worker.bootstrap import build_worker
 from workflows import search_attributes as sa
-from workflows.agent_run import AgentRunWorkflow
+from workflows.runs import AgentRunWorkflow
 
 pytestmark = pytest.mark.temporal
 

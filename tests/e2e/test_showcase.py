@@ -13,15 +13,15 @@ from temporalio.testing import WorkflowEnvironment
 
 from adapters.store.store import Store
 from adapters.store.tables import AuditEntryRow, EmailRow, PaymentRow
-from api.app import create_app
-from api.demo import INVOICE, INVOICE_REF, TASKS, WEST_NOTE, WEST_NOTE_REF, play
+from api.http.app import create_app
+from api.local.demo import INVOICE, INVOICE_REF, TASKS, WEST_NOTE, WEST_NOTE_REF, play
 from domain.memory.release import Release
-from domain.runs import ApprovalSignal, RunStatus
+from domain.runs.run import ApprovalSignal, RunStatus
 from tests.conftest import TEST_KEYS, bearer, make_settings, sign_in, utc_now, wire
 from usecases import runs
 from usecases.context import Ports
 from worker.bootstrap import build_worker
-from workflows.agent_run import AgentRunWorkflow
+from workflows.runs import AgentRunWorkflow
 
 pytestmark = pytest.mark.temporal
 

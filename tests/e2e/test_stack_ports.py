@@ -21,8 +21,8 @@ import jwt
 import pytest
 
 from adapters.ingress.local_issuer import KEY_FILE, LocalIssuer
-from api import stack as stack_module
-from api.stack import Stack, StackRefused
+from api.local import stack as stack_module
+from api.local.stack import Stack, StackRefused
 from tests.conftest import TEST_KEYS
 from tests.support import free_port
 from worker.settings import Settings
@@ -56,7 +56,7 @@ def _ports() -> dict[str, int]:
 
 def _cli(env: dict[str, str], *args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-c", "from api.cli import main; main()", *args],
+        [sys.executable, "-c", "from api.cli.main import main; main()", *args],
         cwd=ROOT,
         env=env,
         capture_output=True,
@@ -159,7 +159,7 @@ def test_a_second_stack_leaves_the_first_running_and_its_key_in_place(tmp_path: 
     first_dir.mkdir()
     first_env = _env(first_dir, first_ports)
     up = subprocess.Popen(
-        [sys.executable, "-c", "from api.cli import main; main()", "up"],
+        [sys.executable, "-c", "from api.cli.main import main; main()", "up"],
         cwd=ROOT,
         env=first_env,
         stdout=(tmp_path / "first.log").open("wb"),

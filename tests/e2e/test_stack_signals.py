@@ -74,7 +74,7 @@ def _bring_up(
             "VERLETICA_TASK_QUEUE": f"signals-{sig.name}",
         }
         up = subprocess.Popen(
-            [sys.executable, "-c", "from api.cli import main; main()", "up"],
+            [sys.executable, "-c", "from api.cli.main import main; main()", "up"],
             cwd=ROOT,
             env=env,
             stdout=(where / "up.log").open("wb"),

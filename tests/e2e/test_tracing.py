@@ -19,7 +19,7 @@ from temporalio.testing import WorkflowEnvironment
 from adapters.models.replay import ReplayProvider
 from adapters.store.store import Store
 from adapters.tracing import ALLOWED, scrubbed, tracer_provider
-from domain.runs import RunStatus
+from domain.runs.run import RunStatus
 from tests.conftest import TEST_KEYS, Firm, make_settings, utc_now, wire
 from tests.support import model_reply
 from usecases import organization, runs

@@ -17,7 +17,7 @@ from temporalio.testing import WorkflowEnvironment
 
 from adapters.store.store import Store
 from adapters.store.tables import PaymentRow
-from domain.workgraph import (
+from domain.work_graph.graph import (
     GraphState,
     GraphStatus,
     GraphStep,
@@ -29,7 +29,7 @@ from tests.conftest import TEST_KEYS, Firm, make_settings, utc_now, wire
 from tests.e2e.test_crash_resume import WorkerProcess, _spawn
 from tests.e2e.test_crash_resume import workers as workers  # noqa: F401
 from tests.support import EMAIL_ACTION, model_reply, pay_action
-from usecases import graphs, runs
+from usecases import runs, work_graph
 from usecases.context import Ports
 from workflows import search_attributes as sa
 from workflows.work_graph import WorkGraphWorkflow
@@ -63,7 +63,7 @@ async def _until(
 ) -> GraphState:
     deadline = time.monotonic() + timeout
     while True:
-        _, state = await graphs.graph_view(svc, graph_id, actor)
+        _, state = await work_graph.graph_view(svc, graph_id, actor)
         if done(state):
             return state
         if time.monotonic() > deadline:
@@ -120,7 +120,7 @@ async def test_a_held_branch_waits_while_the_other_completes_across_a_worker_cra
     svc, store, firm = stack.svc, stack.store, stack.firm
     first = stack.spawn()
 
-    started = await graphs.start_graph(svc, firm.org, firm.founder, DILIGENCE, REPLIES)
+    started = await work_graph.start_graph(svc, firm.org, firm.founder, DILIGENCE, REPLIES)
     held = await _until(
         svc,
         started.graph_id,
@@ -144,7 +144,7 @@ async def test_a_held_branch_waits_while_the_other_completes_across_a_worker_cra
     assert "- brief:" not in birch_run.task  # east's output never reaches west's agent
     assert "may not read: brief" in birch_run.task
     # Ben, staffed on east only, sees the west step's status but not its summary.
-    _, as_ben = await graphs.graph_view(svc, started.graph_id, firm.associate)
+    _, as_ben = await work_graph.graph_view(svc, started.graph_id, firm.associate)
     ben = {s.id: s for s in as_ben.steps}
     assert ben["birch"].withheld and ben["birch"].summary == "" and ben["birch"].run_id is None
     assert not ben["brief"].withheld
@@ -204,9 +204,9 @@ async def test_a_failed_step_skips_the_steps_after_it(stack: Stack) -> None:
         "c": model_reply(EMAIL_ACTION),
         "d": model_reply(EMAIL_ACTION),
     }
-    started = await graphs.start_graph(svc, firm.org, firm.founder, graph, replies)
+    started = await work_graph.start_graph(svc, firm.org, firm.founder, graph, replies)
     final = await asyncio.wait_for(
-        graphs.wait_graph(svc, started.graph_id, firm.founder), timeout=90
+        work_graph.wait_graph(svc, started.graph_id, firm.founder), timeout=90
     )
     assert _steps(final)["a"] is StepStatus.DONE and _steps(final)["d"] is StepStatus.DONE
     assert _steps(final)["b"] is StepStatus.FAILED

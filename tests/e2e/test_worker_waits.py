@@ -16,14 +16,14 @@ from pathlib import Path
 import pytest
 
 from adapters.store.store import Store
-from domain.runs import RunStatus
+from domain.runs.run import RunStatus
 from tests.conftest import TEST_KEYS, Firm, make_settings, utc_now, wire
 from tests.support import free_port
 from usecases import runs
 from worker import devserver
 from worker.settings import Settings
 from worker.temporal import make_client
-from workflows.agent_run import AgentRunWorkflow
+from workflows.runs import AgentRunWorkflow
 
 pytestmark = pytest.mark.temporal
 ROOT = Path(__file__).resolve().parents[2]

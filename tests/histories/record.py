@@ -24,6 +24,7 @@ from pathlib import Path
 
 from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.testing import WorkflowEnvironment
+from workflows.agent_run import AgentRunWorkflow
 
 from adapters.store.store import Store
 from domain.runs import ApprovalSignal, RunStatus
@@ -31,7 +32,6 @@ from tests.conftest import TEST_KEYS, Firm, make_settings, utc_now, wire
 from usecases import runs
 from worker.bootstrap import build_worker
 from workflows import search_attributes as sa
-from workflows.agent_run import AgentRunWorkflow
 
 HERE = Path(__file__).parent
 HISTORY = HERE / "agent_run_hold_refused_approved.json"

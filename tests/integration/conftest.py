@@ -6,7 +6,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from adapters.ingress.local_issuer import LocalIssuer
-from api.app import create_app
+from api.http.app import create_app
 from tests.conftest import Firm, ServedIssuer, link_subject, make_settings
 from tests.integration.test_gemini_provider import gemini_stub  # noqa: F401  (a local Gemini)
 

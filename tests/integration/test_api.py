@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from pydantic import SecretStr
 
 from adapters.store.store import Store
-from api.app import create_app
+from api.http.app import create_app
 from tests.conftest import Firm, signed_in, wire
 from usecases import organization
 from usecases.context import Ports

@@ -15,8 +15,8 @@ from fastapi.testclient import TestClient
 from sqlalchemy import func, select
 
 from adapters.store.tables import RunRow
-from api.app import create_app
-from domain.intents import Intent
+from api.http.app import create_app
+from domain.governance.intents import Intent
 from tests.conftest import Firm, utc_now, wire
 from usecases import governance, organization, runs
 from usecases.context import Ports

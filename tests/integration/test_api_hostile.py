@@ -14,8 +14,8 @@ from fastapi.testclient import TestClient
 from temporalio.testing import WorkflowEnvironment
 
 from adapters.store.store import Store
-from api.app import MAX_BODY_BYTES, create_app
-from domain.model import IdentityKind
+from api.http.app import MAX_BODY_BYTES, create_app
+from domain.organization.contracts import IdentityKind
 from tests.conftest import Firm, make_settings, utc_now, wire
 from usecases import organization
 

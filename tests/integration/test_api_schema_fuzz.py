@@ -7,7 +7,7 @@ from __future__ import annotations
 import schemathesis
 from hypothesis import HealthCheck, given, settings
 
-from api.app import create_app
+from api.http.app import create_app
 from tests.conftest import Firm, signed_in
 from usecases.context import Ports
 

@@ -16,11 +16,11 @@ from adapters.connectors.payments import PaymentsLedger
 from adapters.store import governance as governance_store
 from adapters.store.store import Store
 from adapters.store.tables import AuditEntryRow, AuditHeadRow, DecisionRow, PaymentRow
-from domain.audit import GENESIS_HASH, AuditDraft, AuditEntry, ChainKey, ChainKeys, entry_hash
+from domain.audit.chain import GENESIS_HASH, AuditDraft, AuditEntry, ChainKey, ChainKeys, entry_hash
 from domain.errors import Conflict, TokenRefused
-from domain.intents import Decision, Intent, Outcome
-from domain.model import SpendCap, StaffRole
-from domain.ports import ConnectorWrite
+from domain.governance.intents import Decision, Intent, Outcome
+from domain.governance.ports import ConnectorWrite
+from domain.organization.contracts import SpendCap, StaffRole
 from domain.tools import REGISTRY
 from tests.conftest import Firm, utc_now
 from tests.support import payment_intent, race

@@ -15,14 +15,14 @@ from sqlalchemy import update
 from temporalio.exceptions import ApplicationError
 from temporalio.testing import ActivityEnvironment
 
-from activities.broker import BrokerActivities
+from activities.governance import BrokerActivities
 from adapters.store.store import Store
 from adapters.store.tables import AuditEntryRow
 from domain.errors import StoreFailure
+from domain.governance.intents import Decision, Intent, Outcome
+from domain.governance.ports import GovernanceStore, GovernanceUnit
 from domain.governance.values import BrokerMode
-from domain.intents import Decision, Intent, Outcome
-from domain.ports import GovernanceStore, GovernanceUnit
-from domain.runs import BrokerRequest, DispatchRequest, ReviewRequest
+from domain.runs.run import BrokerRequest, DispatchRequest, ReviewRequest
 from tests.conftest import Firm, utc_now
 from tests.support import APPROVAL_KEYS, payment_intent, signed
 from usecases import governance

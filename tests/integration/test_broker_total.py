@@ -16,7 +16,7 @@ import pytest
 from adapters.store.governance import SqlGovernance
 from adapters.store.store import Store
 from domain.errors import NotFound, StoreFailure, UnknownOrganization
-from domain.intents import Intent, Outcome
+from domain.governance.intents import Intent, Outcome
 from domain.memory.adapter import MemoryAdapter
 from tests.conftest import TEST_KEYS, Firm, utc_now
 from tests.support import APPROVAL_KEYS, payment_intent, signed

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from api.cli import app
+from api.cli.main import app
 from tests.conftest import TEST_AUDIENCE, TEST_ISSUER
 
 

@@ -16,17 +16,17 @@ from sqlalchemy import text
 from typer.testing import CliRunner
 
 from adapters.store.store import Store
-from api.cli import app
-from domain.crosscheck import config_record
+from api.cli.main import app
+from domain.audit.crosscheck import config_record
 from domain.errors import Conflict, Forbidden, NotFound, Unavailable
-from domain.extraction import (
+from domain.extraction.extractor import (
     ExtractionInput,
     ExtractionRejection,
     ExtractionReply,
     parse_extraction,
 )
-from domain.intents import Intent, Outcome, Stage
-from domain.model import (
+from domain.governance.intents import Intent, Outcome, Stage
+from domain.organization.contracts import (
     Commitment,
     Delivery,
     Provenance,

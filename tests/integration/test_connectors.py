@@ -18,8 +18,8 @@ from adapters.connectors.payments import PaymentsLedger
 from adapters.store.store import Store
 from adapters.store.tables import AuditEntryRow, EmailRow, IntentRow, PaymentRow
 from domain.errors import BrokerPoisoned, FoundationBroken, TokenRefused
-from domain.intents import Decision, DispatchToken, Intent, Outcome, Stage
-from domain.ports import ConnectorWrite
+from domain.governance.intents import Decision, DispatchToken, Intent, Outcome, Stage
+from domain.governance.ports import ConnectorWrite
 from domain.tools import EMAIL_SEND, PAYMENTS_PAY
 from tests.conftest import Firm, utc_now
 from usecases import governance, organization

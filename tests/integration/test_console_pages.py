@@ -14,10 +14,10 @@ import pytest
 from fastapi.testclient import TestClient
 
 from adapters.store.store import Store
+from domain.governance.intents import ApprovalVerdict, Intent, Outcome
 from domain.governance.records import decision_draft
 from domain.governance.values import effects_of
-from domain.intents import ApprovalVerdict, Intent, Outcome
-from domain.runs import RunRecord
+from domain.runs.run import RunRecord
 from tests.conftest import Firm, utc_now
 from tests.integration.test_console_security import BASE, _authorize, _banner, _signed_in
 from tests.integration.test_needs_you import _filed_pair, scene

@@ -12,9 +12,9 @@ from fastapi.testclient import TestClient
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from api.app import create_app
 from api.console.session import FLASH_COOKIE, LOGIN_COOKIE, SESSION_COOKIE
-from domain.model import SpendCap
+from api.http.app import create_app
+from domain.organization.contracts import SpendCap
 from tests.conftest import Firm, ServedIssuer, link_subject, make_settings
 from tests.integration.conftest import CONSOLE_BASE
 from tests.integration.test_needs_you import _filed_pair

@@ -17,14 +17,14 @@ from sqlalchemy.exc import DBAPIError
 from typer.testing import CliRunner
 
 from adapters.connectors.payments import PaymentsLedger
-from adapters.store.replay import SqlReplay
+from adapters.store.counterfactual import SqlReplay
 from adapters.store.store import Store
-from api.cli import app
+from api.cli.main import app
+from domain.counterfactual.replay import Counterfactual, SnapshotBasis
 from domain.errors import Conflict, NotFound
-from domain.governance.counterfactual import Counterfactual, SnapshotBasis
-from domain.intents import Decision, Intent, Outcome
-from domain.model import SpendCap, StaffRole
-from domain.ports import ConnectorWrite
+from domain.governance.intents import Decision, Intent, Outcome
+from domain.governance.ports import ConnectorWrite
+from domain.organization.contracts import SpendCap, StaffRole
 from domain.tools import REGISTRY
 from tests.conftest import Firm, cli_signed_in, utc_now
 from tests.support import APPROVAL_KEYS, payment_intent, signed

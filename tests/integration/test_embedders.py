@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from adapters.memory.embedders import GeminiEmbedder, WordLlamaEmbedder
-from domain.ports import EmbedPurpose
+from domain.memory.ports import EmbedPurpose
 
 
 def _vectors(rows: list[bytes], dims: int) -> np.ndarray:

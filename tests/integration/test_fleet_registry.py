@@ -15,17 +15,17 @@ from sqlmodel import col
 from temporalio.testing import ActivityEnvironment
 from typer.testing import CliRunner
 
-from activities.broker import BrokerActivities
+from activities.governance import BrokerActivities
 from adapters.store.store import Store
 from adapters.store.tables import CharterRow
-from api.cli import app as cli_app
+from api.cli.main import app as cli_app
 from domain.errors import Conflict
-from domain.intents import Intent, Outcome, Stage
-from domain.model import Charter
-from domain.prompting import system_prompt
-from domain.registry import AgentPin, Rollout
-from domain.resolution import resolve_agent
-from domain.runs import BrokerRequest, ResolvedAgent
+from domain.fleet.registry import AgentPin, Rollout
+from domain.governance.intents import Intent, Outcome, Stage
+from domain.organization.contracts import Charter
+from domain.runs.prompting import system_prompt
+from domain.runs.resolution import resolve_agent
+from domain.runs.run import BrokerRequest, ResolvedAgent
 from tests.conftest import Firm, cli_signed_in, utc_now
 from tests.support import APPROVAL_KEYS, race
 from usecases import fleet

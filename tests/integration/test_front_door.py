@@ -25,7 +25,7 @@ from jwt.algorithms import RSAAlgorithm
 from adapters.ingress.local_issuer import LocalIssuer
 from adapters.ingress.oidc import KeySet, OidcVerifier
 from adapters.store.store import Store
-from api.app import create_app
+from api.http.app import create_app
 from domain.ingress import BudgetCeilings, Refusal
 from tests.conftest import (
     TEST_AUDIENCE,

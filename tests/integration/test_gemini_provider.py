@@ -19,7 +19,7 @@ import pytest
 from google.genai import errors
 
 from adapters.models.gemini import GeminiProvider
-from domain.ports import ModelReply, ModelRequest
+from domain.model_provider import ModelReply, ModelRequest
 
 API_KEY = "test-key-1234"
 MODEL = "gemini-unit-flash"

@@ -16,9 +16,8 @@ from adapters.store.heartbeat import SqlHeartbeat
 from adapters.store.store import Store
 from adapters.store.tables import FindingRow
 from domain.errors import TokenRefused
-from domain.intents import Intent, Outcome
-from domain.model import SpendCap, StaffRole
-from domain.time.heartbeat import (
+from domain.governance.intents import Intent, Outcome
+from domain.heartbeat.checks import (
     FINDINGS_FILE,
     KEYS_CLOSE,
     ORPHAN_RULE,
@@ -32,6 +31,7 @@ from domain.time.heartbeat import (
     proposals,
     run_checks,
 )
+from domain.organization.contracts import SpendCap, StaffRole
 from tests.conftest import Firm, utc_now
 from tests.integration.test_connectors import payment_intent
 from tests.support import race

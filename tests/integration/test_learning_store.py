@@ -11,8 +11,8 @@ from fastapi.testclient import TestClient
 
 from adapters.store.learning import SqlLearning, event_id
 from adapters.store.store import Store
-from domain.intents import Intent, Outcome, Stage
-from domain.time.learning import (
+from domain.governance.intents import Intent, Outcome, Stage
+from domain.learning.validator import (
     LEARNING,
     Experience,
     InsightStatus,

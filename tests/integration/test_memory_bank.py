@@ -15,16 +15,16 @@ from hypothesis import strategies as st
 from sqlalchemy import text as sql
 
 from adapters.memory.bank import MemoryBank
-from adapters.store.org_cache import OrgCache
+from adapters.store.organization_cache import OrgCache
 from adapters.store.store import Store
-from domain.audit import AuditDraft
+from domain.audit.chain import AuditDraft
+from domain.audit.crosscheck import ConfigRecord
 from domain.canonical import sha256_hex
-from domain.crosscheck import ConfigRecord
 from domain.errors import Forbidden, NotFound, Refused
 from domain.memory.adapter import Embedding, MemoryLink
+from domain.memory.ports import Embedder, EmbedPurpose
 from domain.memory.release import Release, Span, StoredNode
-from domain.model import StaffRole
-from domain.ports import Embedder, EmbedPurpose
+from domain.organization.contracts import StaffRole
 from tests.conftest import Firm, utc_now
 from usecases import memory, organization
 from usecases.context import Ports

@@ -17,19 +17,19 @@ import pytest
 from fastapi.testclient import TestClient
 from typer.testing import CliRunner
 
-from api.app import create_app
-from api.cli import app as cli_app
+from api.cli.main import app as cli_app
+from api.http.app import create_app
 from domain.errors import Conflict
-from domain.intents import Intent, Outcome, Stage
-from domain.model import SpendCap, StaffRole
-from domain.runs import ApprovalSignal, RunInput, RunRecord, RunState, RunStatus
-from domain.time.heartbeat import FINDINGS_FILE, FiledFinding
+from domain.governance.intents import Intent, Outcome, Stage
+from domain.heartbeat.checks import FINDINGS_FILE, FiledFinding
+from domain.organization.contracts import SpendCap, StaffRole
+from domain.runs.run import ApprovalSignal, RunInput, RunRecord, RunState, RunStatus
 from tests.conftest import Firm, Wired, cli_signed_in, signed_in, utc_now
 from tests.integration.test_offers import PAYMENT, _finding, _steps
 from tests.support import payment_intent, race
 from usecases import governance, heartbeat, needs_you, offers, organization
+from usecases.audit_stories import ChainStories
 from usecases.context import Ports
-from usecases.stories import ChainStories
 from worker.bootstrap import build_connectors
 
 H = "X-Verletica-Principal"
@@ -37,7 +37,7 @@ H = "X-Verletica-Principal"
 
 @dataclass
 class FakeRuns:
-    """A :class:`~domain.ports.RunGateway` that records what it is asked (no Temporal)."""
+    """A :class:`~domain.runs.ports.RunGateway` that records what it is asked (no Temporal)."""
 
     started: list[RunInput] = field(default_factory=list)
     signals: list[tuple[str, bool, ApprovalSignal]] = field(default_factory=list)

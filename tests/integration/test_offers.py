@@ -18,13 +18,13 @@ from fastapi.testclient import TestClient
 from typer.testing import CliRunner
 
 from adapters.store.store import Store
-from api.cli import app
+from api.cli.main import app
 from domain.errors import Conflict, Forbidden, NotFound, Refused
-from domain.intents import Intent
-from domain.model import StaffRole
-from domain.runs import RunRecord
-from domain.time.offers import Step
-from domain.time.playbooks import DriftFinding, OfferState
+from domain.governance.intents import Intent
+from domain.offers.merge import Step
+from domain.offers.playbooks import DriftFinding, OfferState
+from domain.organization.contracts import StaffRole
+from domain.runs.run import RunRecord
 from tests.conftest import TEST_AUDIENCE, TEST_ISSUER, TEST_KEYS, Firm, make_settings, wire
 from tests.integration.test_cli import _ok, _onboard
 from tests.support import race

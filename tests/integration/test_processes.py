@@ -10,8 +10,8 @@ from collections import Counter
 from multiprocessing.connection import Connection
 
 from adapters.store.store import Store
-from domain.intents import Outcome
-from domain.model import SpendCap
+from domain.governance.intents import Outcome
+from domain.organization.contracts import SpendCap
 from tests.conftest import TEST_KEYS, Firm, utc_now
 from tests.support import payment_intent
 from usecases import governance, organization

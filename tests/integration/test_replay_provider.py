@@ -16,8 +16,8 @@ from adapters.models.replay import (
     fixtures,
 )
 from adapters.models.scripted import ScriptedProvider, ScriptMissing
-from domain.parser import ParsedReply, ParseRejection, parse_reply
-from domain.ports import ModelReply, ModelRequest
+from domain.model_provider import ModelReply, ModelRequest
+from domain.runs.parser import ParsedReply, ParseRejection, parse_reply
 from domain.tools import REGISTRY
 
 DEMO = FIXTURES / "diligence-demo.json"

@@ -7,9 +7,9 @@ import uuid
 
 from adapters.connectors.payments import PaymentsLedger
 from adapters.store.store import Store
-from domain.intents import ApprovalRequest, ApprovalVerdict, Intent, Outcome
-from domain.model import SpendCap
-from domain.ports import ConnectorWrite
+from domain.governance.intents import ApprovalRequest, ApprovalVerdict, Intent, Outcome
+from domain.governance.ports import ConnectorWrite
+from domain.organization.contracts import SpendCap
 from domain.tools import REGISTRY
 from tests.conftest import Firm, utc_now
 from tests.support import APPROVAL_KEYS, payment_intent, race, signed

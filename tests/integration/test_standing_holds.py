@@ -12,9 +12,9 @@ from collections.abc import Callable
 from fastapi.testclient import TestClient
 
 from domain.errors import Conflict
-from domain.intents import Intent, Outcome
-from domain.model import StaffRole, StandingHold
-from domain.time.heartbeat import HOLDS_PLACE
+from domain.governance.intents import Intent, Outcome
+from domain.heartbeat.checks import HOLDS_PLACE
+from domain.organization.contracts import StaffRole, StandingHold
 from tests.conftest import Firm, Wired, utc_now
 from tests.support import payment_intent, race
 from usecases import governance, heartbeat, organization

@@ -12,10 +12,11 @@ from pydantic import ValidationError
 from adapters.store.db import alembic_config
 from adapters.store.store import Store
 from adapters.store.tables import RunRow
-from domain.audit import GENESIS_HASH
+from domain.audit.chain import GENESIS_HASH
 from domain.errors import Conflict, Forbidden, NotFound
+from domain.fleet.starter import STARTER_FLEET
 from domain.governance.broker import current_projects
-from domain.model import (
+from domain.organization.contracts import (
     AgentDefinition,
     CharterStatus,
     Obligation,
@@ -24,7 +25,6 @@ from domain.model import (
     SpendCap,
     StaffRole,
 )
-from domain.starter import STARTER_FLEET
 from domain.tools import REGISTRY
 from tests.conftest import Firm, make_settings, utc_now, wire
 from usecases import organization

@@ -20,15 +20,15 @@ import pytest
 from fastapi.testclient import TestClient
 from typer.testing import CliRunner
 
-from api.cli import app
-from domain.audit import AuditDraft
+from api.cli.main import app
+from domain.audit.chain import AuditDraft
 from domain.errors import Forbidden
-from domain.intents import Outcome
-from domain.model import SpendCap, StaffRole
-from domain.runs import RunRecord
-from domain.time.learning import Experience, LearningPass
-from domain.time.offers import Step
-from domain.visibility import WITHHELD_EVIDENCE, evidence_for
+from domain.governance.intents import Outcome
+from domain.learning.validator import Experience, LearningPass
+from domain.offers.merge import Step
+from domain.organization.contracts import SpendCap, StaffRole
+from domain.organization.visibility import WITHHELD_EVIDENCE, evidence_for
+from domain.runs.run import RunRecord
 from tests.conftest import Firm, cli_signed_in, utc_now
 from tests.integration.test_needs_you import FakeRuns
 from tests.support import payment_intent

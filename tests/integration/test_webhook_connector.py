@@ -21,7 +21,7 @@ from sqlalchemy import func, select
 from adapters.store.store import Store
 from adapters.store.tables import WebhookRow
 from domain.errors import Unavailable
-from domain.intents import Intent, Outcome
+from domain.governance.intents import Intent, Outcome
 from domain.webhooks import (
     IDEMPOTENCY_HEADER,
     SIGNATURE_HEADER,

@@ -14,7 +14,7 @@ from fastapi.testclient import TestClient
 from sqlalchemy import text as sql
 
 from adapters.store.store import Store
-from api.app import create_app
+from api.http.app import create_app
 from tests.conftest import TEST_AUDIENCE, TEST_ISSUER, Firm, signed_in
 from usecases.context import Ports
 

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from domain.audit import (
+from domain.audit.chain import (
     GENESIS_HASH,
     AuditDraft,
     AuditEntry,

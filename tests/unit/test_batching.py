@@ -9,8 +9,8 @@ from datetime import UTC, datetime
 
 import pytest
 
-from activities.batching import DecisionBatcher
-from domain.intents import Decision, Intent, Outcome, Stage
+from activities.governance_batching import DecisionBatcher
+from domain.governance.intents import Decision, Intent, Outcome, Stage
 
 NOW = datetime(2026, 11, 30, tzinfo=UTC)
 

@@ -21,9 +21,9 @@ from domain.governance.broker import (
     spend_of,
     wildcard_key,
 )
+from domain.governance.intents import Decision, Intent, Outcome, Stage
 from domain.governance.values import BrokerSnapshot, InFlight, in_flight_by_key
-from domain.intents import Decision, Intent, Outcome, Stage
-from domain.model import (
+from domain.organization.contracts import (
     AgentDefinition,
     Barrier,
     Charter,

@@ -11,9 +11,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from domain.audit import AuditEntry, ChainHead, ChainVerification
+from domain.audit.chain import AuditEntry, ChainHead, ChainVerification
 from domain.needs_you.chain import read_chain
-from usecases.stories import ChainStories
+from usecases.audit_stories import ChainStories
 
 ORG = "org-1"
 

@@ -3,8 +3,7 @@ reader gets withholds what lies beyond their projects."""
 
 from __future__ import annotations
 
-from domain.governance.broker import decide
-from domain.governance.counterfactual import (
+from domain.counterfactual.replay import (
     WITHHELD,
     OtherIntent,
     SnapshotBasis,
@@ -12,9 +11,10 @@ from domain.governance.counterfactual import (
     replayed_decision,
     view,
 )
+from domain.governance.broker import decide
+from domain.governance.intents import Decision, Intent, Outcome, Stage
 from domain.governance.values import HoldState, StoredIntent
-from domain.intents import Decision, Intent, Outcome, Stage
-from domain.model import Barrier
+from domain.organization.contracts import Barrier
 from tests.unit.test_broker_properties import ORG, payment, snapshot, spend_cap, staffed
 
 WALL = Barrier(id="b-1", org_id=ORG, name="wall", groups=(("east",), ("west",)))

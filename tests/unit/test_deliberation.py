@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from pydantic import ValidationError
 
-from domain.deliberation import (
+from domain.deliberation.rounds import (
     DEFAULT_PERSONAS,
     MAX_CLAIM,
     MAX_CLAIMS,
@@ -381,7 +381,7 @@ def test_the_state_round_trips_through_json() -> None:
 
 # Claims that approve (issue 19): the gate refuses approving, authorising, releasing what is
 # held and waiving sign-off, in general; claims that only speak of approval pass. The rule
-# (domain.time.learning.assumed_authority) was written on the two sentences of the issue
+# (domain.learning.validator.assumed_authority) was written on the two sentences of the issue
 # and a handful of others; the sentences below were written afterwards, to test it.
 
 ISSUE_CLAIMS = [

@@ -10,8 +10,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from domain.governance.broker import decide
-from domain.intents import Decision, Outcome, Stage
-from domain.model import Commitment, Delivery, Provenance, ReviewState
+from domain.governance.intents import Decision, Outcome, Stage
+from domain.organization.contracts import Commitment, Delivery, Provenance, ReviewState
 from tests.unit.test_broker_properties import (
     NOW,
     ORG,

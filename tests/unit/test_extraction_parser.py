@@ -12,14 +12,14 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from adapters.models.replay import FIXTURES
-from api.demo import ATLAS_LETTER, LETTER_REF
-from domain.extraction import (
+from api.local.demo import ATLAS_LETTER, LETTER_REF
+from domain.extraction.extractor import (
     MAX_OBLIGATIONS,
     ExtractionRejection,
     extraction_task,
     parse_extraction,
 )
-from domain.model import Delivery, NoticePeriod, SpendCap
+from domain.organization.contracts import Delivery, NoticePeriod, SpendCap
 from tests.documents import DOCUMENTS
 
 DOC = (

@@ -11,18 +11,25 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from domain.failures import BY_RULE, NOT_FAILURES, RETRIES, FailureClass, classify, retries_left
+from domain.runs.failures import (
+    BY_RULE,
+    NOT_FAILURES,
+    RETRIES,
+    FailureClass,
+    classify,
+    retries_left,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 
 EMITTERS: dict[str, dict[str, int]] = {
     "domain/governance/broker.py": {"Reject": 0, "Hold": 0},
-    "domain/resolution.py": {"ResolveRefusal": -1},
-    "domain/parser.py": {"Refused": 0, "ParseRejection": -1, "_slug_list": -1},
+    "domain/runs/resolution.py": {"ResolveRefusal": -1},
+    "domain/runs/parser.py": {"Refused": 0, "ParseRejection": -1, "_slug_list": -1},
     "domain/strict_json.py": {"Refused": 0},
     "domain/governance/review.py": {"ReviewResult": -1},
     "usecases/governance.py": {"_rejection": 2},
-    "workflows/agent_run.py": {"_close": 2, "_close_unfinished": 1, "_record_failure": 1},
+    "workflows/runs.py": {"_close": 2, "_close_unfinished": 1, "_record_failure": 1},
     "workflows/heartbeat.py": {"_close": 2},
 }
 """Where a rule that can end a run is written, and how: the call, and the position of

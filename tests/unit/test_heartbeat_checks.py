@@ -9,16 +9,8 @@ from itertools import count
 from hypothesis import given
 from hypothesis import strategies as st
 
-from domain.intents import Outcome
-from domain.model import (
-    Commitment,
-    Delivery,
-    Obligation,
-    Provenance,
-    ReviewState,
-    SpendCap,
-)
-from domain.time.heartbeat import (
+from domain.governance.intents import Outcome
+from domain.heartbeat.checks import (
     CHECKS,
     FINDINGS_FILE,
     KEYS_CLOSE,
@@ -37,6 +29,14 @@ from domain.time.heartbeat import (
     proposals,
     run_checks,
     waiting_on_humans,
+)
+from domain.organization.contracts import (
+    Commitment,
+    Delivery,
+    Obligation,
+    Provenance,
+    ReviewState,
+    SpendCap,
 )
 
 NOW = datetime(2026, 12, 1, 9, 0, tzinfo=UTC)

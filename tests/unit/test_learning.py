@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from domain.time.learning import (
+from domain.learning.validator import (
     LEARNING_AGENT,
     LEARNING_TASK,
     MAX_INSIGHTS,

@@ -10,7 +10,7 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from domain.audit import AuditEntry
+from domain.audit.chain import AuditEntry
 from domain.governance.records import run_failure_draft
 from domain.needs_you.chain import read_chain, retry_draft
 from domain.needs_you.items import (

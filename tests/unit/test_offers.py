@@ -8,8 +8,8 @@ import math
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from domain.time import offers
-from domain.time.offers import Embedded, Episode, Step
+from domain.offers import merge as offers
+from domain.offers.merge import Embedded, Episode, Step
 from evals.offers_eval import load
 
 TOOLS = ("memory.read", "docs.draft", "email.send")

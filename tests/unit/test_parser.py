@@ -11,9 +11,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from domain.canonical import canonical_json
-from domain.intents import Intent, ProposedAction
-from domain.model import ParamType, ToolSpec
-from domain.parser import MAX_ACTIONS, MAX_QUESTION, ParsedReply, ParseRejection, parse_reply
+from domain.governance.intents import Intent, ProposedAction
+from domain.organization.contracts import ParamType, ToolSpec
+from domain.runs.parser import MAX_ACTIONS, MAX_QUESTION, ParsedReply, ParseRejection, parse_reply
 from domain.tools import EMAIL_SEND, PAYMENTS_PAY, REGISTRY
 
 EMAIL_ONLY: dict[str, ToolSpec] = {"email.send": EMAIL_SEND}

@@ -9,9 +9,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from domain.memory.screen import screen
-from domain.model import Barrier
-from domain.time.offers import Step
-from domain.time.playbooks import (
+from domain.offers.merge import Step
+from domain.offers.playbooks import (
     DriftFinding,
     EpisodeRecord,
     OfferRecord,
@@ -23,6 +22,7 @@ from domain.time.playbooks import (
     readings,
     run_episode,
 )
+from domain.organization.contracts import Barrier
 
 NOW = datetime(2026, 12, 1, tzinfo=UTC)
 STEP = Step(tool="email.send", text="Email the agenda")

@@ -8,7 +8,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from domain.governance.index import PolicyIndex
-from domain.model import (
+from domain.organization.contracts import (
     Barrier,
     Commitment,
     Obligation,

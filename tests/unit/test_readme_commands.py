@@ -15,7 +15,7 @@ from typing import Any
 
 import typer.main
 
-from api.cli import app
+from api.cli.main import app
 
 ROOT = Path(__file__).resolve().parents[2]
 README = ROOT / "README.md"

@@ -8,8 +8,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from domain.errors import Conflict
-from domain.model import AgentDefinition, Charter, CharterStatus, Skill
-from domain.registry import (
+from domain.fleet.registry import (
     Rollout,
     bucket,
     draft,
@@ -21,6 +20,7 @@ from domain.registry import (
     serving,
     version_for,
 )
+from domain.organization.contracts import AgentDefinition, Charter, CharterStatus, Skill
 
 RUN_IDS = st.text(min_size=1, max_size=40)
 

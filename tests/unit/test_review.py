@@ -9,11 +9,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from domain.audit import AuditEntry
+from domain.audit.chain import AuditEntry
 from domain.governance.approvals import ApprovalKey, ApprovalKeys, ApprovalProof, sign
-from domain.governance.review import decided, reconfirm, review, spends_proof
-from domain.governance.values import HoldState, ReviewResult, StoredIntent
-from domain.intents import (
+from domain.governance.intents import (
     ApprovalRequest,
     ApprovalVerdict,
     Decision,
@@ -22,7 +20,15 @@ from domain.intents import (
     Stage,
     held_decision,
 )
-from domain.model import Principal, PrincipalKind, PrincipalStatus, Staffing, StaffRole
+from domain.governance.review import decided, reconfirm, review, spends_proof
+from domain.governance.values import HoldState, ReviewResult, StoredIntent
+from domain.organization.contracts import (
+    Principal,
+    PrincipalKind,
+    PrincipalStatus,
+    Staffing,
+    StaffRole,
+)
 
 NOW = datetime(2025, 6, 2, 9, 30, tzinfo=UTC)
 KEYS = ApprovalKeys(current=ApprovalKey(bytes(range(32))))

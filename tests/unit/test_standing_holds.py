@@ -11,21 +11,21 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from domain.governance.broker import decide
-from domain.intents import Outcome, Stage
-from domain.model import (
+from domain.governance.intents import Outcome, Stage
+from domain.heartbeat.checks import (
+    HOLDS_PLACE,
+    CommitmentFacts,
+    OrgSnapshot,
+    expired_commitments,
+    proposals,
+)
+from domain.organization.contracts import (
     Commitment,
     Obligation,
     Provenance,
     ReviewState,
     SpendCap,
     StandingHold,
-)
-from domain.time.heartbeat import (
-    HOLDS_PLACE,
-    CommitmentFacts,
-    OrgSnapshot,
-    expired_commitments,
-    proposals,
 )
 from tests.unit.test_broker_properties import NOW, ORG, email, payment, snapshot, staffed
 

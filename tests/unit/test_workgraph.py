@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from domain.workgraph import (
+from domain.work_graph.graph import (
     GraphStatus,
     GraphStep,
     StepOutput,

@@ -1,0 +1,343 @@
+"""The audit chain in the database: append under the org's head lock, read, verify."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any, NamedTuple
+
+from sqlalchemy import Row, Text, bindparam, cast, insert, select, update
+from sqlmodel import Session, col
+
+from adapters.store import convert
+from adapters.store.organization_state import stored_configuration
+from adapters.store.session import Database
+from adapters.store.tables import (
+    CONNECTOR_TABLES,
+    AuditEntryRow,
+    AuditHeadRow,
+    DecisionRow,
+    IntentRow,
+    OrgRow,
+    table_of,
+)
+from domain.audit.chain import (
+    AuditDraft,
+    AuditEntry,
+    ChainHead,
+    ChainKeys,
+    ChainVerification,
+    link,
+    verify_chain,
+)
+from domain.audit.crosscheck import CONFIGURATION, ChainFacts, DecisionRecord, WriteRecord
+from domain.canonical import loads_checked
+from domain.memory.adapter import MemoryAdapter
+from domain.tools import REGISTRY
+
+
+class AuditError(RuntimeError):
+    """The chain cannot be appended to (no head: unknown organization)."""
+
+
+def lock_head(session: Session, org_id: str) -> ChainHead:
+    """Read the org's chain head under a row lock; serialises appends, broker decisions
+    and configuration changes of one organization."""
+    return lock(session, org_id).head
+
+
+@dataclass
+class LockedHead:
+    """An organization's head row, read under its lock at the start of a transaction."""
+
+    head: ChainHead
+    poisoned: str | None
+    config_seq: int
+
+
+_heads, _entries = table_of(AuditHeadRow), table_of(AuditEntryRow)
+_LOCK = (
+    select(
+        _heads.c.seq,
+        _heads.c.entry_hash,
+        _heads.c.signature,
+        _heads.c.poisoned,
+        _heads.c.config_seq,
+    )
+    .where(_heads.c.org_id == bindparam("org_id"))
+    .with_for_update()
+)
+_RECORDED = select(*_entries.c).where(
+    _entries.c.org_id == bindparam("org_id"), _entries.c.event_key == bindparam("event_key")
+)
+_INSERT_ENTRY = insert(_entries)
+_WRITE_HEAD = (
+    update(_heads)
+    .where(_heads.c.org_id == bindparam("b_org_id"))
+    .values(
+        seq=bindparam("b_seq"),
+        entry_hash=bindparam("b_entry_hash"),
+        signature=bindparam("b_signature"),
+        config_seq=bindparam("b_config_seq"),
+    )
+)
+
+
+def lock(session: Session, org_id: str) -> LockedHead:
+    """Take the organization's lock and read its head row; :class:`AuditError` when the
+    organization has none."""
+    row = session.connection().execute(_LOCK, {"org_id": org_id}).first()
+    if row is None:
+        raise AuditError(f"organization {org_id} has no audit chain")
+    head = ChainHead(seq=row.seq, entry_hash=row.entry_hash, signature=row.signature)
+    return LockedHead(head=head, poisoned=row.poisoned, config_seq=row.config_seq)
+
+
+class ChainWriter:
+    """Appends to one organization's chain inside a transaction that holds its lock. The
+    head is read once, kept here, and written back once by :meth:`flush`: a transaction
+    that appends many entries (a batch of decisions) updates the head row once."""
+
+    def __init__(self, session: Session, org_id: str, keys: ChainKeys, locked: LockedHead) -> None:
+        self._c = session.connection()
+        self.org_id = org_id
+        self._keys = keys
+        self.head = locked.head
+        self.config_seq = locked.config_seq
+        self._dirty = False
+        self._pending: list[dict[str, Any]] = []
+        """Fresh entries not yet written (written together, a statement for all)."""
+
+    def write_pending(self) -> None:
+        """Write the fresh entries appended so far."""
+        if self._pending:
+            self._c.execute(_INSERT_ENTRY, self._pending)
+            self._pending.clear()
+
+    def recorded(self, event_key: str) -> AuditEntry | None:
+        self.write_pending()
+        row = self._c.execute(
+            _RECORDED, {"org_id": self.org_id, "event_key": event_key}
+        ).one_or_none()
+        return None if row is None else convert.audit_entry(row)
+
+    def append(self, draft: AuditDraft, now: datetime, fresh: bool = False) -> AuditEntry:
+        """Append ``draft``; idempotent by its event key unless the caller knows it is
+        ``fresh`` (it has just checked that the event has no entry). A fresh entry is
+        written with the next that is not, or by :meth:`flush`."""
+        if not fresh:
+            existing = self.recorded(draft.event_key)
+            if existing is not None:
+                return existing
+        at = now.isoformat(timespec="microseconds")
+        entry, self.head = link(self.org_id, self.head, draft, at, self._keys)
+        if fresh:
+            self._pending.append(entry.model_dump())
+        else:
+            self._c.execute(_INSERT_ENTRY, entry.model_dump())
+        if draft.stage == CONFIGURATION:
+            self.config_seq = entry.seq
+        self._dirty = True
+        return entry
+
+    def flush(self) -> None:
+        """Write pending entries and the head row back, if anything was appended."""
+        self.write_pending()
+        if self._dirty:
+            head = self.head
+            self._c.execute(
+                _WRITE_HEAD,
+                {
+                    "b_org_id": self.org_id,
+                    "b_seq": head.seq,
+                    "b_entry_hash": head.entry_hash,
+                    "b_signature": head.signature,
+                    "b_config_seq": self.config_seq,
+                },
+            )
+            self._dirty = False
+
+
+def append(
+    session: Session, org_id: str, draft: AuditDraft, now: datetime, keys: ChainKeys
+) -> AuditEntry:
+    """Append ``draft`` (idempotent by event key) inside the caller's transaction, signed
+    with ``keys``, taking the organization's lock if the caller has not."""
+    writer = ChainWriter(session, org_id, keys, lock(session, org_id))
+    entry = writer.append(draft, now)
+    writer.flush()
+    return entry
+
+
+def _decisions(s: Session, org_id: str) -> Iterator[DecisionRecord]:
+    rows = s.execute(
+        select(
+            col(DecisionRow.id),
+            col(DecisionRow.intent_id),
+            col(DecisionRow.outcome),
+            col(DecisionRow.stage),
+            col(DecisionRow.rule),
+            col(DecisionRow.reason),
+            col(DecisionRow.audit_seq),
+            col(DecisionRow.entry_hash),
+        ).where(col(DecisionRow.org_id) == org_id)
+    )
+    for row in rows:
+        yield DecisionRecord(
+            row=f"{row.id} (intent {row.intent_id})",
+            intent_id=row.intent_id,
+            audit_seq=row.audit_seq,
+            entry_hash=row.entry_hash,
+            outcome=row.outcome,
+            stage=row.stage,
+            rule=row.rule,
+            reason=row.reason,
+        )
+
+
+def _writes(s: Session, org_id: str) -> Iterator[WriteRecord]:
+    for system, table in CONNECTOR_TABLES:
+        params = sorted({p for t in REGISTRY.values() if t.system == system for p in t.params})
+        t = table_of(table)
+        rows = s.connection().execute(
+            select(t.c.intent_id, t.c.audit_seq, t.c.entry_hash, *(t.c[p] for p in params)).where(
+                t.c.org_id == org_id
+            )
+        )
+        for row in rows:
+            yield WriteRecord(
+                system=system,
+                intent_id=row.intent_id,
+                audit_seq=row.audit_seq,
+                entry_hash=row.entry_hash,
+                payload={p: row._mapping[p] for p in params},
+            )
+
+
+def _written(s: Session, org_id: str) -> dict[str, str | None]:
+    """Intents stored as dispatched, and their operation keys."""
+    rows = s.execute(
+        select(col(IntentRow.id), col(IntentRow.op_key)).where(
+            col(IntentRow.org_id) == org_id, col(IntentRow.dispatched)
+        )
+    )
+    return {r.id: r.op_key for r in rows}
+
+
+class _Link(NamedTuple):
+    """An entry as verification reads it: a :class:`ChainLink` made of plain values."""
+
+    org_id: str
+    seq: int
+    at: str
+    event_key: str
+    actor: str
+    intent_id: str | None
+    decision: str
+    stage: str
+    rule: str
+    payload: dict[str, Any]
+    prev_hash: str
+    entry_hash: str
+    signature: str
+
+
+# The payload as its stored text: parsed by loads_checked, which notes on the way whether
+# the standard library's encoder may canonicalise it.
+_ENTRY_COLUMNS = tuple(
+    cast(col(AuditEntryRow.payload), Text)
+    if name == "payload"
+    else col(getattr(AuditEntryRow, name))
+    for name in _Link._fields
+)
+_PAYLOAD_AT = _Link._fields.index("payload")
+
+
+def _links(rows: Iterable[Row[Any]]) -> Iterator[_Link]:
+    for row in rows:
+        values = list(row)
+        values[_PAYLOAD_AT] = loads_checked(values[_PAYLOAD_AT])
+        yield _Link(*values)
+
+
+class AuditLog:
+    """Appends to, reads and verifies organizations' chains."""
+
+    def __init__(self, db: Database, keys: ChainKeys, memory: MemoryAdapter) -> None:
+        self._db = db
+        self._keys = keys
+        self._memory = memory
+
+    def append(self, org_id: str, draft: AuditDraft, now: datetime) -> AuditEntry:
+        """Append one entry in its own transaction."""
+        with self._db.transaction() as s:
+            return append(s, org_id, draft, now, self._keys)
+
+    def entries(
+        self, org_id: str, after_seq: int = 0, limit: int | None = None
+    ) -> list[AuditEntry]:
+        """Entries in sequence order."""
+        with self._db.read() as s:
+            query = (
+                select(AuditEntryRow)
+                .where(col(AuditEntryRow.org_id) == org_id, col(AuditEntryRow.seq) > after_seq)
+                .order_by(col(AuditEntryRow.seq))
+            )
+            if limit is not None:
+                query = query.limit(limit)
+            return [convert.audit_entry(r) for r in s.execute(query).scalars()]
+
+    def head(self, org_id: str) -> ChainHead | None:
+        """The org's chain head, or None for an unknown org."""
+        with self._db.read() as s:
+            row = s.get(AuditHeadRow, org_id)
+            return (
+                None
+                if row is None
+                else ChainHead(seq=row.seq, entry_hash=row.entry_hash, signature=row.signature)
+            )
+
+    def verify(self, org_id: str) -> ChainVerification:
+        """Recompute every hash, link and signature of the org's chain, compare it with its
+        signed head, and check that every decision and connector row names its entry."""
+        with self._db.read() as s:
+            # Plain rows, streamed: a long chain is neither held in memory at once nor
+            # turned into validated models one by one.
+            entries = s.execute(
+                select(*_ENTRY_COLUMNS)
+                .where(col(AuditEntryRow.org_id) == org_id)
+                .order_by(col(AuditEntryRow.seq))
+                .execution_options(yield_per=2000)
+            )
+            head_row = s.get(AuditHeadRow, org_id)
+            head = (
+                None
+                if head_row is None
+                else ChainHead(
+                    seq=head_row.seq, entry_hash=head_row.entry_hash, signature=head_row.signature
+                )
+            )
+            facts = ChainFacts(_decisions(s, org_id), _writes(s, org_id))
+            result = verify_chain(org_id, _links(entries), head, self._keys, facts.observe)
+            if not result.ok:
+                return result
+            disagreement = facts.problem(
+                _written(s, org_id), stored_configuration(s, org_id, self._memory)
+            )
+            if disagreement is None:
+                return result
+            at, problem = disagreement
+            return result.model_copy(update={"ok": False, "broken_at": at, "problem": problem})
+
+    def verify_all(self) -> dict[str, ChainVerification]:
+        """Verify every organization's chain; used when a worker starts its broker. An
+        organization is known by its row, its head or any of its entries, so removing
+        one of these does not hide the others."""
+        with self._db.read() as s:
+            org_ids = (
+                set(s.execute(select(col(OrgRow.id))).scalars())
+                | set(s.execute(select(col(AuditHeadRow.org_id))).scalars())
+                | set(s.execute(select(col(AuditEntryRow.org_id)).distinct()).scalars())
+            )
+        return {org_id: self.verify(org_id) for org_id in sorted(org_ids)}

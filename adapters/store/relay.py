@@ -1,0 +1,94 @@
+"""The email outbox as the mail relay reads and updates it."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from sqlalchemy import and_, or_, select, update
+from sqlmodel import col
+
+from adapters.store.audit import ChainWriter, lock
+from adapters.store.session import Database
+from adapters.store.tables import EmailRow
+from domain.audit.chain import ChainKeys
+from domain.relay import (
+    LEASE,
+    Attempt,
+    DeliveryState,
+    OutboundEmail,
+    attempt_draft,
+    state_after,
+)
+
+
+class SqlOutbox:
+    """:class:`~domain.relay.Outbox` over SQLite or PostgreSQL."""
+
+    def __init__(self, db: Database, keys: ChainKeys) -> None:
+        self._db = db
+        self._keys = keys
+
+    def claim(self, limit: int, now: datetime) -> list[OutboundEmail]:
+        stale = now - LEASE
+        free = or_(
+            col(EmailRow.delivery_state) == DeliveryState.PENDING.value,
+            and_(
+                col(EmailRow.delivery_state) == DeliveryState.SENDING.value,
+                col(EmailRow.claimed_at) < stale,
+            ),
+        )
+        claimed: list[OutboundEmail] = []
+        with self._db.transaction() as s:
+            rows = list(
+                s.execute(
+                    select(EmailRow)
+                    .where(free)
+                    .order_by(col(EmailRow.created_at), col(EmailRow.intent_id))
+                    .limit(limit)
+                ).scalars()
+            )
+            for r in rows:
+                # Conditional: of two passes reaching one row, one claims it.
+                got = s.execute(
+                    update(EmailRow)
+                    .where(col(EmailRow.intent_id) == r.intent_id, free)
+                    .values(delivery_state=DeliveryState.SENDING.value, claimed_at=now)
+                )
+                if got.rowcount == 1:  # type: ignore[attr-defined]
+                    claimed.append(
+                        OutboundEmail(
+                            intent_id=r.intent_id,
+                            org_id=r.org_id,
+                            to=r.to,
+                            subject=r.subject,
+                            body=r.body,
+                            attempts=r.attempts,
+                        )
+                    )
+        return claimed
+
+    def record(self, attempt: Attempt, now: datetime) -> None:
+        draft = attempt_draft(attempt)
+        with self._db.transaction() as s:
+            # Under the organization's lock; a recording retried after a crash finds its
+            # entry (same key), and the row was updated with it.
+            writer = ChainWriter(s, attempt.org_id, self._keys, lock(s, attempt.org_id))
+            if writer.recorded(draft.event_key) is not None:
+                return
+            writer.append(draft, now)
+            writer.flush()
+            state = state_after(attempt.outcome)
+            s.execute(
+                update(EmailRow)
+                .where(
+                    col(EmailRow.intent_id) == attempt.intent_id,
+                    col(EmailRow.delivery_state) == DeliveryState.SENDING.value,
+                )
+                .values(
+                    delivery_state=state.value,
+                    attempts=attempt.attempt,
+                    last_code=attempt.code,
+                    last_detail=attempt.detail[:200],
+                    delivered_at=now if state is DeliveryState.DELIVERED else None,
+                )
+            )

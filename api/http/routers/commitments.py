@@ -1,0 +1,42 @@
+"""Commitments from documents: extraction by an agent, rejection by a human; a delivery
+or obligation marked kept."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter
+
+from api.http.deps import Actor, PortsDep
+from api.http.schemas import ExtractBody, NoteBody, RejectBody
+from domain.extraction.extractor import ExtractionResult
+from domain.organization.contracts import Commitment
+from usecases import commitments
+
+router = APIRouter(tags=["commitments"])
+
+
+@router.post("/v1/orgs/{org_id}/commitments/extract", status_code=201)
+async def extract(
+    org_id: str, body: ExtractBody, ports: PortsDep, actor: Actor
+) -> ExtractionResult:
+    """An agent reads a memory record through the memory gate and extracts its
+    obligations (spend caps, deliveries, notice periods) as commitments in state
+    ``extracted``, with provenance; they bind nothing until a human confirms them. A reply
+    the strict parser refuses is recorded, and returned as ``rejection``."""
+    return await commitments.extract(
+        ports, org_id, actor, body.ref, body.extractor_id, tuple(body.projects)
+    )
+
+
+@router.post("/v1/commitments/{commitment_id}/reject")
+def reject(commitment_id: str, body: RejectBody, ports: PortsDep, actor: Actor) -> Commitment:
+    """Reject an extracted commitment (the founder, or an approver on every project it
+    binds): it never binds. A confirmed or already rejected one is a 409."""
+    return commitments.reject(ports, commitment_id, actor, body.reason)
+
+
+@router.post("/v1/commitments/{commitment_id}/fulfilled")
+def fulfilled(commitment_id: str, body: NoteBody, ports: PortsDep, actor: Actor) -> Commitment:
+    """Mark a confirmed delivery or obligation kept, with a note of how (the founder, or an
+    approver on every project it binds): it binds no more, and late deliveries under it
+    are no longer held. Once: a second is a 409; a spend cap or notice period is a 422."""
+    return commitments.fulfil(ports, commitment_id, actor, body.note)

@@ -1,0 +1,1 @@
+"""Rich tables the command line and the demo print."""

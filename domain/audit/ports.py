@@ -1,0 +1,19 @@
+"""Ports of the audit chain: reading it."""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+from domain.audit.chain import AuditEntry, ChainHead, ChainVerification
+
+
+class AuditReader(Protocol):
+    """Reads and verifies organizations' chains."""
+
+    def entries(self, org_id: str, after_seq: int = 0) -> list[AuditEntry]:
+        """Entries after ``after_seq``, in sequence order."""
+        ...
+
+    def head(self, org_id: str) -> ChainHead | None: ...
+
+    def verify(self, org_id: str) -> ChainVerification: ...

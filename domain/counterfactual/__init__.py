@@ -1,0 +1,1 @@
+"""The counterfactual: what a held or rejected intent would have done unenforced."""

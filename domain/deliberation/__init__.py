@@ -1,0 +1,1 @@
+"""Persona deliberation: personas propose claims in turn; a gate checks each."""

@@ -1,0 +1,1 @@
+"""The fleet: the starter agents every organization gets, and the registry of versions."""

@@ -1,0 +1,221 @@
+"""Intents (what an agent proposes) and decisions (what the broker disposes)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from datetime import datetime
+from enum import StrEnum
+from functools import cached_property
+from typing import Any
+
+from pydantic import Field
+
+from domain.canonical import digest
+from domain.fleet.registry import AgentPin
+from domain.governance.approvals import ApprovalProof, HeldDecision
+from domain.organization.contracts import Frozen, Slug
+
+
+class ProposedAction(Frozen):
+    """One action as the model proposed it, after strict parsing."""
+
+    tool: str
+    projects: tuple[Slug, ...]
+    payload: dict[str, Any]
+    cost_cents: int = Field(ge=0)
+    justification: str
+    references: tuple[Slug, ...] = ()
+
+
+class Intent(Frozen):
+    """A proposed action attributed to a principal in a run: the broker's input."""
+
+    id: str
+    org_id: str
+    run_id: str
+    principal_id: str
+    tool: str
+    projects: tuple[Slug, ...]
+    """Declared reach; the broker adds the projects of referenced records."""
+    payload: dict[str, Any]
+    cost_cents: int = Field(ge=0)
+    justification: str
+    references: tuple[Slug, ...] = ()
+    pin: AgentPin | None = None
+    """The agent version its run resolved; the broker decides under that version's
+    charter. None for intents the system proposes outside a run (its stable version)."""
+
+    @cached_property
+    def digest(self) -> str:
+        """SHA-256 of the canonical intent; an approval is bound to it. (Computed once: an
+        intent is immutable; :meth:`model_copy` forgets it.) An intent without a pin
+        digests as intents did before pins existed."""
+        body = self.model_dump(mode="json")
+        if self.pin is None:
+            del body["pin"]
+        return digest(body)
+
+    def model_copy(self, *, update: Mapping[str, Any] | None = None, deep: bool = False) -> Intent:
+        """A copy; with ``update``, a different intent, whose digest is computed afresh."""
+        copy = super().model_copy(update=update, deep=deep)
+        copy.__dict__.pop("digest", None)
+        return copy
+
+    @classmethod
+    def from_proposal(
+        cls,
+        action: ProposedAction,
+        *,
+        intent_id: str,
+        org_id: str,
+        run_id: str,
+        principal_id: str,
+        pin: AgentPin | None = None,
+    ) -> Intent:
+        """Attribute a parsed proposal to the principal that made it."""
+        return cls(
+            id=intent_id,
+            org_id=org_id,
+            run_id=run_id,
+            principal_id=principal_id,
+            tool=action.tool,
+            projects=action.projects,
+            payload=action.payload,
+            cost_cents=action.cost_cents,
+            justification=action.justification,
+            references=action.references,
+            pin=pin,
+        )
+
+
+class Outcome(StrEnum):
+    """What the broker said, or what became of a hold."""
+
+    ALLOW = "allow"
+    REJECT = "reject"
+    HOLD = "hold"
+    APPROVED = "approved"
+    DENIED = "denied"
+    EXPIRED = "expired"
+
+    @property
+    def may_dispatch(self) -> bool:
+        """Only these outcomes let a connector write happen."""
+        return self in (Outcome.ALLOW, Outcome.APPROVED)
+
+
+class Stage(StrEnum):
+    """The broker's stages, in the order they run; plus the non-broker recorders."""
+
+    IDENTITY = "identity_charter"
+    STAFFING = "staffing"
+    SCOPE = "scope_barriers"
+    COMMITMENTS = "commitments"
+    COLLISIONS = "collisions"
+    APPROVAL = "approval"
+    AUDIT = "audit_dispatch"
+    PARSER = "parser"
+    REVIEW = "human_review"
+    DISPATCH = "dispatch"
+
+
+BROKER_STAGES: tuple[Stage, ...] = (
+    Stage.IDENTITY,
+    Stage.STAFFING,
+    Stage.SCOPE,
+    Stage.COMMITMENTS,
+    Stage.COLLISIONS,
+    Stage.APPROVAL,
+    Stage.AUDIT,
+)
+
+
+class BrokerMode(StrEnum):
+    """How the broker acts on its decisions."""
+
+    ENFORCE = "enforce"
+    """Decide, record and act: a rejection stops, a hold waits for a human."""
+    OBSERVE = "observe"
+    """Decide and record, never block (for a rollout): every decision says what
+    enforcement would have done, and lets the intent through."""
+
+
+class Decision(Frozen):
+    """The broker's answer for one intent: always present, never an exception."""
+
+    intent_id: str
+    outcome: Outcome
+    stage: Stage
+    rule: str
+    reason: str
+    release: tuple[str, ...] = ()
+    """For a hold: what would need to be true to release it."""
+    reach: tuple[str, ...] = ()
+    """The intent's real reach: declared projects and projects of referenced records."""
+    evidence: tuple[str, ...] = ()
+    """Intents this decision rests on (the earlier payments of the same invoice, the
+    in-flight intents it collides with)."""
+    mode: BrokerMode = BrokerMode.ENFORCE
+    enforced: Outcome | None = None
+    """In observe mode: what enforcement would have decided, where it differs."""
+    intent_digest: str = ""
+    audit_seq: int | None = None
+    entry_hash: str | None = None
+    decided_at: datetime | None = None
+
+
+class ApprovalVerdict(StrEnum):
+    """A human's answer to a hold."""
+
+    APPROVE = "approve"
+    DENY = "deny"
+
+
+class ApprovalRequest(Frozen):
+    """A human's approve/deny for a held intent, bound to its digest and to the hold it
+    answers."""
+
+    intent_id: str
+    approver_id: str
+    verdict: ApprovalVerdict
+    intent_digest: str
+    reason: str = ""
+    proof: ApprovalProof | None = None
+    """The API's signature over the decision (see :mod:`domain.governance.approvals`)."""
+    hold: HeldDecision | None = None
+    """The hold the approver was shown (:func:`held_decision`); None only in signals
+    signed before holds were bound, which the broker refuses (``hold_unbound``)."""
+
+
+class DispatchToken(Frozen):
+    """Names the audited decision that lets one connector write happen."""
+
+    org_id: str
+    intent_id: str
+    audit_seq: int
+    entry_hash: str
+    intent_digest: str
+
+
+class DispatchResult(Frozen):
+    """What a connector did with a write."""
+
+    intent_id: str
+    system: str
+    action: str
+    external_id: str
+    duplicate: bool
+    """True when the write had already happened (idempotent replay)."""
+
+
+def held_decision(decision: Decision) -> HeldDecision:
+    """The hold ``decision`` as a human's decision names it: a recorded decision, with its
+    audit entry."""
+    if decision.audit_seq is None or decision.entry_hash is None:
+        raise ValueError("only a recorded decision can be answered")
+    return HeldDecision(
+        audit_seq=decision.audit_seq,
+        entry_hash=decision.entry_hash,
+        rule=decision.rule,
+        evidence=tuple(decision.evidence),
+    )

@@ -1,0 +1,1 @@
+"""The learning pass: what a model may teach the organization."""

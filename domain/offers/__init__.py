@@ -1,0 +1,1 @@
+"""Process offers: episodes of the same work merged into offers, kept as playbooks."""

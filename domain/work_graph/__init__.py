@@ -1,0 +1,1 @@
+"""Work graphs: several agent runs in dependency order."""

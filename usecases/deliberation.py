@@ -1,0 +1,93 @@
+"""Deliberations as a human starts and reads them: personas argue a question in turn
+through a quality gate, and an agent's run synthesises (see :mod:`domain.deliberation.rounds`)."""
+
+from __future__ import annotations
+
+import uuid
+
+from domain.deliberation.ports import DeliberationGateway
+from domain.deliberation.rounds import (
+    DEFAULT_PERSONAS,
+    SYNTHESIS,
+    DeliberationInput,
+    DeliberationPlan,
+    DeliberationState,
+)
+from domain.errors import NotFound, Unavailable
+from domain.runs.run import check_hold_timeout
+from usecases import ingress
+from usecases.access import agent_named, check_scripted, member, run_for
+from usecases.context import Ports
+
+DEFAULT_PLAN = DeliberationPlan(personas=DEFAULT_PERSONAS)
+"""Analyst, skeptic, counsel; two rounds each."""
+
+
+def _gateway(ports: Ports) -> DeliberationGateway:
+    if ports.deliberations is None:
+        raise Unavailable("deliberations need Temporal: start the dev server (`verletica up`)")
+    return ports.deliberations
+
+
+async def start_deliberation(
+    ports: Ports,
+    org_id: str,
+    actor_id: str,
+    agent: str,
+    question: str,
+    plan: DeliberationPlan | None = None,
+    scripted_replies: dict[str, tuple[str, ...]] | None = None,
+    hold_timeout_seconds: int | None = None,
+) -> DeliberationState:
+    """Start a deliberation on ``question`` for ``actor_id`` (an active human of the
+    organization). ``agent`` (handle or id) is the agent whose gate releases the personas'
+    context and whose run synthesises; its actions go through the broker."""
+    _, actor = member(ports, org_id, actor_id)
+    plan = plan or DEFAULT_PLAN
+    replies = scripted_replies or {}
+    check_scripted(ports, bool(replies))
+    unknown = sorted(set(replies) - {p.name for p in plan.personas} - {SYNTHESIS})
+    if unknown:
+        raise ValueError(f"replies for no persona of the plan: {unknown}")
+    if not question.strip():
+        raise ValueError("a deliberation needs a question")
+    check_hold_timeout(hold_timeout_seconds)
+    found = agent_named(ports, org_id, agent)
+    if found is None:
+        raise NotFound(f"no agent {agent!r} in this organization")
+    gateway = _gateway(ports)
+    ingress.reserve_run(ports, actor)
+    deliberation = DeliberationInput(
+        deliberation_id=str(uuid.uuid4()),
+        org_id=org_id,
+        agent_id=found.id,
+        question=question.strip(),
+        plan=plan,
+        requested_by=actor_id,
+        scripted_replies=replies,
+        hold_timeout_seconds=hold_timeout_seconds,
+    )
+    await gateway.start(deliberation)
+    return DeliberationState(deliberation_id=deliberation.deliberation_id, org_id=org_id)
+
+
+async def deliberation_view(
+    ports: Ports, deliberation_id: str, actor_id: str
+) -> tuple[str, DeliberationState]:
+    """The deliberation's workflow status and state, to those who may read its run (its
+    agent's projects and what its synthesis reached); to anyone else it does not exist."""
+    status, state = await _gateway(ports).state(deliberation_id)
+    try:
+        member(ports, state.org_id, actor_id)
+        if state.run_id is not None:
+            run_for(ports, state.run_id, actor_id)
+    except NotFound:
+        raise NotFound(f"no deliberation {deliberation_id}") from None
+    return status, state
+
+
+async def wait_deliberation(ports: Ports, deliberation_id: str, actor_id: str) -> DeliberationState:
+    """Wait for the deliberation to end; its final state (as :func:`deliberation_view`)."""
+    await deliberation_view(ports, deliberation_id, actor_id)
+    await _gateway(ports).result(deliberation_id)
+    return (await deliberation_view(ports, deliberation_id, actor_id))[1]
