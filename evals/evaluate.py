@@ -26,8 +26,8 @@ from adapters.memory.bank import RECALL_FLOOR
 from adapters.memory.embedders import local_embedder
 from adapters.memory.screen_classifier import ScreenClassifier, local_classifier
 from domain.memory.pii import detect
+from domain.memory.ports import EmbedPurpose
 from domain.memory.screen import screen
-from domain.ports import EmbedPurpose
 from evals import evalset
 
 BLIND_FILE = evalset.DATA / "eval_blind_screen.jsonl"

@@ -9,7 +9,7 @@ Figures, on the evaluation half, beside two baselines measured in the same run:
 
 The baselines: identical wording (what a lexical duplicate check finds) and the same
 tool sequence (what a purely structural one finds). ``--tune`` searches the thresholds
-on the training half (how :data:`domain.time.offers.SAME_PROCESS` and ``STEP_FLOOR``
+on the training half (how :data:`domain.offers.merge.SAME_PROCESS` and ``STEP_FLOOR``
 were chosen).
 """
 
@@ -27,9 +27,9 @@ from rich.console import Console
 from rich.table import Table
 
 from adapters.memory.embedders import local_embedder
-from domain.ports import EmbedPurpose
-from domain.time import offers
-from domain.time.offers import Embedded, Episode, Step
+from domain.memory.ports import EmbedPurpose
+from domain.offers import merge as offers
+from domain.offers.merge import Embedded, Episode, Step
 
 DATA = Path(__file__).parent / "data" / "episodes.json"
 
