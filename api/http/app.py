@@ -47,7 +47,7 @@ from worker.ports import build_ports, open_store
 from worker.settings import Settings
 from worker.temporal import connect
 
-CONSOLE_STATIC = Path(__file__).parent / "console" / "static"
+CONSOLE_STATIC = Path(__file__).parents[1] / "console" / "static"
 
 __all__ = ["MAX_BODY_BYTES", "create_app"]
 
