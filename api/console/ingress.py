@@ -1,0 +1,122 @@
+"""Signing in to the console and out of it: the organization's identity provider
+(authorization code flow, PKCE S256), the session its ID token sets, and the way home."""
+
+from __future__ import annotations
+
+import secrets
+
+from fastapi import APIRouter, Request
+from fastapi.responses import HTMLResponse, RedirectResponse, Response
+
+from api.console import oidc
+from api.console import session as cookies
+from api.console.forms import readable
+from api.console.pages import (
+    config_of,
+    ports_of,
+    read_form,
+    render,
+    safe_back,
+)
+from api.console.session import LoginState, Session
+from domain.errors import Unavailable
+from domain.ingress import Refusal, Unauthenticated
+from domain.organization.contracts import IdentityKind
+
+router = APIRouter()
+
+
+@router.get("/", response_model=None)
+async def home(request: Request) -> Response:
+    """The queue, for whoever is signed in."""
+    return RedirectResponse("/console/queue", status_code=303)
+
+
+@router.get("/signin", response_class=HTMLResponse)
+async def signin(request: Request, next: str = "/console/queue") -> HTMLResponse:
+    """Where a person starts: one button, to their organization's identity provider."""
+    config_of(ports_of(request))
+    return render(request, "signin.html", session=None, next=safe_back(next))
+
+
+@router.get("/login")
+async def login(request: Request, next: str = "/console/queue") -> RedirectResponse:
+    """Off to the identity provider (authorization code flow, PKCE S256)."""
+    config = config_of(ports_of(request))
+    authorize, _ = await oidc.endpoints(config)
+    verifier, challenge = oidc.pkce_pair()
+    state, nonce = secrets.token_urlsafe(24), secrets.token_urlsafe(24)
+    redirect = str(request.url_for("callback"))
+    response = RedirectResponse(
+        oidc.authorize_url(authorize, config, redirect, state, nonce, challenge), status_code=303
+    )
+    cookies.start_login(
+        response,
+        request,
+        config.session_key,
+        LoginState(state=state, nonce=nonce, verifier=verifier, next=safe_back(next)),
+    )
+    return response
+
+
+@router.get("/callback", name="callback", response_model=None)
+async def callback(request: Request, code: str = "", state: str = "") -> Response:
+    """Back from the identity provider: the code redeemed, the ID token verified (its
+    nonce this sign-in's), the session set."""
+    ports = ports_of(request)
+    config = config_of(ports)
+    pending = cookies.finish_login(request, config.session_key)
+    if pending is None or not code or not secrets.compare_digest(state, pending.state):
+        return render(
+            request,
+            "refused.html",
+            400,
+            session=None,
+            status=400,
+            refusal="This sign-in is stale or was not started here. Sign in again.",
+        )
+    _, token_endpoint = await oidc.endpoints(config)
+    redirect = str(request.url_for("callback"))
+    if ports.tokens is None:
+        raise Unavailable("no token verifier is configured")
+    try:
+        id_token = await oidc.redeem(token_endpoint, config, code, redirect, pending.verifier)
+        claims = ports.tokens.verify(id_token)
+        if claims.nonce != pending.nonce:
+            raise Unauthenticated(Refusal.REPLAYED, "the ID token answers another sign-in")
+    except (ValueError, Unauthenticated) as refused:
+        return render(
+            request,
+            "refused.html",
+            401,
+            session=None,
+            status=401,
+            refusal=f"The sign-in did not hold: {readable(refused)}",
+        )
+    identity = ports.directory.identity(IdentityKind.OIDC, claims.subject)
+    principal = None if identity is None else ports.directory.find_principal(identity.principal_id)
+    found = Session(
+        id_token=id_token,
+        subject=claims.subject,
+        principal_id=None if principal is None else principal.id,
+        org_id=None if principal is None else principal.org_id,
+        csrf=cookies.new_csrf(),
+        expires_at=claims.expires_at,
+    )
+    target = pending.next if principal is not None else "/console/onboard"
+    response = RedirectResponse(target, status_code=303)
+    cookies.write(response, request, config.session_key, found)
+    response.delete_cookie(cookies.LOGIN_COOKIE, path="/console")
+    return response
+
+
+@router.post("/signout")
+async def signout(request: Request) -> RedirectResponse:
+    """Forget the session (its CSRF token is checked: no other site signs you out)."""
+    ports = ports_of(request)
+    found = cookies.read(request, config_of(ports).session_key)
+    response = RedirectResponse("/console/signin", status_code=303)
+    if found is not None:
+        await read_form(request, found)
+    cookies.clear(response)
+    return response

@@ -1,0 +1,201 @@
+"""The organization's pages: onboarding (the firm, its founder and the starter fleet)
+and the workspace (projects, staffing, barriers, commitments), with the founder's changes
+to it through the same use cases as the API."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter, Request
+from fastapi.responses import RedirectResponse, Response
+from starlette.concurrency import run_in_threadpool
+
+from api.console import session as cookies
+from api.console.forms import readable
+from api.console.pages import (
+    FORM_REFUSALS,
+    config_of,
+    flash_back,
+    org_of,
+    ports_of,
+    read_form,
+    render,
+    serve,
+    sign_in_first,
+    status_of,
+)
+from api.console.session import Session
+from api.http.schemas import BarrierBody, OnboardBody, ProjectBody, StaffingBody
+from domain.errors import Conflict
+from domain.fleet.starter import STARTER_FLEET
+from domain.ingress import Unauthenticated
+from domain.organization.contracts import StaffRole
+from usecases import organization
+from usecases.context import Ports
+
+router = APIRouter()
+
+
+@router.get("/onboard", response_model=None)
+async def onboard_page(request: Request) -> Response:
+    """A guided form: the firm's name, the founder, and the starter fleet explained."""
+
+    async def page(ports: Ports, principal: str, found: Session) -> Response:
+        if principal:
+            return RedirectResponse("/console/queue", status_code=303)
+        return render(
+            request, "onboard.html", session=found, fleet=STARTER_FLEET, error="", kept={}
+        )
+
+    return await serve(request, page, unlinked=True)
+
+
+@router.post("/onboard", response_model=None)
+async def onboard(request: Request) -> Response:
+    """Create the organization, its founder (the signed-in person) and its fleet."""
+    ports = ports_of(request)
+    key = config_of(ports).session_key
+    found = cookies.read(request, key)
+    if found is None or ports.tokens is None:
+        return sign_in_first(request)
+    if found.principal_id is not None:
+        return RedirectResponse("/console/queue", status_code=303)
+    fields = await read_form(request, found)
+    try:
+        ports.tokens.verify(found.id_token)
+    except Unauthenticated:
+        return sign_in_first(request)
+    try:
+        body = OnboardBody(
+            name=fields.get("name", ""),
+            founder_email=fields.get("email", ""),
+            founder_name=fields.get("founder_name") or None,
+        )
+        made = await run_in_threadpool(
+            organization.onboard,
+            ports,
+            body.name,
+            str(body.founder_email),
+            body.founder_name,
+            oidc_subject=found.subject,
+        )
+    except (ValueError, Conflict) as refused:
+        # the form again, as it was filled, with what to change
+        return render(
+            request,
+            "onboard.html",
+            status_of(refused),
+            session=found,
+            fleet=STARTER_FLEET,
+            error=readable(refused),
+            kept=fields,
+        )
+    found = found.model_copy(update={"principal_id": made.founder.id, "org_id": made.org.id})
+    response = RedirectResponse("/console/workspace", status_code=303)
+    cookies.write(response, request, key, found)
+    return response
+
+
+async def _workspace_context(ports: Ports, principal: str, found: Session) -> dict[str, Any]:
+    view = await run_in_threadpool(organization.workspace, ports, org_of(found), principal)
+    return {
+        "org": view.org,
+        "people": {p.id: p for p in view.principals},
+        "projects": view.projects,
+        "staffing": view.staffing,
+        "barriers": view.barriers,
+        "standing": view.standing,
+        "commitments": view.commitments,
+        "founder": principal == view.org.founder_id,
+    }
+
+
+@router.get("/workspace", response_model=None)
+async def workspace(request: Request) -> Response:
+    """Projects, staffing (who is on what, since when), barriers, commitments."""
+
+    async def page(ports: Ports, principal: str, found: Session) -> Response:
+        shown = await _workspace_context(ports, principal, found)
+        return render(
+            request, "workspace.html", session=found, failed="", error="", kept={}, **shown
+        )
+
+    return await serve(request, page)
+
+
+async def _change(ports: Ports, org_id: str, principal: str, fields: dict[str, str]) -> str:
+    """A project, a staffing or a barrier added; what was done, in a sentence."""
+    what = fields.get("change")
+    if what == "project":
+        project = ProjectBody(slug=fields.get("slug", ""), name=fields.get("name", ""))
+        await run_in_threadpool(
+            organization.add_project, ports, org_id, principal, project.slug, project.name
+        )
+        return f"project {project.slug} added"
+    if what == "staff":
+        staffing = StaffingBody(
+            principal_id=fields.get("principal_id", ""),
+            project=fields.get("project", ""),
+            role=StaffRole(fields.get("role", "member")),
+        )
+        await run_in_threadpool(
+            organization.staff,
+            ports,
+            org_id,
+            principal,
+            staffing.principal_id,
+            staffing.project,
+            staffing.role,
+        )
+        return "staffed"
+    if what == "barrier":
+        groups = [
+            [p.strip() for p in fields.get(side, "").split(",") if p.strip()]
+            for side in ("left", "right")
+        ]
+        barrier = BarrierBody(name=fields.get("name", ""), groups=groups)
+        stand = fields.get("stand", "")
+        if stand not in ("left", "right", "both"):
+            raise ValueError("say where you stand once the wall is up")
+        side = None if stand == "both" else barrier.groups[stand == "right"][0]
+        barrier = barrier.model_copy(update={"founder_side": side})
+        made = await run_in_threadpool(
+            organization.add_barrier,
+            ports,
+            org_id,
+            principal,
+            barrier.name,
+            [list(g) for g in barrier.groups],
+            barrier.founder_side,
+        )
+        standing = await run_in_threadpool(organization.founder_standing, ports, org_id, principal)
+        said = next((w for b, w in standing if b.id == made.id), "")
+        return f"barrier {barrier.name} raised: {said}"
+    raise ValueError("unknown change")
+
+
+@router.post("/workspace", response_model=None)
+async def change_workspace(request: Request) -> Response:
+    """A project, a staffing or a barrier added (the founder's, through the same use
+    cases as the API, on the record). A refused change answers on the workspace, its
+    form as it was filled, with why."""
+
+    async def page(ports: Ports, principal: str, found: Session) -> Response:
+        fields = await read_form(request, found)
+        try:
+            done = await _change(ports, org_of(found), principal, fields)
+        except FORM_REFUSALS as refused:
+            shown = await _workspace_context(ports, principal, found)
+            return render(
+                request,
+                "workspace.html",
+                status_of(refused),
+                session=found,
+                failed=fields.get("change", ""),
+                error=readable(refused),
+                kept={k: v for k, v in fields.items() if k != "csrf"},
+                **shown,
+            )
+        return flash_back(request, found, "/console/workspace", done)
+
+    return await serve(request, page, acting=True)

@@ -1,0 +1,182 @@
+"""What every console page shares: the templates, the page around each view (the
+session read, its ID token proven again, a refusal shown as a page), the form checked for
+its CSRF token and origin, and the flash that says once what was just done.
+
+Each page is a thin view over a use case, read as the signed-in person may read it; each
+form is checked for its CSRF token and goes through the front door as an acting API
+request does (the token proven again, the budgets charged)."""
+
+from __future__ import annotations
+
+import secrets
+import uuid
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+from urllib.parse import parse_qs, quote, urlsplit
+
+from fastapi import Request
+from fastapi.responses import HTMLResponse, RedirectResponse, Response
+from fastapi.templating import Jinja2Templates
+from starlette.concurrency import run_in_threadpool
+
+from api.console import session as cookies
+from api.console.forms import SLUG_INPUT, SLUG_LIST_INPUT, money, readable
+from api.console.session import Session
+from api.http.deps import prove
+from domain.errors import Conflict, Forbidden, NotFound, Unavailable
+from domain.ingress import ConsoleSignIn, Refusal, Unauthenticated
+from domain.needs_you.items import ActionKind
+from usecases.context import Ports
+
+templates = Jinja2Templates(directory=Path(__file__).parent / "templates")
+templates.env.globals["ActionKind"] = ActionKind
+templates.env.globals["SLUG_INPUT"] = SLUG_INPUT
+templates.env.filters["money"] = money
+templates.env.globals["SLUG_LIST_INPUT"] = SLUG_LIST_INPUT
+
+Page = Callable[[Ports, str, Session], Awaitable[Response]]
+
+_NOT_SIGNED_OUT = frozenset({Refusal.OVER_BUDGET, Refusal.KEY_SET_UNAVAILABLE, Refusal.REPLAYED})
+"""Refusals that say nothing against the person's sign-in: a spent budget, the issuer's
+key set out of reach, a nonce seen twice. The rest end the session."""
+
+
+def ports_of(request: Request) -> Ports:
+    """The ports the app was built with."""
+    return request.app.state.ports  # type: ignore[no-any-return]
+
+
+def config_of(ports: Ports) -> ConsoleSignIn:
+    """How the console signs people in; Unavailable without an identity provider."""
+    if ports.console is None:
+        raise Unavailable(
+            "the console needs an identity provider: VERLETICA_OIDC_ISSUER, _AUDIENCE and "
+            "_JWKS (or `verletica up`, whose local issuer it uses)"
+        )
+    return ports.console
+
+
+NO_FLASH = frozenset({"queue_items.html", "refused.html"})
+"""Templates that never show the flash: the queue's list (fetched every few seconds, it
+would take the flash meant for the page being loaded) and a refusal (told in red alone)."""
+
+
+def render(request: Request, name: str, code: int = 200, **context: Any) -> HTMLResponse:
+    """A page, with what every page shows (who is signed in, the CSRF token) and the
+    green banner: only what the server's own flash says (signed, bound to this session,
+    shown once), never text a link carries."""
+    shown: str | None = None
+    console = ports_of(request).console
+    if name not in NO_FLASH and console is not None:
+        shown = cookies.take_flash(request, console.session_key, context.get("session"))
+    response = templates.TemplateResponse(
+        request, name, {**context, "notice": shown or ""}, status_code=code
+    )
+    if shown is not None:
+        cookies.clear_flash(response)
+    return response
+
+
+def flash_back(request: Request, found: Session, back: str, text: str) -> RedirectResponse:
+    """Back to ``back``, whose banner will say ``text`` (once)."""
+    ports = ports_of(request)
+    response = RedirectResponse(safe_back(back), status_code=303)
+    cookies.flash(response, request, config_of(ports).session_key, found, text)
+    return response
+
+
+FORM_REFUSALS = (Forbidden, Conflict, NotFound, ValueError, Unavailable)
+"""What a form's use case may refuse it with (a validation error is a ValueError)."""
+
+
+def status_of(refused: Exception) -> int:
+    return {Forbidden: 403, Conflict: 409, NotFound: 404, Unavailable: 503}.get(type(refused), 422)
+
+
+def safe_back(path: str) -> str:
+    """Only a console path may be gone back to after sign-in."""
+    return path if path.startswith("/console/") and "//" not in path else "/console/"
+
+
+def sign_in_first(request: Request) -> RedirectResponse:
+    target = quote(safe_back(request.url.path), safe="/")
+    return RedirectResponse(f"/console/signin?next={target}", status_code=303)
+
+
+def _prove(request: Request, ports: Ports, found: Session, acting: bool) -> str:
+    """The principal the session's ID token proves, as the API proves a bearer token
+    (checked again on every request; an acting one is charged and its nonce kept)."""
+    return prove(
+        request,
+        ports,
+        "console",
+        bearer=found.id_token,
+        nonce=uuid.uuid4().hex,
+        dev_principal=None,
+        acting=acting,
+    )
+
+
+async def read_form(request: Request, found: Session) -> dict[str, str]:
+    """A form's fields, once its CSRF token and origin hold."""
+    raw = (await request.body()).decode("utf-8", "replace")
+    fields = {k: v[0] for k, v in parse_qs(raw, keep_blank_values=True).items()}
+    origin = request.headers.get("origin")
+    if origin is not None and urlsplit(origin).netloc != request.url.netloc:
+        raise Forbidden("the form was sent from another site")
+    if not secrets.compare_digest(fields.get("csrf", ""), found.csrf):
+        raise Forbidden("the form's CSRF token is missing or stale: reload the page")
+    return fields
+
+
+async def serve(
+    request: Request, page: Page, acting: bool = False, unlinked: bool = False
+) -> Response:
+    """Run ``page`` for the signed-in person; refusals become pages, not stack traces.
+    A person whose sign-in belongs to no principal yet reaches only ``unlinked`` pages
+    (onboarding), with their token still checked."""
+    ports = ports_of(request)
+    key = config_of(ports).session_key
+    found = cookies.read(request, key)
+    if found is None:
+        return sign_in_first(request)
+    try:
+        if found.principal_id is None:
+            if not unlinked:
+                return RedirectResponse("/console/onboard", status_code=303)
+            if ports.tokens is None:
+                raise Unavailable("no token verifier is configured")
+            ports.tokens.verify(found.id_token)
+            principal = ""
+        else:
+            principal = await run_in_threadpool(_prove, request, ports, found, acting)
+    except Unauthenticated as refused:
+        if refused.reason in _NOT_SIGNED_OUT:
+            # the person is who they were: they are refused this once, not signed out
+            code = 429 if refused.reason is Refusal.OVER_BUDGET else 503
+            return render(
+                request, "refused.html", code, session=found, status=code, refusal=refused.detail
+            )
+        response = sign_in_first(request)
+        cookies.clear(response)
+        return response
+    try:
+        return await page(ports, principal, found)
+    except FORM_REFUSALS as refused:
+        status = status_of(refused)
+        return render(
+            request,
+            "refused.html",
+            status,
+            session=found,
+            refusal=readable(refused),
+            status=status,
+        )
+
+
+def org_of(found: Session) -> str:
+    """The signed-in person's organization (NotFound until they have one)."""
+    if found.org_id is None:
+        raise NotFound("you belong to no organization yet")
+    return found.org_id
