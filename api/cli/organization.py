@@ -1,0 +1,109 @@
+"""The organization: onboarding, projects, staffing and information barriers."""
+
+from __future__ import annotations
+
+import os
+from typing import Annotated
+
+import typer
+from rich.table import Table
+
+from api.cli.common import TOKEN_ENV, As, Org, console, principal_id, show, sync
+from domain.organization.contracts import Barrier, StaffRole
+from usecases import ingress, organization
+from usecases.context import Ports
+
+projects_app = typer.Typer(help="Projects (departments, engagements).", no_args_is_help=True)
+
+
+def onboard(
+    name: Annotated[str, typer.Option(help="Organization name.")],
+    founder_email: Annotated[str, typer.Option(help="Founder's email.")],
+    founder_name: Annotated[str | None, typer.Option(help="Founder's display name.")] = None,
+) -> None:
+    """Create an organization, its founder (you: your ID token's subject proves the
+    founder) and the starter fleet."""
+    token = os.environ.get(TOKEN_ENV) or None
+    done = sync(
+        lambda s: organization.onboard(
+            s,
+            name,
+            founder_email,
+            founder_name,
+            oidc_subject=ingress.guarded(
+                s, "cli", "onboard", lambda: ingress.founding_subject(s, token)
+            ),
+        )
+    )
+    table = Table(title=f"{done.org.name} ({done.org.id})")
+    for col in ("id", "handle", "kind", "agent kind"):
+        table.add_column(col)
+    for p in [done.founder, *done.agents]:
+        table.add_row(p.id, p.handle, p.kind, p.agent_kind or "")
+    console.print(table)
+    console.print(f"founder {done.founder.id} ({done.founder.handle})")
+    console.print(f"export VERLETICA_ORG={done.org.id}")
+
+
+@projects_app.command("add")
+def projects_add(slug: str, name: str, org: Org, actor: As = "") -> None:
+    """Create a project; the founder becomes its approver."""
+    show(sync(lambda s: organization.add_project(s, org, actor, slug, name)))
+
+
+@projects_app.command("list")
+def projects_list(org: Org, actor: As = "") -> None:
+    """List the organization's projects."""
+    for p in sync(lambda s: organization.projects(s, org, actor)):
+        console.print(f"{p.slug:16} {p.name}")
+
+
+def staff(
+    principal: Annotated[str, typer.Argument(help="Principal id or handle.")],
+    project: str,
+    org: Org,
+    actor: As = "",
+    role: Annotated[StaffRole, typer.Option(help="member or approver")] = StaffRole.MEMBER,
+) -> None:
+    """Staff a principal on a project, from now on."""
+    show(
+        sync(
+            lambda s: organization.staff(
+                s, org, actor, principal_id(s, org, actor, principal), project, role
+            )
+        )
+    )
+
+
+def unstaff(staffing_id: str, org: Org, actor: As = "") -> None:
+    """End a staffing now (authority ends with it)."""
+    show(sync(lambda s: organization.unstaff(s, org, actor, staffing_id)))
+
+
+def barrier(
+    name: str,
+    groups: Annotated[list[str], typer.Argument(help="Groups, each a comma list: east west,north")],
+    org: Org,
+    actor: As = "",
+    founder_side: Annotated[
+        str | None,
+        typer.Option(
+            help="A project of the side the founder stays on (the founder's staffing on the other "
+            "sides ends). Without it the founder stays approver on every side and reads "
+            "the memory of none."
+        ),
+    ] = None,
+) -> None:
+    """Create an information barrier between disjoint project groups, and say what the
+    founder reads and approves across it."""
+
+    def raise_it(s: Ports) -> tuple[Barrier, str]:
+        made = organization.add_barrier(
+            s, org, actor, name, [g.split(",") for g in groups], founder_side=founder_side
+        )
+        said = dict((b.id, w) for b, w in organization.founder_standing(s, org, actor))
+        return made, said[made.id]
+
+    made, said = sync(raise_it)
+    show(made)
+    typer.echo(said, err=True)  # stdout stays the barrier, as JSON for scripts
