@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
 from api.cli.common import As, Org, principal_id, services, show, sync
-from domain.organization.contracts import SpendCap
-from usecases import commitments, organization
-from usecases.context import Ports
+
+if TYPE_CHECKING:
+    from usecases.context import Ports
 
 commit_app = typer.Typer(
     help="Commitments: record or extract (from a document), confirm, reject.",
@@ -28,6 +28,9 @@ def commit_add(
     currency: str = "USD",
 ) -> None:
     """Record an extracted spend-cap commitment (it binds once confirmed)."""
+    from domain.organization.contracts import SpendCap
+    from usecases import organization
+
     cap = SpendCap(limit_cents=cap_cents, currency=currency)
     show(
         sync(
@@ -41,6 +44,8 @@ def commit_add(
 @commit_app.command("confirm")
 def commit_confirm(commitment_id: str, actor: As = "") -> None:
     """Confirm an extracted commitment."""
+    from usecases import organization
+
     show(sync(lambda s: organization.confirm_commitment(s, commitment_id, actor)))
 
 
@@ -51,6 +56,8 @@ def commit_reject(
     actor: As = "",
 ) -> None:
     """Reject an extracted commitment: it never binds."""
+    from usecases import commitments
+
     show(sync(lambda s: commitments.reject(s, commitment_id, actor, reason)))
 
 
@@ -61,6 +68,8 @@ def commit_fulfilled(
     actor: As = "",
 ) -> None:
     """Mark a confirmed delivery or obligation kept: it binds no more."""
+    from usecases import commitments
+
     show(sync(lambda s: commitments.fulfil(s, commitment_id, actor, note)))
 
 
@@ -73,6 +82,7 @@ def commit_extract(
     project: Annotated[list[str] | None, typer.Option(help="Projects they bind.")] = None,
 ) -> None:
     """An agent extracts a document's obligations as commitments awaiting confirmation."""
+    from usecases import commitments
 
     async def go(s: Ports) -> Any:
         agent = principal_id(s, org, actor, extractor)

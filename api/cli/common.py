@@ -1,5 +1,10 @@
 """What every command module shares: the console, the ``--org`` and ``--as`` options, and
-running a command against the ports."""
+running a command against the ports.
+
+Nothing here imports the use cases, the store, Temporal or the settings at import time:
+``verletica --help`` builds every command (typer reads each signature), and a help page
+should not cost the seconds those take to import. They are imported when a command runs.
+"""
 
 from __future__ import annotations
 
@@ -10,19 +15,14 @@ import sys
 import uuid
 from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Annotated, Any, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
 import typer
 from rich.console import Console
 from rich.markup import escape
 
-from domain.ingress import Unauthenticated
-from usecases import ingress, organization
-from usecases.context import Ports
-from worker.clock import utc_now
-from worker.ports import build_ports, open_store
-from worker.settings import Settings
-from worker.temporal import make_client
+if TYPE_CHECKING:
+    from usecases.context import Ports
 
 # Off a terminal (make demo piped, CI logs) rich would wrap tables at 80 columns.
 console = Console(width=None if sys.stdout.isatty() else 160)
@@ -41,6 +41,9 @@ def _prove_actor(ctx: typer.Context, value: str) -> str:
     ``VERLETICA_TOKEN``, or (development header mode only) ``--as``."""
     if ctx.resilient_parsing:
         return value
+    from usecases import ingress
+    from worker.settings import Settings
+
     token = os.environ.get(TOKEN_ENV) or None
     if token is None and not (value and Settings().dev_principal_header):
         raise typer.BadParameter(
@@ -81,6 +84,11 @@ As = Annotated[
 def services(fn: Callable[[Ports], Awaitable[T]], temporal: bool = False) -> T:
     """Run ``fn`` on the ports (with a Temporal client when ``temporal``); a refusal is one
     red line and exit 1."""
+    from domain.ingress import Unauthenticated
+    from worker.clock import utc_now
+    from worker.ports import build_ports, open_store
+    from worker.settings import Settings
+    from worker.temporal import make_client
 
     async def go() -> T:
         settings = Settings()
@@ -133,6 +141,8 @@ def show(value: Any) -> None:
 
 def principal_id(ports: Ports, org: str, actor: str, agent: str) -> str:
     """A principal of ``org`` by id or handle, as ``actor`` sees the directory."""
+    from usecases import organization
+
     for p in organization.principals(ports, org, actor):
         if agent in (p.id, p.handle):
             return p.id

@@ -4,16 +4,15 @@ agent's run synthesises."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from api.cli.common import As, Org, Replies, console, fail, read_text, replies, services
-from api.views.work_graph import deliberation_tables
-from domain.deliberation.plan import plan_from_json
-from domain.deliberation.state import DeliberationState, DeliberationStatus
-from usecases import deliberation
-from usecases.context import Ports
+
+if TYPE_CHECKING:
+    from domain.deliberation.state import DeliberationState
+    from usecases.context import Ports
 
 deliberation_app = typer.Typer(
     help="Deliberations: personas argue a question through a quality gate; an agent's run "
@@ -35,6 +34,11 @@ def deliberation_start(
     wait: Annotated[bool, typer.Option(help="Wait for the synthesis.")] = True,
 ) -> None:
     """Personas (default: analyst, skeptic, counsel) argue ``question`` in turn."""
+    from api.views.work_graph import deliberation_tables
+    from domain.deliberation.plan import plan_from_json
+    from domain.deliberation.state import DeliberationStatus
+    from usecases import deliberation
+
     given = {k: tuple(v) for k, v in replies(reply, "PERSONA").items()}
     planned = None if plan is None else read_text(plan, "the plan")
 
@@ -57,6 +61,8 @@ def deliberation_start(
 @deliberation_app.command("show")
 def deliberation_show(deliberation_id: str, actor: As = "") -> None:
     """A deliberation's turns, provenance and synthesis."""
+    from api.views.work_graph import deliberation_tables
+    from usecases import deliberation
 
     async def go(s: Ports) -> DeliberationState:
         return (await deliberation.deliberation_view(s, deliberation_id, actor))[1]

@@ -5,17 +5,17 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.markup import escape
 from rich.table import Table
 
 from api.cli.common import As, Org, console, principal_id, read_text, sync
-from domain.organization.contracts import Skill
-from usecases import fleet
-from usecases.context import Ports
-from usecases.fleet import AgentVersions
+
+if TYPE_CHECKING:
+    from usecases.context import Ports
+    from usecases.fleet import AgentVersions
 
 fleet_app = typer.Typer(
     help="The fleet registry: an agent's versions (draft, publish, rollout, rollback, "
@@ -43,6 +43,7 @@ def _show_versions(found: AgentVersions) -> None:
 
 def _fleet_change(org: str, actor: str, agent: str, change: Callable[[Ports, str], object]) -> None:
     """Apply one registry change to ``agent`` (id or handle), then list its versions."""
+    from usecases import fleet
 
     def go(s: Ports) -> AgentVersions:
         agent_id = principal_id(s, org, actor, agent)
@@ -59,6 +60,8 @@ Version = Annotated[int, typer.Argument(help="The version number (as listed).", 
 @fleet_app.command("list")
 def fleet_list(agent: Agent, org: Org, actor: As = "") -> None:
     """An agent's versions, newest first, and which serve new runs."""
+    from usecases import fleet
+
     _show_versions(
         sync(lambda s: fleet.versions(s, org, actor, principal_id(s, org, actor, agent)))
     )
@@ -84,6 +87,9 @@ def fleet_draft(
     ] = None,
 ) -> None:
     """Draft a new version (the founder): what is not given is kept from the base."""
+    from domain.organization.contracts import Skill
+    from usecases import fleet
+
     skills = None
     if skill is not None:
         skills = []
@@ -108,6 +114,8 @@ def fleet_draft(
 @fleet_app.command("publish")
 def fleet_publish(agent: Agent, version: Version, org: Org, actor: As = "") -> None:
     """Publish a draft version (the founder): it may then be rolled out."""
+    from usecases import fleet
+
     _fleet_change(org, actor, agent, lambda s, a: fleet.publish(s, org, actor, a, version))
 
 
@@ -122,16 +130,22 @@ def fleet_rollout(
     ] = 100,
 ) -> None:
     """Give a share of the agent's new runs a published version (the founder)."""
+    from usecases import fleet
+
     _fleet_change(org, actor, agent, lambda s, a: fleet.roll_out(s, org, actor, a, version, share))
 
 
 @fleet_app.command("rollback")
 def fleet_rollback(agent: Agent, org: Org, actor: As = "") -> None:
     """New runs stop getting the newest version (the founder); runs going keep theirs."""
+    from usecases import fleet
+
     _fleet_change(org, actor, agent, lambda s, a: fleet.roll_back(s, org, actor, a))
 
 
 @fleet_app.command("retire")
 def fleet_retire(agent: Agent, version: Version, org: Org, actor: As = "") -> None:
     """Retire a version (the founder): runs still pinned to it are refused at the broker."""
+    from usecases import fleet
+
     _fleet_change(org, actor, agent, lambda s, a: fleet.retire(s, org, actor, a, version))

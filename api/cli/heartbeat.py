@@ -3,15 +3,16 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.markup import escape
 from rich.table import Table
 
 from api.cli.common import As, Org, console, services, show, sync
-from domain.heartbeat.checks import HeartbeatRun
-from usecases import heartbeat
+
+if TYPE_CHECKING:
+    from domain.heartbeat.checks import HeartbeatRun
 
 heartbeat_app = typer.Typer(
     help="The heartbeat: run it now, see its recent runs.", no_args_is_help=True
@@ -55,6 +56,8 @@ def _show_heartbeats(found: list[HeartbeatRun]) -> None:
 @heartbeat_app.command("run")
 def heartbeat_run(org: Org, actor: As = "") -> None:
     """Run the heartbeat over the organization now (the founder) and show what it found."""
+    from usecases import heartbeat
+
     _show_heartbeats(services(lambda s: heartbeat.run_now(s, org, actor), temporal=True))
 
 
@@ -65,12 +68,16 @@ def heartbeat_runs(
     limit: Annotated[int, typer.Option(help="How many, newest first.")] = 5,
 ) -> None:
     """The organization's recent heartbeats."""
+    from usecases import heartbeat
+
     _show_heartbeats(sync(lambda s: heartbeat.recent(s, org, actor, limit)))
 
 
 @holds_app.command("list")
 def holds_list(org: Org, actor: As = "") -> None:
     """The standing holds placed in the organization that you may read."""
+    from usecases import heartbeat
+
     found = sync(lambda s: heartbeat.standing_holds(s, org, actor))
     table = Table(title="standing holds")
     for column in ("id", "projects", "state", "placed", "reason"):
@@ -94,4 +101,6 @@ def holds_release(
     actor: As = "",
 ) -> None:
     """Release a standing hold, once, with a reason."""
+    from usecases import heartbeat
+
     show(sync(lambda s: heartbeat.release_hold(s, hold_id, actor, reason)))

@@ -8,9 +8,7 @@ from typing import Annotated
 
 import typer
 
-from adapters.ingress.local_issuer import KEY_FILE, LocalIssuer
 from api.cli.common import console
-from worker.settings import Settings
 
 
 def token(
@@ -18,6 +16,9 @@ def token(
 ) -> None:
     """An ID token from the local issuer of 'verletica up' (development only): print it,
     for export VERLETICA_TOKEN=$(verletica token ada@example.com)."""
+    from adapters.ingress.local_issuer import KEY_FILE, LocalIssuer
+    from worker.settings import Settings
+
     settings = Settings()
     key = Path(settings.data_dir) / KEY_FILE
     if settings.environment != "development" or not key.exists():

@@ -3,15 +3,16 @@ lessons, never policy)."""
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.markup import escape
 from rich.table import Table
 
 from api.cli.common import As, Org, console, services, show, sync
-from domain.learning.records import Experience, LearningPass
-from usecases import learning
+
+if TYPE_CHECKING:
+    from domain.learning.records import Experience, LearningPass
 
 learn_app = typer.Typer(
     help="The learning pass: run it now, see the experiences it kept.", no_args_is_help=True
@@ -48,6 +49,8 @@ def _show_learning(learned: LearningPass) -> None:
 @learn_app.command("run")
 def learn_run(org: Org, actor: As = "") -> None:
     """Run a learning pass over the organization's last 7 days now (the founder)."""
+    from usecases import learning
+
     _show_learning(services(lambda s: learning.run_now(s, org, actor), temporal=True))
 
 
@@ -58,6 +61,8 @@ def learn_experiences(
     limit: Annotated[int, typer.Option(help="How many, newest first.")] = 20,
 ) -> None:
     """The organization's experiences: candidate lessons (or promoted), never policy."""
+    from usecases import learning
+
     _show_experiences(sync(lambda s: learning.experiences(s, org, actor, limit)))
 
 
@@ -68,6 +73,8 @@ def learn_promote(
     actor: As = "",
 ) -> None:
     """Promote a candidate lesson (the founder): vouched for, never policy. Once."""
+    from usecases import learning
+
     show(sync(lambda s: learning.review(s, experience_id, actor, True, reason)))
 
 
@@ -78,4 +85,6 @@ def learn_dismiss(
     actor: As = "",
 ) -> None:
     """Dismiss a candidate lesson (the founder): later passes no longer see it. Once."""
+    from usecases import learning
+
     show(sync(lambda s: learning.review(s, experience_id, actor, False, reason)))

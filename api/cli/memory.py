@@ -13,13 +13,7 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from adapters.memory.screen_classifier import local_classifier
 from api.cli.common import As, Org, console, principal_id, read_text, show, sync
-from domain.memory.judge import second_opinion
-from domain.memory.screen import screen
-from usecases import memory, organization
-from worker.ports import build_judge
-from worker.settings import Settings
 
 memory_app = typer.Typer(
     help="Organizational memory: query it, and its read log.", no_args_is_help=True
@@ -41,6 +35,8 @@ def memory_ingest(
 ) -> None:
     """Ingest a record into memory: screened (instructions refused, card numbers and
     national ids removed, identifying detail tagged), embedded, stored."""
+    from usecases import organization
+
     if file is not None and text is None:
         body = read_text(file, "the text")
     elif text is not None and file is None:
@@ -61,6 +57,8 @@ def memory_procedure(
     version: Annotated[int | None, typer.Option(help="A version (default: the newest).")] = None,
 ) -> None:
     """A procedure (workflow definition or playbook) as you may see it."""
+    from usecases import memory
+
     found = sync(lambda s: memory.procedure(s, org, actor, name, version))
     console.print(f"{found.name} v{found.version}")
     for i, step in enumerate(found.steps, start=1):
@@ -75,6 +73,8 @@ def memory_query(
     k: Annotated[int, typer.Option(help="How many records at most.")] = 10,
 ) -> None:
     """The records most similar to TEXT that you may read, best first."""
+    from usecases import memory
+
     result = sync(lambda s: memory.query(s, org, actor, text, k))
     table = Table(title=escape(f"memory: {text[:60]}"))
     for column in ("score", "record", "kind", "source", "release", "text"):
@@ -105,6 +105,8 @@ def memory_compact(
 ) -> None:
     """Summarise records into one new record, linked back to each (the founder asks, an
     agent reads them through the memory gate)."""
+    from usecases import memory
+
     show(
         sync(
             lambda s: memory.compact(
@@ -128,6 +130,8 @@ def memory_link(
     ] = None,
 ) -> None:
     """Link record SRC to record DST (the founder's)."""
+    from usecases import memory
+
     bounds = None
     if span is not None:
         start, _, end = span.partition(":")
@@ -139,6 +143,8 @@ def memory_link(
 @memory_app.command("explain")
 def memory_explain(ref: str, org: Org, actor: As = "") -> None:
     """Where record REF came from, as you may see it."""
+    from usecases import memory
+
     show(sync(lambda s: memory.explain(s, org, actor, ref)))
 
 
@@ -148,6 +154,12 @@ def memory_screen(
 ) -> None:
     """Screen texts as ingestion would, storing nothing: one JSON line out per line in,
     with refused, reasons and the identifying detail found (type, start, end)."""
+    from adapters.memory.screen_classifier import local_classifier
+    from domain.memory.judge import second_opinion
+    from domain.memory.screen import screen
+    from worker.ports import build_judge
+    from worker.settings import Settings
+
     settings = Settings()
     classifier, judge = local_classifier(), build_judge(settings)
     lines: Iterable[str] = (
@@ -176,6 +188,8 @@ def memory_screen(
 @memory_app.command("reembed")
 def memory_reembed(org: Org, actor: As = "") -> None:
     """Embed again every record another embedder made (after changing the embedder)."""
+    from usecases import memory
+
     count = sync(lambda s: memory.reembed(s, org, actor))
     console.print(f"{count} record(s) embedded again")
 
@@ -183,6 +197,8 @@ def memory_reembed(org: Org, actor: As = "") -> None:
 @memory_app.command("reads")
 def memory_reads(org: Org, actor: As = "") -> None:
     """Every read of the organization's memory: who asked, for whom, what it released."""
+    from usecases import memory
+
     log = sync(lambda s: memory.reads(s, org, actor))
     table = Table(title="memory reads")
     for column in (

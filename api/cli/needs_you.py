@@ -10,24 +10,29 @@ from rich.markup import escape
 from rich.table import Table
 
 from api.cli.common import As, Org, console, services, show, sync
-from api.views.needs_you import needs_you_table
 from domain.runs.failures import FailureClass
-from usecases import needs_you
 
 
 def needs_you_queue(org: Org, actor: As = "") -> None:
     """What waits for you, most urgent first: evidence and the actions each allows."""
+    from api.views.needs_you import needs_you_table
+    from usecases import needs_you
+
     queue = sync(lambda s: needs_you.needs_you(s, org, actor))
     console.print(needs_you_table(queue))
 
 
 def metrics(org: Org, actor: As = "") -> None:
     """Autonomy metrics: work without a human, escalations, blocks by stage, holds' time."""
+    from usecases import needs_you
+
     show(sync(lambda s: needs_you.metrics(s, org, actor)))
 
 
 def retry(run_id: str, actor: As = "") -> None:
     """Start a failed run again (same agent and task), once, on the record."""
+    from usecases import needs_you
+
     show(services(lambda s: needs_you.retry_run(s, run_id, actor), temporal=True))
 
 
@@ -39,6 +44,8 @@ def failed(
     ] = None,
 ) -> None:
     """Failed runs you may read, newest first: class, what stopped them, retries left."""
+    from usecases import needs_you
+
     found = sync(lambda s: needs_you.failed_runs(s, org, actor, failure))
     table = Table(title="failed runs")
     for column in ("run", "agent", "class", "stopped at", "reason", "retries left", "task"):
@@ -62,4 +69,6 @@ def answer(
     actor: As = "",
 ) -> None:
     """Answer the question a run's agent asked: a new run goes on with it, once."""
+    from usecases import needs_you
+
     show(services(lambda s: needs_you.answer_run(s, run_id, actor, text), temporal=True))

@@ -3,15 +3,16 @@ playbooks, reviewed for drift) and the findings on them (``verletica findings``)
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.markup import escape
 from rich.table import Table
 
 from api.cli.common import As, Org, console, show, sync
-from domain.offers.playbooks import DriftFinding, OfferRecord
-from usecases import heartbeat, offers
+
+if TYPE_CHECKING:
+    from domain.offers.playbooks import DriftFinding, OfferRecord
 
 offers_app = typer.Typer(
     help="Process offers: review episodes into offers, confirm one into a playbook, "
@@ -60,12 +61,16 @@ def _show_findings(found: list[DriftFinding], title: str = "drift findings") -> 
 @offers_app.command("list")
 def offers_list(org: Org, actor: As = "") -> None:
     """The organization's process offers you may read."""
+    from usecases import offers
+
     _show_offers(sync(lambda s: offers.offers(s, org, actor)))
 
 
 @offers_app.command("review")
 def offers_review(org: Org, actor: As = "") -> None:
     """Place every new episode into the offer of its process (or a new offer)."""
+    from usecases import offers
+
     reviewed = sync(lambda s: offers.review_episodes(s, org, actor))
     console.print(
         f"{reviewed.placed} episode(s) placed: {len(reviewed.created)} new offer(s), "
@@ -81,12 +86,16 @@ def offers_confirm(
     actor: As = "",
 ) -> None:
     """Confirm an offer into a named playbook (procedural memory)."""
+    from usecases import offers
+
     show(sync(lambda s: offers.confirm_offer(s, offer_id, actor, name)))
 
 
 @offers_app.command("drift")
 def offers_drift(org: Org, actor: As = "") -> None:
     """Flag confirmed playbooks whose later episodes consistently miss their outcome."""
+    from usecases import offers
+
     reviewed = sync(lambda s: offers.review_drift(s, org, actor))
     console.print(f"{len(reviewed.flagged)} playbook(s) flagged for drift")
     _show_findings(reviewed.findings, "unresolved drift findings")
@@ -95,6 +104,8 @@ def offers_drift(org: Org, actor: As = "") -> None:
 @findings_app.command("list")
 def findings_list(org: Org, actor: As = "") -> None:
     """The organization's drift findings you may read."""
+    from usecases import offers
+
     _show_findings(sync(lambda s: offers.findings(s, org, actor)))
 
 
@@ -105,4 +116,6 @@ def findings_resolve(
     actor: As = "",
 ) -> None:
     """Resolve a finding (a playbook's drift, or one Sentinel filed), once, with a reason."""
+    from usecases import heartbeat
+
     show(sync(lambda s: heartbeat.resolve_any_finding(s, finding_id, actor, reason)))

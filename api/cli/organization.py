@@ -3,15 +3,17 @@
 from __future__ import annotations
 
 import os
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.table import Table
 
 from api.cli.common import TOKEN_ENV, As, Org, console, principal_id, show, sync
-from domain.organization.contracts import Barrier, StaffRole
-from usecases import ingress, organization
-from usecases.context import Ports
+from domain.organization.contracts import StaffRole
+
+if TYPE_CHECKING:
+    from domain.organization.contracts import Barrier
+    from usecases.context import Ports
 
 projects_app = typer.Typer(help="Projects (departments, engagements).", no_args_is_help=True)
 
@@ -23,6 +25,8 @@ def onboard(
 ) -> None:
     """Create an organization, its founder (you: your ID token's subject proves the
     founder) and the starter fleet."""
+    from usecases import ingress, organization
+
     token = os.environ.get(TOKEN_ENV) or None
     done = sync(
         lambda s: organization.onboard(
@@ -48,12 +52,16 @@ def onboard(
 @projects_app.command("add")
 def projects_add(slug: str, name: str, org: Org, actor: As = "") -> None:
     """Create a project; the founder becomes its approver."""
+    from usecases import organization
+
     show(sync(lambda s: organization.add_project(s, org, actor, slug, name)))
 
 
 @projects_app.command("list")
 def projects_list(org: Org, actor: As = "") -> None:
     """List the organization's projects."""
+    from usecases import organization
+
     for p in sync(lambda s: organization.projects(s, org, actor)):
         console.print(f"{p.slug:16} {p.name}")
 
@@ -66,6 +74,8 @@ def staff(
     role: Annotated[StaffRole, typer.Option(help="member or approver")] = StaffRole.MEMBER,
 ) -> None:
     """Staff a principal on a project, from now on."""
+    from usecases import organization
+
     show(
         sync(
             lambda s: organization.staff(
@@ -77,6 +87,8 @@ def staff(
 
 def unstaff(staffing_id: str, org: Org, actor: As = "") -> None:
     """End a staffing now (authority ends with it)."""
+    from usecases import organization
+
     show(sync(lambda s: organization.unstaff(s, org, actor, staffing_id)))
 
 
@@ -96,6 +108,7 @@ def barrier(
 ) -> None:
     """Create an information barrier between disjoint project groups, and say what the
     founder reads and approves across it."""
+    from usecases import organization
 
     def raise_it(s: Ports) -> tuple[Barrier, str]:
         made = organization.add_barrier(

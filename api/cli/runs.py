@@ -5,17 +5,16 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.markup import escape
 from rich.table import Table
 
-from adapters.models.replay import fixtures as replay_fixtures
 from api.cli.common import As, Org, console, principal_id, read_text, services, show
-from api.views.runs import run_tables
-from usecases import runs
-from usecases.context import Ports
+
+if TYPE_CHECKING:
+    from usecases.context import Ports
 
 
 def run(
@@ -34,6 +33,9 @@ def run(
     as_json: Annotated[bool, typer.Option("--json", help="Print the run as JSON.")] = False,
 ) -> None:
     """Start an agent run and show its decisions (tables; --json for the run itself)."""
+    from api.views.runs import run_tables
+    from usecases import runs
+
     given = None if reply is None else read_text(reply, "the reply")
 
     async def go(s: Ports) -> Any:
@@ -61,6 +63,8 @@ def run(
 def fixtures() -> None:
     """The tasks the committed replay fixtures answer with no model key: which agent,
     which task, and where the reply came from (authored for a scenario, or captured)."""
+    from adapters.models.replay import fixtures as replay_fixtures
+
     table = Table(title="replay fixtures (agent and task must match, spaces aside)")
     for column in ("agent", "task", "origin", "file"):
         table.add_column(column)
@@ -84,6 +88,8 @@ HoldSeq = Annotated[
 
 
 def _decide(intent_id: str, actor: str, reason: str, approve: bool, hold: int | None) -> None:
+    from usecases import runs
+
     show(
         services(
             lambda s: runs.decide_hold(s, intent_id, actor, actor, approve, reason, hold_seq=hold),

@@ -8,14 +8,15 @@ import os
 import signal
 import sys
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
-import httpx
 import typer
 from rich.markup import escape
 
 from api.cli.common import TOKEN_ENV, console
-from worker.settings import Settings
+
+if TYPE_CHECKING:
+    from api.local.demo import DemoReport
 
 
 def worker() -> None:
@@ -43,9 +44,12 @@ def _stop_on_signals() -> None:
 
 
 def _stack_session(play: bool, keep_running: bool | None) -> None:
-    from api.local.demo import ENV_FILE, DemoReport, env_file, render
+    import httpx
+
+    from api.local.demo import ENV_FILE, env_file, render
     from api.local.demo import play as play_demo
     from api.local.stack import Stack, StackRefused
+    from worker.settings import Settings
 
     settings = Settings()
     stack = Stack(settings)

@@ -4,15 +4,15 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from api.cli.common import As, Org, Replies, console, fail, read_text, replies, services, show
-from api.views.work_graph import graph_table
-from domain.work_graph.graph import GraphState, GraphStatus, StepStatus, WorkGraph
-from usecases import work_graph
-from usecases.context import Ports
+
+if TYPE_CHECKING:
+    from domain.work_graph.graph import GraphState
+    from usecases.context import Ports
 
 graph_app = typer.Typer(
     help="Work graphs: several agent runs in dependency order.", no_args_is_help=True
@@ -29,6 +29,10 @@ def graph_run(
     as_json: Annotated[bool, typer.Option("--json", help="Print the state as JSON.")] = False,
 ) -> None:
     """Start a work graph; each step is an agent run governed by the broker."""
+    from api.views.work_graph import graph_table
+    from domain.work_graph.graph import GraphStatus, WorkGraph
+    from usecases import work_graph
+
     given = {k: v[0] for k, v in replies(reply, "STEP").items()}
     text = read_text(file, "the graph")
 
@@ -55,6 +59,8 @@ def graph_run(
 
 def _graph_reasons(status: str, state: GraphState) -> list[str]:
     """Why a graph failed: each step that did not get done, with what its run says."""
+    from domain.work_graph.graph import StepStatus
+
     reasons = [
         f"step {step.id} {step.status.value}"
         + (": (withheld: outside your projects)" if step.withheld else f": {step.summary}")
@@ -67,6 +73,8 @@ def _graph_reasons(status: str, state: GraphState) -> list[str]:
 @graph_app.command("show")
 def graph_show(graph_id: str, actor: As = "") -> None:
     """A work graph's steps, as you may see them."""
+    from api.views.work_graph import graph_table
+    from usecases import work_graph
 
     async def go(s: Ports) -> GraphState:
         return (await work_graph.graph_view(s, graph_id, actor))[1]
