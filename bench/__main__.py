@@ -10,7 +10,9 @@ the same run, with its target.
 - memory: a gated top-10 similarity query over 10k and 100k records against an ungated
   numpy top-10, and ingestion against embedding alone;
 - console: the web console's pages with 1,000 items in the needs-you queue, server time
-  in process, against the same queue as JSON from the API.
+  in process, against the same queue as JSON from the API;
+- cli_start: ``verletica --help`` as a subprocess, median and spread of 3, against
+  ``python -c pass`` (the interpreter's own start).
 
 PostgreSQL figures need ``VERLETICA_TEST_POSTGRES_URL`` (a server where a database can be
 created); without it they are skipped, and the table says so.
@@ -28,7 +30,7 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
-from bench import chain, decisions, memory, pure, runs
+from bench import chain, cli_start, decisions, memory, pure, runs
 from bench import console as pages
 from bench.figures import Figure, print_figures
 from bench.stack import database
@@ -45,6 +47,7 @@ class Part(StrEnum):
     CHAIN = "chain"
     MEMORY = "memory"
     CONSOLE = "console"
+    CLI_START = "cli_start"
 
 
 def _run_figures(kind: str, where: str, quick: bool) -> list[Figure]:
@@ -246,6 +249,23 @@ def _console_figures(kind: str, where: str, quick: bool) -> list[Figure]:
     return figures
 
 
+def _cli_start_figures() -> list[Figure]:
+    got = cli_start.measure(runs=3)
+    return [
+        Figure(
+            f"CLI start: verletica --help, median of {got.runs} "
+            f"(spread {got.help_spread_ms:.0f} ms)",
+            "—",
+            got.help_ms,
+            got.bare_ms,
+            "ms",
+            f"python -c pass, spread {got.bare_spread_ms:.0f} ms",
+            "≤ 500 ms",
+            got.help_ms <= 500,
+        )
+    ]
+
+
 @app.command()
 def main(
     only: Annotated[
@@ -265,6 +285,9 @@ def main(
         console.print("[yellow]VERLETICA_TEST_POSTGRES_URL is not set: SQLite only.[/]")
     figures: list[Figure] = []
     started = time.perf_counter()
+    if Part.CLI_START in parts:
+        console.print("command-line start …")
+        figures += _cli_start_figures()
     if Part.PURE in parts:
         console.print("pure stages …")
         figures += _pure_figures(quick)
