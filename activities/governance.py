@@ -33,8 +33,6 @@ from usecases import governance
 BROKER_POISONED = "BrokerPoisoned"
 FOUNDATION_BROKEN = "FoundationBroken"
 DISPATCH_REFUSED = "DispatchRefused"
-NON_RETRYABLE = (BROKER_POISONED, FOUNDATION_BROKEN, DISPATCH_REFUSED)
-"""Failure types a retry cannot cure."""
 
 
 class BrokerActivities:

@@ -119,17 +119,6 @@ class Stage(StrEnum):
     DISPATCH = "dispatch"
 
 
-BROKER_STAGES: tuple[Stage, ...] = (
-    Stage.IDENTITY,
-    Stage.STAFFING,
-    Stage.SCOPE,
-    Stage.COMMITMENTS,
-    Stage.COLLISIONS,
-    Stage.APPROVAL,
-    Stage.AUDIT,
-)
-
-
 class BrokerMode(StrEnum):
     """How the broker acts on its decisions."""
 

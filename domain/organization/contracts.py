@@ -445,10 +445,3 @@ class Organization(Frozen):
     id: str
     name: str
     founder_id: str
-
-
-class MemoryRecord(Frozen):
-    """What the broker needs to know of a stored record: which projects it belongs to."""
-
-    ref: Slug
-    projects: tuple[Slug, ...]
