@@ -10,7 +10,7 @@ from temporalio import activity
 from temporalio.exceptions import ApplicationError
 
 from activities.off_loop import in_thread
-from activities.runs import POLICY_VIOLATION, ask_model, charge
+from activities.runs import ask_model, charge
 from domain.audit.chain import AuditDraft
 from domain.deliberation.rounds import (
     DELIBERATION_STAGE,
@@ -31,6 +31,7 @@ from domain.governance.ports import GovernanceStore
 from domain.governance.usage import TokenPrices
 from domain.model_provider import ModelProvider, ModelRequest
 from domain.organization.ports import Directory
+from domain.runs.failures import ErrorType
 from domain.runs.ports import RunRecords
 from domain.runs.resolution import ResolveRefusal, resolve_agent
 from usecases.governance import record_run_rejection
@@ -62,7 +63,9 @@ class DeliberationActivities:
         try:
             agent = self._directory.principal(start.org_id, start.agent_id)
         except NotFound as exc:
-            raise ApplicationError(str(exc), type=POLICY_VIOLATION, non_retryable=True) from exc
+            raise ApplicationError(
+                str(exc), type=ErrorType.POLICY_VIOLATION, non_retryable=True
+            ) from exc
         record = new_run(
             agent,
             f"Deliberation: {start.question}",
@@ -75,7 +78,9 @@ class DeliberationActivities:
         try:
             run = record_system_run(self._runs, record)
         except Conflict as exc:
-            raise ApplicationError(str(exc), type=POLICY_VIOLATION, non_retryable=True) from exc
+            raise ApplicationError(
+                str(exc), type=ErrorType.POLICY_VIOLATION, non_retryable=True
+            ) from exc
         # The agent may deliberate only as it may run: active, a published version, its
         # budget (the rounds and the synthesis are charged to this run).
         resolved = resolve_agent(
@@ -93,7 +98,9 @@ class DeliberationActivities:
                 now,
             )
             raise ApplicationError(
-                f"{resolved.rule}: {resolved.reason}", type=POLICY_VIOLATION, non_retryable=True
+                f"{resolved.rule}: {resolved.reason}",
+                type=ErrorType.POLICY_VIOLATION,
+                non_retryable=True,
             )
         return DeliberationBegun(
             run_id=run.id,

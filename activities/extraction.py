@@ -11,7 +11,6 @@ from temporalio import activity
 from temporalio.exceptions import ApplicationError
 
 from activities.off_loop import beating, in_thread
-from activities.runs import MODEL_UNAVAILABLE, POLICY_VIOLATION
 from domain.canonical import sha256_hex
 from domain.extraction.extractor import (
     EXTRACTION_SYSTEM_PROMPT,
@@ -28,6 +27,7 @@ from domain.memory.release import Release
 from domain.model_provider import ModelProvider, ModelRequest
 from domain.organization.contracts import Frozen, PrincipalKind, PrincipalStatus
 from domain.organization.ports import ConfigurationStore, Directory
+from domain.runs.failures import ErrorType
 from usecases.commitments import extractor_view, record_extraction
 
 
@@ -65,14 +65,14 @@ class ExtractionActivities:
         ):
             raise ApplicationError(
                 "the extractor is not an active agent of the organization",
-                type=POLICY_VIOLATION,
+                type=ErrorType.POLICY_VIOLATION,
                 non_retryable=True,
             )
         view = extractor_view(self._memory, extraction, self._clock())
         if view.release is Release.WITHHELD or view.text is None:
             raise ApplicationError(
                 f"{agent.handle} may not read {extraction.document_ref}",
-                type=POLICY_VIOLATION,
+                type=ErrorType.POLICY_VIOLATION,
                 non_retryable=True,
             )
         request = ModelRequest(
@@ -92,7 +92,9 @@ class ExtractionActivities:
         try:
             reply = await beating(self._model.generate(request))
         except (LookupError, ValueError) as exc:  # a replay miss, a missing script
-            raise ApplicationError(str(exc), type=MODEL_UNAVAILABLE, non_retryable=True) from exc
+            raise ApplicationError(
+                str(exc), type=ErrorType.MODEL_UNAVAILABLE, non_retryable=True
+            ) from exc
         parsed = parse_extraction(reply.text, document)
         digest = sha256_hex(reply.text.encode("utf-8"))
         if isinstance(parsed, ExtractionRejection):

@@ -19,6 +19,7 @@ from domain.governance.approvals import ApprovalKeys
 from domain.governance.intents import Decision, DispatchResult, Intent
 from domain.governance.ports import Connector, GovernanceStore
 from domain.governance.values import BrokerMode
+from domain.runs.failures import ErrorType
 from domain.runs.run import (
     BrokerRequest,
     DispatchRequest,
@@ -29,10 +30,6 @@ from domain.runs.run import (
     RunFailure,
 )
 from usecases import governance
-
-BROKER_POISONED = "BrokerPoisoned"
-FOUNDATION_BROKEN = "FoundationBroken"
-DISPATCH_REFUSED = "DispatchRefused"
 
 
 class BrokerActivities:
@@ -154,8 +151,14 @@ class BrokerActivities:
                 current.set_attribute("verletica.duplicate", result.duplicate)
             return result
         except BrokerPoisoned as exc:
-            raise ApplicationError(str(exc), type=BROKER_POISONED, non_retryable=True) from exc
+            raise ApplicationError(
+                str(exc), type=ErrorType.BROKER_POISONED, non_retryable=True
+            ) from exc
         except FoundationBroken as exc:
-            raise ApplicationError(str(exc), type=FOUNDATION_BROKEN, non_retryable=True) from exc
+            raise ApplicationError(
+                str(exc), type=ErrorType.FOUNDATION_BROKEN, non_retryable=True
+            ) from exc
         except TokenRefused as exc:
-            raise ApplicationError(str(exc), type=DISPATCH_REFUSED, non_retryable=True) from exc
+            raise ApplicationError(
+                str(exc), type=ErrorType.DISPATCH_REFUSED, non_retryable=True
+            ) from exc

@@ -10,7 +10,6 @@ from temporalio import activity
 from temporalio.exceptions import ApplicationError
 
 from activities.off_loop import beating, in_thread
-from activities.runs import MODEL_UNAVAILABLE
 from domain.canonical import sha256_hex
 from domain.heartbeat.checks import OrgList
 from domain.learning.ports import LearningStore
@@ -30,6 +29,7 @@ from domain.learning.validator import (
     validate,
 )
 from domain.model_provider import ModelProvider, ModelRequest
+from domain.runs.failures import ErrorType
 
 _IDS = uuid.UUID("0b7c2f1e-5d7a-4c61-9a8e-3f4d2c1b0a99")
 """Namespace of experience ids: a pass's i-th accepted insight has the same id on retry."""
@@ -88,7 +88,9 @@ class LearningActivities:
         try:
             reply = await beating(self._model.generate(model_request))
         except (LookupError, ValueError) as exc:  # a replay miss, a missing script
-            raise ApplicationError(str(exc), type=MODEL_UNAVAILABLE, non_retryable=True) from exc
+            raise ApplicationError(
+                str(exc), type=ErrorType.MODEL_UNAVAILABLE, non_retryable=True
+            ) from exc
         verdict = validate(reply.text, events)
         return empty.model_copy(
             update={

@@ -16,6 +16,7 @@ from domain.governance.ports import GovernanceStore
 from domain.governance.usage import TokenPrices, cost_cents, usage_draft
 from domain.memory.ports import MemoryRecall
 from domain.model_provider import ModelProvider, ModelReply, ModelRequest
+from domain.runs.failures import ErrorType
 from domain.runs.parser import ParseRejection, parse_reply
 from domain.runs.ports import AgentDirectory
 from domain.runs.prompting import system_prompt, task_prompt
@@ -31,9 +32,6 @@ from domain.runs.run import (
 from domain.tools import REGISTRY
 from usecases.governance import record_question, record_run_rejection, record_usage
 
-POLICY_VIOLATION = "PolicyViolation"
-MODEL_UNAVAILABLE = "ModelUnavailable"
-
 
 async def ask_model(
     model: ModelProvider, request: ModelRequest, org_id: str, run_id: str
@@ -44,7 +42,9 @@ async def ask_model(
         try:
             reply = await beating(model.generate(request))
         except (LookupError, ValueError) as exc:  # replay miss, missing script
-            raise ApplicationError(str(exc), type=MODEL_UNAVAILABLE, non_retryable=True) from exc
+            raise ApplicationError(
+                str(exc), type=ErrorType.MODEL_UNAVAILABLE, non_retryable=True
+            ) from exc
         current.set_attribute("verletica.provider", reply.provider)
         current.set_attribute("verletica.model", reply.model)
     return reply
@@ -115,7 +115,9 @@ class AgentRunActivities:
                 now,
             )
             raise ApplicationError(
-                f"{result.rule}: {result.reason}", type=POLICY_VIOLATION, non_retryable=True
+                f"{result.rule}: {result.reason}",
+                type=ErrorType.POLICY_VIOLATION,
+                non_retryable=True,
             )
         return result
 
@@ -157,7 +159,9 @@ class AgentRunActivities:
         )
         if principal is None or definition is None or charter is None:
             raise ApplicationError(
-                "the agent vanished after resolve", type=POLICY_VIOLATION, non_retryable=True
+                "the agent vanished after resolve",
+                type=ErrorType.POLICY_VIOLATION,
+                non_retryable=True,
             )
         tools = [REGISTRY[name] for name in request.tools]
         return ModelRequest(

@@ -13,11 +13,10 @@ from activities.off_loop import in_thread
 from domain.errors import Conflict, NotFound
 from domain.organization.ports import Directory
 from domain.organization.visibility import gated_projects, on_behalf, readable_projects
+from domain.runs.failures import ErrorType
 from domain.runs.ports import RunRecords
 from domain.work_graph.graph import PreparedStep, StepRequest, released, step_task
 from usecases.runs import new_run, record_system_run
-
-CONFLICT = "Conflict"
 
 
 class GraphActivities:
@@ -37,7 +36,7 @@ class GraphActivities:
             agent = self._directory.principal(org_id, step.agent)
             requester = self._directory.principal(org_id, request.requested_by)
         except NotFound as exc:  # gone since the graph started: retrying cannot help
-            raise ApplicationError(str(exc), type="NotFound", non_retryable=True) from exc
+            raise ApplicationError(str(exc), type=ErrorType.NOT_FOUND, non_retryable=True) from exc
         staffing = self._directory.staffing(org_id)
         allowed = gated_projects(agent.id, staffing, self._directory.barriers(org_id), now)
         readable = on_behalf(allowed, readable_projects(requester, org, staffing, now))
@@ -55,7 +54,7 @@ class GraphActivities:
         try:
             run = record_system_run(self._runs, record)
         except Conflict as exc:
-            raise ApplicationError(str(exc), type=CONFLICT, non_retryable=True) from exc
+            raise ApplicationError(str(exc), type=ErrorType.CONFLICT, non_retryable=True) from exc
         return PreparedStep(
             run_id=run.id,
             workflow_id=run.workflow_id,

@@ -11,6 +11,7 @@ from temporalio.common import RetryPolicy
 with workflow.unsafe.imports_passed_through():
     from activities.extraction import ExtractionActivities, RecordRequest
     from domain.extraction.extractor import ExtractionInput, ExtractionResult
+    from domain.runs.failures import ErrorType
 
 HEARTBEAT = timedelta(seconds=2)
 MODEL_RETRY = RetryPolicy(
@@ -18,7 +19,7 @@ MODEL_RETRY = RetryPolicy(
     backoff_coefficient=2.0,
     maximum_interval=timedelta(seconds=10),
     maximum_attempts=5,
-    non_retryable_error_types=["PolicyViolation", "ModelUnavailable"],
+    non_retryable_error_types=[ErrorType.POLICY_VIOLATION, ErrorType.MODEL_UNAVAILABLE],
 )
 RECORD_RETRY = RetryPolicy(
     initial_interval=timedelta(milliseconds=200),

@@ -27,6 +27,7 @@ with workflow.unsafe.imports_passed_through():
         Outcome,
     )
     from domain.governance.values import ReviewResult
+    from domain.runs.failures import ErrorType
     from domain.runs.parser import ParseRejection
     from domain.runs.run import (
         MAX_REFUSED_SHOWN,
@@ -54,7 +55,7 @@ STEP_RETRY = RetryPolicy(
     backoff_coefficient=2.0,
     maximum_interval=timedelta(seconds=10),
     maximum_attempts=8,
-    non_retryable_error_types=["PolicyViolation", "ModelUnavailable"],
+    non_retryable_error_types=[ErrorType.POLICY_VIOLATION, ErrorType.MODEL_UNAVAILABLE],
 )
 BROKER_RETRY = RetryPolicy(
     initial_interval=timedelta(milliseconds=200),
@@ -74,7 +75,7 @@ DISPATCH_RETRY = RetryPolicy(
     backoff_coefficient=2.0,
     maximum_interval=timedelta(seconds=60),
     maximum_attempts=10,
-    non_retryable_error_types=["BrokerPoisoned", "DispatchRefused"],
+    non_retryable_error_types=[ErrorType.BROKER_POISONED, ErrorType.DISPATCH_REFUSED],
 )
 """About four minutes of retries. Bounded: a write that never succeeds is recorded as
 failed and its operation key released, instead of holding the key for ever."""
@@ -140,7 +141,6 @@ TELL_PARENT = "tell-parent-graph"
 """Patch: a run started by a work graph signals it as its holds open and close. Asked
 only in runs that have a parent, so histories of runs started on their own record no
 marker and replay as they were."""
-POLICY_VIOLATION = "PolicyViolation"
 PREVIEW_BYTES = 48
 """How much of an undecodable signal's payload its refusal shows (escaped)."""
 
@@ -229,7 +229,7 @@ def _refused_at_resolve(err: BaseException, resolve: NodeStatus) -> bool:
         resolve is not NodeStatus.DONE
         and isinstance(err, ActivityError)
         and isinstance(err.cause, ApplicationError)
-        and err.cause.type == POLICY_VIOLATION
+        and err.cause.type == ErrorType.POLICY_VIOLATION
     )
 
 
@@ -306,7 +306,7 @@ class AgentRunWorkflow:
             run = start if isinstance(start, RunInput) else RunInput.model_validate(start)
         except ValidationError as err:
             raise ApplicationError(
-                f"invalid run input: {err}", type="InvalidInput", non_retryable=True
+                f"invalid run input: {err}", type=ErrorType.INVALID_INPUT, non_retryable=True
             ) from None
         self._run_id = run.run_id
         try:

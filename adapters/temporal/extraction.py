@@ -10,10 +10,9 @@ from temporalio.service import RPCError
 from adapters.temporal.runs import WORKFLOW_TASK_TIMEOUT
 from domain.errors import Forbidden, Unavailable
 from domain.extraction.extractor import ExtractionInput, ExtractionResult
+from domain.runs.failures import ErrorType
 from workflows import search_attributes as sa
 from workflows.extraction import ExtractCommitmentsWorkflow
-
-POLICY_VIOLATION = "PolicyViolation"
 
 
 def workflow_id(extraction: ExtractionInput) -> str:
@@ -53,7 +52,7 @@ class TemporalExtractions:
             cause: BaseException | None = exc.cause
             while cause is not None and not isinstance(cause, ApplicationError):
                 cause = cause.__cause__
-            if isinstance(cause, ApplicationError) and cause.type == POLICY_VIOLATION:
+            if isinstance(cause, ApplicationError) and cause.type == ErrorType.POLICY_VIOLATION:
                 raise Forbidden(cause.message) from exc
             raise Unavailable(f"the extraction failed: {cause or exc}") from exc
         except RPCError as exc:

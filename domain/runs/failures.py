@@ -5,12 +5,37 @@ A run fails when it ends without doing its work: refused before it proposed anyt
 the broker (rejected, or held and then denied or expired). Its class says what would
 let it proceed; the bound says how many times a human may retry it as it is, for a
 retry cannot change what the class names (a wall, a charter, a cap) but may outlast a
-flaky model or network.
+flaky model or network. (:class:`ErrorType` names the errors a step fails with, which
+Temporal's retry policies and a run's failure entry go by.)
 """
 
 from __future__ import annotations
 
 from enum import StrEnum
+
+
+class ErrorType(StrEnum):
+    """The ``type`` of every ``ApplicationError`` an activity or a workflow raises: what
+    a retry policy names as not retryable, and what a run's failure entry records. The
+    values are in recorded histories and in Temporal's retry decisions: never change one."""
+
+    POLICY_VIOLATION = "PolicyViolation"
+    """The agent may not act as asked: refused at resolve, gone since, or not allowed to
+    read the document it is to extract from."""
+    MODEL_UNAVAILABLE = "ModelUnavailable"
+    """The model cannot answer and a retry would not help (a replay miss, no script)."""
+    INVALID_INPUT = "InvalidInput"
+    """A workflow's input that does not validate."""
+    BROKER_POISONED = "BrokerPoisoned"
+    """The organization's broker is poisoned: it dispatches nothing until cleared."""
+    FOUNDATION_BROKEN = "FoundationBroken"
+    """A dispatch invariant failed: the audit foundation cannot be trusted."""
+    DISPATCH_REFUSED = "DispatchRefused"
+    """A connector refused the dispatch token."""
+    NOT_FOUND = "NotFound"
+    """What a work graph's step names is gone (its agent, its requester)."""
+    CONFLICT = "Conflict"
+    """The run a work graph's step records contradicts one already stored."""
 
 
 class FailureClass(StrEnum):
@@ -123,9 +148,9 @@ NOT_FAILURES = frozenset({"approved_by_authority"})
 """Rules the broker's review emits that never end a run as failed."""
 
 _BY_ERROR: dict[str, FailureClass] = {
-    "ModelUnavailable": FailureClass.MODEL,
-    "PolicyViolation": FailureClass.AUTHORITY,
-    "InvalidInput": FailureClass.VALIDATION,
+    ErrorType.MODEL_UNAVAILABLE: FailureClass.MODEL,
+    ErrorType.POLICY_VIOLATION: FailureClass.AUTHORITY,
+    ErrorType.INVALID_INPUT: FailureClass.VALIDATION,
 }
 _FIRST = (_X, _B, _A, _C, _V, FailureClass.MODEL, _I)
 """Which class a rule of several (``spend_cap+already_done``) is shown as: the one most

@@ -21,7 +21,7 @@ from adapters.store.tables import AuditEntryRow, ClaimRow, EmailRow
 from domain.errors import Conflict
 from domain.governance.approvals import Decided, sign
 from domain.governance.intents import Outcome
-from domain.runs.failures import FailureClass
+from domain.runs.failures import ErrorType, FailureClass
 from domain.runs.run import ApprovalSignal, DispatchRequest, RunState, RunStatus
 from tests.conftest import TEST_KEYS, Firm, make_settings, utc_now, wire
 from tests.support import EMAIL_ACTION, model_reply, pay_action
@@ -162,7 +162,9 @@ class FailingDispatch:
     @activity.defn(name="dispatch")
     async def dispatch(self, request: DispatchRequest) -> None:
         raise ApplicationError(
-            "the mail relay refused the message", type="DispatchRefused", non_retryable=True
+            "the mail relay refused the message",
+            type=ErrorType.DISPATCH_REFUSED,
+            non_retryable=True,
         )
 
 

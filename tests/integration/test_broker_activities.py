@@ -22,6 +22,7 @@ from domain.errors import StoreFailure
 from domain.governance.intents import Decision, Intent, Outcome
 from domain.governance.ports import GovernanceStore, GovernanceUnit
 from domain.governance.values import BrokerMode
+from domain.runs.failures import ErrorType
 from domain.runs.run import BrokerRequest, DispatchRequest, ReviewRequest
 from tests.conftest import Firm, utc_now
 from tests.support import APPROVAL_KEYS, payment_intent, signed
@@ -111,7 +112,7 @@ async def test_a_poisoned_broker_refuses_everything_on_the_record(store: Store, 
             acts.dispatch,
             DispatchRequest(org_id=firm.org, intent_id=allowed.intent_id, decision=allowed),
         )
-    assert raised.value.type == "BrokerPoisoned" and raised.value.non_retryable
+    assert raised.value.type == ErrorType.BROKER_POISONED and raised.value.non_retryable
     entries = store.audit.entries(firm.org)
     refusal = [e for e in entries if e.decision == "dispatch_refused"]
     assert refusal and refusal[0].rule == "broker_poisoned"
@@ -134,7 +135,7 @@ async def test_a_broken_foundation_at_dispatch_poisons_the_organization(
             acts.dispatch,
             DispatchRequest(org_id=firm.org, intent_id=allowed.intent_id, decision=allowed),
         )
-    assert raised.value.type == "FoundationBroken" and raised.value.non_retryable
+    assert raised.value.type == ErrorType.FOUNDATION_BROKEN and raised.value.non_retryable
     with store.governance.unit(firm.org, utc_now()) as unit:
         assert "does not match" in (unit.poisoned() or "")
     decisions = [e.decision for e in store.audit.entries(firm.org)[-2:]]
