@@ -12,8 +12,8 @@ with workflow.unsafe.imports_passed_through():
     from activities.extraction import ExtractionActivities, RecordRequest
     from domain.extraction.extractor import ExtractionInput, ExtractionResult
     from domain.runs.failures import ErrorType
+    from workflows.policies import HEARTBEAT
 
-HEARTBEAT = timedelta(seconds=2)
 MODEL_RETRY = RetryPolicy(
     initial_interval=timedelta(milliseconds=500),
     backoff_coefficient=2.0,

@@ -31,13 +31,13 @@ with workflow.unsafe.imports_passed_through():
         proposals,
     )
     from domain.runs.run import BrokerRequest, DispatchRequest, ExpireRequest
-    from workflows.runs import (
+    from workflows.policies import (
         BROKER_RETRY,
         CLEANUP_RETRY,
         DISPATCH_RETRY,
         HEARTBEAT,
         STEP_RETRY,
-        _describe,
+        describe,
     )
 
 DOES_NOT_WAIT = "heartbeat_does_not_wait"
@@ -88,7 +88,7 @@ class HeartbeatWorkflow:
                 workflow_id=workflow.info().workflow_id,
                 started_at=workflow.now(),
                 ended_at=workflow.now(),
-                error=_describe(err),
+                error=describe(err),
             )
         outcomes: list[ProposalOutcome] = []
         if inspection.snapshot.sentinel_id is not None:
@@ -145,7 +145,7 @@ class HeartbeatWorkflow:
                     dispatched = True
                 except ActivityError as err:
                     decision = await self._close(
-                        snap.org_id, intent, "dispatch_failed", _describe(err)
+                        snap.org_id, intent, "dispatch_failed", describe(err)
                     )
             elif decision.outcome is Outcome.HOLD:
                 decision = await self._close(

@@ -23,7 +23,7 @@ with workflow.unsafe.imports_passed_through():
         LearningReport,
         LearnRequest,
     )
-    from workflows.runs import CLEANUP_RETRY, HEARTBEAT, STEP_RETRY, _describe
+    from workflows.policies import CLEANUP_RETRY, HEARTBEAT, STEP_RETRY, describe
 
 
 @workflow.defn
@@ -73,7 +73,7 @@ class LearningWorkflow:
                 window_from=now - WINDOW,
                 window_to=now,
                 requested_by=start.requested_by,
-                error=_describe(err),
+                error=describe(err),
             )
         if learned.accepted or learned.refused:
             await workflow.execute_activity_method(

@@ -11,7 +11,7 @@ from temporalio.common import RetryPolicy
 with workflow.unsafe.imports_passed_through():
     from activities.relay import RelayActivities
     from domain.relay import RelayInput, RelayReport
-    from workflows.runs import HEARTBEAT
+    from workflows.policies import HEARTBEAT
 
 RELAY_RETRY = RetryPolicy(
     initial_interval=timedelta(seconds=1),

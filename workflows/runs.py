@@ -49,36 +49,14 @@ with workflow.unsafe.imports_passed_through():
     )
     from domain.work_graph.graph import STEP_HELD, StepHeld
     from workflows import search_attributes as sa
-
-STEP_RETRY = RetryPolicy(
-    initial_interval=timedelta(milliseconds=500),
-    backoff_coefficient=2.0,
-    maximum_interval=timedelta(seconds=10),
-    maximum_attempts=8,
-    non_retryable_error_types=[ErrorType.POLICY_VIOLATION, ErrorType.MODEL_UNAVAILABLE],
-)
-BROKER_RETRY = RetryPolicy(
-    initial_interval=timedelta(milliseconds=200),
-    maximum_interval=timedelta(seconds=5),
-    maximum_attempts=10,
-)
-CLEANUP_RETRY = RetryPolicy(
-    initial_interval=timedelta(seconds=1),
-    backoff_coefficient=2.0,
-    maximum_interval=timedelta(seconds=60),
-    maximum_attempts=0,
-)
-"""Closing what a run leaves open is retried until the database answers: a run that gave
-up here would strand its holds and operation keys."""
-DISPATCH_RETRY = RetryPolicy(
-    initial_interval=timedelta(seconds=1),
-    backoff_coefficient=2.0,
-    maximum_interval=timedelta(seconds=60),
-    maximum_attempts=10,
-    non_retryable_error_types=[ErrorType.BROKER_POISONED, ErrorType.DISPATCH_REFUSED],
-)
-"""About four minutes of retries. Bounded: a write that never succeeds is recorded as
-failed and its operation key released, instead of holding the key for ever."""
+    from workflows.policies import (
+        BROKER_RETRY,
+        CLEANUP_RETRY,
+        DISPATCH_RETRY,
+        HEARTBEAT,
+        STEP_RETRY,
+        describe,
+    )
 
 
 class _Tracked:
@@ -99,18 +77,6 @@ class _Tracked:
         )
 
 
-def _describe(err: BaseException) -> str:
-    """The message an operator needs: an activity's own failure, not its wrapper."""
-    if isinstance(err, ActivityError) and isinstance(err.cause, ApplicationError):
-        return err.cause.message
-    if isinstance(err, ActivityError) and err.cause is not None:
-        return str(err.cause)
-    return f"{type(err).__name__}: {err}"
-
-
-HEARTBEAT = timedelta(seconds=2)
-"""Regular activities heartbeat twice a second while they work: a worker that dies
-mid-step is noticed within two seconds, and the step runs again on another worker."""
 RECHECK_FIRST = timedelta(seconds=1)
 RECHECK_MOST = timedelta(seconds=30)
 """How often an intent held for a collision is decided again: after 1 s, doubling to 30 s."""
@@ -313,7 +279,7 @@ class AgentRunWorkflow:
             await self._run(run)
             self._status = RunStatus.COMPLETED
         except DATA_ERRORS as err:
-            self._fail(_describe(err))
+            self._fail(describe(err))
             self._error_type = _error_type(err)
             await self._close_unfinished(run, "run_failed")
             if not _refused_at_resolve(err, self._nodes["resolve"]):
@@ -523,7 +489,7 @@ class AgentRunWorkflow:
                 run,
                 tracked,
                 "dispatch_failed",
-                f"the write did not happen: {_describe(err)}",
+                f"the write did not happen: {describe(err)}",
                 "broker: close after a failed write",
             )
             raise
