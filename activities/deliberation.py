@@ -12,18 +12,14 @@ from temporalio.exceptions import ApplicationError
 from activities.off_loop import in_thread
 from activities.runs import ask_model, charge
 from domain.audit.chain import AuditDraft
-from domain.deliberation.rounds import (
+from domain.deliberation.gate import GATE_RULE, GateResult, gate
+from domain.deliberation.prompts import feedback, persona_prompt, persona_system_prompt
+from domain.deliberation.state import (
     DELIBERATION_STAGE,
-    GATE_RULE,
     DeliberationBegun,
     DeliberationInput,
-    GateResult,
     PersonaRound,
     RoundOutcome,
-    feedback,
-    gate,
-    persona_prompt,
-    persona_system_prompt,
     round_key,
 )
 from domain.errors import Conflict, NotFound
@@ -40,7 +36,7 @@ from usecases.runs import new_run, record_system_run
 
 class DeliberationActivities:
     """The model, the directory, the run records and the chain; decides nothing itself
-    (the gate is :func:`domain.deliberation.rounds.gate`, the actions go to the broker)."""
+    (the gate is :func:`domain.deliberation.gate.gate`, the actions go to the broker)."""
 
     def __init__(
         self,

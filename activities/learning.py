@@ -13,6 +13,7 @@ from activities.off_loop import beating, in_thread
 from domain.canonical import sha256_hex
 from domain.heartbeat.checks import OrgList
 from domain.learning.ports import LearningStore
+from domain.learning.records import InsightStatus, LearningInput, LearningPass, LearnRequest
 from domain.learning.validator import (
     LEARNING_AGENT,
     LEARNING_SYSTEM_PROMPT,
@@ -20,10 +21,6 @@ from domain.learning.validator import (
     MAX_EVENTS,
     MAX_PRIOR,
     WINDOW,
-    InsightStatus,
-    LearningInput,
-    LearningPass,
-    LearnRequest,
     experiences_of,
     learning_prompt,
     validate,

@@ -162,7 +162,7 @@ async def receive(
     """Check a channel request and start its run (see the module)."""
     now = ports.clock()
 
-    def checked() -> tuple[Message, Principal] | str:
+    with ingress.refusals_recorded(ports, channel.value, path):
         signature = ports.channels.get(channel)
         if signature is None:
             raise Unauthenticated(Refusal.NOT_CONFIGURED, f"no {channel} secret is configured")
@@ -176,17 +176,11 @@ async def receive(
         except (ValueError, UnicodeDecodeError) as exc:
             raise Unauthenticated(Refusal.MALFORMED, str(exc)) from exc
         if isinstance(message, str):
-            return message
+            return ChannelAnswer(text="", challenge=message)
         sender = ingress.proven(ports, channel, message.user)  # 2. identity
         ingress.admit(  # 3. replay, 4. budget
             ports, sender, channel.value, message.nonce, message.nonce_expires
         )
-        return message, sender
-
-    passed = ingress.guarded(ports, channel.value, path, checked)
-    if isinstance(passed, str):
-        return ChannelAnswer(text="", challenge=passed)
-    message, sender = passed
     chosen = _agent_and_task(ports, sender, message.text)
     if isinstance(chosen, str):
         return ChannelAnswer(text=chosen)

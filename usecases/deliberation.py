@@ -1,18 +1,13 @@
 """Deliberations as a human starts and reads them: personas argue a question in turn
-through a quality gate, and an agent's run synthesises (see :mod:`domain.deliberation.rounds`)."""
+through a quality gate, and an agent's run synthesises (see :mod:`domain.deliberation.state`)."""
 
 from __future__ import annotations
 
 import uuid
 
+from domain.deliberation.plan import DEFAULT_PERSONAS, DeliberationPlan
 from domain.deliberation.ports import DeliberationGateway
-from domain.deliberation.rounds import (
-    DEFAULT_PERSONAS,
-    SYNTHESIS,
-    DeliberationInput,
-    DeliberationPlan,
-    DeliberationState,
-)
+from domain.deliberation.state import SYNTHESIS, DeliberationInput, DeliberationState
 from domain.errors import NotFound, Unavailable
 from domain.runs.run import check_hold_timeout
 from usecases import ingress

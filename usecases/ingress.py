@@ -16,7 +16,8 @@ honoured only when the settings ask for it, never in production, only on loopbac
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
 from typing import TypeVar
 
@@ -85,16 +86,14 @@ def whoami(ports: Ports, bearer: str) -> Principal:
     return proven(ports, IdentityKind.OIDC, claims.subject)
 
 
-def guarded(
-    ports: Ports,
-    channel: str,
-    path: str,
-    check: Callable[[], T],
-    org_id: str | None = None,
-) -> T:
-    """``check()``, recording its refusal (reason and detail, never the credential)."""
+@contextmanager
+def refusals_recorded(
+    ports: Ports, channel: str, path: str, org_id: str | None = None
+) -> Iterator[None]:
+    """The front door's checks inside this block: a refusal they raise is recorded (its
+    reason and detail, never the credential) and raised on."""
     try:
-        return check()
+        yield
     except Unauthenticated as exc:
         if ports.front_door is not None:
             ports.front_door.refused(
@@ -110,6 +109,18 @@ def guarded(
             )
         log.info("refused %s %s: %s (%s)", channel, path, exc.reason.value, exc.detail)
         raise
+
+
+def guarded(
+    ports: Ports,
+    channel: str,
+    path: str,
+    check: Callable[[], T],
+    org_id: str | None = None,
+) -> T:
+    """``check()`` inside :func:`refusals_recorded`."""
+    with refusals_recorded(ports, channel, path, org_id):
+        return check()
 
 
 def claims_of(ports: Ports, bearer: str) -> TokenClaims:
@@ -146,32 +157,19 @@ def reserve_run(ports: Ports, principal: Principal) -> None:
     budgets = ports.budgets
     if ports.front_door is None or budgets is None:
         return
-    door = ports.front_door
-    guarded(
-        ports,
-        "api",
-        "run",
-        lambda: _charged(
-            ports,
-            principal,
-            lambda: door.charge(
+    with refusals_recorded(ports, "api", "run"):
+        try:
+            ports.front_door.charge(
                 principal.org_id,
                 principal.id,
                 ports.clock(),
                 budgets,
                 requests=0,
                 model_cents=budgets.model_cents_per_run,
-            ),
-        ),
-    )
-
-
-def _charged(ports: Ports, principal: Principal, charge: Callable[[], None]) -> None:
-    try:
-        charge()
-    except Unauthenticated as exc:
-        exc.org_id, exc.principal_id = principal.org_id, principal.id
-        raise
+            )
+        except Unauthenticated as exc:
+            exc.org_id, exc.principal_id = principal.org_id, principal.id
+            raise
 
 
 def api_caller(

@@ -10,7 +10,8 @@ from collections.abc import Iterable, Mapping
 from domain.audit.chain import AuditDraft
 from domain.errors import NotFound, Unavailable
 from domain.learning.ports import LearningStore
-from domain.learning.validator import LEARNING, MAX_PRIOR, Experience, InsightStatus, LearningPass
+from domain.learning.records import Experience, InsightStatus, LearningPass
+from domain.learning.validator import LEARNING, MAX_PRIOR
 from domain.organization.contracts import MAX_REASON
 from domain.organization.visibility import may_read
 from usecases.access import founder, member, readable

@@ -18,20 +18,18 @@ from temporalio.workflow import ParentClosePolicy
 with workflow.unsafe.imports_passed_through():
     from activities.deliberation import DeliberationActivities
     from activities.runs import AgentRunActivities
-    from domain.deliberation.rounds import (
+    from domain.deliberation.gate import Proposal, ProvenanceEntry, provenance_of
+    from domain.deliberation.plan import Persona
+    from domain.deliberation.prompts import synthesis_task
+    from domain.deliberation.state import (
         SYNTHESIS,
         DeliberationBegun,
         DeliberationInput,
         DeliberationState,
         DeliberationStatus,
-        Persona,
         PersonaOutcome,
         PersonaRound,
         PersonaState,
-        Proposal,
-        ProvenanceEntry,
-        provenance_of,
-        synthesis_task,
     )
     from domain.runs.run import ContextRequest, RunInput, RunState, RunStatus
     from domain.work_graph.graph import STEP_HELD, StepHeld

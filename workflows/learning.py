@@ -16,13 +16,8 @@ from temporalio.exceptions import ActivityError
 
 with workflow.unsafe.imports_passed_through():
     from activities.learning import LearningActivities
-    from domain.learning.validator import (
-        WINDOW,
-        LearningInput,
-        LearningPass,
-        LearningReport,
-        LearnRequest,
-    )
+    from domain.learning.records import LearningInput, LearningPass, LearningReport, LearnRequest
+    from domain.learning.validator import WINDOW
     from workflows.policies import CLEANUP_RETRY, HEARTBEAT, STEP_RETRY, describe
 
 

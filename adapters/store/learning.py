@@ -18,15 +18,8 @@ from domain.audit.chain import AuditDraft, ChainKeys
 from domain.errors import Conflict, NotFound
 from domain.governance.intents import Stage
 from domain.governance.records import DISPATCH_REFUSED
-from domain.learning.validator import (
-    LEARNING,
-    LEARNING_AGENT,
-    Experience,
-    InsightStatus,
-    LearningPass,
-    Refused,
-    WorkEvent,
-)
+from domain.learning.records import Experience, InsightStatus, LearningPass, Refused, WorkEvent
+from domain.learning.validator import LEARNING, LEARNING_AGENT
 
 MAX_REASON = 200
 """How much of a decision's reason an event's summary carries."""

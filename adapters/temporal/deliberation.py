@@ -7,11 +7,7 @@ from temporalio.common import SearchAttributePair, TypedSearchAttributes
 from temporalio.service import RPCError
 
 from adapters.temporal.handles import client_or_unavailable, final_state, status_and_state
-from domain.deliberation.rounds import (
-    DeliberationInput,
-    DeliberationState,
-    deliberation_workflow_id,
-)
+from domain.deliberation.state import DeliberationInput, DeliberationState, deliberation_workflow_id
 from domain.errors import Unavailable
 from workflows import search_attributes as sa
 from workflows.deliberation import DeliberationWorkflow

@@ -11,7 +11,7 @@ from temporalio.service import RPCError
 
 from adapters.temporal import schedules
 from domain.errors import Unavailable
-from domain.learning.validator import LearningInput, LearningPass
+from domain.learning.records import LearningInput, LearningPass
 from workflows.learning import LearningWorkflow
 
 SCHEDULE_ID = "verletica-learning"

@@ -92,19 +92,15 @@ def prove(
     """The principal a request proves through the front door (``surface``: the API or
     the console), refused requests on the record."""
     server = request.scope.get("server")
-    return ingress.guarded(
-        ports,
-        surface,
-        request.url.path,
-        lambda: ingress.api_caller(
+    with ingress.refusals_recorded(ports, surface, request.url.path):
+        return ingress.api_caller(
             ports,
             bearer=bearer,
             nonce=nonce,
             dev_principal=dev_principal,
             acting=acting,
             loopback=server is None or is_loopback(server[0]),
-        ),
-    )
+        )
 
 
 Actor = Annotated[str, Depends(_caller)]
@@ -116,12 +112,8 @@ def _founder_subject(
     ports: PortsDep,
     authorization: Annotated[str | None, Header(max_length=16_384)] = None,
 ) -> str | None:
-    return ingress.guarded(
-        ports,
-        "api",
-        request.url.path,
-        lambda: ingress.founding_subject(ports, bearer_of(authorization)),
-    )
+    with ingress.refusals_recorded(ports, "api", request.url.path):
+        return ingress.founding_subject(ports, bearer_of(authorization))
 
 
 FoundingSubject = Annotated[str | None, Depends(_founder_subject)]

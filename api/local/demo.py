@@ -27,7 +27,7 @@ from rich.table import Table
 
 from api.views.needs_you import needs_you_table
 from api.views.work_graph import deliberation_tables, graph_table
-from domain.deliberation.rounds import DeliberationState
+from domain.deliberation.state import DeliberationState
 from domain.work_graph.graph import GraphState
 from usecases.needs_you import NeedsYou
 

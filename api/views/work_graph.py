@@ -6,7 +6,7 @@ from rich.console import Group
 from rich.markup import escape
 from rich.table import Table
 
-from domain.deliberation.rounds import DeliberationState
+from domain.deliberation.state import DeliberationState
 from domain.work_graph.graph import GraphState
 
 

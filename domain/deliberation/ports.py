@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Protocol
 
-from domain.deliberation.rounds import DeliberationInput, DeliberationState
+from domain.deliberation.state import DeliberationInput, DeliberationState
 
 
 class DeliberationGateway(Protocol):

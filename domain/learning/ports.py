@@ -6,7 +6,7 @@ from datetime import datetime
 from typing import Protocol
 
 from domain.audit.chain import AuditDraft
-from domain.learning.validator import Experience, InsightStatus, LearningPass, WorkEvent
+from domain.learning.records import Experience, InsightStatus, LearningPass, WorkEvent
 
 
 class LearningStore(Protocol):

@@ -14,7 +14,7 @@ from temporalio.testing import WorkflowEnvironment
 
 from adapters.models.gemini import GeminiProvider
 from adapters.store.store import Store
-from domain.deliberation.rounds import DEFAULT_PERSONAS, DeliberationPlan
+from domain.deliberation.plan import DEFAULT_PERSONAS, DeliberationPlan
 from domain.governance.intents import Outcome, Stage
 from domain.governance.usage import TokenPrices, cost_cents
 from domain.runs.run import RunStatus

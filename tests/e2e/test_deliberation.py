@@ -13,13 +13,9 @@ from sqlalchemy import func, select
 
 from adapters.models.scripted import ScriptedProvider
 from adapters.store.tables import EmailRow
-from domain.deliberation.rounds import (
-    DEFAULT_PERSONAS,
-    DeliberationPlan,
-    DeliberationStatus,
-    GateCheck,
-    PersonaOutcome,
-)
+from domain.deliberation.gate import GateCheck
+from domain.deliberation.plan import DEFAULT_PERSONAS, DeliberationPlan
+from domain.deliberation.state import DeliberationStatus, PersonaOutcome
 from domain.errors import NotFound
 from domain.governance.intents import Outcome
 from domain.model_provider import ModelReply, ModelRequest

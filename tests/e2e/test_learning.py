@@ -30,7 +30,8 @@ from adapters.temporal.learning import SCHEDULE_ID, ensure_learning_schedule
 from api.cli.main import app as cli_app
 from domain.errors import Conflict, Forbidden
 from domain.governance.intents import Decision, Intent, Outcome
-from domain.learning.validator import LEARNING, InsightStatus, LearningPass, WorkEvent
+from domain.learning.records import InsightStatus, LearningPass, WorkEvent
+from domain.learning.validator import LEARNING
 from domain.organization.contracts import IdentityKind, SpendCap
 from domain.tools import REGISTRY
 from tests.conftest import (

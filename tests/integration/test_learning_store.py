@@ -12,14 +12,8 @@ from fastapi.testclient import TestClient
 from adapters.store.learning import SqlLearning, event_id
 from adapters.store.store import Store
 from domain.governance.intents import Intent, Outcome, Stage
-from domain.learning.validator import (
-    LEARNING,
-    Experience,
-    InsightStatus,
-    LearningPass,
-    Refused,
-    WorkEvent,
-)
+from domain.learning.records import Experience, InsightStatus, LearningPass, Refused, WorkEvent
+from domain.learning.validator import LEARNING
 from tests.conftest import Firm, utc_now
 from tests.support import payment_intent
 from usecases import governance

@@ -24,7 +24,7 @@ from api.cli.main import app
 from domain.audit.chain import AuditDraft
 from domain.errors import Forbidden
 from domain.governance.intents import Outcome
-from domain.learning.validator import Experience, LearningPass
+from domain.learning.records import Experience, LearningPass
 from domain.offers.merge import Step
 from domain.organization.contracts import SpendCap, StaffRole
 from domain.organization.visibility import WITHHELD_EVIDENCE, evidence_for

@@ -10,29 +10,30 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from pydantic import ValidationError
 
-from domain.deliberation.rounds import (
-    DEFAULT_PERSONAS,
+from domain.deliberation.gate import (
     MAX_CLAIM,
     MAX_CLAIMS,
-    MAX_FEEDBACK,
-    MAX_SYNTHESIS,
     Claim,
-    DeliberationPlan,
-    DeliberationState,
-    DeliberationStatus,
     GateCheck,
     GateResult,
-    Persona,
-    PersonaOutcome,
-    PersonaState,
     Proposal,
-    feedback,
     gate,
+    provenance_of,
+)
+from domain.deliberation.plan import DEFAULT_PERSONAS, DeliberationPlan, Persona, plan_from_json
+from domain.deliberation.prompts import (
+    MAX_FEEDBACK,
+    MAX_SYNTHESIS,
+    feedback,
     persona_prompt,
     persona_system_prompt,
-    plan_from_json,
-    provenance_of,
     synthesis_task,
+)
+from domain.deliberation.state import (
+    DeliberationState,
+    DeliberationStatus,
+    PersonaOutcome,
+    PersonaState,
 )
 
 SKEPTIC = Persona(
@@ -381,7 +382,7 @@ def test_the_state_round_trips_through_json() -> None:
 
 # Claims that approve (issue 19): the gate refuses approving, authorising, releasing what is
 # held and waiving sign-off, in general; claims that only speak of approval pass. The rule
-# (domain.learning.validator.assumed_authority) was written on the two sentences of the issue
+# (domain.learning.overreach.assumed_authority) was written on the two sentences of the issue
 # and a handful of others; the sentences below were written afterwards, to test it.
 
 ISSUE_CLAIMS = [

@@ -10,15 +10,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from domain.learning.overreach import overreach
+from domain.learning.records import InsightStatus, WorkEvent
 from domain.learning.validator import (
     LEARNING_AGENT,
     LEARNING_TASK,
     MAX_INSIGHTS,
-    InsightStatus,
-    WorkEvent,
     experiences_of,
     learning_prompt,
-    overreach,
     validate,
 )
 

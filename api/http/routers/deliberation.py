@@ -7,7 +7,8 @@ from pydantic import Field
 
 from api.http.deps import Actor, PortsDep
 from api.http.schemas import HOLD_TIMEOUT, Body, Viewed
-from domain.deliberation.rounds import DeliberationPlan, DeliberationState, deliberation_workflow_id
+from domain.deliberation.plan import DeliberationPlan
+from domain.deliberation.state import DeliberationState, deliberation_workflow_id
 from usecases import deliberation as deliberations  # the route below is `deliberation`
 
 router = APIRouter(tags=["deliberations"])

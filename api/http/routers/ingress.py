@@ -42,9 +42,8 @@ def whoami(
     authorization: Annotated[str | None, Header(max_length=16_384)] = None,
 ) -> Principal:
     """The principal your bearer ID token proves; 401 with the reason otherwise."""
-    return ingress.guarded(
-        ports, "whoami", request.url.path, lambda: ingress.whoami(ports, _bearer(authorization))
-    )
+    with ingress.refusals_recorded(ports, "whoami", request.url.path):
+        return ingress.whoami(ports, _bearer(authorization))
 
 
 @router.get("/v1/orgs/{org_id}/ingress/refusals")

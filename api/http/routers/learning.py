@@ -9,7 +9,7 @@ from fastapi import APIRouter, Query
 
 from api.http.deps import Actor, PortsDep
 from api.http.schemas import ReasonBody
-from domain.learning.validator import Experience, LearningPass
+from domain.learning.records import Experience, LearningPass
 from usecases import learning
 from usecases.learning import MAX_LISTED
 
