@@ -16,10 +16,9 @@ honoured only when the settings ask for it, never in production, only on loopbac
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
-from typing import TypeVar
 
 from domain.errors import NotFound
 from domain.ingress import Refusal, RefusedRequest, TokenClaims, Unauthenticated
@@ -34,7 +33,6 @@ from usecases.access import founder, member
 from usecases.context import Ports
 
 log = logging.getLogger(__name__)
-T = TypeVar("T")
 NONCE_LEEWAY = timedelta(minutes=1)
 """A nonce is remembered a little past its token's expiry (the verifier's clock leeway)."""
 
@@ -109,18 +107,6 @@ def refusals_recorded(
             )
         log.info("refused %s %s: %s (%s)", channel, path, exc.reason.value, exc.detail)
         raise
-
-
-def guarded(
-    ports: Ports,
-    channel: str,
-    path: str,
-    check: Callable[[], T],
-    org_id: str | None = None,
-) -> T:
-    """``check()`` inside :func:`refusals_recorded`."""
-    with refusals_recorded(ports, channel, path, org_id):
-        return check()
 
 
 def claims_of(ports: Ports, bearer: str) -> TokenClaims:

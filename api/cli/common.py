@@ -53,19 +53,15 @@ def _prove_actor(ctx: typer.Context, value: str) -> str:
         )
 
     def prove(ports: Ports) -> str:
-        return ingress.guarded(
-            ports,
-            "cli",
-            ctx.command_path,
-            lambda: ingress.api_caller(
+        with ingress.refusals_recorded(ports, "cli", ctx.command_path):
+            return ingress.api_caller(
                 ports,
                 bearer=token,
                 nonce=uuid.uuid4().hex,
                 dev_principal=value or None,
                 acting=True,
                 loopback=True,
-            ),
-        )
+            )
 
     return sync(prove)
 

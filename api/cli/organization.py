@@ -14,6 +14,7 @@ from domain.organization.contracts import StaffRole
 if TYPE_CHECKING:
     from domain.organization.contracts import Barrier
     from usecases.context import Ports
+    from usecases.organization import Onboarded
 
 projects_app = typer.Typer(help="Projects (departments, engagements).", no_args_is_help=True)
 
@@ -28,17 +29,13 @@ def onboard(
     from usecases import ingress, organization
 
     token = os.environ.get(TOKEN_ENV) or None
-    done = sync(
-        lambda s: organization.onboard(
-            s,
-            name,
-            founder_email,
-            founder_name,
-            oidc_subject=ingress.guarded(
-                s, "cli", "onboard", lambda: ingress.founding_subject(s, token)
-            ),
-        )
-    )
+
+    def found(ports: Ports) -> Onboarded:
+        with ingress.refusals_recorded(ports, "cli", "onboard"):
+            subject = ingress.founding_subject(ports, token)
+        return organization.onboard(ports, name, founder_email, founder_name, oidc_subject=subject)
+
+    done = sync(found)
     table = Table(title=f"{done.org.name} ({done.org.id})")
     for col in ("id", "handle", "kind", "agent kind"):
         table.add_column(col)
