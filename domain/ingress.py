@@ -168,7 +168,7 @@ class FrontDoor(Protocol):
 
 class ChannelSignature(Protocol):
     """Verifies a channel's webhook signature (Slack, Teams: see
-    :mod:`adapters.ingress.webhooks`)."""
+    :mod:`adapters.ingress.channels`)."""
 
     def verify(self, headers: Mapping[str, str], body: bytes, now: datetime) -> None:
         """:class:`Unauthenticated` with the reason when the signature does not hold

@@ -325,7 +325,7 @@ def api(services: Ports) -> Iterator[TestClient]:
     It runs in the development header mode (``X-Verletica-Principal`` names the actor),
     explicitly: these tests are about what each route lets a principal do. How a
     principal is proven is tested through bearer tokens (``signed_in``) in
-    ``test_front_door.py`` and the end-to-end tests."""
+    ``test_ingress_front_door.py`` and the end-to-end tests."""
     app = create_app(ports=replace(services, dev_principal_header=True))
     with TestClient(app, raise_server_exceptions=False) as client:
         yield client

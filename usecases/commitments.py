@@ -14,14 +14,14 @@ from collections.abc import Callable
 from datetime import datetime
 
 from domain.audit.chain import AuditDraft
-from domain.errors import Forbidden, NotFound, Unavailable
-from domain.extraction.extractor import (
+from domain.commitments.extraction import (
     ExtractedObligation,
     ExtractionInput,
     ExtractionRejection,
     ExtractionReply,
     ExtractionResult,
 )
+from domain.errors import Forbidden, NotFound, Unavailable
 from domain.governance.broker import current_projects
 from domain.memory.ports import MemoryBankPort
 from domain.memory.release import NodeView, Release

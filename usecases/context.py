@@ -8,9 +8,9 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from domain.audit.ports import AuditReader
+from domain.commitments.ports import ExtractionGateway
 from domain.counterfactual.ports import ReplayStore
 from domain.deliberation.ports import DeliberationGateway
-from domain.extraction.ports import ExtractionGateway
 from domain.governance.approvals import ApprovalKeys
 from domain.governance.ports import GovernanceStore
 from domain.heartbeat.ports import HeartbeatGateway, HeartbeatStore

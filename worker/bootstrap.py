@@ -13,8 +13,8 @@ from temporalio.client import Client
 from temporalio.contrib.opentelemetry import TracingInterceptor
 from temporalio.worker import Worker
 
+from activities.commitments import ExtractionActivities
 from activities.deliberation import DeliberationActivities
-from activities.extraction import ExtractionActivities
 from activities.governance import BrokerActivities
 from activities.heartbeat import HeartbeatActivities
 from activities.learning import LearningActivities
@@ -45,8 +45,8 @@ from usecases import governance
 from worker.clock import utc_now
 from worker.ports import gemini_provider
 from worker.settings import Settings
+from workflows.commitments import ExtractCommitmentsWorkflow
 from workflows.deliberation import DeliberationWorkflow
-from workflows.extraction import ExtractCommitmentsWorkflow
 from workflows.heartbeat import HeartbeatWorkflow
 from workflows.learning import LearningWorkflow
 from workflows.relay import RelayWorkflow

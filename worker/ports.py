@@ -9,9 +9,9 @@ from pathlib import Path
 
 from temporalio.client import Client
 
+from adapters.ingress.channels import SlackSignature, TeamsSignature
 from adapters.ingress.local_issuer import KEY_FILE, LOCAL_AUDIENCE
 from adapters.ingress.oidc import KeySet, OidcVerifier, key_source
-from adapters.ingress.webhooks import SlackSignature, TeamsSignature
 from adapters.memory.backends import compaction_engine
 from adapters.memory.embedders import GeminiEmbedder, local_embedder
 from adapters.memory.screen_classifier import local_classifier
@@ -21,8 +21,8 @@ from adapters.store.counterfactual import SqlReplay
 from adapters.store.heartbeat import SqlHeartbeat
 from adapters.store.learning import SqlLearning
 from adapters.store.store import Store
+from adapters.temporal.commitments import TemporalExtractions
 from adapters.temporal.deliberation import TemporalDeliberations
-from adapters.temporal.extraction import TemporalExtractions
 from adapters.temporal.heartbeat import TemporalHeartbeats
 from adapters.temporal.learning import TemporalLearning
 from adapters.temporal.runs import TemporalRuns

@@ -5,7 +5,7 @@ An engine turns the texts of several records into one shorter text. The use case
 engine only what the asker may read whole, ingests the result like any record (screened,
 its identifying detail tagged again) and links it back to each record it replaces
 (``derived_from``, the whole text), so that where a summary came from stays explainable.
-Every engine must pass the contract suite (``tests/contracts/test_compaction_contracts.py``).
+Every engine must pass the contract suite (``tests/contracts/test_memory_compaction_contracts.py``).
 """
 
 from __future__ import annotations

@@ -242,7 +242,7 @@ async def test_what_proves_nothing_starts_nothing(door: Door) -> None:
 async def test_refused_tokens_start_no_workflow(door: Door) -> None:
     """Every bad token, replay and spent budget of the front door's tests, sent to the
     route that starts runs, with the worker and the dev server behind it."""
-    from tests.integration.test_front_door import _bad_tokens
+    from tests.integration.test_ingress_front_door import _bad_tokens
 
     body = {"agent_id": door.firm.agents["orion"], "task": TASK}
     path = f"/v1/orgs/{door.firm.org}/runs"

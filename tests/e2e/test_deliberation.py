@@ -19,8 +19,8 @@ from domain.deliberation.state import DeliberationStatus, PersonaOutcome
 from domain.errors import NotFound
 from domain.governance.intents import Outcome
 from domain.model_provider import ModelReply, ModelRequest
-from tests.e2e.test_run_edges import Env
-from tests.e2e.test_run_edges import env as env  # noqa: F401
+from tests.e2e.test_runs_edges import Env
+from tests.e2e.test_runs_edges import env as env  # noqa: F401
 from tests.support import model_reply
 from usecases import deliberation, fleet, organization
 from usecases.fleet import DraftRequest

@@ -12,9 +12,9 @@ from adapters.models.scripted import ScriptedProvider
 from domain.fleet.registry import AgentPin
 from domain.governance.intents import Outcome
 from domain.runs.run import RunStatus
-from tests.e2e.test_run_edges import Env
-from tests.e2e.test_run_edges import env as env  # noqa: F401
-from tests.e2e.test_run_hardening import _held
+from tests.e2e.test_runs_edges import Env
+from tests.e2e.test_runs_edges import env as env  # noqa: F401
+from tests.e2e.test_runs_hardening import _held
 from tests.support import EMAIL_ACTION, model_reply, pay_action
 from usecases import fleet, runs
 from usecases.fleet import DraftRequest

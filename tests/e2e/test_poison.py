@@ -23,7 +23,7 @@ from domain.governance.intents import Outcome
 from domain.organization.contracts import StaffRole
 from domain.runs.run import RunState
 from tests.conftest import TEST_KEYS, Firm, cli_signed_in, make_settings, utc_now, wire
-from tests.e2e.test_crash_resume import EMAIL, WorkerProcess, _spawn
+from tests.e2e.test_runs_crash_resume import EMAIL, WorkerProcess, _spawn
 from usecases import audit as audit_uc
 from usecases import organization, runs
 from usecases.context import Ports

@@ -26,8 +26,8 @@ from domain.work_graph.graph import (
     graph_workflow_id,
 )
 from tests.conftest import TEST_KEYS, Firm, make_settings, utc_now, wire
-from tests.e2e.test_crash_resume import WorkerProcess, _spawn
-from tests.e2e.test_crash_resume import workers as workers  # noqa: F401
+from tests.e2e.test_runs_crash_resume import WorkerProcess, _spawn
+from tests.e2e.test_runs_crash_resume import workers as workers  # noqa: F401
 from tests.support import EMAIL_ACTION, model_reply, pay_action
 from usecases import runs, work_graph
 from usecases.context import Ports

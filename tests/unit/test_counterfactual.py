@@ -15,7 +15,7 @@ from domain.governance.broker import decide
 from domain.governance.intents import Decision, Intent, Outcome, Stage
 from domain.governance.values import HoldState, StoredIntent
 from domain.organization.contracts import Barrier
-from tests.unit.test_broker_properties import ORG, payment, snapshot, spend_cap, staffed
+from tests.unit.test_governance_broker_properties import ORG, payment, snapshot, spend_cap, staffed
 
 WALL = Barrier(id="b-1", org_id=ORG, name="wall", groups=(("east",), ("west",)))
 

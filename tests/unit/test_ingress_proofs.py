@@ -19,8 +19,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from jwt.algorithms import RSAAlgorithm
 
+from adapters.ingress.channels import verify_slack, verify_teams
 from adapters.ingress.oidc import KeySet, OidcVerifier
-from adapters.ingress.webhooks import verify_slack, verify_teams
 from domain.ingress import Refusal, Unauthenticated
 from tests.oidc_keys import jwk_numbers, jwk_of, roca_key, short_key
 

@@ -7,7 +7,7 @@ from fastapi import APIRouter
 
 from api.http.deps import Actor, PortsDep
 from api.http.schemas import ExtractBody, NoteBody, RejectBody
-from domain.extraction.extractor import ExtractionResult
+from domain.commitments.extraction import ExtractionResult
 from domain.organization.contracts import Commitment
 from usecases import commitments
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Protocol
 
-from domain.extraction.extractor import ExtractionInput, ExtractionResult
+from domain.commitments.extraction import ExtractionInput, ExtractionResult
 
 
 class ExtractionGateway(Protocol):

@@ -1,4 +1,4 @@
-"""The :class:`~domain.extraction.ports.ExtractionGateway` over a Temporal client."""
+"""The :class:`~domain.commitments.ports.ExtractionGateway` over a Temporal client."""
 
 from __future__ import annotations
 
@@ -8,11 +8,11 @@ from temporalio.exceptions import ApplicationError
 from temporalio.service import RPCError
 
 from adapters.temporal.runs import WORKFLOW_TASK_TIMEOUT
+from domain.commitments.extraction import ExtractionInput, ExtractionResult
 from domain.errors import Forbidden, Unavailable
-from domain.extraction.extractor import ExtractionInput, ExtractionResult
 from domain.runs.failures import ErrorType
 from workflows import search_attributes as sa
-from workflows.extraction import ExtractCommitmentsWorkflow
+from workflows.commitments import ExtractCommitmentsWorkflow
 
 
 def workflow_id(extraction: ExtractionInput) -> str:

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from domain.governance.broker import decide
 from domain.governance.intents import Decision, Outcome, Stage
 from domain.organization.contracts import Commitment, Delivery, Provenance, ReviewState
-from tests.unit.test_broker_properties import (
+from tests.unit.test_governance_broker_properties import (
     NOW,
     ORG,
     PROP,

@@ -12,7 +12,7 @@ from temporalio.exceptions import ApplicationError
 
 from activities.off_loop import beating, in_thread
 from domain.canonical import sha256_hex
-from domain.extraction.extractor import (
+from domain.commitments.extraction import (
     EXTRACTION_SYSTEM_PROMPT,
     ExtractionInput,
     ExtractionRejection,

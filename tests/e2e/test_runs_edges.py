@@ -32,7 +32,7 @@ from tests.conftest import (
     utc_now,
     wire,
 )
-from tests.e2e.test_run_hardening import _held
+from tests.e2e.test_runs_hardening import _held
 from tests.support import model_reply as _reply
 from tests.support import pay_action as _pay
 from tests.support import skip_to_the_end

@@ -18,13 +18,13 @@ from typer.testing import CliRunner
 from adapters.store.store import Store
 from api.cli.main import app
 from domain.audit.crosscheck import config_record
-from domain.errors import Conflict, Forbidden, NotFound, Unavailable
-from domain.extraction.extractor import (
+from domain.commitments.extraction import (
     ExtractionInput,
     ExtractionRejection,
     ExtractionReply,
     parse_extraction,
 )
+from domain.errors import Conflict, Forbidden, NotFound, Unavailable
 from domain.governance.intents import Intent, Outcome, Stage
 from domain.organization.contracts import (
     Commitment,

@@ -9,8 +9,8 @@ from temporalio import workflow
 from temporalio.common import RetryPolicy
 
 with workflow.unsafe.imports_passed_through():
-    from activities.extraction import ExtractionActivities, RecordRequest
-    from domain.extraction.extractor import ExtractionInput, ExtractionResult
+    from activities.commitments import ExtractionActivities, RecordRequest
+    from domain.commitments.extraction import ExtractionInput, ExtractionResult
     from domain.runs.failures import ErrorType
     from workflows.policies import HEARTBEAT
 

@@ -37,7 +37,7 @@ from tests.documents import ORBIT_AGREEMENT, ORBIT_MISQUOTED
 from usecases import organization
 from usecases.context import Ports
 from worker.bootstrap import build_worker
-from workflows.extraction import ExtractCommitmentsWorkflow
+from workflows.commitments import ExtractCommitmentsWorkflow
 
 pytestmark = pytest.mark.temporal
 

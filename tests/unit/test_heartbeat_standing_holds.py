@@ -27,7 +27,7 @@ from domain.organization.contracts import (
     SpendCap,
     StandingHold,
 )
-from tests.unit.test_broker_properties import NOW, ORG, email, payment, snapshot, staffed
+from tests.unit.test_governance_broker_properties import NOW, ORG, email, payment, snapshot, staffed
 
 PROJECTS = ("east", "west", "north")
 

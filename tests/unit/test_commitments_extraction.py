@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from adapters.models.replay import FIXTURES
 from api.local.demo import ATLAS_LETTER, LETTER_REF
-from domain.extraction.extractor import (
+from domain.commitments.extraction import (
     MAX_OBLIGATIONS,
     ExtractionRejection,
     extraction_task,
