@@ -20,4 +20,4 @@ DOCUMENTS = {
     "orbit-misquoted": ORBIT_MISQUOTED,
 }
 """Every document a committed extraction fixture answers for, by reference (with the
-demo's, in :data:`api.local.demo.ATLAS_LETTER`)."""
+demo's, in :data:`api.local.demo_script.ATLAS_LETTER`)."""

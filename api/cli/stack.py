@@ -16,7 +16,7 @@ from rich.markup import escape
 from api.cli.common import TOKEN_ENV, console
 
 if TYPE_CHECKING:
-    from api.local.demo import DemoReport
+    from api.local.demo_report import DemoReport
 
 
 def worker() -> None:
@@ -46,8 +46,8 @@ def _stop_on_signals() -> None:
 def _stack_session(play: bool, keep_running: bool | None) -> None:
     import httpx
 
-    from api.local.demo import ENV_FILE, env_file, render
     from api.local.demo import play as play_demo
+    from api.local.demo_report import ENV_FILE, env_file, render
     from api.local.stack import Stack, StackRefused
     from worker.settings import Settings
 

@@ -20,7 +20,8 @@ import httpx
 from playwright.async_api import Page, async_playwright
 from rich.console import Console
 
-from api.local.demo import Bearer, DemoReport, play
+from api.local.demo import Bearer, play
+from api.local.demo_report import DemoReport
 from api.local.stack import Stack
 from worker.settings import Settings
 

@@ -17,7 +17,8 @@ from temporalio.testing import WorkflowEnvironment
 from adapters.store.store import Store
 from adapters.store.tables import AuditEntryRow, PaymentRow
 from api.http.app import create_app
-from api.local.demo import play, render
+from api.local.demo import play
+from api.local.demo_report import render
 from tests.conftest import TEST_KEYS, Firm, make_settings, sign_in, signed_in, utc_now, wire
 from tests.support import model_reply, pay_action
 from usecases.context import Ports

@@ -14,7 +14,8 @@ from temporalio.testing import WorkflowEnvironment
 from adapters.store.store import Store
 from adapters.store.tables import AuditEntryRow, EmailRow, PaymentRow
 from api.http.app import create_app
-from api.local.demo import INVOICE, INVOICE_REF, TASKS, WEST_NOTE, WEST_NOTE_REF, play
+from api.local.demo import play
+from api.local.demo_script import INVOICE, INVOICE_REF, TASKS, WEST_NOTE, WEST_NOTE_REF
 from domain.memory.release import Release
 from domain.runs.run import ApprovalSignal, RunStatus
 from tests.conftest import TEST_KEYS, bearer, make_settings, sign_in, utc_now, wire

@@ -12,7 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from adapters.models.replay import FIXTURES
-from api.local.demo import ATLAS_LETTER, LETTER_REF
+from api.local.demo_script import ATLAS_LETTER, LETTER_REF
 from domain.commitments.extraction import (
     MAX_OBLIGATIONS,
     ExtractionRejection,
