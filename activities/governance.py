@@ -29,7 +29,7 @@ from domain.runs.run import (
     ReviewRequest,
     RunFailure,
 )
-from usecases import governance
+from usecases import governance, governance_review
 
 
 class BrokerActivities:
@@ -80,7 +80,7 @@ class BrokerActivities:
         digest, and (for an approval) every broker stage again; a poisoned broker refuses,
         on the record. A signal that did not decode is recorded, refused."""
         return await in_thread(
-            governance.review_hold,
+            governance_review.review_hold,
             self._store,
             request.org_id,
             request.run_id,
@@ -95,7 +95,7 @@ class BrokerActivities:
     async def recheck(self, request: RecheckRequest) -> Decision:
         """Decide again an intent held for a collision."""
         return await in_thread(
-            governance.recheck,
+            governance_review.recheck,
             self._store,
             request.org_id,
             request.intent_id,

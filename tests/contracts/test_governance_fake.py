@@ -30,7 +30,7 @@ from domain.runs.run import ReviewOutcome
 from tests.conftest import TEST_KEYS, Firm, make_settings, utc_now, wire
 from tests.fakes.governance import FakeFirm, FakeGovernance, _Book
 from tests.support import APPROVAL_KEYS, payment_intent, signed
-from usecases import governance, organization
+from usecases import governance, governance_review, organization
 from worker.bootstrap import build_connectors
 
 
@@ -84,7 +84,7 @@ class World:
         run: str = "run-1",
         undecodable: str | None = None,
     ) -> ReviewOutcome:
-        outcome = governance.review_hold(
+        outcome = governance_review.review_hold(
             self.store,
             self.org,
             run,
@@ -285,10 +285,10 @@ def collide_dispatch_repeat(w: World) -> None:
     first, second = w.pay(10_000, "INV-9", "run-1"), w.pay(10_000, "INV-9", "run-2")
     allowed = w.decide(first)
     w.decide(second)
-    w.note(governance.recheck(w.store, w.org, second.id, w.now()))
+    w.note(governance_review.recheck(w.store, w.org, second.id, w.now()))
     governance.dispatch(w.store, w.connectors, w.org, allowed, w.now())
     governance.dispatch(w.store, w.connectors, w.org, allowed, w.now())  # a replay
-    repeat = governance.recheck(w.store, w.org, second.id, w.now())
+    repeat = governance_review.recheck(w.store, w.org, second.id, w.now())
     w.note(repeat)
     w.review(w.sign(second), 1, "run-2")
     w.decide(w.pay(10_000, "", "run-3"))  # names no invoice: waits for every payment

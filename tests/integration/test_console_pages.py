@@ -22,7 +22,7 @@ from tests.conftest import Firm, utc_now
 from tests.integration.test_console_security import BASE, _authorize, _banner, _signed_in
 from tests.integration.test_needs_you import _filed_pair, scene
 from tests.support import APPROVAL_KEYS, payment_intent, signed
-from usecases import governance, needs_you, organization
+from usecases import governance, governance_review, needs_you, organization
 from worker.bootstrap import build_connectors
 
 RAW = ("validation error", "pydantic", "input_value", "_mismatch", "Body")
@@ -58,7 +58,7 @@ def _held(firm: Firm) -> Intent:
 
 def _review(firm: Firm, intent: Intent, verdict: ApprovalVerdict) -> Any:
     request = signed(intent, firm.founder, verdict, now=utc_now(), store=_store(firm).governance)
-    done = governance.review_hold(
+    done = governance_review.review_hold(
         _store(firm).governance,
         firm.org,
         intent.run_id,

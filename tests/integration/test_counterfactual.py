@@ -28,7 +28,7 @@ from domain.organization.contracts import SpendCap, StaffRole
 from domain.tools import REGISTRY
 from tests.conftest import Firm, cli_signed_in, utc_now
 from tests.support import APPROVAL_KEYS, payment_intent, signed
-from usecases import governance, organization
+from usecases import governance, governance_review, organization
 from usecases.counterfactual import counterfactual
 
 READ_LOG = "memory_reads"
@@ -232,7 +232,7 @@ def test_an_intent_let_through_has_no_counterfactual(store: Store, firm: Firm) -
     held = _pay(firm, 200_000)
     assert _decide(store, held).outcome is Outcome.HOLD
     request = signed(held, firm.founder, now=utc_now(), store=store.governance)
-    governance.review_hold(
+    governance_review.review_hold(
         store.governance, firm.org, held.run_id, request, 1, utc_now(), keys=APPROVAL_KEYS
     )
     with pytest.raises(Conflict):

@@ -23,7 +23,7 @@ from domain.governance.intents import Intent, Outcome
 from domain.organization.contracts import SpendCap, StaffRole
 from tests.conftest import utc_now
 from tests.support import APPROVAL_KEYS, payment_intent, signed
-from usecases import governance, organization
+from usecases import governance, governance_review, organization
 from usecases.context import Ports
 from worker.bootstrap import build_connectors
 
@@ -180,7 +180,7 @@ def test_no_interleaving_double_books_a_resource_or_overruns_a_cap(
                 governance.dispatch(store.governance, connectors, org, latest, utc_now())
             elif step[0] == "approve" and (target := pick(step[1], "hold")):
                 request = signed(target, founder, now=utc_now(), store=store.governance)
-                governance.review_hold(
+                governance_review.review_hold(
                     store.governance,
                     org,
                     target.run_id,
@@ -192,7 +192,7 @@ def test_no_interleaving_double_books_a_resource_or_overruns_a_cap(
             elif step[0] == "close" and (target := pick(step[1], "allow", "approved", "hold")):
                 governance.close(store.governance, org, target.id, "run_failed", "r", utc_now())
             elif step[0] == "recheck" and (target := pick(step[1], "hold")):
-                decision = governance.recheck(store.governance, org, target.id, utc_now())
+                decision = governance_review.recheck(store.governance, org, target.id, utc_now())
                 assert decision.outcome in (Outcome.HOLD, Outcome.ALLOW, Outcome.REJECT)
             _check(store, org, cap_from)
 

@@ -13,7 +13,7 @@ from domain.organization.contracts import SpendCap
 from domain.tools import REGISTRY
 from tests.conftest import Firm, utc_now
 from tests.support import APPROVAL_KEYS, payment_intent, race, signed
-from usecases import governance, organization
+from usecases import governance, governance_review, organization
 
 RUN = "run-1"
 
@@ -157,7 +157,7 @@ def test_an_approver_is_never_shown_stale_evidence_of_a_repeat_payment(
     assert approved_b.accepted
     _write(store, firm, b, decision_b)
 
-    renewed = governance.recheck(store.governance, firm.org, c.id, utc_now())
+    renewed = governance_review.recheck(store.governance, firm.org, c.id, utc_now())
     assert (renewed.outcome, renewed.rule) == (Outcome.HOLD, "already_done")
     assert set(renewed.evidence) == {a.id, b.id}
     approved_c, _ = _approve(store, firm, c, 2, run_id=c.run_id)
@@ -198,7 +198,7 @@ def test_a_request_with_a_nul_is_refused_on_the_record(store: Store, firm: Firm)
         verdict=ApprovalVerdict.APPROVE,
         intent_digest=intent.digest,
     )
-    outcome = governance.review_hold(
+    outcome = governance_review.review_hold(
         store.governance, firm.org, RUN, request, 1, utc_now(), keys=APPROVAL_KEYS
     )
     result, latest = outcome.review, outcome.decision
@@ -220,7 +220,7 @@ def test_an_unsigned_or_forged_decision_is_refused_on_the_record(store: Store, f
     )
     for_another_run = signed(intent, firm.founder, run_id="run-other", now=utc_now(), store=bound)
     for attempt, request in enumerate((unsigned, for_another_run), start=1):
-        outcome = governance.review_hold(
+        outcome = governance_review.review_hold(
             store.governance, firm.org, RUN, request, attempt, utc_now(), keys=APPROVAL_KEYS
         )
         assert not outcome.review.accepted
@@ -238,7 +238,7 @@ def test_an_unsigned_or_forged_decision_is_refused_on_the_record(store: Store, f
 def test_an_undecodable_signal_is_recorded_once_per_attempt(store: Store, firm: Firm) -> None:
     problem = "approve: not an ApprovalSignal (value: Input should be an object): b'3'\x00"
     for _ in range(2):  # a retried review appends nothing more
-        outcome = governance.review_hold(
+        outcome = governance_review.review_hold(
             store.governance,
             firm.org,
             RUN,
@@ -256,7 +256,7 @@ def test_an_undecodable_signal_is_recorded_once_per_attempt(store: Store, firm: 
 
 
 def _review(store: Store, firm: Firm, request: ApprovalRequest, attempt: int, run_id: str):  # type: ignore[no-untyped-def]
-    outcome = governance.review_hold(
+    outcome = governance_review.review_hold(
         store.governance, firm.org, run_id, request, attempt, utc_now(), keys=APPROVAL_KEYS
     )
     return outcome.review, outcome.decision

@@ -20,7 +20,7 @@ from domain.governance.intents import Intent, Outcome
 from domain.memory.adapter import MemoryAdapter
 from tests.conftest import TEST_KEYS, Firm, utc_now
 from tests.support import APPROVAL_KEYS, payment_intent, signed
-from usecases import governance
+from usecases import governance, governance_review
 
 
 class Injected(RuntimeError):
@@ -162,7 +162,7 @@ def test_a_review_that_fails_is_refused_on_the_record(store: Store, firm: Firm, 
     assert governance.decide(store.governance, intent, utc_now()).outcome is Outcome.HOLD
     request = signed(intent, firm.founder, now=utc_now(), store=store.governance)
     faulty = FaultyStore(store.governance, where)
-    outcome = governance.review_hold(
+    outcome = governance_review.review_hold(
         faulty,  # type: ignore[arg-type]
         firm.org,
         intent.run_id,
@@ -176,7 +176,7 @@ def test_a_review_that_fails_is_refused_on_the_record(store: Store, firm: Firm, 
     refusals = [e for e in store.audit.entries(firm.org) if e.decision == "review_refused"]
     assert [e.rule for e in refusals] == ["broker_error"]
     # the proof was not spent by the review that failed: the approver's decision counts
-    again = governance.review_hold(
+    again = governance_review.review_hold(
         store.governance, firm.org, intent.run_id, request, 2, utc_now(), keys=APPROVAL_KEYS
     )
     assert again.review.accepted and again.decision is not None
@@ -196,12 +196,12 @@ def test_a_recheck_that_fails_is_a_recorded_rejection(store: Store, firm: Firm) 
     # the database failing is waited for: the hold is recorded, and stays open
     busy = FaultyStore(store.governance, "snapshot", error=StoreFailure("database is locked"))
     with pytest.raises(StoreFailure):
-        governance.recheck(busy, firm.org, second.id, utc_now())  # type: ignore[arg-type]
+        governance_review.recheck(busy, firm.org, second.id, utc_now())  # type: ignore[arg-type]
     with store.governance.unit(firm.org, utc_now()) as unit:
         stored = unit.stored(second.id)
     assert stored is not None and stored.open
     faulty = FaultyStore(store.governance, "snapshot")
-    decision = governance.recheck(faulty, firm.org, second.id, utc_now())  # type: ignore[arg-type]
+    decision = governance_review.recheck(faulty, firm.org, second.id, utc_now())  # type: ignore[arg-type]
     assert (decision.outcome, decision.rule) == (Outcome.REJECT, "broker_error")
     with store.governance.unit(firm.org, utc_now()) as unit:
         stored = unit.stored(second.id)

@@ -21,7 +21,7 @@ from domain.governance.usage import usage_draft
 from domain.organization.contracts import SpendCap, StaffRole
 from tests.fakes.governance import Clock, FakeFirm, FakeGovernance, FakeOrganization
 from tests.support import APPROVAL_KEYS, payment_intent, race, signed
-from usecases import governance
+from usecases import governance, governance_review
 
 RUN = "run-1"
 
@@ -40,7 +40,7 @@ def _decide(firm: FakeFirm, intent: Intent):  # type: ignore[no-untyped-def]
 
 
 def _review(firm: FakeFirm, request: Any, attempt: int, run_id: str = RUN):  # type: ignore[no-untyped-def]
-    outcome = governance.review_hold(
+    outcome = governance_review.review_hold(
         firm.store, firm.org, run_id, request, attempt, firm.clock(), keys=APPROVAL_KEYS
     )
     return outcome.review, outcome.decision
@@ -230,9 +230,9 @@ def test_a_collision_waits_and_is_decided_again_once_the_other_write_is_done(
     allowed = _decide(firm, first)
     waiting = _decide(firm, second)
     assert (waiting.rule, waiting.evidence) == ("collision", (first.id,))
-    assert governance.recheck(firm.store, firm.org, second.id, firm.clock()) == waiting
+    assert governance_review.recheck(firm.store, firm.org, second.id, firm.clock()) == waiting
     governance.dispatch(firm.store, firm.connectors(), firm.org, allowed, firm.clock())
-    again = governance.recheck(firm.store, firm.org, second.id, firm.clock())
+    again = governance_review.recheck(firm.store, firm.org, second.id, firm.clock())
     assert (again.outcome, again.rule) == (Outcome.HOLD, "already_done")
 
 
@@ -350,7 +350,7 @@ def test_no_sequence_of_use_cases_overruns_a_cap_or_double_books_a_resource(
         elif step[0] == "close" and (target := pick(step[1], Outcome.ALLOW, Outcome.HOLD)):
             governance.close(store, org, target.id, "run_failed", "r", firm.clock())
         elif step[0] == "recheck" and (target := pick(step[1], Outcome.HOLD)):
-            governance.recheck(store, org, target.id, firm.clock())
+            governance_review.recheck(store, org, target.id, firm.clock())
         _check(firm)
 
 
