@@ -14,7 +14,7 @@ from domain.heartbeat.ports import HeartbeatStore
 from domain.offers.playbooks import DriftFinding
 from domain.organization.contracts import MAX_REASON, StandingHold
 from domain.organization.visibility import may_read
-from usecases import offers
+from usecases import offers_drift
 from usecases.access import check_reviewer, founder, member, readable
 from usecases.context import Ports
 
@@ -117,7 +117,7 @@ def resolve_any_finding(
     """Resolve a finding whichever kind it is: a playbook's drift, or one filed through
     the broker. The same rules and the same answer to a second resolution."""
     if ports.offers is not None and ports.offers.finding(finding_id) is not None:
-        return offers.resolve_finding(ports, finding_id, actor_id, reason)
+        return offers_drift.resolve_finding(ports, finding_id, actor_id, reason)
     return resolve_finding(ports, finding_id, actor_id, reason)
 
 

@@ -30,12 +30,8 @@ from domain.memory.ports import EmbedPurpose
 from domain.offers.merge import Step
 from domain.offers.playbooks import (
     MAX_TEXT,
-    DriftFinding,
     EpisodeRecord,
     OfferRecord,
-    OfferState,
-    drift,
-    finding_id,
     offer_id,
     offer_problem,
     offered,
@@ -45,7 +41,7 @@ from domain.offers.playbooks import (
     run_episode,
 )
 from domain.offers.ports import OfferChange, OfferStore
-from domain.organization.contracts import MAX_REASON, Organization, Principal, StaffRole
+from domain.organization.contracts import Organization, Principal, StaffRole
 from domain.organization.visibility import may_read
 from usecases.access import check_reviewer, member, readable
 from usecases.context import Ports
@@ -53,8 +49,14 @@ from usecases.organization import check_placement, screen_text
 
 STAGE = "learning"
 """The audit stage of offers, playbooks and drift findings."""
+
+
 MAX_NAME = 120
+
+
 MAX_TOOL = 100
+
+
 TOOL_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_-]*(?:\.[A-Za-z0-9_-]+)*")
 """What a step's tool is: a tool's name (``email.send``, ``docs.draft``), never prose:
 it is part of the playbook a reader follows."""
@@ -77,27 +79,19 @@ class Reviewed(BaseModel):
     offered: :func:`domain.offers.playbooks.offered`)."""
 
 
-class DriftReviewed(BaseModel):
-    """What a drift review flagged."""
-
-    flagged: list[DriftFinding]
-    findings: list[DriftFinding]
-    """The unresolved drift findings the reviewer may read."""
-
-
-def _store(ports: Ports) -> OfferStore:
+def offer_store(ports: Ports) -> OfferStore:
     if ports.offers is None:
         raise NotFound("process offers are not kept by this process")
     return ports.offers
 
 
-def _draft(key: str, actor: str, decision: str, rule: str, **payload: object) -> AuditDraft:
+def offer_draft(key: str, actor: str, decision: str, rule: str, **payload: object) -> AuditDraft:
     return AuditDraft(
         event_key=key, actor=actor, decision=decision, stage=STAGE, rule=rule, payload=payload
     )
 
 
-def _check_reviewer(
+def check_offer_reviewer(
     change: OfferChange, org: Organization, actor: Principal, projects: tuple[str, ...], what: str
 ) -> None:
     """Refuse (:class:`Forbidden`) an ``actor`` who is neither the founder nor an approver,
@@ -108,9 +102,6 @@ def _check_reviewer(
     if projects and set(projects) <= approves:
         return
     raise Forbidden(f"only the founder or an approver on every project of it may {what}")
-
-
-# episodes -----------------------------------------------------------------------------------
 
 
 def record_episode(
@@ -125,7 +116,7 @@ def record_episode(
     read). Its words are screened like memory (instruction-like text is refused: they
     may become a playbook's) and embedded with this process's embedder."""
     org, actor = member(ports, org_id, actor_id)
-    store = _store(ports)
+    store = offer_store(ports)
     if not steps:
         raise ValueError("an episode needs at least one step")
     for step in steps:
@@ -174,9 +165,6 @@ def _screened(ports: Ports, steps: list[Step] | tuple[Step, ...]) -> list[str]:
     return reasons
 
 
-# offers -------------------------------------------------------------------------------------
-
-
 def _new_offer(change: OfferChange, actor_id: str, episode: EpisodeRecord) -> OfferRecord:
     """An offer of ``episode``'s process, with it as its first evidence."""
     offer = change.add_offer(
@@ -191,7 +179,7 @@ def _new_offer(change: OfferChange, actor_id: str, episode: EpisodeRecord) -> Of
         )
     )
     change.note(
-        _draft(
+        offer_draft(
             f"offer:{offer.id}",
             actor_id,
             "offered",
@@ -211,7 +199,7 @@ def _join(
     """``offer`` with ``episode`` as its newest evidence."""
     joined = change.join(offer.id, episode.id)
     change.note(
-        _draft(
+        offer_draft(
             f"offer:{offer.id}:{episode.id}",
             actor_id,
             "merged",
@@ -229,7 +217,7 @@ HARVEST_BATCH = 500
 
 
 def _episode_draft(episode: EpisodeRecord, actor_id: str) -> AuditDraft:
-    return _draft(
+    return offer_draft(
         f"episode:{episode.id}",
         actor_id,
         "recorded",
@@ -247,7 +235,7 @@ def harvest_runs(ports: Ports, org_id: str, actor_id: str) -> int:
     """Turn the organization's settled runs into episodes (:func:`run_episode`): a run is
     an episode, once. Embedded before the lock is taken; a run another review harvested
     meanwhile is skipped. How many episodes were recorded."""
-    store = _store(ports)
+    store = offer_store(ports)
     ready = [
         (run, found)
         for run in store.unharvested(org_id, HARVEST_BATCH)
@@ -293,7 +281,7 @@ def review_episodes(ports: Ports, org_id: str, actor_id: str) -> Reviewed:
     org, actor = member(ports, org_id, actor_id)
     harvest_runs(ports, org_id, actor_id)
     touched: list[str] = []
-    with _store(ports).change(org_id, actor_id, ports.clock) as change:
+    with offer_store(ports).change(org_id, actor_id, ports.clock) as change:
         barriers = change.barriers()
         episodes = change.episodes()
         kept = change.offers()
@@ -339,7 +327,7 @@ def offers(ports: Ports, org_id: str, actor_id: str) -> list[OfferRecord]:
     barriers = ports.directory.barriers(org_id)
     return [
         o
-        for o in _store(ports).offers(org_id)
+        for o in offer_store(ports).offers(org_id)
         if may_read(projects, o.projects) and offered(o, barriers)
     ]
 
@@ -347,7 +335,7 @@ def offers(ports: Ports, org_id: str, actor_id: str) -> list[OfferRecord]:
 def _visible_offer(ports: Ports, offer_id: str, actor_id: str) -> tuple[Organization, Principal]:
     """The offer's organization and the actor, if the actor may read the offer; to
     anyone else it does not exist."""
-    offer = _store(ports).offer(offer_id)
+    offer = offer_store(ports).offer(offer_id)
     actor = ports.directory.find_principal(actor_id)
     if offer is None or actor is None or actor.org_id != offer.org_id:
         raise NotFound(f"no offer {offer_id}")
@@ -365,7 +353,7 @@ def confirm_offer(ports: Ports, offer_id: str, actor_id: str, name: str) -> Offe
     if not name or len(name) > MAX_NAME or "\n" in name:
         raise ValueError(f"a playbook needs a one-line name of at most {MAX_NAME} characters")
     org, actor = _visible_offer(ports, offer_id, actor_id)
-    found = _store(ports).offer(offer_id)
+    found = offer_store(ports).offer(offer_id)
     if found is None:
         raise NotFound(f"no offer {offer_id}")
     check_reviewer(ports, org, actor, found.projects, ports.clock(), "confirm an offer")
@@ -375,9 +363,9 @@ def confirm_offer(ports: Ports, offer_id: str, actor_id: str, name: str) -> Offe
     # never change.)
     refused = _screened(ports, found.steps)
     if refused:
-        with _store(ports).change(org.id, actor_id, ports.clock) as change:
+        with offer_store(ports).change(org.id, actor_id, ports.clock) as change:
             change.note(
-                _draft(
+                offer_draft(
                     f"offer:{offer_id}:refused:{digest(refused)[:16]}",
                     actor_id,
                     "refused",
@@ -387,11 +375,11 @@ def confirm_offer(ports: Ports, offer_id: str, actor_id: str, name: str) -> Offe
                 )
             )
         raise Refused("the playbook would read as instructions: " + "; ".join(refused))
-    with _store(ports).change(org.id, actor_id, ports.clock) as change:
+    with offer_store(ports).change(org.id, actor_id, ports.clock) as change:
         offer = next((o for o in change.offers() if o.id == offer_id), None)
         if offer is None:
             raise NotFound(f"no offer {offer_id}")
-        _check_reviewer(change, org, actor, offer.projects, "confirm an offer")
+        check_offer_reviewer(change, org, actor, offer.projects, "confirm an offer")
         problem = offer_problem(offer, change.barriers())
         if problem is not None:
             raise Conflict(f"offer {offer_id} cannot be confirmed: {problem}")
@@ -399,7 +387,7 @@ def confirm_offer(ports: Ports, offer_id: str, actor_id: str, name: str) -> Offe
         version = change.add_procedure(name, offer.projects, playbook_steps(offer))
         confirmed = change.confirm_offer(offer_id, name, version)
         change.note(
-            _draft(
+            offer_draft(
                 f"offer:{offer_id}:confirmed",
                 actor_id,
                 "confirmed",
@@ -412,103 +400,3 @@ def confirm_offer(ports: Ports, offer_id: str, actor_id: str, name: str) -> Offe
             )
         )
     return confirmed
-
-
-# drift --------------------------------------------------------------------------------------
-
-
-def review_drift(ports: Ports, org_id: str, actor_id: str) -> DriftReviewed:
-    """Flag every confirmed playbook whose later episodes consistently miss their outcome
-    (:func:`domain.offers.playbooks.drift`): a member's review, after a review of episodes
-    has placed the new ones. A window is flagged once; an unresolved finding of a
-    playbook is not flagged again."""
-    org, actor = member(ports, org_id, actor_id)
-    flagged: list[DriftFinding] = []
-    with _store(ports).change(org_id, actor_id, ports.clock) as change:
-        members: dict[str, list[EpisodeRecord]] = {}
-        for e in change.episodes():
-            if e.offer_id is not None:
-                members.setdefault(e.offer_id, []).append(e)
-        findings = change.findings()
-        for offer in change.offers():
-            if offer.state is not OfferState.CONFIRMED or offer.playbook is None:
-                continue
-            mine = [f for f in findings if f.offer_id == offer.id]
-            if any(f.resolved_at is None for f in mine):
-                continue
-            found = drift(offer, members.get(offer.id, []), mine)
-            if found is None:
-                continue
-            window, missed = found
-            finding = change.add_finding(
-                DriftFinding(
-                    id=finding_id(offer.id, window),
-                    org_id=org_id,
-                    offer_id=offer.id,
-                    playbook=offer.playbook,
-                    projects=offer.projects,
-                    episodes=window,
-                    missed=missed,
-                    flagged_by=actor_id,
-                    flagged_at=change.now,
-                )
-            )
-            flagged.append(finding)
-            change.note(
-                _draft(
-                    f"drift:{finding.id}",
-                    actor_id,
-                    "flagged",
-                    "drift_flagged",
-                    finding=finding.id,
-                    offer=offer.id,
-                    playbook=offer.playbook,
-                    episodes=list(window),
-                    missed=missed,
-                    projects=list(offer.projects),
-                )
-            )
-        findings = change.findings()
-    projects = readable(ports, org, actor)
-    return DriftReviewed(
-        flagged=[f for f in flagged if may_read(projects, f.projects)],
-        findings=[f for f in findings if f.resolved_at is None and may_read(projects, f.projects)],
-    )
-
-
-def findings(ports: Ports, org_id: str, actor_id: str) -> list[DriftFinding]:
-    """The organization's drift findings that ``actor_id`` may read."""
-    org, actor = member(ports, org_id, actor_id)
-    projects = readable(ports, org, actor)
-    return [f for f in _store(ports).findings(org_id) if may_read(projects, f.projects)]
-
-
-def resolve_finding(ports: Ports, finding_id: str, actor_id: str, reason: str) -> DriftFinding:
-    """Resolve a drift finding with ``reason`` (the founder, or an approver on every
-    project of its playbook). Once: a second resolution is a Conflict and never replaces
-    the first reason, also when two resolutions race."""
-    reason = reason.strip()
-    if not reason or len(reason) > MAX_REASON:
-        raise ValueError(f"a resolution needs a reason of at most {MAX_REASON} characters")
-    found = _store(ports).finding(finding_id)
-    actor = ports.directory.find_principal(actor_id)
-    if found is None or actor is None or actor.org_id != found.org_id:
-        raise NotFound(f"no finding {finding_id}")
-    org, actor = member(ports, found.org_id, actor_id)
-    if not may_read(readable(ports, org, actor), found.projects):
-        raise NotFound(f"no finding {finding_id}")
-    with _store(ports).change(org.id, actor_id, ports.clock) as change:
-        _check_reviewer(change, org, actor, found.projects, "resolve a finding")
-        resolved = change.resolve_finding(finding_id, reason)
-        change.note(
-            _draft(
-                f"drift:{finding_id}:resolved",
-                actor_id,
-                "resolved",
-                "drift_resolved",
-                finding=finding_id,
-                offer=resolved.offer_id,
-                reason=reason,
-            )
-        )
-    return resolved

@@ -94,9 +94,9 @@ def offers_confirm(
 @offers_app.command("drift")
 def offers_drift(org: Org, actor: As = "") -> None:
     """Flag confirmed playbooks whose later episodes consistently miss their outcome."""
-    from usecases import offers
+    from usecases.offers_drift import review_drift
 
-    reviewed = sync(lambda s: offers.review_drift(s, org, actor))
+    reviewed = sync(lambda s: review_drift(s, org, actor))
     console.print(f"{len(reviewed.flagged)} playbook(s) flagged for drift")
     _show_findings(reviewed.findings, "unresolved drift findings")
 
@@ -104,9 +104,9 @@ def offers_drift(org: Org, actor: As = "") -> None:
 @findings_app.command("list")
 def findings_list(org: Org, actor: As = "") -> None:
     """The organization's drift findings you may read."""
-    from usecases import offers
+    from usecases.offers_drift import findings
 
-    _show_findings(sync(lambda s: offers.findings(s, org, actor)))
+    _show_findings(sync(lambda s: findings(s, org, actor)))
 
 
 @findings_app.command("resolve")

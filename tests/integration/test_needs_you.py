@@ -27,7 +27,7 @@ from domain.runs.run import ApprovalSignal, RunInput, RunRecord, RunState, RunSt
 from tests.conftest import Firm, Wired, cli_signed_in, signed_in, utc_now
 from tests.integration.test_offers import PAYMENT, _finding, _steps
 from tests.support import payment_intent, race
-from usecases import governance, heartbeat, needs_you, offers, organization
+from usecases import governance, heartbeat, needs_you, offers, offers_drift, organization
 from usecases.audit_stories import ChainStories
 from usecases.context import Ports
 from worker.bootstrap import build_connectors
@@ -342,7 +342,7 @@ def test_metrics_measure_findings_resolution_and_process_precision_as_the_asker_
     api: TestClient, firm: Firm
 ) -> None:
     finding = _finding(firm)  # East: a confirmed kickoff playbook that drifted
-    offers.resolve_finding(firm.svc, finding.id, firm.founder, "supplier changed")
+    offers_drift.resolve_finding(firm.svc, finding.id, firm.founder, "supplier changed")
     for _ in range(2):  # West: a payment process done twice, offered, not yet confirmed
         offers.record_episode(
             firm.svc, firm.org, firm.founder, _steps(PAYMENT), True, projects=("west",)

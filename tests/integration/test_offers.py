@@ -28,7 +28,7 @@ from domain.runs.run import RunRecord
 from tests.conftest import TEST_AUDIENCE, TEST_ISSUER, TEST_KEYS, Firm, make_settings, wire
 from tests.integration.test_cli import _ok, _onboard
 from tests.support import race
-from usecases import governance, memory, offers, organization
+from usecases import governance, memory, offers, offers_drift, organization
 
 KICKOFF = [
     [
@@ -193,13 +193,13 @@ def _later(firm: Firm, *outcomes: bool) -> None:
 def test_drift_is_flagged_after_consistent_misses_not_after_one(firm: Firm) -> None:
     offer_id = _confirmed(firm)
     _later(firm, False, True, True)
-    assert offers.review_drift(firm.svc, firm.org, firm.founder).flagged == []
+    assert offers_drift.review_drift(firm.svc, firm.org, firm.founder).flagged == []
 
     _later(firm, False, False)  # the last four: True, True, False, False
-    assert offers.review_drift(firm.svc, firm.org, firm.founder).flagged == []
+    assert offers_drift.review_drift(firm.svc, firm.org, firm.founder).flagged == []
     _later(firm, False)  # the last four: True, False, False, False
 
-    reviewed = offers.review_drift(firm.svc, firm.org, firm.founder)
+    reviewed = offers_drift.review_drift(firm.svc, firm.org, firm.founder)
 
     (finding,) = reviewed.flagged
     assert finding.offer_id == offer_id and finding.playbook == "client kickoff"
@@ -207,34 +207,34 @@ def test_drift_is_flagged_after_consistent_misses_not_after_one(firm: Firm) -> N
     assert reviewed.findings == [finding]
     # Flagged once: reviewed again (and with more misses), no second finding while open.
     _later(firm, False)
-    assert offers.review_drift(firm.svc, firm.org, firm.founder).flagged == []
+    assert offers_drift.review_drift(firm.svc, firm.org, firm.founder).flagged == []
     assert _audit_ok(firm).count("drift_flagged") == 1
 
 
 def _finding(firm: Firm) -> DriftFinding:
     _confirmed(firm)
     _later(firm, False, False, False)
-    (finding,) = offers.review_drift(firm.svc, firm.org, firm.founder).flagged
+    (finding,) = offers_drift.review_drift(firm.svc, firm.org, firm.founder).flagged
     return finding
 
 
 def test_a_finding_resolves_once(firm: Firm) -> None:
     finding = _finding(firm)
     with pytest.raises(ValueError):
-        offers.resolve_finding(firm.svc, finding.id, firm.founder, "  ")
+        offers_drift.resolve_finding(firm.svc, finding.id, firm.founder, "  ")
     with pytest.raises(Forbidden):
-        offers.resolve_finding(firm.svc, finding.id, firm.associate, "no")
+        offers_drift.resolve_finding(firm.svc, finding.id, firm.associate, "no")
 
-    resolved = offers.resolve_finding(firm.svc, finding.id, firm.founder, "supplier changed")
+    resolved = offers_drift.resolve_finding(firm.svc, finding.id, firm.founder, "supplier changed")
 
     assert resolved.reason == "supplier changed" and resolved.resolved_by == firm.founder
     assert resolved.resolved_at is not None
     with pytest.raises(Conflict):
-        offers.resolve_finding(firm.svc, finding.id, firm.founder, "something else")
-    (kept,) = offers.findings(firm.svc, firm.org, firm.founder)
+        offers_drift.resolve_finding(firm.svc, finding.id, firm.founder, "something else")
+    (kept,) = offers_drift.findings(firm.svc, firm.org, firm.founder)
     assert kept.reason == "supplier changed"
     # Once resolved, the same misses are not flagged again.
-    assert offers.review_drift(firm.svc, firm.org, firm.founder).flagged == []
+    assert offers_drift.review_drift(firm.svc, firm.org, firm.founder).flagged == []
     assert _audit_ok(firm).count("drift_resolved") == 1
 
 
@@ -242,14 +242,14 @@ def test_two_racing_resolutions_one_wins(firm: Firm) -> None:
     finding = _finding(firm)
 
     def resolving(reason: str) -> Callable[[], DriftFinding]:
-        return lambda: offers.resolve_finding(firm.svc, finding.id, firm.founder, reason)
+        return lambda: offers_drift.resolve_finding(firm.svc, finding.id, firm.founder, reason)
 
     results = race([resolving("first"), resolving("second"), resolving("third")])
 
     won = [r for r in results if isinstance(r, DriftFinding)]
     assert len(won) == 1, results
     assert sum(isinstance(r, Conflict) for r in results) == 2, results
-    (kept,) = offers.findings(firm.svc, firm.org, firm.founder)
+    (kept,) = offers_drift.findings(firm.svc, firm.org, firm.founder)
     assert kept.reason == won[0].reason
     assert _audit_ok(firm).count("drift_resolved") == 1
 
@@ -305,7 +305,7 @@ def test_the_queue_lists_open_offers_and_unresolved_findings(firm: Firm) -> None
     assert f"process_offer:{offer_id}" in keys
     offers.confirm_offer(firm.svc, offer_id, firm.founder, "client kickoff")
     _later(firm, False, False, False)
-    (finding,) = offers.review_drift(firm.svc, firm.org, firm.founder).flagged
+    (finding,) = offers_drift.review_drift(firm.svc, firm.org, firm.founder).flagged
     keys = {getattr(i, "key", None) for i in needs_you(firm.svc, firm.org, firm.founder).items}
     assert f"process_offer:{offer_id}" not in keys
     assert f"drift_finding:{finding.id}" in keys
@@ -349,7 +349,7 @@ def test_the_command_line(cli: CliRunner, monkeypatch: pytest.MonkeyPatch, db_ur
             offers.record_episode(svc, org, founder, _steps(KICKOFF[2]), False)
         _ok(cli.invoke(app, ["offers", "review"]))
         assert "1 playbook(s) flagged" in _ok(cli.invoke(app, ["offers", "drift"]))
-        (finding,) = offers.findings(svc, org, founder)
+        (finding,) = offers_drift.findings(svc, org, founder)
 
         resolved = cli.invoke(app, ["findings", "resolve", finding.id, "--reason", "new supplier"])
         again = cli.invoke(app, ["findings", "resolve", finding.id, "--reason", "again"])

@@ -13,7 +13,7 @@ from api.http.schemas import Body, ReasonBody
 from domain.heartbeat.checks import FiledFinding
 from domain.offers.merge import Step
 from domain.offers.playbooks import MAX_STEPS, MAX_TEXT, DriftFinding, EpisodeRecord, OfferRecord
-from usecases import heartbeat, offers
+from usecases import heartbeat, offers, offers_drift
 
 router = APIRouter(tags=["offers"])
 
@@ -91,15 +91,15 @@ def confirm_offer(
 
 
 @router.post("/v1/orgs/{org_id}/drift/review")
-def review_drift(org_id: str, ports: PortsDep, actor: Actor) -> offers.DriftReviewed:
+def review_drift(org_id: str, ports: PortsDep, actor: Actor) -> offers_drift.DriftReviewed:
     """Flag confirmed playbooks whose later episodes consistently miss their outcome."""
-    return offers.review_drift(ports, org_id, actor)
+    return offers_drift.review_drift(ports, org_id, actor)
 
 
 @router.get("/v1/orgs/{org_id}/findings/drift")
 def list_findings(org_id: str, ports: PortsDep, actor: Actor) -> list[DriftFinding]:
     """The organization's drift findings you may read."""
-    return offers.findings(ports, org_id, actor)
+    return offers_drift.findings(ports, org_id, actor)
 
 
 @router.post("/v1/findings/{finding_id}/resolve")
