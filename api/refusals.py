@@ -12,8 +12,44 @@ was validating, pydantic's error codes or its documentation URL.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
+from typing import NamedTuple
 
 from pydantic import ValidationError
+
+from domain.errors import Conflict, Forbidden, NotFound, StoreFailure, Unavailable
+
+
+class Answer(NamedTuple):
+    """How every surface answers one kind of refusal."""
+
+    status: int
+    """The HTTP status of the API's answer, and of the console page that shows it."""
+    exit_code: int
+    """The command line's exit code."""
+
+
+REFUSALS: Mapping[type[Exception], Answer] = {
+    NotFound: Answer(404, 1),
+    Forbidden: Answer(403, 1),
+    Conflict: Answer(409, 1),
+    Unavailable: Answer(503, 1),
+    StoreFailure: Answer(503, 1),
+    ValueError: Answer(422, 1),
+}
+"""The one table from a domain error to the API's status, the console page's status and
+the command line's exit code. A subclass answers as its nearest entry (``Conflict`` is a
+``ValueError`` and answers 409). A refused sign-in (``Unauthenticated``, 401) has its
+own handlers: the API adds its challenge header, the console its sign-in page."""
+
+
+def answer_to(exc: BaseException) -> Answer | None:
+    """The table's answer to ``exc``: its own class's entry, else its nearest base's."""
+    for kind in type(exc).__mro__:
+        if kind in REFUSALS:
+            return REFUSALS[kind]
+    return None
+
 
 MAX_REFUSAL = 200
 """The most characters a refusal's message holds."""

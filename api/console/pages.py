@@ -24,7 +24,8 @@ from api.console import session as cookies
 from api.console.forms import SLUG_INPUT, SLUG_LIST_INPUT, money, readable
 from api.console.session import Session
 from api.http.deps import prove
-from domain.errors import Conflict, Forbidden, NotFound, Unavailable
+from api.refusals import REFUSALS, answer_to
+from domain.errors import Forbidden, NotFound, Unavailable
 from domain.ingress import ConsoleSignIn, Refusal, Unauthenticated
 from domain.needs_you.items import ActionKind
 from usecases.context import Ports
@@ -86,12 +87,14 @@ def flash_back(request: Request, found: Session, back: str, text: str) -> Redire
     return response
 
 
-FORM_REFUSALS = (Forbidden, Conflict, NotFound, ValueError, Unavailable)
+FORM_REFUSALS = tuple(REFUSALS)
 """What a form's use case may refuse it with (a validation error is a ValueError)."""
 
 
 def status_of(refused: Exception) -> int:
-    return {Forbidden: 403, Conflict: 409, NotFound: 404, Unavailable: 503}.get(type(refused), 422)
+    """The page's status for a refusal, from the one table every surface answers by."""
+    answer = answer_to(refused)
+    return answer.status if answer else 422
 
 
 def safe_back(path: str) -> str:

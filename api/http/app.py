@@ -38,8 +38,7 @@ from api.http.routers import (
     runs,
     work_graph,
 )
-from api.refusals import LONG_WORD, brief, refusal_text
-from domain.errors import Conflict, Forbidden, NotFound, StoreFailure, Unavailable
+from api.refusals import LONG_WORD, REFUSALS, brief, refusal_text
 from domain.ingress import Unauthenticated
 from domain.text import NUL
 from usecases.context import Ports
@@ -197,12 +196,8 @@ def create_app(settings: Settings | None = None, ports: Ports | None = None) -> 
 
     app.add_exception_handler(RequestValidationError, _invalid)
     app.add_exception_handler(Unauthenticated, _unauthenticated)
-    app.add_exception_handler(NotFound, error(404))
-    app.add_exception_handler(Forbidden, error(403))
-    app.add_exception_handler(Conflict, error(409))
-    app.add_exception_handler(ValueError, error(422))
-    app.add_exception_handler(Unavailable, error(503))
-    app.add_exception_handler(StoreFailure, error(503))
+    for kind, answer in REFUSALS.items():
+        app.add_exception_handler(kind, error(answer.status))
     app.add_exception_handler(RPCError, error(503))
     for router in (
         organization.router,
