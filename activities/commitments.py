@@ -25,7 +25,8 @@ from domain.commitments.extraction import (
 from domain.memory.ports import MemoryBankPort
 from domain.memory.release import Release
 from domain.model_provider import ModelProvider, ModelRequest
-from domain.organization.contracts import Frozen, PrincipalKind, PrincipalStatus
+from domain.organization.contracts import Frozen
+from domain.organization.kinds import PrincipalKind, PrincipalStatus
 from domain.organization.ports import ConfigurationStore, Directory
 from domain.runs.failures import ErrorType
 from usecases.commitments import extractor_view, record_extraction

@@ -57,7 +57,8 @@ from adapters.store.tables import CONNECTOR_TABLES, IntentRow
 from bench.stack import free_port
 from domain.audit.chain import ChainKey, ChainKeys
 from domain.errors import Conflict, NotFound, Unavailable
-from domain.organization.contracts import SpendCap, StaffRole
+from domain.organization.contracts import SpendCap
+from domain.organization.kinds import StaffRole
 from usecases import organization, runs
 from usecases.context import Ports
 from worker import devserver

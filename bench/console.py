@@ -23,7 +23,8 @@ from api.console import session as cookies
 from api.http.app import create_app, tune_gc
 from bench.stack import bench_keys
 from domain.ingress import ConsoleSignIn
-from domain.organization.contracts import Identity, IdentityKind, SpendCap
+from domain.organization.contracts import Identity, SpendCap
+from domain.organization.kinds import IdentityKind
 from usecases import organization
 from worker.ports import build_ports
 from worker.settings import Settings

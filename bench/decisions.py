@@ -26,7 +26,7 @@ from adapters.store.db import libpq_url
 from adapters.store.store import Store
 from bench.stack import bench_keys
 from domain.governance.intents import Intent, Outcome
-from domain.organization.contracts import StaffRole
+from domain.organization.kinds import StaffRole
 from usecases import governance, organization
 from worker.ports import build_ports
 from worker.settings import Settings

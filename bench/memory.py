@@ -30,7 +30,7 @@ from adapters.store.store import Store
 from adapters.store.tables import table_of
 from bench.stack import bench_keys
 from domain.memory.ports import EmbedPurpose
-from domain.organization.contracts import StaffRole
+from domain.organization.kinds import StaffRole
 from usecases import organization
 from worker.ports import build_ports
 from worker.settings import Settings

@@ -24,17 +24,14 @@ from domain.organization.contracts import (
     AgentDefinition,
     Barrier,
     Charter,
-    CharterStatus,
     Commitment,
     Obligation,
     Principal,
-    PrincipalKind,
     Provenance,
-    ReviewState,
     SpendCap,
     Staffing,
-    StaffRole,
 )
+from domain.organization.kinds import CharterStatus, PrincipalKind, ReviewState, StaffRole
 from domain.tools import REGISTRY
 
 NOW = datetime(2026, 11, 30, 12, tzinfo=UTC)

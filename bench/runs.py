@@ -16,7 +16,7 @@ from pathlib import Path
 from adapters.store.store import Store
 from bench.bare import BareApproval, BareRun
 from bench.stack import Processes, bench_keys
-from domain.organization.contracts import StaffRole
+from domain.organization.kinds import StaffRole
 from domain.runs.run import RunInput, RunStatus
 from usecases import organization, runs
 from usecases.context import Ports

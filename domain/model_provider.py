@@ -4,9 +4,7 @@ from __future__ import annotations
 
 from typing import Protocol
 
-from domain.organization.contracts import (
-    Frozen,
-)
+from domain.organization.contracts import Frozen
 
 
 class ModelRequest(Frozen):

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from domain.organization.contracts import ParamType, ToolSpec
+from domain.organization.contracts import ToolSpec
+from domain.organization.kinds import ParamType
 
 PAYMENTS_PAY = ToolSpec(
     name="payments.pay",

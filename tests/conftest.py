@@ -33,7 +33,8 @@ from api.http.app import create_app
 from api.local.issuer import create_issuer_app
 from domain.audit.chain import ChainKey, ChainKeys
 from domain.ingress import ConsoleSignIn
-from domain.organization.contracts import Identity, IdentityKind, StaffRole
+from domain.organization.contracts import Identity
+from domain.organization.kinds import IdentityKind, StaffRole
 from tests.support import TEST_APPROVAL_KEY, Served, free_port
 from usecases import organization
 from usecases.context import Ports

@@ -7,13 +7,8 @@ from datetime import datetime
 
 from domain.errors import Forbidden, NotFound
 from domain.governance.broker import current_projects
-from domain.organization.contracts import (
-    Organization,
-    Principal,
-    PrincipalKind,
-    PrincipalStatus,
-    StaffRole,
-)
+from domain.organization.contracts import Organization, Principal
+from domain.organization.kinds import PrincipalKind, PrincipalStatus, StaffRole
 from domain.organization.visibility import may_read, readable_projects
 from domain.runs.run import RunRecord
 from usecases.context import Ports

@@ -19,7 +19,8 @@ from urllib.parse import parse_qs
 from pydantic import BaseModel
 
 from domain.ingress import Refusal, Unauthenticated
-from domain.organization.contracts import IdentityKind, Principal, PrincipalKind, PrincipalStatus
+from domain.organization.contracts import Principal
+from domain.organization.kinds import IdentityKind, PrincipalKind, PrincipalStatus
 from usecases import ingress, runs
 from usecases.context import Ports
 

@@ -32,12 +32,9 @@ from domain.organization.contracts import (
     Obligation,
     Organization,
     Principal,
-    PrincipalKind,
-    PrincipalStatus,
     Provenance,
-    ReviewState,
-    StaffRole,
 )
+from domain.organization.kinds import PrincipalKind, PrincipalStatus, ReviewState, StaffRole
 from domain.organization.ports import ConfigurationStore, OrgChange
 from usecases.access import member
 from usecases.context import Ports

@@ -27,7 +27,7 @@ from domain.memory.judge import ScreenJudge
 from domain.memory.ports import Embedder, MemoryBankPort
 from domain.memory.screen import InjectionScorer
 from domain.offers.ports import OfferStore
-from domain.organization.contracts import IdentityKind
+from domain.organization.kinds import IdentityKind
 from domain.organization.ports import ConfigurationStore, Directory
 from domain.runs.ports import RunGateway, RunRecords
 from domain.work_graph.ports import GraphGateway

@@ -13,14 +13,8 @@ from pydantic import BaseModel, Field
 from domain.errors import Conflict, NotFound
 from domain.fleet import registry
 from domain.fleet.registry import Rollout
-from domain.organization.contracts import (
-    MAX_SKILLS,
-    AgentDefinition,
-    Charter,
-    CharterStatus,
-    PrincipalKind,
-    Skill,
-)
+from domain.organization.contracts import MAX_SKILLS, AgentDefinition, Charter, Skill
+from domain.organization.kinds import CharterStatus, PrincipalKind
 from domain.organization.ports import OrgChange
 from domain.runs.parser import MAX_CENTS
 from domain.tools import REGISTRY

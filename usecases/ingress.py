@@ -22,13 +22,8 @@ from datetime import UTC, datetime, timedelta
 
 from domain.errors import NotFound
 from domain.ingress import Refusal, RefusedRequest, TokenClaims, Unauthenticated
-from domain.organization.contracts import (
-    Identity,
-    IdentityKind,
-    Principal,
-    PrincipalKind,
-    PrincipalStatus,
-)
+from domain.organization.contracts import Identity, Principal
+from domain.organization.kinds import IdentityKind, PrincipalKind, PrincipalStatus
 from usecases.access import founder, member
 from usecases.context import Ports
 

@@ -21,7 +21,7 @@ from domain.memory.ports import (
 )
 from domain.memory.release import NodeView, Release
 from domain.organization import configuration as rules
-from domain.organization.contracts import PrincipalKind
+from domain.organization.kinds import PrincipalKind
 from usecases.access import founder, member
 from usecases.context import Ports
 from usecases.organization import check_placement, remember

@@ -41,7 +41,8 @@ from domain.offers.playbooks import (
     run_episode,
 )
 from domain.offers.ports import OfferChange, OfferStore
-from domain.organization.contracts import Organization, Principal, StaffRole
+from domain.organization.contracts import Organization, Principal
+from domain.organization.kinds import StaffRole
 from domain.organization.visibility import may_read
 from usecases.access import check_reviewer, member, readable
 from usecases.context import Ports

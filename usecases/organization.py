@@ -26,18 +26,20 @@ from domain.organization.contracts import (
     AgentDefinition,
     Barrier,
     Charter,
-    CharterStatus,
     Commitment,
     Constraint,
     Identity,
-    IdentityKind,
     Organization,
     Principal,
-    PrincipalKind,
     Project,
     Provenance,
-    ReviewState,
     Staffing,
+)
+from domain.organization.kinds import (
+    CharterStatus,
+    IdentityKind,
+    PrincipalKind,
+    ReviewState,
     StaffRole,
 )
 from domain.organization.ports import OrgChange

@@ -11,7 +11,8 @@ from domain.errors import Conflict, Forbidden, NotFound, Unavailable
 from domain.governance.approvals import Decided, sign
 from domain.governance.intents import ApprovalVerdict, Decision, Intent, Outcome, held_decision
 from domain.governance.review import authority_refusal
-from domain.organization.contracts import Principal, PrincipalKind, Staffing
+from domain.organization.contracts import Principal, Staffing
+from domain.organization.kinds import PrincipalKind
 from domain.organization.visibility import decision_for, may_read
 from domain.runs.ports import RunRecords
 from domain.runs.run import (

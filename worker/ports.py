@@ -30,7 +30,7 @@ from adapters.temporal.work_graph import TemporalGraphs
 from domain.ingress import BudgetCeilings, ChannelSignature, ConsoleSignIn, TokenVerifier
 from domain.memory.judge import ScreenJudge
 from domain.memory.ports import Embedder
-from domain.organization.contracts import IdentityKind
+from domain.organization.kinds import IdentityKind
 from usecases.context import Ports
 from worker.clock import utc_now
 from worker.settings import Settings

@@ -59,7 +59,7 @@ from domain.memory.release import (
     excerpt,
     release,
 )
-from domain.organization.contracts import PrincipalKind
+from domain.organization.kinds import PrincipalKind
 from domain.organization.visibility import gated_projects, on_behalf, readable_projects
 
 RECALL_FLOOR = 0.2

@@ -30,21 +30,23 @@ from domain.organization.contracts import (
     AgentDefinition,
     Barrier,
     Charter,
-    CharterStatus,
     Commitment,
     Identity,
-    IdentityKind,
     Organization,
     Principal,
-    PrincipalKind,
-    PrincipalStatus,
     Project,
     Provenance,
-    ReviewState,
     Skill,
     Staffing,
-    StaffRole,
     StandingHold,
+)
+from domain.organization.kinds import (
+    CharterStatus,
+    IdentityKind,
+    PrincipalKind,
+    PrincipalStatus,
+    ReviewState,
+    StaffRole,
 )
 
 

@@ -41,7 +41,8 @@ from domain.heartbeat.checks import (
     OpenIntent,
     OrgSnapshot,
 )
-from domain.organization.contracts import PrincipalKind, PrincipalStatus, StandingHold
+from domain.organization.contracts import StandingHold
+from domain.organization.kinds import PrincipalKind, PrincipalStatus
 
 RowT = TypeVar("RowT", FindingRow, StandingHoldRow)
 

@@ -63,9 +63,9 @@ from domain.organization.contracts import (
     Organization,
     Principal,
     Project,
-    ReviewState,
     Staffing,
 )
+from domain.organization.kinds import ReviewState
 
 
 class OrgConfiguration:

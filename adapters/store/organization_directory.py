@@ -21,12 +21,12 @@ from domain.organization.contracts import (
     Barrier,
     Commitment,
     Identity,
-    IdentityKind,
     Organization,
     Principal,
     Project,
     Staffing,
 )
+from domain.organization.kinds import IdentityKind
 from domain.runs.ports import AgentProfile
 
 

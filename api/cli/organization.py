@@ -9,7 +9,7 @@ import typer
 from rich.table import Table
 
 from api.cli.common import TOKEN_ENV, As, Org, console, principal_id, show, sync
-from domain.organization.contracts import StaffRole
+from domain.organization.kinds import StaffRole
 
 if TYPE_CHECKING:
     from domain.organization.contracts import Barrier

@@ -21,7 +21,7 @@ from api.console.pages import (
 from api.console.session import LoginState, Session
 from domain.errors import Unavailable
 from domain.ingress import Refusal, Unauthenticated
-from domain.organization.contracts import IdentityKind
+from domain.organization.kinds import IdentityKind
 
 router = APIRouter()
 

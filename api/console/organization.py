@@ -29,7 +29,7 @@ from api.http.schemas import BarrierBody, OnboardBody, ProjectBody, StaffingBody
 from domain.errors import Conflict
 from domain.fleet.starter import STARTER_FLEET
 from domain.ingress import Unauthenticated
-from domain.organization.contracts import StaffRole
+from domain.organization.kinds import StaffRole
 from usecases import organization
 from usecases.context import Ports
 

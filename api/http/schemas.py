@@ -12,7 +12,8 @@ from pydantic import BaseModel, ConfigDict, EmailStr, Field, field_validator, mo
 
 from domain.memory.compaction import DEFAULT_CHARS, MAX_SOURCES
 from domain.memory.release import NODE_KIND
-from domain.organization.contracts import MAX_REASON, Constraint, Slug, StaffRole, UtcInstant
+from domain.organization.contracts import MAX_REASON, Constraint, Slug, UtcInstant
+from domain.organization.kinds import StaffRole
 from domain.runs.run import MAX_HOLD_SECONDS, MIN_HOLD_SECONDS, check_client_key
 from domain.text import unstorable_at
 

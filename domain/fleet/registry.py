@@ -20,7 +20,8 @@ from collections.abc import Mapping
 from pydantic import Field
 
 from domain.errors import Conflict
-from domain.organization.contracts import AgentDefinition, Charter, CharterStatus, Frozen, Skill
+from domain.organization.contracts import AgentDefinition, Charter, Frozen, Skill
+from domain.organization.kinds import CharterStatus
 
 
 class AgentPin(Frozen):

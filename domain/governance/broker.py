@@ -19,16 +19,13 @@ from domain.governance.values import BrokerMode, BrokerSnapshot, Verdict
 from domain.organization.contracts import (
     AgentDefinition,
     Charter,
-    CharterStatus,
     Delivery,
-    PrincipalKind,
-    PrincipalStatus,
     SpendCap,
     Staffing,
-    StaffRole,
     ToolSpec,
     payload_problem,
 )
+from domain.organization.kinds import CharterStatus, PrincipalKind, PrincipalStatus, StaffRole
 
 UNBOUNDED_SPEND = 10**15
 """What a malformed amount counts as: more than any budget or cap."""

@@ -9,12 +9,7 @@ from typing import Protocol
 from domain.audit.chain import AuditDraft, AuditEntry
 from domain.governance.intents import Decision, DispatchResult, DispatchToken, Intent
 from domain.governance.values import BrokerSnapshot, Effects, StoredIntent
-from domain.organization.contracts import (
-    Frozen,
-    Principal,
-    Staffing,
-    ToolSpec,
-)
+from domain.organization.contracts import Frozen, Principal, Staffing, ToolSpec
 
 
 class ConnectorWrite(Frozen):

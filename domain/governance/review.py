@@ -25,13 +25,8 @@ from domain.governance.intents import (
     held_decision,
 )
 from domain.governance.values import HoldState, ReviewResult, StoredIntent
-from domain.organization.contracts import (
-    Principal,
-    PrincipalKind,
-    PrincipalStatus,
-    Staffing,
-    StaffRole,
-)
+from domain.organization.contracts import Principal, Staffing
+from domain.organization.kinds import PrincipalKind, PrincipalStatus, StaffRole
 
 NOT_BY_HUMAN = frozenset({"collision"})
 """Hold rules no human may release: only the other intents' completing does."""

@@ -18,11 +18,11 @@ from domain.organization.contracts import (
     Commitment,
     Delivery,
     Frozen,
-    ReviewState,
     SpendCap,
     StandingHold,
     UtcInstant,
 )
+from domain.organization.kinds import ReviewState
 
 PENDING_LIMIT = timedelta(days=7)
 """An extracted commitment unconfirmed for longer than this needs a human's look."""

@@ -10,9 +10,7 @@ from typing import Protocol, runtime_checkable
 from pydantic import Field
 
 from domain.memory.release import NodeView
-from domain.organization.contracts import (
-    Frozen,
-)
+from domain.organization.contracts import Frozen
 
 
 class RecallResult(Frozen):

@@ -9,7 +9,8 @@ import unicodedata
 from collections.abc import Iterable, Mapping
 from datetime import datetime
 
-from domain.organization.contracts import Barrier, Principal, PrincipalKind, Staffing, StaffRole
+from domain.organization.contracts import Barrier, Principal, Staffing
+from domain.organization.kinds import PrincipalKind, StaffRole
 
 
 def straddled(barriers: Iterable[Barrier], projects: Iterable[str]) -> list[str]:

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import re
 from datetime import UTC, datetime
-from enum import StrEnum
 from typing import Annotated, Literal
 
 from pydantic import (
@@ -22,13 +21,28 @@ from pydantic import (
     model_validator,
 )
 
+from domain.organization.kinds import (
+    CharterStatus,
+    IdentityKind,
+    ParamType,
+    PrincipalKind,
+    PrincipalStatus,
+    ReviewState,
+    StaffRole,
+)
+
 SLUG_PATTERN = r"^[a-z0-9][a-z0-9-]{0,62}$"
+
+
 _SLUG = re.compile(r"[a-z0-9][a-z0-9-]{0,62}")  # fullmatch: "$" would admit a final newline
+
 
 Slug = Annotated[str, Field(pattern=SLUG_PATTERN)]
 
 
 EARLIEST = datetime(1900, 1, 1, tzinfo=UTC)
+
+
 LATEST = datetime(9000, 1, 1, tzinfo=UTC)
 """Instants are accepted in [EARLIEST, LATEST): wide enough for any business date, far
 enough from the ends of the calendar that no conversion or date arithmetic overflows."""
@@ -67,20 +81,6 @@ class Frozen(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
 
-class PrincipalKind(StrEnum):
-    """A principal is either a person or an agent."""
-
-    HUMAN = "human"
-    AGENT = "agent"
-
-
-class PrincipalStatus(StrEnum):
-    """Only active principals may act."""
-
-    ACTIVE = "active"
-    SUSPENDED = "suspended"
-
-
 class Principal(Frozen):
     """A member of an organization's directory: a human or an agent."""
 
@@ -94,17 +94,6 @@ class Principal(Frozen):
     agent_kind: str | None = None
     """For agents: planner, finance, diagnostic, research…"""
     status: PrincipalStatus = PrincipalStatus.ACTIVE
-
-
-class IdentityKind(StrEnum):
-    """Where a person proves who they are."""
-
-    OIDC = "oidc"
-    """The subject (``sub``) of the configured OpenID Connect issuer's ID tokens."""
-    SLACK = "slack"
-    """A Slack user, as ``{team_id}:{user_id}``."""
-    TEAMS = "teams"
-    """A Microsoft Teams user (AAD object id), as ``{tenant_id}:{aad_object_id}``."""
 
 
 class Identity(Frozen):
@@ -126,15 +115,9 @@ class AgentDefinition(Frozen):
     """The most one run of this agent may spend, by the definition."""
 
 
-class CharterStatus(StrEnum):
-    """Only a published charter lets an agent run."""
-
-    DRAFT = "draft"
-    PUBLISHED = "published"
-    RETIRED = "retired"
-
-
 MAX_SKILLS = 12
+
+
 MAX_SKILL_TEXT = 2000
 
 
@@ -179,15 +162,6 @@ class Project(Frozen):
     org_id: str
     slug: Slug
     name: str
-
-
-class StaffRole(StrEnum):
-    """What a staffing grants in its project."""
-
-    MEMBER = "member"
-    """May act (agents) or read (humans) in the project."""
-    APPROVER = "approver"
-    """May also decide held intents that reach the project (humans only)."""
 
 
 class Staffing(Frozen):
@@ -238,14 +212,6 @@ class Barrier(Frozen):
     def groups_touched(self, reach: frozenset[str]) -> list[int]:
         """Indexes of the groups that ``reach`` touches."""
         return [i for i, group in enumerate(self.groups) if reach.intersection(group)]
-
-
-class ReviewState(StrEnum):
-    """Extracted commitments are evidence until a human confirms them."""
-
-    EXTRACTED = "extracted"
-    CONFIRMED = "confirmed"
-    REJECTED = "rejected"
 
 
 class SpendCap(Frozen):
@@ -382,13 +348,6 @@ class Commitment(Frozen):
     def covers(self, reach: frozenset[str]) -> bool:
         """True when an action reaching ``reach`` falls under this commitment."""
         return not self.projects or bool(reach.intersection(self.projects))
-
-
-class ParamType(StrEnum):
-    """Types a tool parameter may have."""
-
-    STRING = "string"
-    INTEGER = "integer"
 
 
 class ToolSpec(Frozen):

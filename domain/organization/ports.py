@@ -17,12 +17,12 @@ from domain.organization.contracts import (
     Charter,
     Commitment,
     Identity,
-    IdentityKind,
     Organization,
     Principal,
     Project,
     Staffing,
 )
+from domain.organization.kinds import IdentityKind
 from domain.runs.ports import AgentProfile
 
 

@@ -6,13 +6,7 @@ from typing import Protocol
 
 from domain.fleet.registry import Rollout
 from domain.governance.intents import Decision, Intent
-from domain.organization.contracts import (
-    AgentDefinition,
-    Charter,
-    Frozen,
-    Principal,
-    Staffing,
-)
+from domain.organization.contracts import AgentDefinition, Charter, Frozen, Principal, Staffing
 from domain.runs.run import ApprovalSignal, RunInput, RunRecord, RunState
 
 

@@ -6,13 +6,8 @@ from datetime import datetime
 
 from domain.fleet.registry import AgentPin, version_for
 from domain.governance.broker import current_projects, effective_budget
-from domain.organization.contracts import (
-    CharterStatus,
-    Frozen,
-    PrincipalKind,
-    PrincipalStatus,
-    StaffRole,
-)
+from domain.organization.contracts import Frozen
+from domain.organization.kinds import CharterStatus, PrincipalKind, PrincipalStatus, StaffRole
 from domain.runs.ports import AgentProfile
 from domain.runs.run import ResolvedAgent
 from domain.tools import REGISTRY

@@ -23,7 +23,7 @@ from temporalio.testing import WorkflowEnvironment
 from adapters.store.store import Store
 from api.http.app import create_app
 from domain.ingress import BudgetCeilings
-from domain.organization.contracts import IdentityKind
+from domain.organization.kinds import IdentityKind
 from tests.conftest import TEST_KEYS, Firm, make_settings, signed_in, utc_now, wire
 from usecases import ingress, runs
 from usecases.context import Ports

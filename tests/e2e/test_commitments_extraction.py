@@ -23,7 +23,7 @@ from adapters.models.replay import ReplayProvider
 from adapters.store.store import Store
 from api.cli.main import app as cli_app
 from api.http.app import create_app
-from domain.organization.contracts import ReviewState
+from domain.organization.kinds import ReviewState
 from tests.conftest import (
     TEST_KEYS,
     Firm,

@@ -26,7 +26,8 @@ from adapters.models.scripted import ScriptedProvider
 from adapters.store.store import Store
 from adapters.store.tables import PaymentRow
 from api.http.app import create_app
-from domain.organization.contracts import ReviewState, SpendCap, is_slug
+from domain.organization.contracts import SpendCap, is_slug
+from domain.organization.kinds import ReviewState
 from tests.conftest import (
     TEST_KEYS,
     Firm,

@@ -28,7 +28,8 @@ from adapters.temporal.heartbeat import SCHEDULE_ID, ensure_schedule
 from api.cli.main import app as cli_app
 from domain.governance.intents import Outcome
 from domain.heartbeat.checks import FINDINGS_FILE, KEYS_CLOSE, ORPHAN_RULE, CheckKind, HeartbeatRun
-from domain.organization.contracts import Delivery, SpendCap, StaffRole
+from domain.organization.contracts import Delivery, SpendCap
+from domain.organization.kinds import StaffRole
 from domain.runs.run import RunState, RunStatus
 from tests.conftest import (
     TEST_KEYS,

@@ -32,7 +32,8 @@ from domain.errors import Conflict, Forbidden
 from domain.governance.intents import Decision, Intent, Outcome
 from domain.learning.records import InsightStatus, LearningPass, WorkEvent
 from domain.learning.validator import LEARNING
-from domain.organization.contracts import IdentityKind, SpendCap
+from domain.organization.contracts import SpendCap
+from domain.organization.kinds import IdentityKind
 from domain.tools import REGISTRY
 from tests.conftest import (
     TEST_KEYS,

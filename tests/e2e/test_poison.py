@@ -20,7 +20,7 @@ from adapters.store.store import Store
 from adapters.store.tables import AuditEntryRow
 from api.cli.main import app as cli_app
 from domain.governance.intents import Outcome
-from domain.organization.contracts import StaffRole
+from domain.organization.kinds import StaffRole
 from domain.runs.run import RunState
 from tests.conftest import TEST_KEYS, Firm, cli_signed_in, make_settings, utc_now, wire
 from tests.e2e.test_runs_crash_resume import EMAIL, WorkerProcess, _spawn

@@ -64,18 +64,15 @@ from domain.organization.contracts import (
     AgentDefinition,
     Barrier,
     Charter,
-    CharterStatus,
     Commitment,
     Constraint,
     Organization,
     Principal,
-    PrincipalKind,
     Provenance,
-    ReviewState,
     Staffing,
-    StaffRole,
     StandingHold,
 )
+from domain.organization.kinds import CharterStatus, PrincipalKind, ReviewState, StaffRole
 from domain.tools import REGISTRY
 
 FAKE_KEYS = ChainKeys(current=ChainKey(bytes(range(32))))

@@ -15,7 +15,7 @@ from temporalio.testing import WorkflowEnvironment
 
 from adapters.store.store import Store
 from api.http.app import MAX_BODY_BYTES, create_app
-from domain.organization.contracts import IdentityKind
+from domain.organization.kinds import IdentityKind
 from tests.conftest import Firm, make_settings, utc_now, wire
 from usecases import organization
 

@@ -20,7 +20,8 @@ from domain.audit.chain import GENESIS_HASH, AuditDraft, AuditEntry, ChainKey, C
 from domain.errors import Conflict, TokenRefused
 from domain.governance.intents import Decision, Intent, Outcome
 from domain.governance.ports import ConnectorWrite
-from domain.organization.contracts import SpendCap, StaffRole
+from domain.organization.contracts import SpendCap
+from domain.organization.kinds import StaffRole
 from domain.tools import REGISTRY
 from tests.conftest import Firm, utc_now
 from tests.support import payment_intent, race

@@ -24,7 +24,8 @@ from domain.counterfactual.replay import Counterfactual, SnapshotBasis
 from domain.errors import Conflict, NotFound
 from domain.governance.intents import Decision, Intent, Outcome
 from domain.governance.ports import ConnectorWrite
-from domain.organization.contracts import SpendCap, StaffRole
+from domain.organization.contracts import SpendCap
+from domain.organization.kinds import StaffRole
 from domain.tools import REGISTRY
 from tests.conftest import Firm, cli_signed_in, utc_now
 from tests.support import APPROVAL_KEYS, payment_intent, signed

@@ -20,7 +20,8 @@ from sqlalchemy import select
 from adapters.store.store import Store
 from adapters.store.tables import ClaimRow, IntentRow
 from domain.governance.intents import Intent, Outcome
-from domain.organization.contracts import SpendCap, StaffRole
+from domain.organization.contracts import SpendCap
+from domain.organization.kinds import StaffRole
 from tests.conftest import utc_now
 from tests.support import APPROVAL_KEYS, payment_intent, signed
 from usecases import governance, governance_review, organization

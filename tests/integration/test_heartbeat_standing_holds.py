@@ -14,7 +14,8 @@ from fastapi.testclient import TestClient
 from domain.errors import Conflict
 from domain.governance.intents import Intent, Outcome
 from domain.heartbeat.checks import HOLDS_PLACE
-from domain.organization.contracts import StaffRole, StandingHold
+from domain.organization.contracts import StandingHold
+from domain.organization.kinds import StaffRole
 from tests.conftest import Firm, Wired, utc_now
 from tests.support import payment_intent, race
 from usecases import governance, heartbeat, organization

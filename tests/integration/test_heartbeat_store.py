@@ -31,7 +31,8 @@ from domain.heartbeat.checks import (
     proposals,
     run_checks,
 )
-from domain.organization.contracts import SpendCap, StaffRole
+from domain.organization.contracts import SpendCap
+from domain.organization.kinds import StaffRole
 from tests.conftest import Firm, utc_now
 from tests.integration.test_connectors import payment_intent
 from tests.support import race

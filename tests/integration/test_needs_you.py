@@ -22,7 +22,8 @@ from api.http.app import create_app
 from domain.errors import Conflict
 from domain.governance.intents import Intent, Outcome, Stage
 from domain.heartbeat.checks import FINDINGS_FILE, FiledFinding
-from domain.organization.contracts import SpendCap, StaffRole
+from domain.organization.contracts import SpendCap
+from domain.organization.kinds import StaffRole
 from domain.runs.run import ApprovalSignal, RunInput, RunRecord, RunState, RunStatus
 from tests.conftest import Firm, Wired, cli_signed_in, signed_in, utc_now
 from tests.integration.test_offers import PAYMENT, _finding, _steps

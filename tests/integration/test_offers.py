@@ -23,7 +23,7 @@ from domain.errors import Conflict, Forbidden, NotFound, Refused
 from domain.governance.intents import Intent
 from domain.offers.merge import Step
 from domain.offers.playbooks import DriftFinding, OfferState
-from domain.organization.contracts import StaffRole
+from domain.organization.kinds import StaffRole
 from domain.runs.run import RunRecord
 from tests.conftest import TEST_AUDIENCE, TEST_ISSUER, TEST_KEYS, Firm, make_settings, wire
 from tests.integration.test_cli import _ok, _onboard

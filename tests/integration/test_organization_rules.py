@@ -19,7 +19,7 @@ from sqlalchemy import select
 
 from adapters.memory.tables import MemoryNodeRow
 from adapters.store.store import Store
-from domain.organization.contracts import PrincipalKind, StaffRole
+from domain.organization.kinds import PrincipalKind, StaffRole
 from tests.conftest import Firm, utc_now
 from tests.support import race
 from usecases import organization

@@ -16,15 +16,8 @@ from domain.audit.chain import GENESIS_HASH
 from domain.errors import Conflict, Forbidden, NotFound
 from domain.fleet.starter import STARTER_FLEET
 from domain.governance.broker import current_projects
-from domain.organization.contracts import (
-    AgentDefinition,
-    CharterStatus,
-    Obligation,
-    PrincipalKind,
-    ReviewState,
-    SpendCap,
-    StaffRole,
-)
+from domain.organization.contracts import AgentDefinition, Obligation, SpendCap
+from domain.organization.kinds import CharterStatus, PrincipalKind, ReviewState, StaffRole
 from domain.tools import REGISTRY
 from tests.conftest import Firm, make_settings, utc_now, wire
 from usecases import organization

@@ -26,7 +26,8 @@ from domain.errors import Forbidden
 from domain.governance.intents import Outcome
 from domain.learning.records import Experience, LearningPass
 from domain.offers.merge import Step
-from domain.organization.contracts import SpendCap, StaffRole
+from domain.organization.contracts import SpendCap
+from domain.organization.kinds import StaffRole
 from domain.organization.visibility import WITHHELD_EVIDENCE, evidence_for
 from domain.runs.run import RunRecord
 from tests.conftest import Firm, cli_signed_in, utc_now

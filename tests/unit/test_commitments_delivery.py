@@ -11,7 +11,8 @@ from hypothesis import strategies as st
 
 from domain.governance.broker import decide
 from domain.governance.intents import Decision, Outcome, Stage
-from domain.organization.contracts import Commitment, Delivery, Provenance, ReviewState
+from domain.organization.contracts import Commitment, Delivery, Provenance
+from domain.organization.kinds import ReviewState
 from tests.unit.test_governance_broker_properties import (
     NOW,
     ORG,

@@ -20,7 +20,8 @@ from domain.fleet.registry import (
     serving,
     version_for,
 )
-from domain.organization.contracts import AgentDefinition, Charter, CharterStatus, Skill
+from domain.organization.contracts import AgentDefinition, Charter, Skill
+from domain.organization.kinds import CharterStatus
 
 RUN_IDS = st.text(min_size=1, max_size=40)
 

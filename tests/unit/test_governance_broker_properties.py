@@ -27,15 +27,17 @@ from domain.organization.contracts import (
     AgentDefinition,
     Barrier,
     Charter,
-    CharterStatus,
     Commitment,
     Principal,
-    PrincipalKind,
-    PrincipalStatus,
     Provenance,
-    ReviewState,
     SpendCap,
     Staffing,
+)
+from domain.organization.kinds import (
+    CharterStatus,
+    PrincipalKind,
+    PrincipalStatus,
+    ReviewState,
     StaffRole,
 )
 from domain.tools import PAYMENTS_PAY, REGISTRY

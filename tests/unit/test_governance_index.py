@@ -8,14 +8,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from domain.governance.index import PolicyIndex
-from domain.organization.contracts import (
-    Barrier,
-    Commitment,
-    Obligation,
-    Provenance,
-    ReviewState,
-    SpendCap,
-)
+from domain.organization.contracts import Barrier, Commitment, Obligation, Provenance, SpendCap
+from domain.organization.kinds import ReviewState
 
 PROJECTS = [f"p{i}" for i in range(8)]
 SINCE = datetime(2026, 1, 1, tzinfo=UTC)

@@ -22,13 +22,8 @@ from domain.governance.intents import (
 )
 from domain.governance.review import decided, reconfirm, review, spends_proof
 from domain.governance.values import HoldState, ReviewResult, StoredIntent
-from domain.organization.contracts import (
-    Principal,
-    PrincipalKind,
-    PrincipalStatus,
-    Staffing,
-    StaffRole,
-)
+from domain.organization.contracts import Principal, Staffing
+from domain.organization.kinds import PrincipalKind, PrincipalStatus, StaffRole
 
 NOW = datetime(2025, 6, 2, 9, 30, tzinfo=UTC)
 KEYS = ApprovalKeys(current=ApprovalKey(bytes(range(32))))

@@ -18,7 +18,8 @@ from domain.errors import FoundationBroken, StoreFailure
 from domain.governance import records
 from domain.governance.intents import ApprovalVerdict, Intent, Outcome, Stage
 from domain.governance.usage import usage_draft
-from domain.organization.contracts import SpendCap, StaffRole
+from domain.organization.contracts import SpendCap
+from domain.organization.kinds import StaffRole
 from tests.fakes.governance import Clock, FakeFirm, FakeGovernance, FakeOrganization
 from tests.support import APPROVAL_KEYS, payment_intent, race, signed
 from usecases import governance, governance_review

@@ -30,14 +30,8 @@ from domain.heartbeat.checks import (
     run_checks,
     waiting_on_humans,
 )
-from domain.organization.contracts import (
-    Commitment,
-    Delivery,
-    Obligation,
-    Provenance,
-    ReviewState,
-    SpendCap,
-)
+from domain.organization.contracts import Commitment, Delivery, Obligation, Provenance, SpendCap
+from domain.organization.kinds import ReviewState
 
 NOW = datetime(2026, 12, 1, 9, 0, tzinfo=UTC)
 _ids = count()

@@ -19,14 +19,8 @@ from domain.heartbeat.checks import (
     expired_commitments,
     proposals,
 )
-from domain.organization.contracts import (
-    Commitment,
-    Obligation,
-    Provenance,
-    ReviewState,
-    SpendCap,
-    StandingHold,
-)
+from domain.organization.contracts import Commitment, Obligation, Provenance, SpendCap, StandingHold
+from domain.organization.kinds import ReviewState
 from tests.unit.test_governance_broker_properties import NOW, ORG, email, payment, snapshot, staffed
 
 PROJECTS = ("east", "west", "north")

@@ -12,7 +12,8 @@ from hypothesis import strategies as st
 
 from domain.canonical import canonical_json
 from domain.governance.intents import Intent, ProposedAction
-from domain.organization.contracts import ParamType, ToolSpec
+from domain.organization.contracts import ToolSpec
+from domain.organization.kinds import ParamType
 from domain.runs.parser import MAX_ACTIONS, MAX_QUESTION, ParsedReply, ParseRejection, parse_reply
 from domain.tools import EMAIL_SEND, PAYMENTS_PAY, REGISTRY
 

@@ -13,7 +13,8 @@ from typing import Protocol
 
 from domain.needs_you.chain import ChainStory, FailedRun, HeldIntent
 from domain.needs_you.items import ActionKind, Evidence, ItemAction, ItemKind, QueueItem
-from domain.organization.contracts import Commitment, Obligation, ReviewState, SpendCap
+from domain.organization.contracts import Commitment, Obligation, SpendCap
+from domain.organization.kinds import ReviewState
 from domain.organization.visibility import evidence_for
 from domain.runs.failures import NEXT_STEP, retries_left
 from domain.runs.run import DEFAULT_HOLD_SECONDS

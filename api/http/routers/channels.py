@@ -9,7 +9,7 @@ from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse
 
 from api.http.deps import PortsDep
-from domain.organization.contracts import IdentityKind
+from domain.organization.kinds import IdentityKind
 from usecases import channels
 
 router = APIRouter(tags=["channels"])

@@ -11,7 +11,8 @@ from pydantic import Field
 from api.http.deps import Actor, PortsDep, bearer_of
 from api.http.schemas import Body
 from domain.ingress import Refusal, RefusedRequest, Unauthenticated
-from domain.organization.contracts import Identity, IdentityKind, Principal
+from domain.organization.contracts import Identity, Principal
+from domain.organization.kinds import IdentityKind
 from usecases import ingress
 
 router = APIRouter(tags=["ingress"])

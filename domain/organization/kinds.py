@@ -1,0 +1,63 @@
+"""The organization's vocabulary: the kinds and statuses its contracts are made of
+(plain enums, so that a command line can name them without loading the models)."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+
+class PrincipalKind(StrEnum):
+    """A principal is either a person or an agent."""
+
+    HUMAN = "human"
+    AGENT = "agent"
+
+
+class PrincipalStatus(StrEnum):
+    """Only active principals may act."""
+
+    ACTIVE = "active"
+    SUSPENDED = "suspended"
+
+
+class IdentityKind(StrEnum):
+    """Where a person proves who they are."""
+
+    OIDC = "oidc"
+    """The subject (``sub``) of the configured OpenID Connect issuer's ID tokens."""
+    SLACK = "slack"
+    """A Slack user, as ``{team_id}:{user_id}``."""
+    TEAMS = "teams"
+    """A Microsoft Teams user (AAD object id), as ``{tenant_id}:{aad_object_id}``."""
+
+
+class CharterStatus(StrEnum):
+    """Only a published charter lets an agent run."""
+
+    DRAFT = "draft"
+    PUBLISHED = "published"
+    RETIRED = "retired"
+
+
+class StaffRole(StrEnum):
+    """What a staffing grants in its project."""
+
+    MEMBER = "member"
+    """May act (agents) or read (humans) in the project."""
+    APPROVER = "approver"
+    """May also decide held intents that reach the project (humans only)."""
+
+
+class ReviewState(StrEnum):
+    """Extracted commitments are evidence until a human confirms them."""
+
+    EXTRACTED = "extracted"
+    CONFIRMED = "confirmed"
+    REJECTED = "rejected"
+
+
+class ParamType(StrEnum):
+    """Types a tool parameter may have."""
+
+    STRING = "string"
+    INTEGER = "integer"
