@@ -35,7 +35,7 @@ def agent_named(ports: Ports, org_id: str, name: str) -> Principal | None:
     return found if found is not None and found.kind is PrincipalKind.AGENT else None
 
 
-def check_scripted(ports: Ports, given: bool) -> None:
+def check_scripted(ports: Ports, *, given: bool) -> None:
     """Refuse replies given in advance unless no real model answers: a person may script
     the scripted or replay provider, never stand in for Gemini."""
     if given and not ports.scripted_replies:

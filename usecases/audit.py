@@ -58,7 +58,7 @@ def chain_reach(ports: Ports, org_id: str, entries: list[AuditEntry]) -> ChainRe
     return ChainReach(entries, by_run, by_intent, findings, holds)
 
 
-def audit(ports: Ports, org_id: str, actor_id: str, verify: bool) -> AuditView:
+def audit(ports: Ports, org_id: str, actor_id: str, *, verify: bool) -> AuditView:
     """The org's chain; with ``verify``, every hash, link, signature and cross-check
     recomputed. The payload of an entry that reaches a project outside the reader's
     (:class:`~domain.organization.visibility.ChainReach`), or that nothing places, is withheld."""

@@ -40,7 +40,7 @@ async def start_deliberation(
     _, actor = member(ports, org_id, actor_id)
     plan = plan or DEFAULT_PLAN
     replies = scripted_replies or {}
-    check_scripted(ports, bool(replies))
+    check_scripted(ports, given=bool(replies))
     unknown = sorted(set(replies) - {p.name for p in plan.personas} - {SYNTHESIS})
     if unknown:
         raise ValueError(f"replies for no persona of the plan: {unknown}")

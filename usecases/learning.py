@@ -66,7 +66,7 @@ def lesson_reach(lesson: Experience, by_run: Mapping[str, Iterable[str]]) -> set
 
 
 def review(
-    ports: Ports, experience_id: str, actor_id: str, promote: bool, reason: str
+    ports: Ports, experience_id: str, actor_id: str, *, promote: bool, reason: str
 ) -> Experience:
     """The founder promotes a candidate lesson (vouches for it; it stays a lesson, never
     policy) or dismisses it (later passes no longer see it), saying why. Once: a second

@@ -128,7 +128,7 @@ async def start_run(
     """Start an agent run on behalf of ``actor_id``, an active human of the organization;
     the same client key returns the run it started before (and never runs it again)."""
     _, actor = member(ports, org_id, actor_id)
-    check_scripted(ports, scripted_reply is not None)
+    check_scripted(ports, given=scripted_reply is not None)
     agent = ports.directory.principal(org_id, agent_id)
     if agent.kind is not PrincipalKind.AGENT:
         raise ValueError(f"{agent.handle} is not an agent")
@@ -226,9 +226,9 @@ async def decide_hold(
     intent_id: str,
     actor_id: str,
     approver_id: str,
+    *,
     approve: bool,
     reason: str = "",
-    *,
     hold_seq: int | None = None,
 ) -> HoldSignalled:
     """Send an approve or deny bound to the intent's digest and to the hold it answers,

@@ -34,7 +34,7 @@ async def start_graph(
     state."""
     _, actor = member(ports, org_id, actor_id)
     replies = scripted_replies or {}
-    check_scripted(ports, bool(replies))
+    check_scripted(ports, given=bool(replies))
     unknown = sorted(set(replies) - {s.id for s in graph.steps})
     if unknown:
         raise ValueError(f"replies for steps the graph does not have: {unknown}")

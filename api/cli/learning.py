@@ -75,7 +75,7 @@ def learn_promote(
     """Promote a candidate lesson (the founder): vouched for, never policy. Once."""
     from usecases import learning
 
-    show(sync(lambda s: learning.review(s, experience_id, actor, True, reason)))
+    show(sync(lambda s: learning.review(s, experience_id, actor, promote=True, reason=reason)))
 
 
 @learn_app.command("dismiss")
@@ -87,4 +87,4 @@ def learn_dismiss(
     """Dismiss a candidate lesson (the founder): later passes no longer see it. Once."""
     from usecases import learning
 
-    show(sync(lambda s: learning.review(s, experience_id, actor, False, reason)))
+    show(sync(lambda s: learning.review(s, experience_id, actor, promote=False, reason=reason)))

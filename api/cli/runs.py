@@ -92,7 +92,9 @@ def _decide(intent_id: str, actor: str, reason: str, approve: bool, hold: int | 
 
     show(
         services(
-            lambda s: runs.decide_hold(s, intent_id, actor, actor, approve, reason, hold_seq=hold),
+            lambda s: runs.decide_hold(
+                s, intent_id, actor, actor, approve=approve, reason=reason, hold_seq=hold
+            ),
             temporal=True,
         )
     )

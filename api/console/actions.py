@@ -42,7 +42,7 @@ async def act(ports: Ports, actor: str, ask: ActRequest) -> str:
             body = DecisionBody(reason=ask.reason.strip())
             lacking = runs.approval_outlook(ports, subject, actor)
             await runs.decide_hold(
-                ports, subject, actor, actor, approve, body.reason, hold_seq=ask.hold
+                ports, subject, actor, actor, approve=approve, reason=body.reason, hold_seq=ask.hold
             )
             verb = "approval" if approve else "denial"
             if lacking is not None:

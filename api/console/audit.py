@@ -32,7 +32,7 @@ async def audit_page(
 
     async def page(ports: Ports, principal: str, found: Session) -> Response:
         org_id = org_of(found)
-        trail = await run_in_threadpool(audit.audit, ports, org_id, principal, True)
+        trail = await run_in_threadpool(audit.audit, ports, org_id, principal, verify=True)
         people = await run_in_threadpool(organization.principals, ports, org_id, principal)
         handles = {p.id: p.handle for p in people}
         founder = principal == ports.directory.org(org_id).founder_id

@@ -113,7 +113,7 @@ async def intent_context(
         ),
         None,
     )
-    trail = await run_in_threadpool(audit.audit, ports, org_id, principal, False)
+    trail = await run_in_threadpool(audit.audit, ports, org_id, principal, verify=False)
     people = await run_in_threadpool(organization.principals, ports, org_id, principal)
     handles = {p.id: p.handle for p in people}
     story = [_step(e, handles) for e in trail.entries if e.intent_id == intent_id]

@@ -241,15 +241,17 @@ async def test_an_accepted_insight_changes_no_policy(learn: Learning) -> None:
     # still no policy: the same tables and decisions as before.
     (kept,) = learned.accepted
     with pytest.raises(Forbidden):
-        learning.review(svc, kept.id, firm.associate, True, "I agree")
-    promoted = learning.review(svc, kept.id, firm.founder, True, "  it matches our practice ")
+        learning.review(svc, kept.id, firm.associate, promote=True, reason="I agree")
+    promoted = learning.review(
+        svc, kept.id, firm.founder, promote=True, reason="  it matches our practice "
+    )
     assert (promoted.status, promoted.reviewed_by, promoted.review_reason) == (
         InsightStatus.PROMOTED,
         firm.founder,
         "it matches our practice",
     )
     with pytest.raises(Conflict):
-        learning.review(svc, kept.id, firm.founder, False, "changed my mind")
+        learning.review(svc, kept.id, firm.founder, promote=False, reason="changed my mind")
     promoted_rows = _rows(store)
     for policy in ("charters", "staffing", "barriers", "commitments", "identities", "principals"):
         assert before[policy] == promoted_rows[policy], policy
@@ -265,7 +267,7 @@ async def test_a_dismissed_lesson_is_not_shown_to_later_passes(learn: Learning) 
     lesson = "Kickoff mails went out after the payment was held."
     first = await learn.learn(_reply({"lesson": lesson, "cites": [a[0], b[0]], "general": True}))
     (kept,) = first.accepted
-    learning.review(learn.svc, kept.id, learn.firm.founder, False, "not a pattern")
+    learning.review(learn.svc, kept.id, learn.firm.founder, promote=False, reason="not a pattern")
     again = await learn.learn(_reply())
     assert again.prior == 0
 

@@ -280,7 +280,7 @@ async def test_a_signal_sent_straight_to_temporal_is_refused(
         await handle.signal("approve", signal)
     associate = report.associate_id
     await runs.decide_hold(stack.services, intent.id, associate, associate, approve=True)
-    await runs.decide_hold(stack.services, intent.id, founder, founder, False, "no")
+    await runs.decide_hold(stack.services, intent.id, founder, founder, approve=False, reason="no")
     final = await handle.result()
     (view,) = final.intents
     rules = ["missing_proof"] * 4 + ["no_approval_authority"]

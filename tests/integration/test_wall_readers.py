@@ -153,9 +153,9 @@ def test_an_entry_nothing_places_is_the_founders_alone(firm: Firm, services: Por
                 payload={"title": "Zephyr's secret"},
             )
         )
-    (ben,) = [e for e in audit.audit(services, firm.org, firm.associate, False).entries][-1:]
+    (ben,) = [e for e in audit.audit(services, firm.org, firm.associate, verify=False).entries][-1:]
     assert ben.rule == "a_new_rule" and ben.payload == WITHHELD
-    (ada,) = audit.audit(services, firm.org, firm.founder, False).entries[-1:]
+    (ada,) = audit.audit(services, firm.org, firm.founder, verify=False).entries[-1:]
     assert ada.payload == {"title": "Zephyr's secret"}
 
 
@@ -354,6 +354,6 @@ def test_lessons_drawn_from_west_work_are_shown_to_no_east_member(
     ada = api.get(url, headers={H: firm.founder}).json()
     assert sorted(x["lesson"] for x in ada) == sorted(f"Lesson on {n}" for n in lessons)
     # and in the audit trail, each acceptance is withheld as its lesson is
-    trail = audit.audit(services, firm.org, firm.associate, False).entries
+    trail = audit.audit(services, firm.org, firm.associate, verify=False).entries
     accepted = [e for e in trail if e.rule == "insight_accepted"]
     assert len(accepted) == 4 and not any(WEST_MARK in json.dumps(e.payload) for e in accepted)

@@ -21,7 +21,7 @@ class BrokerState(BaseModel):
 
 @router.get("/v1/orgs/{org_id}/audit")
 def trail(org_id: str, ports: PortsDep, actor: Actor, verify: bool = False) -> AuditView:
-    return audit.audit(ports, org_id, actor, verify)
+    return audit.audit(ports, org_id, actor, verify=verify)
 
 
 @router.get("/v1/orgs/{org_id}/broker")

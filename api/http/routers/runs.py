@@ -34,8 +34,8 @@ async def approve(
         intent_id,
         actor,
         body.approver_id or actor,
-        True,
-        body.reason,
+        approve=True,
+        reason=body.reason,
         hold_seq=body.hold_seq,
     )
 
@@ -47,7 +47,7 @@ async def deny(intent_id: str, body: DecisionBody, ports: PortsDep, actor: Actor
         intent_id,
         actor,
         body.approver_id or actor,
-        False,
-        body.reason,
+        approve=False,
+        reason=body.reason,
         hold_seq=body.hold_seq,
     )
