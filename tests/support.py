@@ -1,20 +1,22 @@
-"""Helpers the tests share: racing calls on threads, a payment intent, a decision signed
-as the API signs it, and running a workflow to its end on the time-skipping test server."""
+"""Helpers the tests share: waiting until something is so, racing calls on threads, a
+payment intent, a decision signed as the API signs it, and running a workflow to its end on
+the time-skipping test server."""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import inspect
 import json
 import signal
 import socket
 import threading
 import time
 import uuid
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from datetime import datetime, timedelta
-from typing import Any
+from typing import Any, TypeVar, overload
 
 import uvicorn
 from fastapi import FastAPI
@@ -45,6 +47,8 @@ from domain.runs.run import RunState
 from worker.__main__ import serve
 from worker.settings import Settings
 from workflows.runs import AgentRunWorkflow
+
+T = TypeVar("T")
 
 
 def payment_intent(
@@ -159,6 +163,75 @@ def race(calls: list[Callable[[], Any]]) -> list[Any]:
     return results
 
 
+@overload
+async def until(
+    condition: Callable[[], Awaitable[T]],
+    *,
+    accept: Callable[[T], object] = ...,
+    timeout: float = ...,
+    interval: float = ...,
+    what: str,
+) -> T: ...
+@overload
+async def until(
+    condition: Callable[[], T],
+    *,
+    accept: Callable[[T], object] = ...,
+    timeout: float = ...,
+    interval: float = ...,
+    what: str,
+) -> T: ...
+async def until(
+    condition: Callable[[], Any],
+    *,
+    accept: Callable[[Any], object] = bool,
+    timeout: float = 60,
+    interval: float = 0.1,
+    what: str,
+) -> Any:
+    """The first value of ``condition`` (a function, sync or async) that ``accept`` takes
+    (by default: the first truthy one), asking every ``interval`` seconds; after
+    ``timeout`` seconds an AssertionError names ``what`` and the last value seen.
+
+    Timeouts are generous: on a loaded machine a durable system is slower, not wrong."""
+    deadline = time.monotonic() + timeout
+    while True:
+        value = condition()
+        if inspect.isawaitable(value):
+            value = await value
+        if accept(value):
+            return value
+        if time.monotonic() >= deadline:
+            raise AssertionError(_not_seen(what, timeout, value))
+        await asyncio.sleep(interval)
+
+
+def until_sync(
+    condition: Callable[[], T],
+    *,
+    accept: Callable[[T], object] = bool,
+    timeout: float = 60,
+    interval: float = 0.1,
+    what: str,
+) -> T:
+    """:func:`until` for code with no event loop (subprocesses, servers in threads)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        value = condition()
+        if accept(value):
+            return value
+        if time.monotonic() >= deadline:
+            raise AssertionError(_not_seen(what, timeout, value))
+        time.sleep(interval)
+
+
+def _not_seen(what: str, timeout: float, value: object) -> str:
+    shown = repr(value)
+    if len(shown) > 3000:  # a log read whole: its end says why
+        shown = "..." + shown[-3000:]
+    return f"{what}: not within {timeout:g} s; last seen: {shown}"
+
+
 async def skip_to_the_end(
     env: WorkflowEnvironment, workflow_id: str, step: timedelta = timedelta(seconds=30)
 ) -> RunState:
@@ -175,20 +248,22 @@ async def skip_to_the_end(
 
 async def schedule_on(handle: ScheduleHandle, task_queue: str) -> ScheduleDescription:
     """The Schedule behind ``handle`` once a worker has made it start workflows on
-    ``task_queue`` (it may not exist yet, or still name another queue), or its last
-    description after about a minute."""
-    described: ScheduleDescription | None = None
-    for _ in range(600):
-        try:
-            described = await handle.describe()
-            action = described.schedule.action
-            if isinstance(action, ScheduleActionStartWorkflow) and action.task_queue == task_queue:
-                return described
-        except RPCError:
-            pass
-        await asyncio.sleep(0.1)
-    assert described is not None, "the Schedule never appeared"
-    return described
+    ``task_queue`` (it may not exist yet, or still name another queue)."""
+
+    async def described() -> ScheduleDescription | None:
+        with contextlib.suppress(RPCError):  # not made yet
+            return await handle.describe()
+        return None
+
+    def on_queue(described: ScheduleDescription | None) -> bool:
+        action = None if described is None else described.schedule.action
+        return isinstance(action, ScheduleActionStartWorkflow) and action.task_queue == task_queue
+
+    found = await until(
+        described, accept=on_queue, timeout=120, what=f"the Schedule starts on {task_queue}"
+    )
+    assert found is not None
+    return found
 
 
 @asynccontextmanager
@@ -229,11 +304,7 @@ class Served:
 
     def __enter__(self) -> Served:
         self.thread.start()
-        deadline = time.monotonic() + 20
-        while not self.server.started:
-            if time.monotonic() > deadline:
-                raise TimeoutError(f"{self.url} did not start")
-            time.sleep(0.05)
+        until_sync(lambda: self.server.started, timeout=60, interval=0.05, what=f"{self.url} up")
         return self
 
     def __exit__(self, *_: object) -> None:

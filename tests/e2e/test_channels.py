@@ -4,7 +4,6 @@ end on the real dev server; a stale, forged, unknown or over-budget one starts n
 
 from __future__ import annotations
 
-import asyncio
 import base64
 import hashlib
 import hmac
@@ -25,6 +24,7 @@ from api.http.app import create_app
 from domain.ingress import BudgetCeilings
 from domain.organization.kinds import IdentityKind
 from tests.conftest import TEST_KEYS, Firm, make_settings, signed_in, utc_now, wire
+from tests.support import until
 from usecases import ingress, runs
 from usecases.context import Ports
 from worker.bootstrap import build_worker
@@ -112,25 +112,32 @@ def _teams_headers(body: bytes, secret: str = TEAMS_SECRET) -> dict[str, str]:
 
 
 async def _workflows(door: Door) -> int:
-    """Workflows Temporal has on this test's task queue (visibility catches up quickly)."""
-    count = -1
-    for _ in range(50):
+    """Workflows Temporal has on this test's task queue, once two reads in a row agree
+    (visibility catches up quickly)."""
+    counts: list[int] = []
+
+    async def last_two() -> list[int]:
         got = await door.env.client.count_workflows(f"TaskQueue = '{door.task_queue}'")
-        if got.count == count:
-            return count
-        count = got.count
-        await asyncio.sleep(0.1)
-    return count
+        counts.append(got.count)
+        return counts[-2:]
+
+    settled = await until(
+        last_two,
+        accept=lambda last: len(last) == 2 and last[0] == last[1],
+        timeout=30,
+        what="the count of workflows settles",
+    )
+    return settled[0]
 
 
 async def _finished(door: Door, run_id: str) -> str:
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        view = await runs.run_view(door.services, run_id, door.firm.founder)
-        if view.workflow_status != "running":
-            return view.workflow_status
-        await asyncio.sleep(0.2)
-    raise TimeoutError(f"run {run_id} did not finish")
+    view = await until(
+        lambda: runs.run_view(door.services, run_id, door.firm.founder),
+        accept=lambda v: v.workflow_status != "running",
+        interval=0.2,
+        what=f"run {run_id} finishes",
+    )
+    return view.workflow_status
 
 
 async def test_a_slack_command_starts_one_run_also_when_delivered_twice(door: Door) -> None:

@@ -38,7 +38,7 @@ from tests.conftest import (
     wire,
 )
 from tests.integration.test_needs_you import _filed_pair
-from tests.support import Served, free_port, model_reply, pay_action
+from tests.support import Served, free_port, model_reply, pay_action, until
 from usecases import needs_you, organization, runs
 from usecases.context import Ports
 from worker.bootstrap import build_worker
@@ -116,12 +116,13 @@ async def _held(c: Console, invoice: str) -> str:
         "pay",
         model_reply(pay_action(invoice)),
     )
-    for _ in range(300):
-        view = await runs.run_view(c.svc, started.run_id, c.firm.founder)
-        if view.state is not None and view.state.status == "needs_human":
-            return view.state.intents[0].intent.id
-        await asyncio.sleep(0.1)
-    raise TimeoutError("the payment was not held")
+    view = await until(
+        lambda: runs.run_view(c.svc, started.run_id, c.firm.founder),
+        accept=lambda v: v.state is not None and v.state.status == "needs_human",
+        what=f"the payment of {invoice} is held",
+    )
+    assert view.state is not None
+    return view.state.intents[0].intent.id
 
 
 def _item(page: Page, subject: str) -> Any:
@@ -142,11 +143,7 @@ async def test_a_founder_approves_a_held_payment_in_place_and_it_is_paid_once(
     await expect(page.get_by_role("status").first).to_contain_text("approval sent")
     await expect(item).to_have_count(0)  # it left the queue, without a reload
     await expect(_item(elsewhere, intent)).to_have_count(0)  # and the other tab's too
-    for _ in range(100):
-        if console.payments() == 1:
-            break
-        await asyncio.sleep(0.1)
-    assert console.payments() == 1
+    await until(console.payments, accept=lambda n: n == 1, what="the payment is made")
     await asyncio.sleep(1)
     assert console.payments() == 1  # once
     # The run's page shows the approval and the write.
@@ -355,11 +352,12 @@ async def test_a_link_with_a_message_shows_nothing_and_a_decision_is_told_once(
     assert "message=" not in page.url
     # Once decided, the page stays readable: what was decided, by whom, when.
     decided = page.locator("#decided")
-    for _ in range(100):
+
+    async def reloaded() -> int:
         await page.reload()
-        if await decided.count():
-            break
-        await asyncio.sleep(0.1)
+        return await decided.count()
+
+    await until(reloaded, what="the page shows the decision")
     await expect(page.locator("p.message")).to_have_count(0)  # the flash was shown once
     await expect(decided).to_contain_text("Denied by ada at")
     await expect(decided).to_contain_text("not this month")

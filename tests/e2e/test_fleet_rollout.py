@@ -15,7 +15,7 @@ from domain.runs.run import RunStatus
 from tests.e2e.test_runs_edges import Env
 from tests.e2e.test_runs_edges import env as env  # noqa: F401
 from tests.e2e.test_runs_hardening import _held
-from tests.support import EMAIL_ACTION, model_reply, pay_action
+from tests.support import EMAIL_ACTION, model_reply, pay_action, until
 from usecases import fleet, runs
 from usecases.fleet import DraftRequest
 from worker.bootstrap import build_worker
@@ -98,11 +98,11 @@ async def test_a_version_retired_under_a_held_run_is_refused_at_approval(env: En
             AgentRunWorkflow.run,
             going.workflow_id,  # type: ignore[arg-type]
         )
-        for _ in range(100):
-            state = await handle.query(AgentRunWorkflow.state)
-            if state.refused_signals:
-                break
-            await asyncio.sleep(0.1)
+        state = await until(
+            lambda: handle.query(AgentRunWorkflow.state),
+            accept=lambda s: bool(s.refused_signals),
+            what="the approval is refused",
+        )
         # The approval is recorded and refused: v1 may no longer act; nothing is paid.
         assert state.status is RunStatus.NEEDS_HUMAN
         (refused,) = state.refused_signals

@@ -32,7 +32,7 @@ from domain.governance.intents import DispatchResult, Intent, Outcome
 from domain.organization.contracts import SpendCap
 from domain.runs.run import DispatchRequest, RunState, RunStatus
 from tests.conftest import TEST_KEYS, Firm, make_settings, utc_now, wire
-from tests.support import EMAIL_ACTION, model_reply, pay_action
+from tests.support import EMAIL_ACTION, model_reply, pay_action, until
 from usecases import organization, runs
 from usecases.context import Ports
 from worker.bootstrap import build_connectors, build_worker
@@ -73,17 +73,9 @@ async def env(temporal_env: WorkflowEnvironment, db_url: str) -> AsyncIterator[E
     store.close()
 
 
-async def _until(
-    handle: Handle, done: Callable[[RunState], bool], what: str, timeout: float = 30
-) -> RunState:
-    """Poll the run's state until ``done``."""
-    state = None
-    for _ in range(int(timeout / 0.1)):
-        state = await handle.query(AgentRunWorkflow.state)
-        if done(state):
-            return state
-        await asyncio.sleep(0.1)
-    raise TimeoutError(f"{what}: {state}")
+async def _until(handle: Handle, done: Callable[[RunState], bool], what: str) -> RunState:
+    """The run's state once ``done``."""
+    return await until(lambda: handle.query(AgentRunWorkflow.state), accept=done, what=what)
 
 
 async def _held(env: Env, task: str, *actions: dict[str, Any]) -> tuple[Handle, str, RunState]:

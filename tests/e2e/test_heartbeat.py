@@ -40,7 +40,7 @@ from tests.conftest import (
     utc_now,
     wire,
 )
-from tests.support import model_reply, pay_action, payment_intent, schedule_on, serving
+from tests.support import model_reply, pay_action, payment_intent, schedule_on, serving, until
 from usecases import governance, heartbeat, organization, runs
 from usecases.context import Ports
 from worker.bootstrap import build_worker
@@ -240,12 +240,11 @@ async def test_a_heartbeat_changes_no_row_except_through_brokered_intents(beat: 
 
 async def _held(beat: Beat, workflow_id: str) -> RunState:
     handle = beat.temporal.client.get_workflow_handle_for(AgentRunWorkflow.run, workflow_id)
-    for _ in range(300):
-        state = await handle.query(AgentRunWorkflow.state)
-        if state.status is RunStatus.NEEDS_HUMAN:
-            return state
-        await asyncio.sleep(0.1)
-    raise TimeoutError(state)
+    return await until(
+        lambda: handle.query(AgentRunWorkflow.state),
+        accept=lambda s: s.status is RunStatus.NEEDS_HUMAN,
+        what=f"{workflow_id} is held",
+    )
 
 
 async def test_a_terminated_runs_hold_is_closed_through_sentinels_brokered_intent(

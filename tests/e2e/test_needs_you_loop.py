@@ -4,8 +4,7 @@ once and leaves the queue; the metrics count the hold as resolved."""
 
 from __future__ import annotations
 
-import asyncio
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator
 from typing import Any
 
 import httpx
@@ -20,7 +19,7 @@ from api.http.app import create_app
 from api.local.demo import play
 from api.local.demo_report import render
 from tests.conftest import TEST_KEYS, Firm, make_settings, sign_in, signed_in, utc_now, wire
-from tests.support import model_reply, pay_action
+from tests.support import model_reply, pay_action, until
 from usecases.context import Ports
 from worker.bootstrap import build_worker
 
@@ -72,16 +71,6 @@ async def demo_stack(temporal_env: WorkflowEnvironment, db_url: str) -> AsyncIte
         yield made
 
 
-async def _until(probe: Callable[[], Awaitable[Any]], what: str, timeout: float = 30) -> Any:
-    """Poll ``probe`` until it answers something truthy."""
-    for _ in range(int(timeout / 0.1)):
-        found = await probe()
-        if found:
-            return found
-        await asyncio.sleep(0.1)
-    raise TimeoutError(what)
-
-
 async def test_a_held_payment_is_approved_from_the_queue_dispatches_once_and_leaves_it(
     stack: Stack,
 ) -> None:
@@ -104,7 +93,7 @@ async def test_a_held_payment_is_approved_from_the_queue_dispatches_once_and_lea
         assert answer.status_code == 200, answer.text
         return next((i for i in answer.json()["items"] if i["kind"] == "held_intent"), None)
 
-    item = await _until(held, "the hold reaches the queue")
+    item = await until(held, what="the hold reaches the queue")
     assert item["money_cents"] == 250_000
     assert any(e["label"] == "release" for e in item["evidence"])
     # the East associate sees it too (East is theirs), and may not approve it
@@ -117,11 +106,11 @@ async def test_a_held_payment_is_approved_from_the_queue_dispatches_once_and_lea
     )
     assert r.status_code == 202, r.text
 
-    async def done() -> bool:
+    async def status() -> str:
         view = await http.get(f"/v1/runs/{run_id}", headers=stack.headers(firm.founder))
-        return bool(view.json()["workflow_status"] == "completed")
+        return str(view.json()["workflow_status"])
 
-    await _until(done, "the run completes")
+    await until(status, accept=lambda s: s == "completed", what="the run completes")
     intent_id = item["subject_id"]
     assert stack.count(PaymentRow, intent_id=intent_id) == 1
     assert stack.count(AuditEntryRow, intent_id=intent_id, decision="approved") == 1

@@ -24,6 +24,7 @@ from domain.organization.kinds import StaffRole
 from domain.runs.run import RunState
 from tests.conftest import TEST_KEYS, Firm, cli_signed_in, make_settings, utc_now, wire
 from tests.e2e.test_runs_crash_resume import EMAIL, WorkerProcess, _spawn
+from tests.support import until
 from usecases import audit as audit_uc
 from usecases import organization, runs
 from usecases.context import Ports
@@ -62,11 +63,12 @@ async def test_a_poisoned_broker_stays_poisoned_in_every_worker_until_a_human_cl
     workers: list[WorkerProcess] = []
     try:
         first = _spawn(workers, temporal_env, sqlite_url, settings.task_queue, tmp_path)
-        for _ in range(300):
-            if audit_uc.broker_status(svc, firm.org, firm.founder):
-                break
-            await asyncio.sleep(0.1)
-        assert "entry 4" in (audit_uc.broker_status(svc, firm.org, firm.founder) or "")
+        poisoned = await until(
+            lambda: audit_uc.broker_status(svc, firm.org, firm.founder),
+            timeout=120,
+            what="the worker finds the broken chain",
+        )
+        assert "entry 4" in poisoned
         assert audit_uc.broker_status(svc, other.org.id, other.founder.id) is None
 
         refused = await runs.start_run(

@@ -20,7 +20,6 @@ import socket
 import subprocess
 import sys
 import threading
-import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -30,7 +29,7 @@ import pytest
 from typer.testing import CliRunner
 
 from api.cli.main import app
-from tests.support import free_port
+from tests.support import free_port, until_sync
 from tests.unit.test_readme_commands import INVOCATION, blocks
 
 pytestmark = pytest.mark.temporal
@@ -123,13 +122,15 @@ class Checkout:
 def _started(data: Path, log: Path, demo: subprocess.Popen[bytes]) -> bool:
     """Wait until the demo has played and keeps its stack up (True), or has exited
     because a chosen port was taken meanwhile (False)."""
-    deadline = time.monotonic() + 420  # the stack waits up to 300 s on a busy machine
-    while demo.poll() is None:
-        if "Running." in log.read_text(errors="replace"):
-            return True  # played (its demo.env is the walkthrough's to find)
-        if time.monotonic() > deadline:
-            raise AssertionError("the demo did not finish: " + log.read_text()[-3000:])
-        time.sleep(0.5)
+    until_sync(
+        lambda: log.read_text(errors="replace"),
+        accept=lambda said: "Running." in said or demo.poll() is not None,
+        timeout=420,  # the stack waits up to 300 s on a busy machine
+        interval=0.5,
+        what="the demo plays (or exits)",
+    )
+    if demo.poll() is None:
+        return True  # played (its demo.env is the walkthrough's to find)
     said = log.read_text(errors="replace")
     assert "is in use by another process" in said, said[-3000:]
     return False

@@ -12,7 +12,6 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from datetime import datetime
 from pathlib import Path
@@ -27,6 +26,7 @@ from adapters.store.store import Store
 from adapters.store.tables import AuditEntryRow, EmailRow, PaymentRow
 from domain.runs.run import RunState, RunStatus
 from tests.conftest import TEST_KEYS, Firm, make_settings, utc_now, wire
+from tests.support import until
 from usecases import runs
 from usecases.context import Ports
 from workflows.runs import AgentRunWorkflow
@@ -124,14 +124,15 @@ def _spawn(
 async def _wait_state(
     svc: Ports, actor: str, run_id: str, status: RunStatus, timeout: float = 60
 ) -> RunState:
-    deadline = time.monotonic() + timeout
-    while True:
-        view = await runs.run_view(svc, run_id, actor)
-        if view.state is not None and view.state.status is status:
-            return view.state
-        if time.monotonic() > deadline:
-            raise TimeoutError(f"run did not reach {status}: {view.state}")
-        await asyncio.sleep(0.2)
+    view = await until(
+        lambda: runs.run_view(svc, run_id, actor),
+        accept=lambda v: v.state is not None and v.state.status is status,
+        timeout=timeout,
+        interval=0.2,
+        what=f"run {run_id} reaches {status}",
+    )
+    assert view.state is not None
+    return view.state
 
 
 def _connector_rows_follow_their_audit_entries(store: Store, org: str, table: type) -> list[object]:
@@ -213,16 +214,15 @@ async def test_worker_killed_while_the_action_is_in_flight(
             svc, firm.org, firm.founder, firm.agents["orion"], "mail", scripted_reply=EMAIL
         )
         with psycopg.connect(libpq_url(postgres_url), autocommit=True) as probe:
-            deadline = time.monotonic() + 60
-            while (
-                probe.execute(
+
+            def waiting_on_locks() -> int:
+                row = probe.execute(
                     "SELECT count(*) FROM pg_stat_activity WHERE datname = %s AND wait_event_type = 'Lock'",
                     (database,),
-                ).fetchone()[0]
-                == 0
-            ):  # type: ignore[index]
-                assert time.monotonic() < deadline, "the dispatch never reached the connector"
-                await asyncio.sleep(0.1)
+                ).fetchone()
+                return 0 if row is None else int(row[0])
+
+            await until(waiting_on_locks, what="the dispatch reaches the connector")
         first.kill()
     finally:
         lock.rollback()

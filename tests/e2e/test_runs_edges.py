@@ -35,7 +35,7 @@ from tests.conftest import (
 from tests.e2e.test_runs_hardening import _held
 from tests.support import model_reply as _reply
 from tests.support import pay_action as _pay
-from tests.support import skip_to_the_end
+from tests.support import skip_to_the_end, until
 from usecases import organization, runs
 from usecases.context import Ports
 from worker.bootstrap import build_worker
@@ -261,13 +261,15 @@ async def test_a_colliding_intent_waits_and_goes_on_when_the_other_is_done(env: 
         handle = env.temporal.client.get_workflow_handle_for(
             AgentRunWorkflow.run, second.workflow_id
         )
-        refused: tuple[str, ...] = ()
-        for _ in range(600):
-            refused = tuple((await handle.query(AgentRunWorkflow.state)).refused_signals)
-            if refused:
-                break
-            await asyncio.sleep(0.1)
-        assert refused and "not_releasable_by_a_human" in refused[0], refused
+        refused = (
+            await until(
+                lambda: handle.query(AgentRunWorkflow.state),
+                accept=lambda s: bool(s.refused_signals),
+                timeout=120,
+                what="the approval is refused",
+            )
+        ).refused_signals
+        assert "not_releasable_by_a_human" in refused[0], refused
         await runs.decide_hold(svc, a.intent.id, firm.founder, firm.founder, approve=False)
         done = await asyncio.wait_for(runs.wait_run(svc, second.run_id, firm.founder), 60)
         await asyncio.wait_for(runs.wait_run(svc, first.run_id, firm.founder), 60)

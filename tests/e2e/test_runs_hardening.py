@@ -24,7 +24,7 @@ from domain.governance.intents import Outcome
 from domain.runs.failures import ErrorType, FailureClass
 from domain.runs.run import ApprovalSignal, DispatchRequest, RunState, RunStatus
 from tests.conftest import TEST_KEYS, Firm, make_settings, utc_now, wire
-from tests.support import EMAIL_ACTION, model_reply, pay_action
+from tests.support import EMAIL_ACTION, model_reply, pay_action, until
 from usecases import needs_you, runs
 from usecases.context import Ports
 from worker.bootstrap import build_worker
@@ -50,12 +50,11 @@ async def env(temporal_env: WorkflowEnvironment, sqlite_url: str) -> AsyncIterat
 
 async def _held(env: Env, workflow_id: str) -> RunState:
     handle = env.temporal.client.get_workflow_handle_for(AgentRunWorkflow.run, workflow_id)
-    for _ in range(300):
-        state = await handle.query(AgentRunWorkflow.state)
-        if state.status is RunStatus.NEEDS_HUMAN:
-            return state
-        await asyncio.sleep(0.1)
-    raise TimeoutError(state)
+    return await until(
+        lambda: handle.query(AgentRunWorkflow.state),
+        accept=lambda s: s.status is RunStatus.NEEDS_HUMAN,
+        what=f"{workflow_id} is held",
+    )
 
 
 def _count(store: Store, query: object) -> int:
@@ -109,16 +108,15 @@ async def test_a_signal_naming_another_runs_intent_is_refused(env: Env) -> None:
                 proof=proof,
             ),
         )
-        for _ in range(100):
-            refused = _count(
+        refused = await until(
+            lambda: _count(
                 env.store,
                 select(func.count())
                 .select_from(AuditEntryRow)
                 .where(AuditEntryRow.intent_id == b_intent.id, AuditEntryRow.rule == "wrong_run"),
-            )
-            if refused:
-                break
-            await asyncio.sleep(0.1)
+            ),
+            what="the signal for run A is refused",
+        )
         assert refused == 1
         # run B's hold is untouched and can still be decided in its own run
         await runs.decide_hold(svc, b_intent.id, firm.founder, firm.founder, approve=True)
@@ -214,13 +212,13 @@ async def test_runs_are_findable_by_their_search_attributes(env: Env) -> None:
         )
         handle = client.get_workflow_handle_for(AgentRunWorkflow.run, started.workflow_id)
         held = await _held(env, started.workflow_id)
-        assert await _attribute(handle, sa.ORG, firm.org)
-        assert await _attribute(handle, sa.PROJECTS, ["east"])
-        assert await _attribute(handle, sa.NEEDS_HUMAN, True)
+        await _attribute(handle, sa.ORG, firm.org)
+        await _attribute(handle, sa.PROJECTS, ["east"])
+        await _attribute(handle, sa.NEEDS_HUMAN, True)
         intent = held.intents[0].intent
         await runs.decide_hold(svc, intent.id, firm.founder, firm.founder, approve=True)
         await asyncio.wait_for(handle.result(), 60)
-        assert await _attribute(handle, sa.NEEDS_HUMAN, False)
+        await _attribute(handle, sa.NEEDS_HUMAN, False)
         await _legible(handle, started.workflow_id)
 
 
@@ -258,14 +256,14 @@ async def _legible(handle: WorkflowHandle[Any, Any], workflow_id: str) -> None:
     assert len(markers) == 2 and markers[0] < markers[1] < dispatch, (markers, dispatch)
 
 
-async def _attribute(handle: WorkflowHandle[Any, Any], key: Any, expected: object) -> bool:
-    """Whether the run's search attribute ``key`` reaches ``expected`` (visibility is
-    updated asynchronously)."""
-    for _ in range(50):
-        if (await handle.describe()).typed_search_attributes.get(key) == expected:
-            return True
-        await asyncio.sleep(0.1)
-    return False
+async def _attribute(handle: WorkflowHandle[Any, Any], key: Any, expected: object) -> None:
+    """The run's search attribute ``key`` reaches ``expected`` (visibility is updated
+    asynchronously)."""
+
+    async def value() -> object:
+        return (await handle.describe()).typed_search_attributes.get(key)
+
+    await until(value, accept=lambda v: v == expected, what=f"{key.name} is {expected!r}")
 
 
 async def test_a_run_failing_before_any_intent_is_on_the_chain_and_in_the_queue(env: Env) -> None:

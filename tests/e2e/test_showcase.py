@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -19,6 +18,7 @@ from api.local.demo_script import INVOICE, INVOICE_REF, TASKS, WEST_NOTE, WEST_N
 from domain.memory.release import Release
 from domain.runs.run import ApprovalSignal, RunStatus
 from tests.conftest import TEST_KEYS, bearer, make_settings, sign_in, utc_now, wire
+from tests.support import until
 from usecases import runs
 from usecases.context import Ports
 from worker.bootstrap import build_worker
@@ -259,11 +259,11 @@ async def test_a_signal_sent_straight_to_temporal_is_refused(
         stack.services, org, founder, agents["ledger"], TASKS["payment"][1], client_key="again"
     )
     handle = temporal_env.client.get_workflow_handle_for(AgentRunWorkflow.run, started.workflow_id)
-    for _ in range(200):
-        state = await handle.query(AgentRunWorkflow.state)
-        if state.status is RunStatus.NEEDS_HUMAN:
-            break
-        await asyncio.sleep(0.1)
+    state = await until(
+        lambda: handle.query(AgentRunWorkflow.state),
+        accept=lambda s: s.status is RunStatus.NEEDS_HUMAN,
+        what="the payment is held",
+    )
     (view,) = state.intents
     intent = view.intent
     attempts = [

@@ -10,7 +10,6 @@ import socket
 import subprocess
 import sys
 import threading
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -24,7 +23,7 @@ from adapters.ingress.local_issuer import KEY_FILE, LocalIssuer
 from api.local import stack as stack_module
 from api.local.stack import Stack, StackRefused
 from tests.conftest import TEST_KEYS
-from tests.support import free_port
+from tests.support import free_port, until_sync
 from worker.settings import Settings
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -166,11 +165,20 @@ def test_a_second_stack_leaves_the_first_running_and_its_key_in_place(tmp_path: 
         stderr=subprocess.STDOUT,
     )
     try:
-        deadline = time.monotonic() + 120
-        while b"Running." not in (tmp_path / "first.log").read_bytes():
-            assert up.poll() is None, (tmp_path / "first.log").read_text()
-            assert time.monotonic() < deadline, "the first stack did not come up"
-            time.sleep(0.3)
+        log = tmp_path / "first.log"
+
+        def said() -> str:
+            seen = log.read_text(errors="replace")
+            assert "Running." in seen or up.poll() is None, seen
+            return seen
+
+        until_sync(  # the stack waits 300 s on a busy machine
+            said,
+            accept=lambda seen: "Running." in seen,
+            timeout=330,
+            interval=0.3,
+            what="the first stack comes up",
+        )
         key = (first_dir / KEY_FILE).read_bytes()
 
         second = _cli(_env(first_dir, _ports()), "up")

@@ -8,14 +8,14 @@ import signal
 import socket
 import subprocess
 import sys
-import time
+from functools import partial
 from pathlib import Path
 
 import httpx
 import pytest
 
 from tests.conftest import TEST_KEYS
-from tests.support import free_port
+from tests.support import free_port, until_sync
 
 pytestmark = pytest.mark.temporal
 ROOT = Path(__file__).resolve().parents[2]
@@ -53,6 +53,16 @@ def _alive(pid: int) -> bool:
     return stat.exists() and stat.read_text().rsplit(")", 1)[1].split()[0] != "Z"
 
 
+def _settled(up: subprocess.Popen[bytes], port: int) -> bool:
+    """Whether ``up`` has exited, or answers healthy on its API's ``port``."""
+    if up.poll() is not None:
+        return True
+    try:
+        return httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=1).is_success
+    except httpx.HTTPError:
+        return False
+
+
 def _bring_up(
     data: Path, sig: signal.Signals
 ) -> tuple[subprocess.Popen[bytes], dict[str, int], Path]:
@@ -80,17 +90,18 @@ def _bring_up(
             stdout=(where / "up.log").open("wb"),
             stderr=subprocess.STDOUT,
         )
-        deadline = time.monotonic() + 330  # the stack waits 300 s on a busy machine
-        while up.poll() is None:
-            try:
-                if httpx.get(f"http://127.0.0.1:{ports['api']}/healthz", timeout=1).is_success:
-                    return up, ports, where
-            except httpx.HTTPError:
-                pass
-            if time.monotonic() > deadline:
-                up.kill()
-                raise AssertionError("the stack did not come up")
-            time.sleep(0.3)
+        try:  # the stack waits 300 s on a busy machine
+            until_sync(
+                partial(_settled, up, ports["api"]),
+                timeout=330,
+                interval=0.3,
+                what="the stack comes up (or exits)",
+            )
+        except AssertionError:
+            up.kill()
+            raise
+        if up.poll() is None:
+            return up, ports, where
         said = (where / "up.log").read_text(errors="replace")
         assert "is in use by another process" in said, said[-3000:]
     raise AssertionError("three starts in a row found a chosen port taken")
@@ -107,10 +118,13 @@ def test_the_stack_stops_everything_on_a_signal(sig: signal.Signals, tmp_path: P
 
         up.send_signal(sig)
         assert up.wait(timeout=60) == 0, (data / "up.log").read_text()
-        deadline = time.monotonic() + 10
-        while any(_alive(p) for p in started) and time.monotonic() < deadline:
-            time.sleep(0.2)
-        assert [p for p in started if _alive(p)] == []
+        until_sync(
+            lambda: [p for p in started if _alive(p)],
+            accept=lambda alive: not alive,
+            timeout=30,
+            interval=0.2,
+            what="every process it started has exited",
+        )
         assert [name for name, p in ports.items() if _open(p)] == []
     finally:
         if up.poll() is None:

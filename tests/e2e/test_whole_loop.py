@@ -7,9 +7,8 @@ planner's run and not the East planner's."""
 
 from __future__ import annotations
 
-import asyncio
-import time
 from collections.abc import AsyncIterator
+from functools import partial
 from typing import Any
 
 import httpx
@@ -20,6 +19,7 @@ from adapters.store.store import Store
 from api.http.app import create_app
 from api.local.demo_script import TASKS, WEST_NOTE, WEST_NOTE_REF
 from tests.conftest import TEST_KEYS, bearer, make_settings, utc_now, wire
+from tests.support import until
 from worker.bootstrap import build_worker
 
 pytestmark = pytest.mark.temporal
@@ -151,10 +151,12 @@ async def test_the_whole_loop(http: httpx.AsyncClient) -> None:
         body = {"agent_id": agents[handle], "task": task}
         started[handle] = (await call("POST", f"/v1/orgs/{org_id}/runs", body, 201))["run_id"]
     for run_id in started.values():
-        deadline = time.monotonic() + 60
-        while (await call("GET", f"/v1/runs/{run_id}"))["workflow_status"] == "running":
-            assert time.monotonic() < deadline, run_id
-            await asyncio.sleep(0.2)
+        await until(
+            partial(call, "GET", f"/v1/runs/{run_id}"),
+            accept=lambda run: run["workflow_status"] != "running",
+            interval=0.2,
+            what=f"run {run_id} finishes",
+        )
     recalled = {
         r["asker_id"]: r["released"]
         for r in await call("GET", f"/v1/orgs/{org_id}/memory/reads")

@@ -6,8 +6,7 @@ killed (SIGKILL) while the step is held, and a new worker finishes the graph."""
 from __future__ import annotations
 
 import asyncio
-import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -28,9 +27,8 @@ from domain.work_graph.graph import (
 from tests.conftest import TEST_KEYS, Firm, make_settings, utc_now, wire
 from tests.e2e.test_runs_crash_resume import WorkerProcess, _spawn
 from tests.e2e.test_runs_crash_resume import workers as workers  # noqa: F401
-from tests.support import EMAIL_ACTION, model_reply, pay_action
+from tests.support import EMAIL_ACTION, model_reply, pay_action, until
 from usecases import runs, work_graph
-from usecases.context import Ports
 from workflows import search_attributes as sa
 from workflows.work_graph import WorkGraphWorkflow
 
@@ -56,19 +54,6 @@ REPLIES = {
     "birch": model_reply(WEST_EMAIL),
     "close": model_reply(EMAIL_ACTION),
 }
-
-
-async def _until(
-    svc: Ports, graph_id: str, actor: str, done: Callable[[GraphState], bool], timeout: float = 90
-) -> GraphState:
-    deadline = time.monotonic() + timeout
-    while True:
-        _, state = await work_graph.graph_view(svc, graph_id, actor)
-        if done(state):
-            return state
-        if time.monotonic() > deadline:
-            raise TimeoutError(state)
-        await asyncio.sleep(0.2)
 
 
 def _steps(state: GraphState) -> dict[str, StepStatus]:
@@ -121,11 +106,19 @@ async def test_a_held_branch_waits_while_the_other_completes_across_a_worker_cra
     first = stack.spawn()
 
     started = await work_graph.start_graph(svc, firm.org, firm.founder, DILIGENCE, REPLIES)
-    held = await _until(
-        svc,
-        started.graph_id,
-        firm.founder,
-        lambda s: _steps(s)["pay"] is StepStatus.HELD and _steps(s)["birch"] is StepStatus.DONE,
+
+    async def graph() -> GraphState:
+        _, state = await work_graph.graph_view(svc, started.graph_id, firm.founder)
+        return state
+
+    held = await until(
+        graph,
+        accept=lambda s: (
+            _steps(s)["pay"] is StepStatus.HELD and _steps(s)["birch"] is StepStatus.DONE
+        ),
+        timeout=90,
+        interval=0.2,
+        what="the payment is held and Birch's branch is done",
     )
     # The payment's branch waits for a human; the other branch ran to its end; the
     # fan-in waits for both.

@@ -18,7 +18,7 @@ import pytest
 from adapters.store.store import Store
 from domain.runs.run import RunStatus
 from tests.conftest import TEST_KEYS, Firm, make_settings, utc_now, wire
-from tests.support import free_port
+from tests.support import free_port, until_sync
 from usecases import runs
 from worker import devserver
 from worker.settings import Settings
@@ -49,11 +49,18 @@ def _environ(settings: Settings, **extra: str) -> dict[str, str]:
 
 
 def _wait_for(log: Path, text: str, proc: subprocess.Popen[bytes], timeout: float) -> None:
-    deadline = time.monotonic() + timeout
-    while text not in log.read_text(errors="replace"):
-        assert proc.poll() is None, f"the worker exited: {log.read_text(errors='replace')}"
-        assert time.monotonic() < deadline, f"no {text!r} in {log.read_text(errors='replace')}"
-        time.sleep(0.2)
+    def said() -> str:
+        seen = log.read_text(errors="replace")
+        assert text in seen or proc.poll() is None, f"the worker exited: {seen}"
+        return seen
+
+    until_sync(
+        said,
+        accept=lambda seen: text in seen,
+        timeout=timeout,
+        interval=0.2,
+        what=f"{text!r} in the worker's log",
+    )
 
 
 class Silent:

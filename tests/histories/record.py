@@ -24,14 +24,15 @@ from pathlib import Path
 
 from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.testing import WorkflowEnvironment
-from workflows.agent_run import AgentRunWorkflow
 
 from adapters.store.store import Store
-from domain.runs import ApprovalSignal, RunStatus
+from domain.runs.run import ApprovalSignal, RunStatus
 from tests.conftest import TEST_KEYS, Firm, make_settings, utc_now, wire
+from tests.support import until
 from usecases import runs
 from worker.bootstrap import build_worker
 from workflows import search_attributes as sa
+from workflows.runs import AgentRunWorkflow
 
 HERE = Path(__file__).parent
 HISTORY = HERE / "agent_run_hold_refused_approved.json"
@@ -80,10 +81,11 @@ async def record() -> None:
                 client_key=str(uuid.uuid4()),
             )
             handle = env.client.get_workflow_handle_for(AgentRunWorkflow.run, started.workflow_id)
-            while (
-                state := await handle.query(AgentRunWorkflow.state)
-            ).status is not RunStatus.NEEDS_HUMAN:
-                await asyncio.sleep(0.1)
+            state = await until(
+                lambda: handle.query(AgentRunWorkflow.state),
+                accept=lambda s: s.status is RunStatus.NEEDS_HUMAN,
+                what="the payment is held",
+            )
             intent = state.intents[0].intent
             straight = ApprovalSignal(
                 intent_id=intent.id, approver_id=firm.founder, intent_digest=intent.digest
