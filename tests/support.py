@@ -1,6 +1,7 @@
-"""Helpers the tests share: waiting until something is so, racing calls on threads, a
-payment intent, a decision signed as the API signs it, and running a workflow to its end on
-the time-skipping test server."""
+"""Helpers the tests share: the keys and settings every test process uses, the ports as a
+test wires them and the firm it onboards, waiting until something is so, racing calls on
+threads, a payment intent, a decision signed as the API signs it, and running a workflow to
+its end on the time-skipping test server."""
 
 from __future__ import annotations
 
@@ -10,12 +11,14 @@ import inspect
 import json
 import signal
 import socket
+import tempfile
 import threading
 import time
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
-from datetime import datetime, timedelta
+from dataclasses import dataclass, fields, replace
+from datetime import UTC, datetime, timedelta
 from typing import Any, TypeVar, overload
 
 import uvicorn
@@ -30,9 +33,13 @@ from temporalio.client import (
 from temporalio.service import RPCError
 from temporalio.testing import WorkflowEnvironment
 
+from adapters.ingress.local_issuer import LocalIssuer
+from adapters.ingress.oidc import KeySet, OidcVerifier
+from adapters.store.store import Store
 from adapters.temporal.heartbeat import SCHEDULE_ID as HEARTBEAT_SCHEDULE
 from adapters.temporal.learning import SCHEDULE_ID as LEARNING_SCHEDULE
 from adapters.temporal.relay import SCHEDULE_ID as RELAY_SCHEDULE
+from domain.audit.chain import ChainKey, ChainKeys
 from domain.governance.approvals import ApprovalKey, ApprovalKeys, sign
 from domain.governance.intents import (
     ApprovalRequest,
@@ -43,8 +50,13 @@ from domain.governance.intents import (
 )
 from domain.governance.ports import GovernanceStore
 from domain.governance.review import decided
+from domain.organization.kinds import StaffRole
 from domain.runs.run import RunState
+from usecases import organization
+from usecases.context import Ports
+from usecases.organization import Onboarded
 from worker.__main__ import serve
+from worker.ports import build_ports
 from worker.settings import Settings
 from workflows.runs import AgentRunWorkflow
 
@@ -113,6 +125,95 @@ TEST_APPROVAL_KEY = bytes(range(100, 132))
 """The approval key every test process uses."""
 APPROVAL_KEYS = ApprovalKeys(current=ApprovalKey(TEST_APPROVAL_KEY))
 """The approval keys of tests that call the broker's review directly."""
+
+TEST_KEYS = ChainKeys(current=ChainKey(bytes(range(32))))
+"""The audit key every test process uses (worker subprocesses get it by environment)."""
+TEST_DATA_DIR = tempfile.mkdtemp(prefix="verletica-test-")
+"""Where test settings keep key files: never the checkout's own ``.verletica``."""
+TEST_ISSUER = LocalIssuer.generate("https://id.harborvale-test.example")
+"""The OIDC issuer of the tests' people; the API verifies its tokens by its key set."""
+TEST_AUDIENCE = "verletica-test"
+
+
+def test_tokens() -> OidcVerifier:
+    """The verifier of :data:`TEST_ISSUER`'s tokens, as the API builds one from settings."""
+    return OidcVerifier(TEST_ISSUER.issuer, TEST_AUDIENCE, KeySet(StaticKeys(TEST_ISSUER.jwks())))
+
+
+class StaticKeys:
+    """A key set known in advance (an issuer whose JWKS a test holds)."""
+
+    def __init__(self, document: dict[str, Any]) -> None:
+        self.document = document
+
+    def fetch(self) -> dict[str, Any]:
+        return self.document
+
+
+def utc_now() -> datetime:
+    return datetime.now(UTC)
+
+
+def make_settings(**overrides: object) -> Settings:
+    """Settings for a test: its own task queue, the scripted provider unless told."""
+    values: dict[str, object] = {
+        "task_queue": f"tq-{uuid.uuid4()}",
+        "model_provider": "scripted",
+        "embedder": "local",
+        "audit_key": TEST_KEYS.current.secret.hex(),
+        "approval_key": TEST_APPROVAL_KEY.hex(),
+        "data_dir": TEST_DATA_DIR,
+    }
+    values.update(overrides)
+    return Settings(**values)  # type: ignore[arg-type]
+
+
+@dataclass(frozen=True)
+class Wired(Ports):
+    """The ports as a test wires them, with the store and settings they were built from."""
+
+    store: Store | None = None
+    settings: Settings | None = None
+
+
+def wire(
+    store: Store, client: Client | None, settings: Settings, clock: Callable[[], datetime] = utc_now
+) -> Wired:
+    """The use cases' ports over ``store`` and ``client`` (None: no Temporal)."""
+    base = replace(build_ports(store, client, settings, clock), tokens=test_tokens())
+    return Wired(
+        **{f.name: getattr(base, f.name) for f in fields(Ports)}, store=store, settings=settings
+    )
+
+
+class Firm:
+    """An onboarded firm: east and west behind a wall, staffed as in the showcase."""
+
+    def __init__(self, svc: Ports) -> None:
+        self.svc = svc
+        self.onboarded: Onboarded = organization.onboard(
+            svc, "Harbor & Vale", "ada@hv.example", "Ada"
+        )
+        self.org = self.onboarded.org.id
+        self.founder = self.onboarded.founder.id
+        self.agents = {a.handle: a.id for a in self.onboarded.agents}
+        organization.add_project(svc, self.org, self.founder, "east", "Atlas")
+        organization.add_project(svc, self.org, self.founder, "west", "Birch")
+        organization.add_barrier(svc, self.org, self.founder, "wall", [["east"], ["west"]])
+        self.associate = organization.add_human(
+            svc, self.org, self.founder, "ben@hv.example", "Ben"
+        ).id
+        for who, project in (("orion", "east"), ("vega", "west"), ("ledger", "east")):
+            organization.staff(
+                svc, self.org, self.founder, self.agents[who], project, StaffRole.MEMBER
+            )
+        organization.staff(svc, self.org, self.founder, self.associate, "east", StaffRole.MEMBER)
+        organization.remember(
+            svc, self.org, self.founder, "birch-cim", ("west",), "Birch CIM projections"
+        )
+        organization.remember(
+            svc, self.org, self.founder, "atlas-kickoff", ("east",), "Atlas kickoff notes"
+        )
 
 
 def signed(

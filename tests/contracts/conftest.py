@@ -25,7 +25,7 @@ from adapters.memory.sql import SqlMemoryAdapter
 from adapters.store.db import make_engine
 from domain.memory.adapter import MemoryAdapter
 from domain.memory.ports import Embedder
-from tests.conftest import fresh_database_url
+from tests.servers import fresh_database_url
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:

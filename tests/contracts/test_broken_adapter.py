@@ -14,9 +14,9 @@ from adapters.memory.backends import BackendRefused, checked_adapter, memory_ada
 from adapters.store.db import make_engine
 from adapters.store.store import Store
 from domain.memory.adapter import MemoryAdapter
-from tests.conftest import TEST_KEYS
 from tests.contracts.broken import Leaky, Sloppy
 from tests.contracts.memory_contract import ADAPTER_CHECKS
+from tests.support import TEST_KEYS
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -27,9 +27,17 @@ from domain.governance.usage import usage_draft
 from domain.governance.values import ReviewResult
 from domain.organization.contracts import SpendCap
 from domain.runs.run import ReviewOutcome
-from tests.conftest import TEST_KEYS, Firm, make_settings, utc_now, wire
 from tests.fakes.governance import FakeFirm, FakeGovernance, _Book
-from tests.support import APPROVAL_KEYS, payment_intent, signed
+from tests.support import (
+    APPROVAL_KEYS,
+    TEST_KEYS,
+    Firm,
+    make_settings,
+    payment_intent,
+    signed,
+    utc_now,
+    wire,
+)
 from usecases import governance, governance_review, organization
 from worker.bootstrap import build_connectors
 

@@ -13,8 +13,8 @@ from sqlalchemy import Engine
 from adapters.memory.sql import SqlMemoryAdapter
 from adapters.store.db import make_engine
 from domain.memory.adapter import Embedding
-from tests.conftest import fresh_database_url
 from tests.contracts.memory_contract import AT, EMBEDDER, _node, _vector
+from tests.servers import fresh_database_url
 
 EAST = frozenset({"east"})
 

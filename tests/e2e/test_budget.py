@@ -18,9 +18,9 @@ from domain.deliberation.plan import DEFAULT_PERSONAS, DeliberationPlan
 from domain.governance.intents import Outcome, Stage
 from domain.governance.usage import TokenPrices, cost_cents
 from domain.runs.run import RunStatus
-from tests.conftest import TEST_KEYS, Firm, make_settings, utc_now, wire
 from tests.integration.test_gemini_provider import API_KEY, MODEL, GeminiStub, ok_body
 from tests.integration.test_gemini_provider import gemini_stub as gemini_stub  # noqa: F401
+from tests.support import TEST_KEYS, Firm, make_settings, utc_now, wire
 from usecases import deliberation, runs
 from usecases.context import Ports
 from worker.bootstrap import build_worker

@@ -23,8 +23,8 @@ from adapters.store.store import Store
 from api.http.app import create_app
 from domain.ingress import BudgetCeilings
 from domain.organization.kinds import IdentityKind
-from tests.conftest import TEST_KEYS, Firm, make_settings, signed_in, utc_now, wire
-from tests.support import until
+from tests.identity import signed_in
+from tests.support import TEST_KEYS, Firm, make_settings, until, utc_now, wire
 from usecases import ingress, runs
 from usecases.context import Ports
 from worker.bootstrap import build_worker

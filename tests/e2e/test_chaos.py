@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from bench.chaos import run_chaos
-from tests.conftest import PG_URL
+from tests.servers import PG_URL
 
 pytestmark = [pytest.mark.temporal, pytest.mark.postgres]
 

@@ -12,9 +12,9 @@ import pytest
 from typer.testing import CliRunner
 
 from api.cli.main import app as cli_app
-from tests.conftest import cli_against
 from tests.e2e.test_runs_edges import Env
 from tests.e2e.test_runs_edges import env as env  # noqa: F401
+from tests.identity import cli_against
 from tests.support import model_reply
 from worker.bootstrap import build_worker
 

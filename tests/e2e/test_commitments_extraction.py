@@ -24,16 +24,9 @@ from adapters.store.store import Store
 from api.cli.main import app as cli_app
 from api.http.app import create_app
 from domain.organization.kinds import ReviewState
-from tests.conftest import (
-    TEST_KEYS,
-    Firm,
-    cli_against,
-    make_settings,
-    signed_in,
-    utc_now,
-    wire,
-)
 from tests.documents import ORBIT_AGREEMENT, ORBIT_MISQUOTED
+from tests.identity import cli_against, signed_in
+from tests.support import TEST_KEYS, Firm, make_settings, utc_now, wire
 from usecases import organization
 from usecases.context import Ports
 from worker.bootstrap import build_worker

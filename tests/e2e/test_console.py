@@ -28,17 +28,20 @@ from adapters.store.tables import PaymentRow
 from api.http.app import create_app
 from domain.organization.contracts import SpendCap, is_slug
 from domain.organization.kinds import ReviewState
-from tests.conftest import (
+from tests.identity import ServedIssuer, link_subject
+from tests.integration.test_needs_you import _filed_pair
+from tests.support import (
     TEST_KEYS,
     Firm,
-    ServedIssuer,
-    link_subject,
+    Served,
+    free_port,
     make_settings,
+    model_reply,
+    pay_action,
+    until,
     utc_now,
     wire,
 )
-from tests.integration.test_needs_you import _filed_pair
-from tests.support import Served, free_port, model_reply, pay_action, until
 from usecases import needs_you, organization, runs
 from usecases.context import Ports
 from worker.bootstrap import build_worker

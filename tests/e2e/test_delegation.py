@@ -18,7 +18,7 @@ from adapters.models.scripted import ScriptedProvider
 from adapters.store.store import Store
 from domain.errors import NotFound
 from domain.runs.run import RunState
-from tests.conftest import TEST_KEYS, Firm, make_settings, utc_now, wire
+from tests.support import TEST_KEYS, Firm, make_settings, utc_now, wire
 from usecases import runs
 from usecases.context import Ports
 from worker.bootstrap import build_worker

@@ -31,8 +31,17 @@ from domain.governance.approvals import ApprovalKeys, Decided, sign
 from domain.governance.intents import DispatchResult, Intent, Outcome
 from domain.organization.contracts import SpendCap
 from domain.runs.run import DispatchRequest, RunState, RunStatus
-from tests.conftest import TEST_KEYS, Firm, make_settings, utc_now, wire
-from tests.support import EMAIL_ACTION, model_reply, pay_action, until
+from tests.support import (
+    EMAIL_ACTION,
+    TEST_KEYS,
+    Firm,
+    make_settings,
+    model_reply,
+    pay_action,
+    until,
+    utc_now,
+    wire,
+)
 from usecases import organization, runs
 from usecases.context import Ports
 from worker.bootstrap import build_connectors, build_worker

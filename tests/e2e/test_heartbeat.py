@@ -31,16 +31,21 @@ from domain.heartbeat.checks import FINDINGS_FILE, KEYS_CLOSE, ORPHAN_RULE, Chec
 from domain.organization.contracts import Delivery, SpendCap
 from domain.organization.kinds import StaffRole
 from domain.runs.run import RunState, RunStatus
-from tests.conftest import (
+from tests.identity import cli_against
+from tests.servers import start_time_skipping
+from tests.support import (
     TEST_KEYS,
     Firm,
-    cli_against,
     make_settings,
-    start_time_skipping,
+    model_reply,
+    pay_action,
+    payment_intent,
+    schedule_on,
+    serving,
+    until,
     utc_now,
     wire,
 )
-from tests.support import model_reply, pay_action, payment_intent, schedule_on, serving, until
 from usecases import governance, heartbeat, organization, runs
 from usecases.context import Ports
 from worker.bootstrap import build_worker

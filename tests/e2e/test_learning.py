@@ -35,16 +35,18 @@ from domain.learning.validator import LEARNING
 from domain.organization.contracts import SpendCap
 from domain.organization.kinds import IdentityKind
 from domain.tools import REGISTRY
-from tests.conftest import (
+from tests.identity import cli_against
+from tests.support import (
     TEST_KEYS,
     Firm,
     Wired,
-    cli_against,
     make_settings,
+    payment_intent,
+    schedule_on,
+    serving,
     utc_now,
     wire,
 )
-from tests.support import payment_intent, schedule_on, serving
 from usecases import governance, ingress, learning, organization
 from worker.bootstrap import build_worker
 from workflows.learning import LearningWorkflow

@@ -18,8 +18,17 @@ from adapters.store.tables import AuditEntryRow, PaymentRow
 from api.http.app import create_app
 from api.local.demo import play
 from api.local.demo_report import render
-from tests.conftest import TEST_KEYS, Firm, make_settings, sign_in, signed_in, utc_now, wire
-from tests.support import model_reply, pay_action, until
+from tests.identity import sign_in, signed_in
+from tests.support import (
+    TEST_KEYS,
+    Firm,
+    make_settings,
+    model_reply,
+    pay_action,
+    until,
+    utc_now,
+    wire,
+)
 from usecases.context import Ports
 from worker.bootstrap import build_worker
 

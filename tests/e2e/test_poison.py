@@ -22,9 +22,9 @@ from api.cli.main import app as cli_app
 from domain.governance.intents import Outcome
 from domain.organization.kinds import StaffRole
 from domain.runs.run import RunState
-from tests.conftest import TEST_KEYS, Firm, cli_signed_in, make_settings, utc_now, wire
 from tests.e2e.test_runs_crash_resume import EMAIL, WorkerProcess, _spawn
-from tests.support import until
+from tests.identity import cli_signed_in
+from tests.support import TEST_KEYS, Firm, make_settings, until, utc_now, wire
 from usecases import audit as audit_uc
 from usecases import organization, runs
 from usecases.context import Ports

@@ -24,8 +24,16 @@ from adapters.store.tables import EmailRow
 from adapters.temporal.relay import SCHEDULE_ID as RELAY_SCHEDULE
 from domain.governance.intents import Intent, Outcome
 from domain.relay import LEASE, RelayInput, RelayReport
-from tests.conftest import TEST_KEYS, Firm, make_settings, utc_now, wire
-from tests.support import free_port, schedule_on, serving
+from tests.support import (
+    TEST_KEYS,
+    Firm,
+    free_port,
+    make_settings,
+    schedule_on,
+    serving,
+    utc_now,
+    wire,
+)
 from usecases import governance
 from usecases.context import Ports
 from worker.bootstrap import build_connectors, build_worker

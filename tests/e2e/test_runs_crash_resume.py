@@ -25,8 +25,7 @@ from adapters.store.db import libpq_url, utc
 from adapters.store.store import Store
 from adapters.store.tables import AuditEntryRow, EmailRow, PaymentRow
 from domain.runs.run import RunState, RunStatus
-from tests.conftest import TEST_KEYS, Firm, make_settings, utc_now, wire
-from tests.support import until
+from tests.support import TEST_KEYS, Firm, make_settings, until, utc_now, wire
 from usecases import runs
 from usecases.context import Ports
 from workflows.runs import AgentRunWorkflow

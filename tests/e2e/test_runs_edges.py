@@ -23,19 +23,12 @@ from adapters.store.tables import AuditEntryRow, ClaimRow, PaymentRow, RunRow
 from api.cli.main import app as cli_app
 from domain.governance.intents import Outcome
 from domain.runs.run import DispatchRequest, RunInput, RunStatus
-from tests.conftest import (
-    TEST_KEYS,
-    Firm,
-    cli_against,
-    make_settings,
-    start_time_skipping,
-    utc_now,
-    wire,
-)
 from tests.e2e.test_runs_hardening import _held
+from tests.identity import cli_against
+from tests.servers import start_time_skipping
+from tests.support import TEST_KEYS, Firm, make_settings, skip_to_the_end, until, utc_now, wire
 from tests.support import model_reply as _reply
 from tests.support import pay_action as _pay
-from tests.support import skip_to_the_end, until
 from usecases import organization, runs
 from usecases.context import Ports
 from worker.bootstrap import build_worker

@@ -23,8 +23,17 @@ from domain.governance.approvals import Decided, sign
 from domain.governance.intents import Outcome
 from domain.runs.failures import ErrorType, FailureClass
 from domain.runs.run import ApprovalSignal, DispatchRequest, RunState, RunStatus
-from tests.conftest import TEST_KEYS, Firm, make_settings, utc_now, wire
-from tests.support import EMAIL_ACTION, model_reply, pay_action, until
+from tests.support import (
+    EMAIL_ACTION,
+    TEST_KEYS,
+    Firm,
+    make_settings,
+    model_reply,
+    pay_action,
+    until,
+    utc_now,
+    wire,
+)
 from usecases import needs_you, runs
 from usecases.context import Ports
 from worker.bootstrap import build_worker

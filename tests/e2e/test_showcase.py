@@ -17,8 +17,8 @@ from api.local.demo import play
 from api.local.demo_script import INVOICE, INVOICE_REF, TASKS, WEST_NOTE, WEST_NOTE_REF
 from domain.memory.release import Release
 from domain.runs.run import ApprovalSignal, RunStatus
-from tests.conftest import TEST_KEYS, bearer, make_settings, sign_in, utc_now, wire
-from tests.support import until
+from tests.identity import bearer, sign_in
+from tests.support import TEST_KEYS, make_settings, until, utc_now, wire
 from usecases import runs
 from usecases.context import Ports
 from worker.bootstrap import build_worker

@@ -22,8 +22,7 @@ import pytest
 from adapters.ingress.local_issuer import KEY_FILE, LocalIssuer
 from api.local import stack as stack_module
 from api.local.stack import Stack, StackRefused
-from tests.conftest import TEST_KEYS
-from tests.support import free_port, until_sync
+from tests.support import TEST_KEYS, free_port, until_sync
 from worker.settings import Settings
 
 ROOT = Path(__file__).resolve().parents[2]

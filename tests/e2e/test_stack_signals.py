@@ -14,8 +14,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from tests.conftest import TEST_KEYS
-from tests.support import free_port, until_sync
+from tests.support import TEST_KEYS, free_port, until_sync
 
 pytestmark = pytest.mark.temporal
 ROOT = Path(__file__).resolve().parents[2]

@@ -20,8 +20,7 @@ from adapters.models.replay import ReplayProvider
 from adapters.store.store import Store
 from adapters.tracing import ALLOWED, scrubbed, tracer_provider
 from domain.runs.run import RunStatus
-from tests.conftest import TEST_KEYS, Firm, make_settings, utc_now, wire
-from tests.support import model_reply
+from tests.support import TEST_KEYS, Firm, make_settings, model_reply, utc_now, wire
 from usecases import organization, runs
 from usecases.context import Ports
 from worker.bootstrap import build_worker

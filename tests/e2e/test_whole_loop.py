@@ -18,8 +18,8 @@ from temporalio.testing import WorkflowEnvironment
 from adapters.store.store import Store
 from api.http.app import create_app
 from api.local.demo_script import TASKS, WEST_NOTE, WEST_NOTE_REF
-from tests.conftest import TEST_KEYS, bearer, make_settings, utc_now, wire
-from tests.support import until
+from tests.identity import bearer
+from tests.support import TEST_KEYS, make_settings, until, utc_now, wire
 from worker.bootstrap import build_worker
 
 pytestmark = pytest.mark.temporal

@@ -24,10 +24,19 @@ from domain.work_graph.graph import (
     WorkGraph,
     graph_workflow_id,
 )
-from tests.conftest import TEST_KEYS, Firm, make_settings, utc_now, wire
 from tests.e2e.test_runs_crash_resume import WorkerProcess, _spawn
 from tests.e2e.test_runs_crash_resume import workers as workers  # noqa: F401
-from tests.support import EMAIL_ACTION, model_reply, pay_action, until
+from tests.support import (
+    EMAIL_ACTION,
+    TEST_KEYS,
+    Firm,
+    make_settings,
+    model_reply,
+    pay_action,
+    until,
+    utc_now,
+    wire,
+)
 from usecases import runs, work_graph
 from workflows import search_attributes as sa
 from workflows.work_graph import WorkGraphWorkflow

@@ -17,8 +17,7 @@ import pytest
 
 from adapters.store.store import Store
 from domain.runs.run import RunStatus
-from tests.conftest import TEST_KEYS, Firm, make_settings, utc_now, wire
-from tests.support import free_port, until_sync
+from tests.support import TEST_KEYS, Firm, free_port, make_settings, until_sync, utc_now, wire
 from usecases import runs
 from worker import devserver
 from worker.settings import Settings

@@ -76,7 +76,7 @@ from domain.organization.kinds import CharterStatus, PrincipalKind, ReviewState,
 from domain.tools import REGISTRY
 
 FAKE_KEYS = ChainKeys(current=ChainKey(bytes(range(32))))
-"""The audit key of the fakes (the same bytes as ``tests.conftest.TEST_KEYS``)."""
+"""The audit key of the fakes (the same bytes as ``tests.support.TEST_KEYS``)."""
 SPENDING = (Outcome.ALLOW, Outcome.APPROVED)
 LOCK_WAIT = 5.0
 """Seconds a unit waits for its organization's lock before it fails as a busy database
@@ -774,7 +774,7 @@ class Clock:
 
 
 class FakeFirm:
-    """``tests.conftest.Firm`` in memory: Harbor & Vale, projects east and west behind a
+    """``tests.support.Firm`` in memory: Harbor & Vale, projects east and west behind a
     wall, orion and ledger on east, vega on west, Ben an associate (member) on east, the
     founder Ada approver on both, a record on each side."""
 

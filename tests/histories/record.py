@@ -27,8 +27,7 @@ from temporalio.testing import WorkflowEnvironment
 
 from adapters.store.store import Store
 from domain.runs.run import ApprovalSignal, RunStatus
-from tests.conftest import TEST_KEYS, Firm, make_settings, utc_now, wire
-from tests.support import until
+from tests.support import TEST_KEYS, Firm, make_settings, until, utc_now, wire
 from usecases import runs
 from worker.bootstrap import build_worker
 from workflows import search_attributes as sa

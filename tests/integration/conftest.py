@@ -7,8 +7,9 @@ from fastapi.testclient import TestClient
 
 from adapters.ingress.local_issuer import LocalIssuer
 from api.http.app import create_app
-from tests.conftest import Firm, ServedIssuer, link_subject, make_settings
+from tests.identity import ServedIssuer, link_subject
 from tests.integration.test_gemini_provider import gemini_stub  # noqa: F401  (a local Gemini)
+from tests.support import Firm, make_settings
 
 CONSOLE_BASE = "http://127.0.0.1:8000"
 """Where the console's in-process client says it is (no port is opened)."""

@@ -12,7 +12,8 @@ from pydantic import SecretStr
 
 from adapters.store.store import Store
 from api.http.app import create_app
-from tests.conftest import Firm, signed_in, wire
+from tests.identity import signed_in
+from tests.support import Firm, wire
 from usecases import organization
 from usecases.context import Ports
 

@@ -17,7 +17,7 @@ from sqlalchemy import func, select
 from adapters.store.tables import RunRow
 from api.http.app import create_app
 from domain.governance.intents import Intent
-from tests.conftest import Firm, utc_now, wire
+from tests.support import Firm, utc_now, wire
 from usecases import governance, organization, runs
 from usecases.context import Ports
 
@@ -328,7 +328,7 @@ def test_instants_read_back_whatever_the_servers_time_zone(postgres_url: str) ->
     """A PostgreSQL server set to a far time zone must not turn an instant near the
     bounds into one it cannot read back."""
     from adapters.store.store import Store
-    from tests.conftest import TEST_KEYS, make_settings
+    from tests.support import TEST_KEYS, make_settings
 
     for zone in ("Pacific/Kiritimati", "Etc/GMT+12"):
         url = f"{postgres_url}?options={quote(f'-c timezone={zone}', safe='')}"

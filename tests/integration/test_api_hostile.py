@@ -16,7 +16,7 @@ from temporalio.testing import WorkflowEnvironment
 from adapters.store.store import Store
 from api.http.app import MAX_BODY_BYTES, create_app
 from domain.organization.kinds import IdentityKind
-from tests.conftest import Firm, make_settings, utc_now, wire
+from tests.support import Firm, make_settings, utc_now, wire
 from usecases import organization
 
 

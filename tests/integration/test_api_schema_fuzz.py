@@ -8,7 +8,8 @@ import schemathesis
 from hypothesis import HealthCheck, given, settings
 
 from api.http.app import create_app
-from tests.conftest import Firm, signed_in
+from tests.identity import signed_in
+from tests.support import Firm
 from usecases.context import Ports
 
 

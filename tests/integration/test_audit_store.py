@@ -23,8 +23,7 @@ from domain.governance.ports import ConnectorWrite
 from domain.organization.contracts import SpendCap
 from domain.organization.kinds import StaffRole
 from domain.tools import REGISTRY
-from tests.conftest import Firm, utc_now
-from tests.support import payment_intent, race
+from tests.support import Firm, payment_intent, race, utc_now
 from usecases import governance, organization
 from worker.bootstrap import verify_chains
 

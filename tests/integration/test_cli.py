@@ -10,7 +10,7 @@ import pytest
 from typer.testing import CliRunner
 
 from api.cli.main import app
-from tests.conftest import TEST_AUDIENCE, TEST_ISSUER
+from tests.support import TEST_AUDIENCE, TEST_ISSUER
 
 
 @pytest.fixture

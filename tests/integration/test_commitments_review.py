@@ -28,9 +28,8 @@ from domain.errors import Conflict, Forbidden, NotFound, Unavailable
 from domain.governance.intents import Intent, Outcome, Stage
 from domain.organization.contracts import Commitment, Delivery, Provenance, SpendCap
 from domain.organization.kinds import ReviewState, StaffRole
-from tests.conftest import TEST_AUDIENCE, TEST_ISSUER, Firm
 from tests.integration.test_cli import _ok, _onboard
-from tests.support import race
+from tests.support import TEST_AUDIENCE, TEST_ISSUER, Firm, race
 from usecases import commitments, governance, organization
 from usecases.context import Ports
 

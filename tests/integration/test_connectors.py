@@ -21,7 +21,7 @@ from domain.errors import BrokerPoisoned, FoundationBroken, TokenRefused
 from domain.governance.intents import Decision, DispatchToken, Intent, Outcome, Stage
 from domain.governance.ports import ConnectorWrite
 from domain.tools import EMAIL_SEND, PAYMENTS_PAY
-from tests.conftest import Firm, utc_now
+from tests.support import Firm, utc_now
 from usecases import governance, organization
 from usecases.context import Ports
 from worker.bootstrap import build_connectors

@@ -18,10 +18,9 @@ from domain.governance.intents import ApprovalVerdict, Intent, Outcome
 from domain.governance.records import decision_draft
 from domain.governance.values import effects_of
 from domain.runs.run import RunRecord
-from tests.conftest import Firm, utc_now
 from tests.integration.test_console_security import BASE, _authorize, _banner, _signed_in
 from tests.integration.test_needs_you import _filed_pair, scene
-from tests.support import APPROVAL_KEYS, payment_intent, signed
+from tests.support import APPROVAL_KEYS, Firm, payment_intent, signed, utc_now
 from usecases import governance, governance_review, needs_you, organization
 from worker.bootstrap import build_connectors
 

@@ -15,9 +15,10 @@ from hypothesis import strategies as st
 from api.console.session import FLASH_COOKIE, LOGIN_COOKIE, SESSION_COOKIE
 from api.http.app import create_app
 from domain.organization.contracts import SpendCap
-from tests.conftest import Firm, ServedIssuer, link_subject, make_settings
+from tests.identity import ServedIssuer, link_subject
 from tests.integration.conftest import CONSOLE_BASE
 from tests.integration.test_needs_you import _filed_pair
+from tests.support import Firm, make_settings
 from usecases import organization
 
 BASE = CONSOLE_BASE

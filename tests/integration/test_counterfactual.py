@@ -27,8 +27,8 @@ from domain.governance.ports import ConnectorWrite
 from domain.organization.contracts import SpendCap
 from domain.organization.kinds import StaffRole
 from domain.tools import REGISTRY
-from tests.conftest import Firm, cli_signed_in, utc_now
-from tests.support import APPROVAL_KEYS, payment_intent, signed
+from tests.identity import cli_signed_in
+from tests.support import APPROVAL_KEYS, Firm, payment_intent, signed, utc_now
 from usecases import governance, governance_review, organization
 from usecases.counterfactual import counterfactual
 

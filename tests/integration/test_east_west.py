@@ -14,7 +14,7 @@ import pytest
 from domain.errors import Conflict
 from domain.memory.release import Release
 from domain.organization.kinds import StaffRole
-from tests.conftest import Firm, utc_now
+from tests.support import Firm, utc_now
 from usecases import memory, organization
 from usecases.context import Ports
 

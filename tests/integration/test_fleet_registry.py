@@ -26,8 +26,8 @@ from domain.organization.contracts import Charter
 from domain.runs.prompting import system_prompt
 from domain.runs.resolution import resolve_agent
 from domain.runs.run import BrokerRequest, ResolvedAgent
-from tests.conftest import Firm, cli_signed_in, utc_now
-from tests.support import APPROVAL_KEYS, race
+from tests.identity import cli_signed_in
+from tests.support import APPROVAL_KEYS, Firm, race, utc_now
 from usecases import fleet
 from usecases.context import Ports
 from usecases.fleet import DraftRequest

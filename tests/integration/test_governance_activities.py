@@ -24,8 +24,7 @@ from domain.governance.ports import GovernanceStore, GovernanceUnit
 from domain.governance.values import BrokerMode
 from domain.runs.failures import ErrorType
 from domain.runs.run import BrokerRequest, DispatchRequest, ReviewRequest
-from tests.conftest import Firm, utc_now
-from tests.support import APPROVAL_KEYS, payment_intent, signed
+from tests.support import APPROVAL_KEYS, Firm, payment_intent, signed, utc_now
 from usecases import governance
 from worker.bootstrap import build_connectors
 

@@ -22,8 +22,7 @@ from adapters.store.tables import ClaimRow, IntentRow
 from domain.governance.intents import Intent, Outcome
 from domain.organization.contracts import SpendCap
 from domain.organization.kinds import StaffRole
-from tests.conftest import utc_now
-from tests.support import APPROVAL_KEYS, payment_intent, signed
+from tests.support import APPROVAL_KEYS, payment_intent, signed, utc_now
 from usecases import governance, governance_review, organization
 from usecases.context import Ports
 from worker.bootstrap import build_connectors

@@ -11,8 +11,7 @@ from domain.governance.intents import ApprovalRequest, ApprovalVerdict, Intent, 
 from domain.governance.ports import ConnectorWrite
 from domain.organization.contracts import SpendCap
 from domain.tools import REGISTRY
-from tests.conftest import Firm, utc_now
-from tests.support import APPROVAL_KEYS, payment_intent, race, signed
+from tests.support import APPROVAL_KEYS, Firm, payment_intent, race, signed, utc_now
 from usecases import governance, governance_review, organization
 
 RUN = "run-1"

@@ -18,8 +18,7 @@ from adapters.store.store import Store
 from domain.errors import NotFound, StoreFailure, UnknownOrganization
 from domain.governance.intents import Intent, Outcome
 from domain.memory.adapter import MemoryAdapter
-from tests.conftest import TEST_KEYS, Firm, utc_now
-from tests.support import APPROVAL_KEYS, payment_intent, signed
+from tests.support import APPROVAL_KEYS, TEST_KEYS, Firm, payment_intent, signed, utc_now
 from usecases import governance, governance_review
 
 

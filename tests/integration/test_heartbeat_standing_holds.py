@@ -16,8 +16,7 @@ from domain.governance.intents import Intent, Outcome
 from domain.heartbeat.checks import HOLDS_PLACE
 from domain.organization.contracts import StandingHold
 from domain.organization.kinds import StaffRole
-from tests.conftest import Firm, Wired, utc_now
-from tests.support import payment_intent, race
+from tests.support import Firm, Wired, payment_intent, race, utc_now
 from usecases import governance, heartbeat, organization
 from worker.bootstrap import build_connectors
 

@@ -33,9 +33,8 @@ from domain.heartbeat.checks import (
 )
 from domain.organization.contracts import SpendCap
 from domain.organization.kinds import StaffRole
-from tests.conftest import Firm, utc_now
 from tests.integration.test_connectors import payment_intent
-from tests.support import race
+from tests.support import Firm, race, utc_now
 from usecases import governance, organization
 from worker.bootstrap import build_connectors
 from workflows.heartbeat import DOES_NOT_WAIT

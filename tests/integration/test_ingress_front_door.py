@@ -27,17 +27,17 @@ from adapters.ingress.oidc import KeySet, OidcVerifier
 from adapters.store.store import Store
 from api.http.app import create_app
 from domain.ingress import BudgetCeilings, Refusal
-from tests.conftest import (
+from tests.identity import signed_in
+from tests.oidc_keys import jwk_numbers, roca_key, short_key
+from tests.support import (
     TEST_AUDIENCE,
     TEST_ISSUER,
     TEST_KEYS,
     Firm,
     StaticKeys,
     make_settings,
-    signed_in,
     wire,
 )
-from tests.oidc_keys import jwk_numbers, roca_key, short_key
 from usecases.context import Ports
 from worker.settings import Settings
 

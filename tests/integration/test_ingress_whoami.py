@@ -15,7 +15,8 @@ from sqlalchemy import text as sql
 
 from adapters.store.store import Store
 from api.http.app import create_app
-from tests.conftest import TEST_AUDIENCE, TEST_ISSUER, Firm, signed_in
+from tests.identity import signed_in
+from tests.support import TEST_AUDIENCE, TEST_ISSUER, Firm
 from usecases.context import Ports
 
 

@@ -14,8 +14,7 @@ from adapters.store.store import Store
 from domain.governance.intents import Intent, Outcome, Stage
 from domain.learning.records import Experience, InsightStatus, LearningPass, Refused, WorkEvent
 from domain.learning.validator import LEARNING
-from tests.conftest import Firm, utc_now
-from tests.support import payment_intent
+from tests.support import Firm, payment_intent, utc_now
 from usecases import governance
 from worker.bootstrap import build_connectors
 

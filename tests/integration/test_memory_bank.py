@@ -25,7 +25,7 @@ from domain.memory.adapter import Embedding, MemoryLink
 from domain.memory.ports import Embedder, EmbedPurpose
 from domain.memory.release import Release, Span, StoredNode
 from domain.organization.kinds import StaffRole
-from tests.conftest import Firm, utc_now
+from tests.support import Firm, utc_now
 from usecases import memory, organization
 from usecases.context import Ports
 

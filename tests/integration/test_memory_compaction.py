@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from domain.errors import Forbidden, NotFound
-from tests.conftest import Firm, utc_now
+from tests.support import Firm, utc_now
 from usecases import memory, organization
 from usecases.context import Ports
 

@@ -13,8 +13,8 @@ from adapters.models.gemini import GeminiProvider
 from domain.errors import NotFound, Refused
 from domain.memory.judge import MAX_CHARS, Verdict, parse_verdict, prompt, second_opinion
 from domain.memory.screen import ScreenResult, screen
-from tests.conftest import Firm
 from tests.integration.test_gemini_provider import API_KEY, MODEL, GeminiStub, ok_body
+from tests.support import Firm
 from usecases import memory, organization
 from usecases.context import Ports
 

@@ -25,9 +25,9 @@ from domain.heartbeat.checks import FINDINGS_FILE, FiledFinding
 from domain.organization.contracts import SpendCap
 from domain.organization.kinds import StaffRole
 from domain.runs.run import ApprovalSignal, RunInput, RunRecord, RunState, RunStatus
-from tests.conftest import Firm, Wired, cli_signed_in, signed_in, utc_now
+from tests.identity import cli_signed_in, signed_in
 from tests.integration.test_offers import PAYMENT, _finding, _steps
-from tests.support import payment_intent, race
+from tests.support import Firm, Wired, payment_intent, race, utc_now
 from usecases import governance, heartbeat, needs_you, offers, offers_drift, organization
 from usecases.audit_stories import ChainStories
 from usecases.context import Ports

@@ -25,9 +25,8 @@ from domain.offers.merge import Step
 from domain.offers.playbooks import DriftFinding, OfferState
 from domain.organization.kinds import StaffRole
 from domain.runs.run import RunRecord
-from tests.conftest import TEST_AUDIENCE, TEST_ISSUER, TEST_KEYS, Firm, make_settings, wire
 from tests.integration.test_cli import _ok, _onboard
-from tests.support import race
+from tests.support import TEST_AUDIENCE, TEST_ISSUER, TEST_KEYS, Firm, make_settings, race, wire
 from usecases import governance, memory, offers, offers_drift, organization
 
 KICKOFF = [

@@ -20,8 +20,7 @@ from sqlalchemy import select
 from adapters.memory.tables import MemoryNodeRow
 from adapters.store.store import Store
 from domain.organization.kinds import PrincipalKind, StaffRole
-from tests.conftest import Firm, utc_now
-from tests.support import race
+from tests.support import Firm, race, utc_now
 from usecases import organization
 from usecases.context import Ports
 

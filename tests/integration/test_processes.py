@@ -12,8 +12,7 @@ from multiprocessing.connection import Connection
 from adapters.store.store import Store
 from domain.governance.intents import Outcome
 from domain.organization.contracts import SpendCap
-from tests.conftest import TEST_KEYS, Firm, utc_now
-from tests.support import payment_intent
+from tests.support import TEST_KEYS, Firm, payment_intent, utc_now
 from usecases import governance, organization
 
 PROCESSES = 4

@@ -19,7 +19,7 @@ from domain.governance.broker import current_projects
 from domain.organization.contracts import AgentDefinition, Obligation, SpendCap
 from domain.organization.kinds import CharterStatus, PrincipalKind, ReviewState, StaffRole
 from domain.tools import REGISTRY
-from tests.conftest import Firm, make_settings, utc_now, wire
+from tests.support import Firm, make_settings, utc_now, wire
 from usecases import organization
 from usecases.context import Ports
 
@@ -714,7 +714,7 @@ def test_a_long_read_does_not_wait_for_a_writer(sqlite_url: str) -> None:
 
     from sqlalchemy import text
 
-    from tests.conftest import TEST_KEYS
+    from tests.support import TEST_KEYS
 
     store = Store.open(sqlite_url, TEST_KEYS, migrate_schema=False)
     try:

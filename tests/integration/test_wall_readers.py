@@ -30,9 +30,9 @@ from domain.organization.contracts import SpendCap
 from domain.organization.kinds import StaffRole
 from domain.organization.visibility import WITHHELD_EVIDENCE, evidence_for
 from domain.runs.run import RunRecord
-from tests.conftest import Firm, cli_signed_in, utc_now
+from tests.identity import cli_signed_in
 from tests.integration.test_needs_you import FakeRuns
-from tests.support import payment_intent
+from tests.support import Firm, payment_intent, utc_now
 from usecases import audit, commitments, governance, memory, offers, organization, runs
 from usecases.context import Ports
 

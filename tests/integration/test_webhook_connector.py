@@ -31,7 +31,7 @@ from domain.webhooks import (
     signature,
     verify,
 )
-from tests.conftest import Firm, utc_now
+from tests.support import Firm, utc_now
 from usecases import governance
 from worker.bootstrap import build_connectors
 

@@ -6,7 +6,7 @@ import pytest
 from temporalio.service import RPCError, RPCStatusCode
 
 from domain.errors import Unavailable
-from tests.conftest import make_settings
+from tests.support import make_settings
 from worker.temporal import patiently, unanswered
 
 REFUSED = RuntimeError("Failed client connect: Server connection error: tcp connect error")

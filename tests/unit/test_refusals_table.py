@@ -45,7 +45,7 @@ def test_an_error_outside_the_table_has_no_answer() -> None:
 
 def test_the_api_and_the_console_answer_by_the_table() -> None:
     from api.http.app import create_app
-    from tests.conftest import make_settings
+    from tests.support import make_settings
 
     app = create_app(make_settings())
     assert set(REFUSALS) <= set(app.exception_handlers)
