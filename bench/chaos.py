@@ -59,7 +59,7 @@ from domain.audit.chain import ChainKey, ChainKeys
 from domain.errors import Conflict, NotFound, Unavailable
 from domain.organization.contracts import SpendCap
 from domain.organization.kinds import StaffRole
-from usecases import organization, runs
+from usecases import commitments, organization, runs
 from usecases.context import Ports
 from worker import devserver
 from worker.ports import build_ports
@@ -378,10 +378,10 @@ def _firm(ports: Ports) -> tuple[str, str]:
         organization.add_project(ports, org, founder, slug, slug.title())
     organization.add_barrier(ports, org, founder, "wall", [["east"], ["west"]])
     organization.staff(ports, org, founder, ledger, "east", StaffRole.MEMBER)
-    cap = organization.add_commitment(
+    cap = commitments.add_commitment(
         ports, org, founder, "cap", SpendCap(limit_cents=10**9), "letter", projects=("east",)
     )
-    organization.confirm_commitment(ports, cap.id, founder)
+    commitments.confirm(ports, cap.id, founder)
     return org, founder
 
 

@@ -25,7 +25,7 @@ from bench.stack import bench_keys
 from domain.ingress import ConsoleSignIn
 from domain.organization.contracts import Identity, SpendCap
 from domain.organization.kinds import IdentityKind
-from usecases import organization
+from usecases import commitments, organization
 from worker.ports import build_ports
 from worker.settings import Settings
 
@@ -101,7 +101,7 @@ def measure(url: str, items: int = 1000, requests: int = 20) -> PageFigures:
                 )
             )
         for i in range(items):
-            organization.add_commitment(
+            commitments.add_commitment(
                 ports,
                 org,
                 founder,

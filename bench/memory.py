@@ -9,7 +9,7 @@ matrix, ungated.
 
 The records are written straight into the table with random unit vectors (filling
 100,000 through ingestion would take minutes and measure ingestion, not search);
-ingestion is measured apart, through ``organization.remember`` (screen, embed, check the
+ingestion is measured apart, through ``memory.remember`` (screen, embed, check the
 barrier rules under the organization's lock, store, chain entry, commit), against the
 embedder alone on the same texts.
 """
@@ -31,7 +31,7 @@ from adapters.store.tables import table_of
 from bench.stack import bench_keys
 from domain.memory.ports import EmbedPurpose
 from domain.organization.kinds import StaffRole
-from usecases import organization
+from usecases import memory, organization
 from worker.ports import build_ports
 from worker.settings import Settings
 
@@ -149,11 +149,11 @@ def measure(
         embed_s = time.perf_counter() - start
         start = time.perf_counter()
         for i, text in enumerate(texts):
-            organization.remember(ports, org, founder, f"ingest-{i}", (PROJECTS[0],), text)
+            memory.remember(ports, org, founder, f"ingest-{i}", (PROJECTS[0],), text)
         ingest_s = time.perf_counter() - start
         after_write = []
         for i in range(20):
-            organization.remember(ports, org, founder, f"late-{i}", (PROJECTS[0],), texts[i])
+            memory.remember(ports, org, founder, f"late-{i}", (PROJECTS[0],), texts[i])
             start = time.perf_counter()
             ask(i)
             after_write.append(time.perf_counter() - start)

@@ -52,7 +52,7 @@ from domain.governance.ports import GovernanceStore
 from domain.governance.review import decided
 from domain.organization.kinds import StaffRole
 from domain.runs.run import RunState
-from usecases import organization
+from usecases import memory, organization
 from usecases.context import Ports
 from usecases.organization import Onboarded
 from worker.__main__ import serve
@@ -208,10 +208,10 @@ class Firm:
                 svc, self.org, self.founder, self.agents[who], project, StaffRole.MEMBER
             )
         organization.staff(svc, self.org, self.founder, self.associate, "east", StaffRole.MEMBER)
-        organization.remember(
+        memory.remember(
             svc, self.org, self.founder, "birch-cim", ("west",), "Birch CIM projections"
         )
-        organization.remember(
+        memory.remember(
             svc, self.org, self.founder, "atlas-kickoff", ("east",), "Atlas kickoff notes"
         )
 

@@ -28,6 +28,7 @@ from domain.memory.release import NodeView, Release
 from domain.organization.contracts import (
     MAX_REASON,
     Commitment,
+    Constraint,
     Delivery,
     Obligation,
     Organization,
@@ -36,8 +37,9 @@ from domain.organization.contracts import (
 )
 from domain.organization.kinds import PrincipalKind, PrincipalStatus, ReviewState, StaffRole
 from domain.organization.ports import ConfigurationStore, OrgChange
-from usecases.access import member
-from usecases.context import Ports
+from domain.organization.visibility import may_read
+from usecases.access import member, readable
+from usecases.context import Ports, new_id
 
 EXTRACTION = "extraction"
 """The audit stage of an extraction's own entries (its refused replies)."""
@@ -245,3 +247,50 @@ def record_extraction(
             commitment = _commitment(extraction, reply, index, item, change.now)
             recorded.append(change.add_commitment(commitment))
         return ExtractionResult(commitments=tuple(recorded))
+
+
+def add_commitment(
+    ports: Ports,
+    org_id: str,
+    actor_id: str,
+    title: str,
+    constraint: Constraint,
+    source: str,
+    excerpt: str = "",
+    projects: tuple[str, ...] = (),
+    valid_from: datetime | None = None,
+    valid_until: datetime | None = None,
+) -> Commitment:
+    """Record an extracted commitment: evidence until a human confirms it. A member
+    records one only on projects they may read (as an episode): what it says about a
+    project is that project's, and a commitment behind a wall is not theirs to know of;
+    one that names no project (the organization's) binds nothing until the founder
+    confirms it, so any member may record it."""
+    org, actor = member(ports, org_id, actor_id)
+    if not may_read(readable(ports, org, actor), projects):
+        raise Forbidden("a commitment may bind only projects you may read")
+    with ports.configuration.change(org_id, actor_id, ports.clock) as change:
+        unknown = set(projects) - change.project_slugs()
+        if unknown:
+            raise NotFound(f"no project {', '.join(sorted(unknown))}")
+        commitment = Commitment(
+            id=new_id(),
+            org_id=org_id,
+            title=title,
+            constraint=constraint,
+            provenance=Provenance(source=source, excerpt=excerpt, recorded_by=actor_id),
+            state=ReviewState.EXTRACTED,
+            projects=projects,
+            valid_from=valid_from or change.now,
+            valid_until=valid_until,
+        )
+        return change.add_commitment(commitment)
+
+
+def commitments(ports: Ports, org_id: str, actor_id: str) -> list[Commitment]:
+    """The organization's commitments that ``actor_id`` may read: those within their
+    projects (a commitment of a project behind a wall quotes its documents), and the
+    organization-wide ones."""
+    org, actor = member(ports, org_id, actor_id)
+    allowed = readable(ports, org, actor)
+    return [c for c in ports.directory.commitments(org_id) if may_read(allowed, c.projects)]

@@ -3,6 +3,7 @@ it may do."""
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -93,3 +94,8 @@ class Ports:
     """The learning pass's record (experiences); None: not kept by this process."""
     learning: LearningGateway | None = None
     """Starts a learning pass now; None: this process cannot."""
+
+
+def new_id() -> str:
+    """A fresh random identifier."""
+    return str(uuid.uuid4())

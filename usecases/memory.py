@@ -7,10 +7,12 @@ from collections.abc import Sequence
 
 from pydantic import BaseModel
 
-from domain.errors import NotFound, Unavailable
+from domain.errors import NotFound, Refused, Unavailable
 from domain.memory.adapter import DERIVED_FROM, Embedding
 from domain.memory.compaction import DEFAULT_CHARS, MAX_SOURCES, CompactionSource
-from domain.memory.ingest import reembed_draft
+from domain.memory.ingest import redaction_draft, reembed_draft, refusal_draft
+from domain.memory.judge import second_opinion
+from domain.memory.pii import remove_never_kept
 from domain.memory.ports import (
     EmbedPurpose,
     Explanation,
@@ -20,11 +22,14 @@ from domain.memory.ports import (
     QueryResult,
 )
 from domain.memory.release import NodeView, Release
+from domain.memory.screen import ScreenResult, screen
 from domain.organization import configuration as rules
-from domain.organization.kinds import PrincipalKind
+from domain.organization.kinds import (
+    PrincipalKind,
+)
 from usecases.access import founder, member
 from usecases.context import Ports
-from usecases.organization import check_placement, remember
+from usecases.organization import check_placement
 
 MAX_HITS = 50
 
@@ -243,3 +248,43 @@ def compact(
     return Compacted(
         ref=ref, engine=ports.compactor.name, sources=wanted, projects=list(placed), chars=len(text)
     )
+
+
+def screen_text(ports: Ports, text: str) -> ScreenResult:
+    """The ingestion screen with every layer this process has: the rules, the trained
+    classifier, and the model's second opinion when a provider is configured."""
+    first = screen(text, ports.screen_classifier)
+    return second_opinion(first, text, ports.screen_judge, ports.screen_judge_from)
+
+
+def remember(
+    ports: Ports,
+    org_id: str,
+    actor_id: str,
+    ref: str,
+    projects: tuple[str, ...],
+    text: str,
+    kind: str = "note",
+    source: str | None = None,
+) -> None:
+    """Ingest a record into memory (the founder's, until roles arrive with the ingress):
+    ``text`` of document ``kind`` (``note``, ``email``, ``contract``…) from ``source``.
+    The text is screened first: instruction-like text is refused (:class:`Refused`) and
+    the refusal recorded; card numbers and national ids are removed and the rest of the
+    identifying detail tagged, with a record of what was done (never the values). A
+    record belongs to one side of every barrier."""
+    founder(ports, org_id, actor_id)
+    screened = screen_text(ports, text)
+    if screened.refused:
+        with ports.configuration.change(org_id, actor_id, ports.clock) as change:
+            change.note(refusal_draft(actor_id, ref, projects, text, screened.reasons))
+        raise Refused("the text reads as instructions: " + "; ".join(screened.reasons))
+    kept_text, kept, removed = remove_never_kept(text, screened.spans)
+    # Embedded before the organization's lock is taken: a model call never holds it.
+    (vector,) = ports.embedder.embed([kept_text], EmbedPurpose.DOCUMENT)
+    with ports.configuration.change(org_id, actor_id, ports.clock) as change:
+        check_placement(change, projects)
+        embedding = Embedding(embedder=ports.embedder.name, vector=vector)
+        change.add_record(ref, projects, kept_text, kept, embedding, kind, source)
+        if removed or kept:
+            change.note(redaction_draft(actor_id, ref, removed, kept))

@@ -46,7 +46,8 @@ from domain.organization.kinds import StaffRole
 from domain.organization.visibility import may_read
 from usecases.access import check_reviewer, member, readable
 from usecases.context import Ports
-from usecases.organization import check_placement, screen_text
+from usecases.memory import screen_text
+from usecases.organization import check_placement
 
 STAGE = "learning"
 """The audit stage of offers, playbooks and drift findings."""

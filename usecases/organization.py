@@ -1,5 +1,5 @@
 """The organization and its configuration: onboarding, people, projects, staffing,
-barriers, commitments and memory records.
+barriers and the workspace the founder sees.
 
 Every change runs inside one :meth:`~domain.organization.ports.ConfigurationStore.change`: the
 organization locked, the rule of :mod:`domain.organization.configuration` checked against what is
@@ -8,50 +8,34 @@ stored, the write and its audit entry committed together.
 
 from __future__ import annotations
 
-import uuid
 from datetime import datetime
 
 from pydantic import BaseModel
 
-from domain.errors import Conflict, Forbidden, NotFound, Refused
+from domain.errors import Conflict, NotFound
 from domain.fleet.starter import STARTER_FLEET, StarterAgent
-from domain.memory.adapter import Embedding
-from domain.memory.ingest import redaction_draft, refusal_draft
-from domain.memory.judge import second_opinion
-from domain.memory.pii import remove_never_kept
-from domain.memory.ports import EmbedPurpose
-from domain.memory.screen import ScreenResult, screen
 from domain.organization import configuration as rules
 from domain.organization.contracts import (
     AgentDefinition,
     Barrier,
     Charter,
     Commitment,
-    Constraint,
     Identity,
     Organization,
     Principal,
     Project,
-    Provenance,
     Staffing,
 )
 from domain.organization.kinds import (
     CharterStatus,
     IdentityKind,
     PrincipalKind,
-    ReviewState,
     StaffRole,
 )
 from domain.organization.ports import OrgChange
-from domain.organization.visibility import may_read
-from usecases import commitments as commitments_review
-from usecases.access import founder, member, readable
-from usecases.context import Ports
-
-
-def new_id() -> str:
-    """A fresh random identifier."""
-    return str(uuid.uuid4())
+from usecases import commitments
+from usecases.access import founder, member
+from usecases.context import Ports, new_id
 
 
 class Onboarded(BaseModel):
@@ -270,59 +254,6 @@ def founder_standing(ports: Ports, org_id: str, actor_id: str) -> list[tuple[Bar
     ]
 
 
-def add_commitment(
-    ports: Ports,
-    org_id: str,
-    actor_id: str,
-    title: str,
-    constraint: Constraint,
-    source: str,
-    excerpt: str = "",
-    projects: tuple[str, ...] = (),
-    valid_from: datetime | None = None,
-    valid_until: datetime | None = None,
-) -> Commitment:
-    """Record an extracted commitment: evidence until a human confirms it. A member
-    records one only on projects they may read (as an episode): what it says about a
-    project is that project's, and a commitment behind a wall is not theirs to know of;
-    one that names no project (the organization's) binds nothing until the founder
-    confirms it, so any member may record it."""
-    org, actor = member(ports, org_id, actor_id)
-    if not may_read(readable(ports, org, actor), projects):
-        raise Forbidden("a commitment may bind only projects you may read")
-    with ports.configuration.change(org_id, actor_id, ports.clock) as change:
-        unknown = set(projects) - change.project_slugs()
-        if unknown:
-            raise NotFound(f"no project {', '.join(sorted(unknown))}")
-        commitment = Commitment(
-            id=new_id(),
-            org_id=org_id,
-            title=title,
-            constraint=constraint,
-            provenance=Provenance(source=source, excerpt=excerpt, recorded_by=actor_id),
-            state=ReviewState.EXTRACTED,
-            projects=projects,
-            valid_from=valid_from or change.now,
-            valid_until=valid_until,
-        )
-        return change.add_commitment(commitment)
-
-
-def confirm_commitment(ports: Ports, commitment_id: str, actor_id: str) -> Commitment:
-    """The founder, or an approver on every project it binds, confirms an extracted
-    commitment; from then on it binds (see :mod:`usecases.commitments`)."""
-    return commitments_review.confirm(ports, commitment_id, actor_id)
-
-
-def commitments(ports: Ports, org_id: str, actor_id: str) -> list[Commitment]:
-    """The organization's commitments that ``actor_id`` may read: those within their
-    projects (a commitment of a project behind a wall quotes its documents), and the
-    organization-wide ones."""
-    org, actor = member(ports, org_id, actor_id)
-    allowed = readable(ports, org, actor)
-    return [c for c in ports.directory.commitments(org_id) if may_read(allowed, c.projects)]
-
-
 class Workspace(BaseModel):
     """What the console's workspace page shows, as one reader may see it."""
 
@@ -345,7 +276,7 @@ def workspace(ports: Ports, org_id: str, actor_id: str) -> Workspace:
         projects=projects(ports, org_id, actor_id),
         staffing=staffing(ports, org_id, actor_id),
         barriers=ports.directory.barriers(org_id),
-        commitments=commitments(ports, org_id, actor_id),
+        commitments=commitments.commitments(ports, org_id, actor_id),
         standing={b.id: said for b, said in founder_standing(ports, org_id, actor_id)},
     )
 
@@ -359,43 +290,3 @@ def check_placement(change: OrgChange, projects: tuple[str, ...]) -> None:
     problem = rules.record_problem(projects, change.barriers())
     if problem is not None:
         raise ValueError(problem)
-
-
-def screen_text(ports: Ports, text: str) -> ScreenResult:
-    """The ingestion screen with every layer this process has: the rules, the trained
-    classifier, and the model's second opinion when a provider is configured."""
-    first = screen(text, ports.screen_classifier)
-    return second_opinion(first, text, ports.screen_judge, ports.screen_judge_from)
-
-
-def remember(
-    ports: Ports,
-    org_id: str,
-    actor_id: str,
-    ref: str,
-    projects: tuple[str, ...],
-    text: str,
-    kind: str = "note",
-    source: str | None = None,
-) -> None:
-    """Ingest a record into memory (the founder's, until roles arrive with the ingress):
-    ``text`` of document ``kind`` (``note``, ``email``, ``contract``…) from ``source``.
-    The text is screened first: instruction-like text is refused (:class:`Refused`) and
-    the refusal recorded; card numbers and national ids are removed and the rest of the
-    identifying detail tagged, with a record of what was done (never the values). A
-    record belongs to one side of every barrier."""
-    founder(ports, org_id, actor_id)
-    screened = screen_text(ports, text)
-    if screened.refused:
-        with ports.configuration.change(org_id, actor_id, ports.clock) as change:
-            change.note(refusal_draft(actor_id, ref, projects, text, screened.reasons))
-        raise Refused("the text reads as instructions: " + "; ".join(screened.reasons))
-    kept_text, kept, removed = remove_never_kept(text, screened.spans)
-    # Embedded before the organization's lock is taken: a model call never holds it.
-    (vector,) = ports.embedder.embed([kept_text], EmbedPurpose.DOCUMENT)
-    with ports.configuration.change(org_id, actor_id, ports.clock) as change:
-        check_placement(change, projects)
-        embedding = Embedding(embedder=ports.embedder.name, vector=vector)
-        change.add_record(ref, projects, kept_text, kept, embedding, kind, source)
-        if removed or kept:
-            change.note(redaction_draft(actor_id, ref, removed, kept))

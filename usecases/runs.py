@@ -25,8 +25,7 @@ from domain.runs.run import (
 )
 from usecases import ingress
 from usecases.access import check_scripted, member, readable, run_for
-from usecases.context import Ports
-from usecases.organization import new_id
+from usecases.context import Ports, new_id
 
 
 class RunStarted(BaseModel):

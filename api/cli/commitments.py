@@ -29,12 +29,12 @@ def commit_add(
 ) -> None:
     """Record an extracted spend-cap commitment (it binds once confirmed)."""
     from domain.organization.contracts import SpendCap
-    from usecases import organization
+    from usecases import commitments
 
     cap = SpendCap(limit_cents=cap_cents, currency=currency)
     show(
         sync(
-            lambda s: organization.add_commitment(
+            lambda s: commitments.add_commitment(
                 s, org, actor, title, cap, source, "", tuple(project or ())
             )
         )
@@ -44,9 +44,9 @@ def commit_add(
 @commit_app.command("confirm")
 def commit_confirm(commitment_id: str, actor: As = "") -> None:
     """Confirm an extracted commitment."""
-    from usecases import organization
+    from usecases import commitments
 
-    show(sync(lambda s: organization.confirm_commitment(s, commitment_id, actor)))
+    show(sync(lambda s: commitments.confirm(s, commitment_id, actor)))
 
 
 @commit_app.command("reject")

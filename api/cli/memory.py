@@ -35,7 +35,6 @@ def memory_ingest(
 ) -> None:
     """Ingest a record into memory: screened (instructions refused, card numbers and
     national ids removed, identifying detail tagged), embedded, stored."""
-    from usecases import organization
 
     if file is not None and text is None:
         body = read_text(file, "the text")
@@ -44,8 +43,10 @@ def memory_ingest(
     else:
         console.print("[red]error:[/] give the text with --text or --file, one of them")
         raise typer.Exit(1)
+    from usecases import memory
+
     origin = source if source is not None else (file.name if file is not None else None)
-    sync(lambda s: organization.remember(s, org, actor, ref, tuple(project), body, kind, origin))
+    sync(lambda s: memory.remember(s, org, actor, ref, tuple(project), body, kind, origin))
     console.print(f"stored: {ref}")
 
 

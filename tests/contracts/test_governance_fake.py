@@ -38,7 +38,7 @@ from tests.support import (
     utc_now,
     wire,
 )
-from usecases import governance, governance_review, organization
+from usecases import commitments, governance, governance_review
 from worker.bootstrap import build_connectors
 
 
@@ -163,7 +163,7 @@ def sql_world(sqlite_url: str) -> Iterator[World]:
     firm = Firm(wire(store, None, make_settings(), utc_now))
 
     def add_cap(limit: int) -> None:
-        cap = organization.add_commitment(
+        cap = commitments.add_commitment(
             firm.svc,
             firm.org,
             firm.founder,
@@ -172,7 +172,7 @@ def sql_world(sqlite_url: str) -> Iterator[World]:
             source="letter",
             projects=("east",),
         )
-        organization.confirm_commitment(firm.svc, cap.id, firm.founder)
+        commitments.confirm(firm.svc, cap.id, firm.founder)
 
     world = World(
         store=store.governance,
@@ -194,7 +194,7 @@ def fake_world() -> World:
     firm = FakeFirm(FakeGovernance(TEST_KEYS), clock=utc_now)
 
     def add_cap(limit: int) -> None:
-        firm.organization.add_commitment("cap", SpendCap(limit_cents=limit), ("east",), utc_now())
+        firm.commitments.add_commitment("cap", SpendCap(limit_cents=limit), ("east",), utc_now())
 
     return World(
         store=firm.store,

@@ -27,7 +27,7 @@ from domain.organization.kinds import ReviewState
 from tests.documents import ORBIT_AGREEMENT, ORBIT_MISQUOTED
 from tests.identity import cli_against, signed_in
 from tests.support import TEST_KEYS, Firm, make_settings, utc_now, wire
-from usecases import organization
+from usecases import commitments, memory
 from usecases.context import Ports
 from worker.bootstrap import build_worker
 from workflows.commitments import ExtractCommitmentsWorkflow
@@ -43,10 +43,10 @@ class Stack:
             ("orbit-supply-agreement", ORBIT_AGREEMENT),
             ("orbit-misquoted", ORBIT_MISQUOTED),
         ):
-            organization.remember(
+            memory.remember(
                 services, self.firm.org, self.firm.founder, ref, ("east",), text, "contract"
             )
-        organization.remember(
+        memory.remember(
             services, self.firm.org, self.firm.founder, "birch-letter", ("west",), ORBIT_AGREEMENT
         )
 
@@ -131,7 +131,7 @@ async def test_extracted_obligations_are_evidence_until_a_human_reviews_them(
     assert again.status_code == 409 and too_late.status_code == 409
     assert by_member.status_code == 403
     states = {
-        c.id: c.state for c in organization.commitments(stack.services, firm.org, firm.founder)
+        c.id: c.state for c in commitments.commitments(stack.services, firm.org, firm.founder)
     }
     assert states == {
         made["spend_cap"]["id"]: ReviewState.CONFIRMED,
@@ -168,7 +168,7 @@ async def test_a_reply_that_misquotes_the_document_is_refused_on_the_record(
     assert r.status_code == 201, r.text
     assert r.json()["commitments"] == []
     assert r.json()["rejection"]["rule"] == "quote_mismatch"
-    assert organization.commitments(stack.services, firm.org, firm.founder) == []
+    assert commitments.commitments(stack.services, firm.org, firm.founder) == []
     entries = stack.store.audit.entries(firm.org)
     (refused,) = [e for e in entries if e.stage == "extraction"]
     assert refused.rule == "quote_mismatch" and refused.actor == firm.agents["ledger"]
@@ -186,7 +186,7 @@ async def test_nobody_extracts_what_they_may_not_read(stack: Stack) -> None:
     assert walled.status_code == 404, walled.text
     assert for_ben.status_code == 404, for_ben.text
     assert unknown.status_code == 404, unknown.text
-    assert organization.commitments(stack.services, firm.org, firm.founder) == []
+    assert commitments.commitments(stack.services, firm.org, firm.founder) == []
     assert stack.store.audit.verify(firm.org).ok
 
 

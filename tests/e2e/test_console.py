@@ -42,7 +42,7 @@ from tests.support import (
     utc_now,
     wire,
 )
-from usecases import needs_you, organization, runs
+from usecases import commitments, needs_you, runs
 from usecases.context import Ports
 from worker.bootstrap import build_worker
 
@@ -199,7 +199,7 @@ async def test_a_commitment_confirmed_and_a_finding_resolved_twice_shows_the_con
     console: Console,
 ) -> None:
     firm = console.firm
-    cap = organization.add_commitment(
+    cap = commitments.add_commitment(
         console.svc,
         firm.org,
         firm.founder,
@@ -213,7 +213,7 @@ async def test_a_commitment_confirmed_and_a_finding_resolved_twice_shows_the_con
     await _item(first, cap.id).get_by_role("button", name="Confirm").click()
     await expect(first.get_by_role("status").first).to_contain_text("commitment confirmed")
     confirmed = [
-        c for c in organization.commitments(console.svc, firm.org, firm.founder) if c.id == cap.id
+        c for c in commitments.commitments(console.svc, firm.org, firm.founder) if c.id == cap.id
     ]
     assert confirmed[0].state is ReviewState.CONFIRMED
 
@@ -231,7 +231,7 @@ async def test_an_east_member_sees_a_west_item_as_withheld_never_its_content(
     console: Console,
 ) -> None:
     firm = console.firm
-    organization.add_commitment(
+    commitments.add_commitment(
         console.svc,
         firm.org,
         firm.founder,

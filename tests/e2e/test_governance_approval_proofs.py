@@ -42,7 +42,7 @@ from tests.support import (
     utc_now,
     wire,
 )
-from usecases import organization, runs
+from usecases import commitments, runs
 from usecases.context import Ports
 from worker.bootstrap import build_connectors, build_worker
 from worker.settings import Settings
@@ -335,7 +335,7 @@ async def test_an_approval_copied_from_history_cannot_approve_a_later_hold(env: 
     copied from the run's history and sent again with the Temporal client (as with the
     CLI), is refused as spent, on the record; nothing is paid past the cap."""
     svc, firm = env.svc, env.firm
-    cap = organization.add_commitment(
+    cap = commitments.add_commitment(
         svc,
         firm.org,
         firm.founder,
@@ -344,7 +344,7 @@ async def test_an_approval_copied_from_history_cannot_approve_a_later_hold(env: 
         source="letter",
         projects=("east",),
     )
-    organization.confirm_commitment(svc, cap.id, firm.founder)
+    commitments.confirm(svc, cap.id, firm.founder)
     async with build_worker(
         env.temporal.client,
         svc.settings,  # type: ignore[arg-type]

@@ -46,7 +46,7 @@ from tests.support import (
     utc_now,
     wire,
 )
-from usecases import governance, heartbeat, organization, runs
+from usecases import commitments, governance, heartbeat, organization, runs
 from usecases.context import Ports
 from worker.bootstrap import build_worker
 from workflows.heartbeat import HeartbeatWorkflow
@@ -109,11 +109,11 @@ def _filed(beat: Beat, run: HeartbeatRun, subject: str) -> str:
 
 async def test_an_expired_commitment_is_found_and_filed_once(beat: Beat) -> None:
     svc, firm = beat.svc, beat.firm
-    cap = organization.add_commitment(
+    cap = commitments.add_commitment(
         svc, firm.org, firm.founder, "Atlas cap", SpendCap(limit_cents=500_000), "sow.pdf",
         projects=("east",), valid_until=utc_now() + timedelta(days=1),
     )  # fmt: skip
-    organization.confirm_commitment(svc, cap.id, firm.founder)
+    commitments.confirm(svc, cap.id, firm.founder)
     first = await beat.run()
     assert _of(first, CheckKind.COMMITMENT_EXPIRED) == []
 
@@ -138,7 +138,7 @@ async def test_an_expired_commitment_is_found_and_filed_once(beat: Beat) -> None
 
 async def test_a_confirmation_pending_more_than_seven_days_is_found(beat: Beat) -> None:
     svc, firm = beat.svc, beat.firm
-    pending = organization.add_commitment(
+    pending = commitments.add_commitment(
         svc, firm.org, firm.founder, "Birch-free east cap", SpendCap(limit_cents=1_000),
         "email", projects=("east",),
     )  # fmt: skip
@@ -155,11 +155,11 @@ async def test_a_confirmation_pending_more_than_seven_days_is_found(beat: Beat) 
 async def test_a_delivery_past_its_due_date_is_found(beat: Beat) -> None:
     svc, firm = beat.svc, beat.firm
     due = utc_now() + timedelta(days=1)
-    delivery = organization.add_commitment(
+    delivery = commitments.add_commitment(
         svc, firm.org, firm.founder, "Atlas data-room index",
         Delivery(deliverable="data-room index", due=due), "sow.pdf", projects=("east",),
     )  # fmt: skip
-    organization.confirm_commitment(svc, delivery.id, firm.founder)
+    commitments.confirm(svc, delivery.id, firm.founder)
     assert _of(await beat.run(), CheckKind.DELIVERY_OVERDUE) == []
     await beat.temporal.sleep(timedelta(days=2))
     run = await beat.run()
@@ -191,11 +191,11 @@ async def test_a_heartbeat_changes_no_row_except_through_brokered_intents(beat: 
     east then waits for a human."""
     svc, firm = beat.svc, beat.firm
     for title, project in (("east cap", "east"), ("west cap", "west")):
-        c = organization.add_commitment(
+        c = commitments.add_commitment(
             svc, firm.org, firm.founder, title, SpendCap(limit_cents=10), "sow.pdf",
             projects=(project,), valid_until=utc_now() + timedelta(days=1),
         )  # fmt: skip
-        organization.confirm_commitment(svc, c.id, firm.founder)
+        commitments.confirm(svc, c.id, firm.founder)
     await beat.temporal.sleep(timedelta(days=2))
     before = _rows(beat.store)
     run = await beat.run()
@@ -320,7 +320,7 @@ async def test_the_command_line_runs_a_heartbeat_and_lists_the_runs(
     beat: Beat, db_url: str, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     svc, firm = beat.svc, beat.firm
-    organization.add_commitment(
+    commitments.add_commitment(
         svc, firm.org, firm.founder, "east cap", SpendCap(limit_cents=10), "sow.pdf",
         projects=("east",),
     )  # fmt: skip
@@ -347,7 +347,7 @@ async def test_a_heartbeats_history_replays(beat: Beat) -> None:
     """The workflow is deterministic: its recorded history replays without a mismatch
     (findings, proposals built without a model, broker decisions as local activities)."""
     svc, firm = beat.svc, beat.firm
-    organization.add_commitment(
+    commitments.add_commitment(
         svc, firm.org, firm.founder, "east cap", SpendCap(limit_cents=10), "sow.pdf",
         projects=("east",),
     )  # fmt: skip

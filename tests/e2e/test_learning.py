@@ -47,7 +47,7 @@ from tests.support import (
     utc_now,
     wire,
 )
-from usecases import governance, ingress, learning, organization
+from usecases import commitments, governance, ingress, learning
 from worker.bootstrap import build_worker
 from workflows.learning import LearningWorkflow
 
@@ -198,11 +198,11 @@ async def test_an_accepted_insight_changes_no_policy(learn: Learning) -> None:
     principals…) and every other row but the pass's own are unchanged, the tools'
     approval thresholds too, and the broker decides a fixed set of intents the same."""
     svc, firm, store = learn.svc, learn.firm, learn.store
-    cap = organization.add_commitment(
+    cap = commitments.add_commitment(
         svc, firm.org, firm.founder, "Atlas cap", SpendCap(limit_cents=500_000), "sow.pdf",
         projects=("east",),
     )  # fmt: skip
-    organization.confirm_commitment(svc, cap.id, firm.founder)
+    commitments.confirm(svc, cap.id, firm.founder)
     ingress.link_identity(
         svc, firm.org, firm.founder, firm.associate, IdentityKind.OIDC, f"sub-{uuid.uuid4()}"
     )

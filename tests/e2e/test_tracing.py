@@ -21,7 +21,7 @@ from adapters.store.store import Store
 from adapters.tracing import ALLOWED, scrubbed, tracer_provider
 from domain.runs.run import RunStatus
 from tests.support import TEST_KEYS, Firm, make_settings, model_reply, utc_now, wire
-from usecases import organization, runs
+from usecases import memory, runs
 from usecases.context import Ports
 from worker.bootstrap import build_worker
 
@@ -56,7 +56,7 @@ async def test_no_secret_leaves_in_a_span_while_the_allowed_attributes_do(
     traced: Traced,
 ) -> None:
     svc, firm = traced.svc, traced.firm
-    organization.remember(
+    memory.remember(
         svc, firm.org, firm.founder, "atlas-code", ("east",),
         f"Atlas kickoff notes; the data-room code is {SECRETS[1]}.",
     )  # fmt: skip

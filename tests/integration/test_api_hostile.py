@@ -17,7 +17,7 @@ from adapters.store.store import Store
 from api.http.app import MAX_BODY_BYTES, create_app
 from domain.organization.kinds import IdentityKind
 from tests.support import Firm, make_settings, utc_now, wire
-from usecases import organization
+from usecases import commitments
 
 
 def _memory(firm: Firm) -> tuple[str, dict[str, str]]:
@@ -131,7 +131,7 @@ def test_an_inverted_commitment_window_is_a_plain_422(
     assert "valid_until must come after" in got.text
     detail = got.json()["detail"]
     assert len(detail if isinstance(detail, str) else detail[0]["msg"]) <= 200
-    assert organization.commitments(firm.svc, firm.org, firm.founder) == []
+    assert commitments.commitments(firm.svc, firm.org, firm.founder) == []
 
 
 @pytest.mark.parametrize(

@@ -24,7 +24,7 @@ from domain.organization.contracts import SpendCap
 from domain.organization.kinds import StaffRole
 from domain.tools import REGISTRY
 from tests.support import Firm, payment_intent, race, utc_now
-from usecases import governance, organization
+from usecases import commitments, governance, organization
 from worker.bootstrap import verify_chains
 
 CHAIN = 12
@@ -199,7 +199,7 @@ def test_concurrent_intents_on_one_resource_are_booked_once(store: Store, firm: 
 
 
 def test_concurrent_payments_never_overrun_a_confirmed_cap(store: Store, firm: Firm) -> None:
-    cap = organization.add_commitment(
+    cap = commitments.add_commitment(
         firm.svc,
         firm.org,
         firm.founder,
@@ -208,7 +208,7 @@ def test_concurrent_payments_never_overrun_a_confirmed_cap(store: Store, firm: F
         source="letter",
         projects=("east",),
     )
-    organization.confirm_commitment(firm.svc, cap.id, firm.founder)
+    commitments.confirm(firm.svc, cap.id, firm.founder)
     intents = [_payment(firm, f"INV-{i}", 50_000) for i in range(10)]
     decisions = _decide_concurrently(store, intents)
     assert not [d for d in decisions if isinstance(d, BaseException)]
@@ -228,7 +228,7 @@ def test_a_cap_holds_whether_spending_facts_are_known_or_forgotten(
     has never seen them (or has forgotten them: a tiny limit here) sums the same, and an
     expired payment stops counting."""
     monkeypatch.setattr(governance_store, "_FACTS_KEPT", 2)
-    cap = organization.add_commitment(
+    cap = commitments.add_commitment(
         firm.svc,
         firm.org,
         firm.founder,
@@ -237,7 +237,7 @@ def test_a_cap_holds_whether_spending_facts_are_known_or_forgotten(
         source="letter",
         projects=("east",),
     )
-    organization.confirm_commitment(firm.svc, cap.id, firm.founder)
+    commitments.confirm(firm.svc, cap.id, firm.founder)
     paid = [_payment(firm, f"INV-F{i}", 30_000) for i in range(3)]
     for intent in paid:
         assert governance.decide(store.governance, intent, utc_now()).outcome is Outcome.ALLOW

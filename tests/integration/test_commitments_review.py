@@ -41,7 +41,7 @@ DOC = (
 
 
 def _cap(firm: Firm, projects: tuple[str, ...] = ("east",)) -> Commitment:
-    return organization.add_commitment(
+    return commitments.add_commitment(
         firm.svc,
         firm.org,
         firm.founder,
@@ -68,7 +68,7 @@ def test_a_rejected_commitment_says_who_why_and_when_and_never_binds(firm: Firm)
     assert rejected.rejection_reason == "not what the letter says"
     assert rejected.rejected_at is not None
     assert not rejected.binds(datetime.now(UTC))
-    (stored,) = organization.commitments(firm.svc, firm.org, firm.founder)
+    (stored,) = commitments.commitments(firm.svc, firm.org, firm.founder)
     assert stored == rejected
     store = _store(firm.svc)
     assert store.audit.verify(firm.org).ok
@@ -80,14 +80,14 @@ def test_a_rejected_commitment_says_who_why_and_when_and_never_binds(firm: Firm)
 def test_a_reviewed_commitment_is_reviewed_once(firm: Firm, first: str) -> None:
     cap = _cap(firm)
     if first == "confirm":
-        organization.confirm_commitment(firm.svc, cap.id, firm.founder)
+        commitments.confirm(firm.svc, cap.id, firm.founder)
     else:
         commitments.reject(firm.svc, cap.id, firm.founder, "wrong amount")
 
     with pytest.raises(Conflict, match=f"{first}ed, not extracted"):
         commitments.reject(firm.svc, cap.id, firm.founder, "again")
     with pytest.raises(Conflict):
-        organization.confirm_commitment(firm.svc, cap.id, firm.founder)
+        commitments.confirm(firm.svc, cap.id, firm.founder)
     assert _store(firm.svc).audit.verify(firm.org).ok
 
 
@@ -116,7 +116,7 @@ def test_an_approver_on_its_projects_may_review_it_a_member_may_not(firm: Firm) 
     with pytest.raises(Forbidden):
         commitments.reject(firm.svc, east.id, firm.associate, "no")
     with pytest.raises(Forbidden):
-        organization.confirm_commitment(firm.svc, east.id, firm.associate)
+        commitments.confirm(firm.svc, east.id, firm.associate)
 
     organization.staff(firm.svc, firm.org, firm.founder, firm.associate, "east", StaffRole.APPROVER)
 
@@ -210,7 +210,7 @@ def test_an_extraction_records_evidence_with_provenance_once_however_often_retri
     assert made.provenance.extractor == firm.agents["ledger"]
     assert made.provenance.model == "p/m"
     assert made.provenance.recorded_by == firm.founder
-    assert organization.commitments(svc, firm.org, firm.founder) == [made]
+    assert commitments.commitments(svc, firm.org, firm.founder) == [made]
     assert _store(svc).audit.verify(firm.org).ok
 
 
@@ -223,7 +223,7 @@ def test_a_refused_reply_is_on_the_record_and_records_no_commitment(firm: Firm) 
         result = commitments.record_extraction(svc.configuration, svc.clock, extraction, reply)
         assert result.rejection == reply.rejection and not result.commitments
 
-    assert organization.commitments(svc, firm.org, firm.founder) == []
+    assert commitments.commitments(svc, firm.org, firm.founder) == []
     store = _store(svc)
     refused = [e for e in store.audit.entries(firm.org) if e.stage == "extraction"]
     assert len(refused) == 1
@@ -321,13 +321,13 @@ def test_the_broker_holds_a_late_delivery_only_once_a_human_confirmed_it(firm: F
         due=datetime(2026, 1, 15, tzinfo=UTC),
         recipient="cfo@atlas.example",
     )
-    made = organization.add_commitment(
+    made = commitments.add_commitment(
         firm.svc, firm.org, firm.founder, "Index due", due, "letter", projects=("east",)
     )
     now = datetime.now(UTC)
 
     extracted = governance.decide(store.governance, _email(firm, "cfo@atlas.example"), now)
-    organization.confirm_commitment(firm.svc, made.id, firm.founder)
+    commitments.confirm(firm.svc, made.id, firm.founder)
     late = governance.decide(store.governance, _email(firm, "cfo@atlas.example"), now)
     elsewhere = governance.decide(store.governance, _email(firm, "ops@other.example"), now)
 
@@ -349,7 +349,7 @@ def test_a_kept_delivery_binds_no_more_once_on_the_record(api: TestClient, firm:
         due=datetime(2026, 1, 15, tzinfo=UTC),
         recipient="cfo@atlas.example",
     )
-    made = organization.add_commitment(
+    made = commitments.add_commitment(
         firm.svc, firm.org, firm.founder, "Index due", due, "letter", projects=("east",)
     )
     path = f"/v1/commitments/{made.id}/fulfilled"
@@ -359,7 +359,7 @@ def test_a_kept_delivery_binds_no_more_once_on_the_record(api: TestClient, firm:
     )
     # Not confirmed: there is nothing to keep yet.
     assert api.post(path, json={"note": "sent"}, headers=founder).status_code == 409
-    organization.confirm_commitment(firm.svc, made.id, firm.founder)
+    commitments.confirm(firm.svc, made.id, firm.founder)
     now = datetime.now(UTC)
     late = governance.decide(store.governance, _email(firm, "cfo@atlas.example"), now)
     assert late.rule.split("+")[0] == "delivery_overdue"
@@ -382,7 +382,7 @@ def test_a_kept_delivery_binds_no_more_once_on_the_record(api: TestClient, firm:
     assert rules.count("commitment_fulfilled") == 1
 
     cap = _cap(firm)
-    organization.confirm_commitment(firm.svc, cap.id, firm.founder)
+    commitments.confirm(firm.svc, cap.id, firm.founder)
     r = api.post(f"/v1/commitments/{cap.id}/fulfilled", json={"note": "x"}, headers=founder)
     assert r.status_code == 422 and "expires" in r.text
 
@@ -397,10 +397,10 @@ def test_a_kept_delivery_binds_no_more_once_on_the_record(api: TestClient, firm:
 
 def test_two_racing_fulfilments_one_wins(firm: Firm) -> None:
     due = Delivery(deliverable="the index", due=datetime(2026, 1, 15, tzinfo=UTC))
-    made = organization.add_commitment(
+    made = commitments.add_commitment(
         firm.svc, firm.org, firm.founder, "Index due", due, "letter", projects=("east",)
     )
-    organization.confirm_commitment(firm.svc, made.id, firm.founder)
+    commitments.confirm(firm.svc, made.id, firm.founder)
 
     def keeping(note: str) -> Callable[[], Commitment]:
         return lambda: commitments.fulfil(firm.svc, made.id, firm.founder, note)

@@ -19,7 +19,7 @@ from tests.identity import ServedIssuer, link_subject
 from tests.integration.conftest import CONSOLE_BASE
 from tests.integration.test_needs_you import _filed_pair
 from tests.support import Firm, make_settings
-from usecases import organization
+from usecases import commitments
 
 BASE = CONSOLE_BASE
 
@@ -131,7 +131,7 @@ def test_cookies_are_secure_off_this_machine(firm: Firm, served_issuer: ServedIs
 
 def test_an_east_member_reads_no_west_content_on_any_page(web: tuple) -> None:  # type: ignore[type-arg]
     client, firm, _ = web
-    organization.add_commitment(
+    commitments.add_commitment(
         firm.svc,
         firm.org,
         firm.founder,

@@ -29,7 +29,7 @@ from domain.organization.kinds import StaffRole
 from domain.tools import REGISTRY
 from tests.identity import cli_signed_in
 from tests.support import APPROVAL_KEYS, Firm, payment_intent, signed, utc_now
-from usecases import governance, governance_review, organization
+from usecases import commitments, governance, governance_review, organization
 from usecases.counterfactual import counterfactual
 
 READ_LOG = "memory_reads"
@@ -82,7 +82,7 @@ def _paid(store: Store, firm: Firm, intent: Intent, decision: Decision) -> None:
 
 
 def _cap(firm: Firm, limit: int) -> None:
-    cap = organization.add_commitment(
+    cap = commitments.add_commitment(
         firm.svc,
         firm.org,
         firm.founder,
@@ -91,7 +91,7 @@ def _cap(firm: Firm, limit: int) -> None:
         source="engagement letter",
         projects=("east",),
     )
-    organization.confirm_commitment(firm.svc, cap.id, firm.founder)
+    commitments.confirm(firm.svc, cap.id, firm.founder)
 
 
 def _west_member(firm: Firm) -> str:

@@ -26,10 +26,10 @@ def _west_firm(firm: Firm, services: Ports) -> None:
     organization.add_project(services, org, ada, "north", "North")
     for who in (firm.associate, firm.agents["orion"], firm.agents["vega"]):
         organization.staff(services, org, ada, who, "north", StaffRole.MEMBER)
-    organization.remember(
+    memory.remember(
         services, org, ada, "birch-bridge", ("west",), "Birch EBITDA bridge: 2026 adjustments."
     )
-    organization.remember(services, org, ada, "outlook", ("north",), "Firm outlook for 2027.")
+    memory.remember(services, org, ada, "outlook", ("north",), "Firm outlook for 2027.")
     memory.link(services, org, ada, "outlook", "birch-bridge", "derived_from", (0, 18))
     memory.link(services, org, ada, "birch-cim", "birch-bridge", "relates")
     memory.publish_procedure(
@@ -130,8 +130,8 @@ def test_a_new_wall_may_not_split_a_link_or_a_procedure(firm: Firm, services: Po
     org, ada = firm.org, firm.founder
     for slug in ("south", "sea"):
         organization.add_project(services, org, ada, slug, slug)
-    organization.remember(services, org, ada, "s-note", ("south",), "South note")
-    organization.remember(services, org, ada, "sea-note", ("sea",), "Sea note")
+    memory.remember(services, org, ada, "s-note", ("south",), "South note")
+    memory.remember(services, org, ada, "sea-note", ("sea",), "Sea note")
     memory.link(services, org, ada, "s-note", "sea-note", "relates")
     with pytest.raises(Conflict, match="link s-note→sea-note"):
         organization.add_barrier(services, org, ada, "tide", [["south"], ["sea"]])

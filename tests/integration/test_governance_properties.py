@@ -23,7 +23,7 @@ from domain.governance.intents import Intent, Outcome
 from domain.organization.contracts import SpendCap
 from domain.organization.kinds import StaffRole
 from tests.support import APPROVAL_KEYS, payment_intent, signed, utc_now
-from usecases import governance, governance_review, organization
+from usecases import commitments, governance, governance_review, organization
 from usecases.context import Ports
 from worker.bootstrap import build_connectors
 
@@ -99,10 +99,10 @@ def _firm(services: Ports) -> tuple[str, str, str]:
     ledger = next(a.id for a in done.agents if a.handle == "ledger")
     organization.add_project(services, org, founder, "east", "East")
     organization.staff(services, org, founder, ledger, "east", StaffRole.MEMBER)
-    cap = organization.add_commitment(
+    cap = commitments.add_commitment(
         services, org, founder, "cap", SpendCap(limit_cents=CAP), source="l", projects=("east",)
     )
-    organization.confirm_commitment(services, cap.id, founder)
+    commitments.confirm(services, cap.id, founder)
     return org, founder, ledger
 
 
@@ -142,7 +142,7 @@ def test_no_interleaving_double_books_a_resource_or_overruns_a_cap(
         ledger = next(a.id for a in done.agents if a.handle == "ledger")
         organization.add_project(services, org, founder, "east", "East")
         organization.staff(services, org, founder, ledger, "east", StaffRole.MEMBER)
-        cap = organization.add_commitment(
+        cap = commitments.add_commitment(
             services,
             org,
             founder,
@@ -151,7 +151,7 @@ def test_no_interleaving_double_books_a_resource_or_overruns_a_cap(
             source="letter",
             projects=("east",),
         )
-        organization.confirm_commitment(services, cap.id, founder)
+        commitments.confirm(services, cap.id, founder)
         cap_from = utc_now()
         intents: list[Intent] = []
         for step in steps:

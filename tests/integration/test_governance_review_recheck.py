@@ -12,7 +12,7 @@ from domain.governance.ports import ConnectorWrite
 from domain.organization.contracts import SpendCap
 from domain.tools import REGISTRY
 from tests.support import APPROVAL_KEYS, Firm, payment_intent, race, signed, utc_now
-from usecases import governance, governance_review, organization
+from usecases import commitments, governance, governance_review, organization
 
 RUN = "run-1"
 
@@ -36,7 +36,7 @@ def _approve(
 
 
 def test_two_threshold_holds_cannot_together_overrun_a_cap(store: Store, firm: Firm) -> None:
-    cap = organization.add_commitment(
+    cap = commitments.add_commitment(
         firm.svc,
         firm.org,
         firm.founder,
@@ -45,7 +45,7 @@ def test_two_threshold_holds_cannot_together_overrun_a_cap(store: Store, firm: F
         source="letter",
         projects=("east",),
     )
-    organization.confirm_commitment(firm.svc, cap.id, firm.founder)
+    commitments.confirm(firm.svc, cap.id, firm.founder)
     first, second = _pay(firm, 400_000, "run-a"), _pay(firm, 400_000, "run-b")
     for intent in (first, second):
         held = governance.decide(store.governance, intent, utc_now())
@@ -267,7 +267,7 @@ def test_a_genuine_approval_replayed_onto_a_re_hold_is_refused(store: Store, fir
     approval of the first is refused and the payment held again for the cap; her signed
     approval, copied from the run's history and sent again, must not pay it (it would
     spend 340,000 against the cap, on a reason she never saw)."""
-    cap = organization.add_commitment(
+    cap = commitments.add_commitment(
         firm.svc,
         firm.org,
         firm.founder,
@@ -276,7 +276,7 @@ def test_a_genuine_approval_replayed_onto_a_re_hold_is_refused(store: Store, fir
         source="letter",
         projects=("east",),
     )
-    organization.confirm_commitment(firm.svc, cap.id, firm.founder)
+    commitments.confirm(firm.svc, cap.id, firm.founder)
     big, small = _pay(firm, 250_000, "run-big"), _pay(firm, 90_000, "run-small")
     first_hold = governance.decide(store.governance, big, utc_now())
     assert first_hold.outcome is Outcome.HOLD and first_hold.rule == "money_over_threshold"

@@ -35,7 +35,7 @@ from domain.organization.contracts import SpendCap
 from domain.organization.kinds import StaffRole
 from tests.integration.test_connectors import payment_intent
 from tests.support import Firm, race, utc_now
-from usecases import governance, organization
+from usecases import commitments, governance, organization
 from worker.bootstrap import build_connectors
 from workflows.heartbeat import DOES_NOT_WAIT
 
@@ -82,7 +82,7 @@ def test_the_snapshot_shows_what_the_checks_read(firm: Firm, store: Store) -> No
     organization.staff(
         svc, firm.org, firm.founder, firm.agents["sentinel"], "east", StaffRole.MEMBER
     )
-    cap = organization.add_commitment(
+    cap = commitments.add_commitment(
         svc, firm.org, firm.founder, "cap", SpendCap(limit_cents=1), "sow", projects=("east",)
     )
     held = payment_intent(firm, amount=200_000)
@@ -246,11 +246,11 @@ def test_three_heartbeats_at_once_file_one_situation_once(
     organization.staff(
         firm.svc, firm.org, firm.founder, firm.agents["sentinel"], "east", StaffRole.MEMBER
     )
-    cap = organization.add_commitment(
+    cap = commitments.add_commitment(
         firm.svc, firm.org, firm.founder, "Atlas cap", SpendCap(limit_cents=500_000),
         "sow.pdf", projects=("east",), valid_until=utc_now() + timedelta(hours=1),
     )  # fmt: skip
-    organization.confirm_commitment(firm.svc, cap.id, firm.founder)
+    commitments.confirm(firm.svc, cap.id, firm.founder)
     later = utc_now() + timedelta(days=1)
     heartbeats = SqlHeartbeat(store.db)
     snapshots = [heartbeats.snapshot(firm.org, later) for _ in range(3)]

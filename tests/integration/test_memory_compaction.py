@@ -9,18 +9,18 @@ import pytest
 
 from domain.errors import Forbidden, NotFound
 from tests.support import Firm, utc_now
-from usecases import memory, organization
+from usecases import memory
 from usecases.context import Ports
 
 
 def _notes(svc: Ports, firm: Firm) -> None:
     """Two East notes (Orion, East's planner, reads them)."""
-    organization.remember(
+    memory.remember(
         svc, firm.org, firm.founder, "atlas-call-1", ("east",),
         "Atlas kickoff moved to Friday. Dana Reyes (dana@atlas.example) chairs it. "
         "The agenda covers scope and the data room.",
     )  # fmt: skip
-    organization.remember(
+    memory.remember(
         svc, firm.org, firm.founder, "atlas-call-2", ("east",),
         "Atlas data room opens Monday. Northwind hosts the data room.",
     )  # fmt: skip

@@ -15,7 +15,7 @@ from domain.memory.judge import MAX_CHARS, Verdict, parse_verdict, prompt, secon
 from domain.memory.screen import ScreenResult, screen
 from tests.integration.test_gemini_provider import API_KEY, MODEL, GeminiStub, ok_body
 from tests.support import Firm
-from usecases import memory, organization
+from usecases import memory
 from usecases.context import Ports
 
 BORDERLINE = (
@@ -93,15 +93,13 @@ def test_ingestion_refuses_on_the_models_word_and_records_it(
     _says(gemini_stub, True, "an order to whoever summarises the review")
     judged = replace(services, screen_judge=_judge(gemini_stub), screen_judge_from=0.0)
     with pytest.raises(Refused, match="model: an order to whoever summarises"):
-        organization.remember(
-            judged, firm.org, firm.founder, "vendor-review", ("east",), BORDERLINE
-        )
+        memory.remember(judged, firm.org, firm.founder, "vendor-review", ("east",), BORDERLINE)
     with pytest.raises(NotFound):
         memory.get(services, firm.org, firm.associate, "vendor-review")
     (entry,) = [e for e in services.audit.entries(firm.org) if e.decision == "refused"]
     assert entry.payload["reasons"] == ["model"]
     _says(gemini_stub, False)
-    organization.remember(judged, firm.org, firm.founder, "vendor-review", ("east",), BORDERLINE)
+    memory.remember(judged, firm.org, firm.founder, "vendor-review", ("east",), BORDERLINE)
     assert memory.get(services, firm.org, firm.associate, "vendor-review").ref == "vendor-review"
 
 

@@ -28,7 +28,15 @@ from domain.runs.run import ApprovalSignal, RunInput, RunRecord, RunState, RunSt
 from tests.identity import cli_signed_in, signed_in
 from tests.integration.test_offers import PAYMENT, _finding, _steps
 from tests.support import Firm, Wired, payment_intent, race, utc_now
-from usecases import governance, heartbeat, needs_you, offers, offers_drift, organization
+from usecases import (
+    commitments,
+    governance,
+    heartbeat,
+    needs_you,
+    offers,
+    offers_drift,
+    organization,
+)
 from usecases.audit_stories import ChainStories
 from usecases.context import Ports
 from worker.bootstrap import build_connectors
@@ -121,7 +129,7 @@ def scene(firm: Firm) -> Scene:
     _refuse(svc, firm, west_run, "vega", "resolve", "charter_unpublished")
 
     def cap(title: str, project: str, cents: int) -> str:
-        return organization.add_commitment(
+        return commitments.add_commitment(
             svc, firm.org, firm.founder, title, SpendCap(limit_cents=cents),
             source=f"{title} letter", excerpt="shall not exceed", projects=(project,),
         ).id  # fmt: skip
@@ -568,7 +576,7 @@ def test_the_kept_fold_under_concurrent_readers_and_writers_tells_the_whole_stor
     svc = firm.svc
 
     def writer(i: int) -> Callable[[], object]:
-        return lambda: organization.add_commitment(
+        return lambda: commitments.add_commitment(
             svc, firm.org, firm.founder, f"cap {i}", SpendCap(limit_cents=1_000 + i, currency="USD"),
             "letter", projects=("east",),
         )  # fmt: skip

@@ -12,7 +12,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from domain.governance.review import authority_refusal
-from usecases import organization
+from usecases import memory, organization
 from usecases.context import Ports
 
 
@@ -22,8 +22,8 @@ def _firm(services: Ports) -> tuple[str, str]:
     org, ada = onboarded.org.id, onboarded.founder.id
     organization.add_project(services, org, ada, "east", "Atlas")
     organization.add_project(services, org, ada, "west", "Birch")
-    organization.remember(services, org, ada, "birch-cim", ("west",), "Birch CIM projections")
-    organization.remember(services, org, ada, "atlas-kickoff", ("east",), "Atlas kickoff notes")
+    memory.remember(services, org, ada, "birch-cim", ("west",), "Birch CIM projections")
+    memory.remember(services, org, ada, "atlas-kickoff", ("east",), "Atlas kickoff notes")
     return org, ada
 
 

@@ -21,7 +21,7 @@ from adapters.memory.tables import MemoryNodeRow
 from adapters.store.store import Store
 from domain.organization.kinds import PrincipalKind, StaffRole
 from tests.support import Firm, race, utc_now
-from usecases import organization
+from usecases import memory, organization
 from usecases.context import Ports
 
 ROUNDS = 4
@@ -115,7 +115,7 @@ def test_a_barrier_racing_a_memory_record_never_splits_it(
         north, south = new_projects(services, firm, "north", "south")
         calls: list[Callable[[], Any]] = [
             partial(
-                organization.remember,
+                memory.remember,
                 services,
                 firm.org,
                 firm.founder,
@@ -135,7 +135,7 @@ def test_a_new_barrier_may_not_split_an_existing_record(
     firm: Firm, services: Ports, store: Store
 ) -> None:
     north, south = new_projects(services, firm, "north", "south")
-    organization.remember(services, firm.org, firm.founder, "joint", (north, south), "joint notes")
+    memory.remember(services, firm.org, firm.founder, "joint", (north, south), "joint notes")
     with pytest.raises(ValueError, match="joint"):
         organization.add_barrier(services, firm.org, firm.founder, "ns", [[north], [south]])
     assert [b.name for b in store.directory.barriers(firm.org)] == ["wall"]
@@ -193,7 +193,7 @@ def test_no_interleaving_of_configuration_calls_breaks_a_barrier(
                     if right:
                         organization.add_barrier(services, org, founder, f"b{n}", [left, right])
                 else:
-                    organization.remember(
+                    memory.remember(
                         services, org, founder, f"r{n}", tuple(projects[i] for i in op[1]), "note"
                     )
             except (LookupError, ValueError, PermissionError):

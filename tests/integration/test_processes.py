@@ -13,7 +13,7 @@ from adapters.store.store import Store
 from domain.governance.intents import Outcome
 from domain.organization.contracts import SpendCap
 from tests.support import TEST_KEYS, Firm, payment_intent, utc_now
-from usecases import governance, organization
+from usecases import commitments, governance
 
 PROCESSES = 4
 ROUNDS = 2
@@ -42,7 +42,7 @@ def _decide(url: str, org: str, agent: str, n: int, out: Connection) -> None:
 def test_processes_deciding_at_once_never_double_allow_or_overrun_a_cap(
     db_url: str, firm: Firm, store: Store
 ) -> None:
-    cap = organization.add_commitment(
+    cap = commitments.add_commitment(
         firm.svc,
         firm.org,
         firm.founder,
@@ -51,7 +51,7 @@ def test_processes_deciding_at_once_never_double_allow_or_overrun_a_cap(
         source="letter",
         projects=("east",),
     )
-    organization.confirm_commitment(firm.svc, cap.id, firm.founder)
+    commitments.confirm(firm.svc, cap.id, firm.founder)
     context = multiprocessing.get_context("spawn")  # nothing inherited: a fresh process
     outcomes: Counter[str] = Counter()
     shared_allowed = 0

@@ -20,7 +20,7 @@ from domain.organization.contracts import AgentDefinition, Obligation, SpendCap
 from domain.organization.kinds import CharterStatus, PrincipalKind, ReviewState, StaffRole
 from domain.tools import REGISTRY
 from tests.support import Firm, make_settings, utc_now, wire
-from usecases import organization
+from usecases import commitments, memory, organization
 from usecases.context import Ports
 
 
@@ -391,7 +391,7 @@ def test_a_commitment_is_recorded_as_extracted_and_confirmed_once(store: Store) 
     f = Firm(svc)
     until = datetime(2031, 12, 31, tzinfo=UTC)
 
-    made = organization.add_commitment(
+    made = commitments.add_commitment(
         svc,
         f.org,
         f.founder,
@@ -405,7 +405,7 @@ def test_a_commitment_is_recorded_as_extracted_and_confirmed_once(store: Store) 
 
     assert made.state is ReviewState.EXTRACTED
     assert not made.binds(clock.at)
-    (stored,) = organization.commitments(svc, f.org, f.founder)
+    (stored,) = commitments.commitments(svc, f.org, f.founder)
     assert stored == made
     assert stored.constraint == SpendCap(limit_cents=1_000_000, currency="USD")
     assert stored.provenance.source == "engagement-letter.pdf"
@@ -418,25 +418,25 @@ def test_a_commitment_is_recorded_as_extracted_and_confirmed_once(store: Store) 
     assert stored.confirmed_by is None and stored.confirmed_at is None
 
     confirmed_at = clock.advance(minutes=10)
-    confirmed = organization.confirm_commitment(svc, made.id, f.founder)
+    confirmed = commitments.confirm(svc, made.id, f.founder)
 
     assert confirmed.state is ReviewState.CONFIRMED
     assert confirmed.confirmed_by == f.founder
     assert confirmed.confirmed_at == confirmed_at
     assert_utc(confirmed.confirmed_at)
     assert confirmed.binds(confirmed_at)
-    assert organization.commitments(svc, f.org, f.founder) == [confirmed]
+    assert commitments.commitments(svc, f.org, f.founder) == [confirmed]
 
     clock.advance(minutes=10)
     with pytest.raises(Conflict):
-        organization.confirm_commitment(svc, made.id, f.founder)
-    assert organization.commitments(svc, f.org, f.founder) == [
+        commitments.confirm(svc, made.id, f.founder)
+    assert commitments.commitments(svc, f.org, f.founder) == [
         confirmed
     ]  # the first confirmation stands
 
 
 def test_an_obligation_round_trips(firm: Firm, services: Ports) -> None:
-    made = organization.add_commitment(
+    made = commitments.add_commitment(
         services,
         firm.org,
         firm.associate,
@@ -445,7 +445,7 @@ def test_an_obligation_round_trips(firm: Firm, services: Ports) -> None:
         source="call notes",
     )
 
-    (stored,) = organization.commitments(services, firm.org, firm.founder)
+    (stored,) = commitments.commitments(services, firm.org, firm.founder)
     assert stored == made
     assert stored.constraint == Obligation(text="CIM to the buyer list by 1 December")
     assert stored.projects == ()
@@ -454,7 +454,7 @@ def test_an_obligation_round_trips(firm: Firm, services: Ports) -> None:
 
 def test_a_commitment_on_an_unknown_project_is_not_found(firm: Firm, services: Ports) -> None:
     with pytest.raises(NotFound):
-        organization.add_commitment(
+        commitments.add_commitment(
             services,
             firm.org,
             firm.founder,
@@ -463,12 +463,12 @@ def test_a_commitment_on_an_unknown_project_is_not_found(firm: Firm, services: P
             source="x",
             projects=("east", "north"),
         )
-    assert organization.commitments(services, firm.org, firm.founder) == []
+    assert commitments.commitments(services, firm.org, firm.founder) == []
 
 
 def test_a_commitment_by_a_stranger_is_not_found(firm: Firm, services: Ports) -> None:
     with pytest.raises(NotFound):
-        organization.add_commitment(
+        commitments.add_commitment(
             services, firm.org, str(uuid.uuid4()), "cap", SpendCap(limit_cents=1), source="x"
         )
 
@@ -476,7 +476,7 @@ def test_a_commitment_by_a_stranger_is_not_found(firm: Firm, services: Ports) ->
 def test_only_the_founder_confirms_and_only_in_their_organization(
     firm: Firm, services: Ports
 ) -> None:
-    made = organization.add_commitment(
+    made = commitments.add_commitment(
         services,
         firm.org,
         firm.associate,
@@ -488,17 +488,17 @@ def test_only_the_founder_confirms_and_only_in_their_organization(
     other = organization.onboard(services, "Other Firm", "zed@other.example")
 
     with pytest.raises(Forbidden):
-        organization.confirm_commitment(services, made.id, firm.associate)
+        commitments.confirm(services, made.id, firm.associate)
     with pytest.raises(Forbidden):
-        organization.confirm_commitment(services, made.id, firm.agents["orion"])
+        commitments.confirm(services, made.id, firm.agents["orion"])
     with pytest.raises(NotFound):  # a stranger learns nothing, not even that it exists
-        organization.confirm_commitment(services, made.id, str(uuid.uuid4()))
+        commitments.confirm(services, made.id, str(uuid.uuid4()))
     with pytest.raises(NotFound):
-        organization.confirm_commitment(services, made.id, other.founder.id)
+        commitments.confirm(services, made.id, other.founder.id)
     with pytest.raises(NotFound):
-        organization.confirm_commitment(services, str(uuid.uuid4()), firm.founder)
+        commitments.confirm(services, str(uuid.uuid4()), firm.founder)
 
-    (stored,) = organization.commitments(services, firm.org, firm.founder)
+    (stored,) = commitments.commitments(services, firm.org, firm.founder)
     assert stored.state is ReviewState.EXTRACTED and stored.confirmed_by is None
 
 
@@ -533,7 +533,7 @@ def test_only_the_founder_may_configure(firm: Firm, services: Ports, store: Stor
         with pytest.raises(refused):
             organization.add_barrier(services, firm.org, actor, "wall-2", [["east"], ["west"]])
         with pytest.raises(refused):
-            organization.remember(services, firm.org, actor, "leak", ("east",), "planted")
+            memory.remember(services, firm.org, actor, "leak", ("east",), "planted")
 
     assert store.directory.projects(firm.org) == projects
     assert store.directory.staffing(firm.org) == staffing

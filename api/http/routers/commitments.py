@@ -6,10 +6,10 @@ from __future__ import annotations
 from fastapi import APIRouter
 
 from api.http.deps import Actor, PortsDep
-from api.http.schemas import ExtractBody, NoteBody, RejectBody
+from api.http.schemas import CommitmentBody, ExtractBody, NoteBody, RejectBody
 from domain.commitments.extraction import ExtractionResult
 from domain.organization.contracts import Commitment
-from usecases import commitments
+from usecases import commitments as commitment_cases  # a route below is `commitments`
 
 router = APIRouter(tags=["commitments"])
 
@@ -22,7 +22,7 @@ async def extract(
     obligations (spend caps, deliveries, notice periods) as commitments in state
     ``extracted``, with provenance; they bind nothing until a human confirms them. A reply
     the strict parser refuses is recorded, and returned as ``rejection``."""
-    return await commitments.extract(
+    return await commitment_cases.extract(
         ports, org_id, actor, body.ref, body.extractor_id, tuple(body.projects)
     )
 
@@ -31,7 +31,7 @@ async def extract(
 def reject(commitment_id: str, body: RejectBody, ports: PortsDep, actor: Actor) -> Commitment:
     """Reject an extracted commitment (the founder, or an approver on every project it
     binds): it never binds. A confirmed or already rejected one is a 409."""
-    return commitments.reject(ports, commitment_id, actor, body.reason)
+    return commitment_cases.reject(ports, commitment_id, actor, body.reason)
 
 
 @router.post("/v1/commitments/{commitment_id}/fulfilled")
@@ -39,4 +39,22 @@ def fulfilled(commitment_id: str, body: NoteBody, ports: PortsDep, actor: Actor)
     """Mark a confirmed delivery or obligation kept, with a note of how (the founder, or an
     approver on every project it binds): it binds no more, and late deliveries under it
     are no longer held. Once: a second is a 409; a spend cap or notice period is a 422."""
-    return commitments.fulfil(ports, commitment_id, actor, body.note)
+    return commitment_cases.fulfil(ports, commitment_id, actor, body.note)
+
+
+@router.post("/v1/orgs/{org_id}/commitments", status_code=201)
+def add_commitment(org_id: str, body: CommitmentBody, ports: PortsDep, actor: Actor) -> Commitment:
+    return commitment_cases.add_commitment(
+        ports, org_id, actor, body.title, body.constraint, body.source, body.excerpt,
+        tuple(body.projects), body.valid_from, body.valid_until,
+    )  # fmt: skip
+
+
+@router.get("/v1/orgs/{org_id}/commitments")
+def commitments(org_id: str, ports: PortsDep, actor: Actor) -> list[Commitment]:
+    return commitment_cases.commitments(ports, org_id, actor)
+
+
+@router.post("/v1/commitments/{commitment_id}/confirm")
+def confirm(commitment_id: str, ports: PortsDep, actor: Actor) -> Commitment:
+    return commitment_cases.confirm(ports, commitment_id, actor)

@@ -8,15 +8,14 @@ from pydantic import BaseModel
 from api.http.deps import Actor, FoundingSubject, PortsDep
 from api.http.schemas import (
     BarrierBody,
-    CommitmentBody,
     HumanBody,
     MemoryBody,
     OnboardBody,
     ProjectBody,
     StaffingBody,
 )
-from domain.organization.contracts import Barrier, Commitment, Principal, Project, Staffing
-from usecases import organization
+from domain.organization.contracts import Barrier, Principal, Project, Staffing
+from usecases import memory, organization
 
 router = APIRouter(tags=["organizations"])
 
@@ -89,27 +88,9 @@ def add_barrier(org_id: str, body: BarrierBody, ports: PortsDep, actor: Actor) -
     )
 
 
-@router.post("/v1/orgs/{org_id}/commitments", status_code=201)
-def add_commitment(org_id: str, body: CommitmentBody, ports: PortsDep, actor: Actor) -> Commitment:
-    return organization.add_commitment(
-        ports, org_id, actor, body.title, body.constraint, body.source, body.excerpt,
-        tuple(body.projects), body.valid_from, body.valid_until,
-    )  # fmt: skip
-
-
-@router.get("/v1/orgs/{org_id}/commitments")
-def commitments(org_id: str, ports: PortsDep, actor: Actor) -> list[Commitment]:
-    return organization.commitments(ports, org_id, actor)
-
-
-@router.post("/v1/commitments/{commitment_id}/confirm")
-def confirm(commitment_id: str, ports: PortsDep, actor: Actor) -> Commitment:
-    return organization.confirm_commitment(ports, commitment_id, actor)
-
-
 @router.post("/v1/orgs/{org_id}/memory", status_code=201)
 def remember(org_id: str, body: MemoryBody, ports: PortsDep, actor: Actor) -> MemoryStored:
-    organization.remember(
+    memory.remember(
         ports, org_id, actor, body.ref, tuple(body.projects), body.text, body.kind, body.source
     )
     return MemoryStored(ref=body.ref)
