@@ -45,6 +45,34 @@ def test_every_relative_link_points_at_a_file_that_exists() -> None:
     assert {page: targets for page, targets in found.items() if targets} == {}
 
 
+REPO_PATH = re.compile(
+    r"`((?:domain|usecases|adapters|activities|workflows|worker|api|tests|bench|evals|docs|examples)"
+    r"/[A-Za-z0-9_./-]*)(?:::[A-Za-z0-9_.]+)?`"
+)
+"""A path of the repository named in code (``domain/runs/run.py``, ``tests/x.py::test``)."""
+
+
+def named_paths_missing(page: Path) -> list[str]:
+    """The repository paths ``page`` names in code spans that do not exist."""
+    text = page.read_text(encoding="utf-8")
+    return [p for p in REPO_PATH.findall(text) if "*" not in p and not (ROOT / p).exists()]
+
+
+def test_every_path_named_in_code_exists() -> None:
+    """A module moved or renamed without its mentions fails here: the pages name code in
+    backticks, which a link test does not read."""
+    found = {page.name: named_paths_missing(page) for page in (README, *PAGES)}
+    assert {page: paths for page, paths in found.items() if paths} == {}
+
+
+def test_a_path_named_in_code_that_is_gone_is_caught(tmp_path: Path) -> None:
+    page = tmp_path / "page.md"
+    page.write_text(
+        "`domain/organization/contracts.py` and `domain/gone.py::f`\n", encoding="utf-8"
+    )
+    assert named_paths_missing(page) == ["domain/gone.py"]
+
+
 def test_every_docs_page_is_on_the_map() -> None:
     linked = {
         (ROOT / re.split(r"[#?]", target, maxsplit=1)[0]).resolve()

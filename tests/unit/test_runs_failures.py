@@ -29,7 +29,8 @@ EMITTERS: dict[str, dict[str, int]] = {
     "domain/runs/parser.py": {"Refused": 0, "ParseRejection": -1, "_slug_list": -1},
     "domain/strict_json.py": {"Refused": 0},
     "domain/governance/review.py": {"ReviewResult": -1},
-    "usecases/governance.py": {"_rejection": 2},
+    "usecases/governance.py": {"rejection": 2},
+    "usecases/governance_review.py": {"rejection": 2},
     "workflows/runs.py": {"_close": 2, "_close_unfinished": 1, "_record_failure": 1},
     "workflows/heartbeat.py": {"_close": 2},
 }
@@ -87,6 +88,19 @@ def test_the_rules_are_read_from_the_code() -> None:
     ):
         assert rule in EMITTED, rule
     assert len(EMITTED) >= 45
+
+
+def test_every_emitter_named_is_called_in_its_module() -> None:
+    """A call renamed or moved is not silently read as "emits nothing"."""
+    missing = []
+    for path, calls in EMITTERS.items():
+        named = set()
+        for node in ast.walk(ast.parse((ROOT / path).read_text())):
+            if isinstance(node, ast.Call):
+                func = node.func
+                named.add(func.id if isinstance(func, ast.Name) else getattr(func, "attr", None))
+        missing += [f"{path}: {call}" for call in calls if call not in named]
+    assert missing == []
 
 
 @pytest.mark.parametrize("rule", sorted(EMITTED))
