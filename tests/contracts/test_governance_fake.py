@@ -194,7 +194,7 @@ def fake_world() -> World:
     firm = FakeFirm(FakeGovernance(TEST_KEYS), clock=utc_now)
 
     def add_cap(limit: int) -> None:
-        firm.commitments.add_commitment("cap", SpendCap(limit_cents=limit), ("east",), utc_now())
+        firm.organization.add_commitment("cap", SpendCap(limit_cents=limit), ("east",), utc_now())
 
     return World(
         store=firm.store,

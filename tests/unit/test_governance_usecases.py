@@ -171,7 +171,7 @@ def test_an_approval_taken_over_by_a_cap_is_held_again_and_its_proof_spent(
     """Issue 19.1 on the fake: the approval of a threshold hold is refused once a smaller
     payment took the cap, the intent is held again for the cap, and the same proof
     cannot approve the new hold."""
-    firm.commitments.add_commitment("cap", SpendCap(limit_cents=300_000), ("east",), firm.clock())
+    firm.organization.add_commitment("cap", SpendCap(limit_cents=300_000), ("east",), firm.clock())
     big, small = _pay(firm, 250_000, "run-big"), _pay(firm, 90_000, "run-small")
     assert _decide(firm, big).rule == "money_over_threshold"
     ada = _sign(firm, big)
@@ -322,7 +322,7 @@ def test_no_sequence_of_use_cases_overruns_a_cap_or_double_books_a_resource(
     intent's status is held, an invoice is paid twice only with a human's approval, and
     the chain verifies."""
     firm = FakeFirm(clock=Clock(tick=timedelta(milliseconds=1)))
-    firm.commitments.add_commitment("cap", SpendCap(limit_cents=CAP), ("east",), firm.clock())
+    firm.organization.add_commitment("cap", SpendCap(limit_cents=CAP), ("east",), firm.clock())
     store, org, connectors = firm.store, firm.org, firm.connectors()
     intents: list[Intent] = []
 
