@@ -80,7 +80,7 @@ As = Annotated[
 def services(fn: Callable[[Ports], Awaitable[T]], temporal: bool = False) -> T:
     """Run ``fn`` on the ports (with a Temporal client when ``temporal``); a refusal is one
     red line and exit 1."""
-    from api.refusals import REFUSALS, answer_to
+    from api.refusals import answer_to
     from domain.ingress import Unauthenticated
     from worker.clock import utc_now
     from worker.ports import build_ports, open_store
@@ -96,17 +96,10 @@ def services(fn: Callable[[Ports], Awaitable[T]], temporal: bool = False) -> T:
         finally:
             store.close()
 
-    # the table's refusals, and whatever else a use case raises for a person to read
-    refusals: tuple[type[Exception], ...] = (
-        *REFUSALS,
-        LookupError,
-        PermissionError,
-        RuntimeError,
-        Unauthenticated,
-    )
     try:
         return asyncio.run(go())
-    except refusals as exc:
+    # every table entry is one of these; the table says the exit code
+    except (LookupError, PermissionError, ValueError, RuntimeError, Unauthenticated) as exc:
         console.print(f"[red]error:[/] {exc}")
         answer = answer_to(exc)
         raise typer.Exit(answer.exit_code if answer else 1) from exc
