@@ -156,7 +156,11 @@ class ChaosReport:
     outcomes: dict[str, int] = field(default_factory=dict)
     """How the runs' workflows ended (completed, failed, …): work failed shows here."""
     recoveries: list[float] = field(default_factory=list)
+    approver_retries: int = 0
+    """Approval rounds that failed and were tried again (not a defect of the product)."""
     problems: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    """What happened that is not a failure, said so a failure can be read beside it."""
 
     @property
     def sound(self) -> bool:
@@ -315,7 +319,7 @@ async def run_chaos(
             submitting = asyncio.create_task(
                 _submit(ports, org, founder, agent, rng, runs_count, started)
             )
-            approving = asyncio.create_task(_keep_approving(ports, store, org, founder))
+            approving = asyncio.create_task(_keep_approving(ports, store, org, founder, report))
             began = time.monotonic()
             patience = Patience(began)
             try:
@@ -354,11 +358,10 @@ async def run_chaos(
             for status in statuses:
                 name = getattr(status, "name", "unknown").lower()
                 report.outcomes[name] = report.outcomes.get(name, 0) + 1
-            report.problems += [
-                f"run {run.workflow_id} did not end: {status}"
-                for run, status in zip(started, statuses, strict=True)
-                if status in (None, WorkflowExecutionStatus.RUNNING)
-            ]
+            for run, status in zip(started, statuses, strict=True):
+                if status in (None, WorkflowExecutionStatus.RUNNING):
+                    why = await _why_not_ended(client, store, org, run)
+                    report.problems.append(f"run {run.workflow_id} did not end ({status}): {why}")
             report.recoveries = await _recoveries(client, started, kills)
             _check_writes(store, org, report)
             report.chain_ok = store.audit.verify(org).ok
@@ -413,9 +416,20 @@ async def _submit(
         await asyncio.sleep(rng.uniform(0.4, 1.0))
 
 
-async def _keep_approving(ports: Ports, store: Store, org: str, founder: str) -> None:
+async def _keep_approving(
+    ports: Ports, store: Store, org: str, founder: str, report: ChaosReport
+) -> None:
+    """The founder, at the console for the whole run. A click that fails (the database
+    slow to answer on a busy machine, Temporal restarting) is clicked again next round, as
+    a person would: the approver must outlive any one failure, or a held run would wait
+    for a decision nobody is left to make."""
     while True:
-        await _approve_holds(ports, store, org, founder)
+        try:
+            await _approve_holds(ports, store, org, founder)
+        except Exception as exc:  # noqa: BLE001 - reported, then tried again
+            report.approver_retries += 1
+            if report.approver_retries <= 3:
+                report.notes.append(f"an approval round failed, tried again: {exc!r:.200}")
         await asyncio.sleep(0.5)
 
 
@@ -451,6 +465,37 @@ async def _statuses(client: Client, started: list[runs.RunStarted]) -> list[obje
 async def _count_terminal(client: Client, started: list[runs.RunStarted]) -> int:
     running = {None, WorkflowExecutionStatus.RUNNING}
     return sum(1 for s in await _statuses(client, started) if s not in running)
+
+
+async def _why_not_ended(client: Client, store: Store, org: str, run: runs.RunStarted) -> str:
+    """What a run that did not end waits on: its pending activities (attempt, last
+    failure, last worker), its last history events, and its intents still held."""
+    try:
+        handle = client.get_workflow_handle(run.workflow_id)
+        raw = (await handle.describe()).raw_description
+        pending = [
+            f"{a.activity_type.name} attempt {a.attempt} on {a.last_worker_identity or '-'}"
+            f" ({a.last_failure.message[:120] or 'no failure'})"
+            for a in raw.pending_activities
+        ]
+        events = [e async for e in handle.fetch_history_events()]
+        last = [EventType.Name(e.event_type).removeprefix("EVENT_TYPE_") for e in events[-4:]]
+    except Exception as exc:  # noqa: BLE001 - a diagnosis must not hide the failure
+        return f"could not describe it: {exc!r:.200}"
+    with store.db.read() as s:
+        held = list(
+            s.execute(
+                select(IntentRow.id).where(
+                    IntentRow.org_id == org,
+                    IntentRow.run_id == run.run_id,
+                    IntentRow.status == "hold",
+                )
+            ).scalars()
+        )
+    return (
+        f"pending {pending or 'none'}; {len(events)} events, last {last}; "
+        f"intents held {held or 'none'}"
+    )
 
 
 def _restart_temporal(settings: Settings, server: object) -> object:
@@ -610,6 +655,8 @@ def render(report: ChaosReport, console: Console) -> None:
     for what, value in rows:
         table.add_row(what, str(value))
     console.print(table)
+    for note in report.notes:
+        console.print(note)
     for problem in report.problems:
         console.print(f"[red]{problem}[/]")
 

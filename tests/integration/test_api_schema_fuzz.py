@@ -12,9 +12,16 @@ from tests.identity import signed_in
 from tests.support import Firm
 from usecases.context import Ports
 
+# schemathesis reads the schema and sends each case with a 10 s timeout; on a loaded
+# machine building the schema alone took longer. A slow answer is not a failure here:
+# a 5xx is.
+PATIENCE_SECONDS = 300
+
 
 def test_no_generated_request_is_a_server_error(services: Ports, firm: Firm) -> None:
-    schema = schemathesis.openapi.from_asgi("/openapi.json", create_app(ports=services))
+    schema = schemathesis.openapi.from_asgi(
+        "/openapi.json", create_app(ports=services), timeout=PATIENCE_SECONDS
+    )
     failures: list[str] = []
     operations = 0
     calls: list[int] = []
@@ -29,7 +36,7 @@ def test_no_generated_request_is_a_server_error(services: Ports, firm: Firm) -> 
                 case.path_parameters["org_id"] = firm.org  # past the 404, into the route
             forged = {"Authorization": "Bearer eyJhbGciOiJub25lIn0.e30."}
             for headers in (signed_in(firm.svc, firm.founder), forged, {}):
-                response = case.call(headers=headers)
+                response = case.call(headers=headers, timeout=PATIENCE_SECONDS)
                 calls.append(response.status_code)
                 # No Temporal in this fixture: a run that may start is honestly a 503.
                 if response.status_code >= 500 and response.status_code != 503:
