@@ -52,6 +52,8 @@ __all__ = ["MAX_BODY_BYTES", "create_app"]
 
 log = logging.getLogger("verletica.api")
 
+API_PREFIX = "/v1"
+"""The version every API route lives under; routers name their paths without it."""
 ECHO_LIMIT = 200
 """The most of a refused input that a 422 repeats back, in characters."""
 
@@ -216,7 +218,7 @@ def create_app(settings: Settings | None = None, ports: Ports | None = None) -> 
         work_graph.router,
         deliberation.router,
     ):
-        app.include_router(router)
+        app.include_router(router, prefix=API_PREFIX)
 
     @app.middleware("http")
     async def console_headers(request: Request, call_next: Any) -> Any:

@@ -19,12 +19,12 @@ class BrokerState(BaseModel):
     reason: str | None = None
 
 
-@router.get("/v1/orgs/{org_id}/audit")
+@router.get("/orgs/{org_id}/audit")
 def trail(org_id: str, ports: PortsDep, actor: Actor, verify: bool = False) -> AuditView:
     return audit.audit(ports, org_id, actor, verify=verify)
 
 
-@router.get("/v1/orgs/{org_id}/broker")
+@router.get("/orgs/{org_id}/broker")
 def broker(org_id: str, ports: PortsDep, actor: Actor) -> BrokerState:
     reason = audit.broker_status(ports, org_id, actor)
     return BrokerState(poisoned=reason is not None, reason=reason)

@@ -31,7 +31,7 @@ async def _receive(request: Request, ports: PortsDep, channel: IdentityKind) -> 
     return answer.model_dump(exclude_none=True)
 
 
-@router.post("/v1/ingress/slack", openapi_extra=_BODY)
+@router.post("/ingress/slack", openapi_extra=_BODY)
 async def slack(request: Request, ports: PortsDep) -> JSONResponse:
     """A Slack slash command or Events API callback (signed with the app's signing
     secret); the message reads ``<agent> <task>``."""
@@ -41,7 +41,7 @@ async def slack(request: Request, ports: PortsDep) -> JSONResponse:
     return JSONResponse({"response_type": "ephemeral", **answer})
 
 
-@router.post("/v1/ingress/teams", openapi_extra=_BODY)
+@router.post("/ingress/teams", openapi_extra=_BODY)
 async def teams(request: Request, ports: PortsDep) -> JSONResponse:
     """A Teams outgoing webhook (``Authorization: HMAC``); the message reads
     ``@Verletica <agent> <task>``."""

@@ -14,7 +14,7 @@ from usecases import commitments as commitment_cases  # a route below is `commit
 router = APIRouter(tags=["commitments"])
 
 
-@router.post("/v1/orgs/{org_id}/commitments/extract", status_code=201)
+@router.post("/orgs/{org_id}/commitments/extract", status_code=201)
 async def extract(
     org_id: str, body: ExtractBody, ports: PortsDep, actor: Actor
 ) -> ExtractionResult:
@@ -27,14 +27,14 @@ async def extract(
     )
 
 
-@router.post("/v1/commitments/{commitment_id}/reject")
+@router.post("/commitments/{commitment_id}/reject")
 def reject(commitment_id: str, body: RejectBody, ports: PortsDep, actor: Actor) -> Commitment:
     """Reject an extracted commitment (the founder, or an approver on every project it
     binds): it never binds. A confirmed or already rejected one is a 409."""
     return commitment_cases.reject(ports, commitment_id, actor, body.reason)
 
 
-@router.post("/v1/commitments/{commitment_id}/fulfilled")
+@router.post("/commitments/{commitment_id}/fulfilled")
 def fulfilled(commitment_id: str, body: NoteBody, ports: PortsDep, actor: Actor) -> Commitment:
     """Mark a confirmed delivery or obligation kept, with a note of how (the founder, or an
     approver on every project it binds): it binds no more, and late deliveries under it
@@ -42,7 +42,7 @@ def fulfilled(commitment_id: str, body: NoteBody, ports: PortsDep, actor: Actor)
     return commitment_cases.fulfil(ports, commitment_id, actor, body.note)
 
 
-@router.post("/v1/orgs/{org_id}/commitments", status_code=201)
+@router.post("/orgs/{org_id}/commitments", status_code=201)
 def add_commitment(org_id: str, body: CommitmentBody, ports: PortsDep, actor: Actor) -> Commitment:
     return commitment_cases.add_commitment(
         ports, org_id, actor, body.title, body.constraint, body.source, body.excerpt,
@@ -50,11 +50,11 @@ def add_commitment(org_id: str, body: CommitmentBody, ports: PortsDep, actor: Ac
     )  # fmt: skip
 
 
-@router.get("/v1/orgs/{org_id}/commitments")
+@router.get("/orgs/{org_id}/commitments")
 def commitments(org_id: str, ports: PortsDep, actor: Actor) -> list[Commitment]:
     return commitment_cases.commitments(ports, org_id, actor)
 
 
-@router.post("/v1/commitments/{commitment_id}/confirm")
+@router.post("/commitments/{commitment_id}/confirm")
 def confirm(commitment_id: str, ports: PortsDep, actor: Actor) -> Commitment:
     return commitment_cases.confirm(ports, commitment_id, actor)

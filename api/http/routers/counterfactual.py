@@ -12,7 +12,7 @@ from usecases import counterfactual
 router = APIRouter(tags=["counterfactual"])
 
 
-@router.get("/v1/intents/{intent_id}/counterfactual")
+@router.get("/intents/{intent_id}/counterfactual")
 def show(intent_id: str, ports: PortsDep, actor: Actor) -> Counterfactual:
     """The intent replayed over the record with enforcement off, for the asker: 404 to
     someone who may not read the projects it was proposed in, 409 for an intent that was

@@ -30,7 +30,7 @@ class DeliberationView(Viewed):
     state: DeliberationState
 
 
-@router.post("/v1/orgs/{org_id}/deliberations", status_code=201)
+@router.post("/orgs/{org_id}/deliberations", status_code=201)
 async def start_deliberation(
     org_id: str, body: DeliberationBody, ports: PortsDep, actor: Actor
 ) -> DeliberationState:
@@ -47,7 +47,7 @@ async def start_deliberation(
     )
 
 
-@router.get("/v1/deliberations/{deliberation_id}")
+@router.get("/deliberations/{deliberation_id}")
 async def deliberation(deliberation_id: str, ports: PortsDep, actor: Actor) -> DeliberationView:
     """Each persona's turn, the provenance, and the synthesis's run."""
     status, state = await deliberations.deliberation_view(ports, deliberation_id, actor)

@@ -27,26 +27,26 @@ class ShareBody(Body):
     share: int = Field(ge=1, le=100)
 
 
-@router.get("/v1/orgs/{org_id}/agents/{agent_id}/versions")
+@router.get("/orgs/{org_id}/agents/{agent_id}/versions")
 def versions(org_id: str, agent_id: str, ports: PortsDep, actor: Actor) -> AgentVersions:
     """The agent's versions, newest first, and its rollout."""
     return fleet.versions(ports, org_id, actor, agent_id)
 
 
-@router.post("/v1/orgs/{org_id}/agents/{agent_id}/versions", status_code=201)
+@router.post("/orgs/{org_id}/agents/{agent_id}/versions", status_code=201)
 def draft(org_id: str, agent_id: str, body: DraftBody, ports: PortsDep, actor: Actor) -> Charter:
     """Draft a new version (the founder); it serves no run until published and rolled out."""
     request = DraftRequest.model_validate(body.model_dump(exclude_unset=True))
     return fleet.draft(ports, org_id, actor, agent_id, request)
 
 
-@router.post("/v1/orgs/{org_id}/agents/{agent_id}/versions/{version}/publish")
+@router.post("/orgs/{org_id}/agents/{agent_id}/versions/{version}/publish")
 def publish(org_id: str, agent_id: str, version: int, ports: PortsDep, actor: Actor) -> Charter:
     """Publish a draft (the founder). Only a draft may be published: otherwise a 409."""
     return fleet.publish(ports, org_id, actor, agent_id, version)
 
 
-@router.post("/v1/orgs/{org_id}/agents/{agent_id}/versions/{version}/rollout")
+@router.post("/orgs/{org_id}/agents/{agent_id}/versions/{version}/rollout")
 def roll_out(
     org_id: str, agent_id: str, version: int, body: ShareBody, ports: PortsDep, actor: Actor
 ) -> Rollout:
@@ -54,13 +54,13 @@ def roll_out(
     return fleet.roll_out(ports, org_id, actor, agent_id, version, body.share)
 
 
-@router.post("/v1/orgs/{org_id}/agents/{agent_id}/rollback")
+@router.post("/orgs/{org_id}/agents/{agent_id}/rollback")
 def roll_back(org_id: str, agent_id: str, ports: PortsDep, actor: Actor) -> Rollout:
     """New runs stop getting the newest version (the founder); runs going keep theirs."""
     return fleet.roll_back(ports, org_id, actor, agent_id)
 
 
-@router.post("/v1/orgs/{org_id}/agents/{agent_id}/versions/{version}/retire")
+@router.post("/orgs/{org_id}/agents/{agent_id}/versions/{version}/retire")
 def retire(org_id: str, agent_id: str, version: int, ports: PortsDep, actor: Actor) -> Charter:
     """Retire a version (the founder): the broker refuses intents of runs pinned to it."""
     return fleet.retire(ports, org_id, actor, agent_id, version)

@@ -17,14 +17,14 @@ from usecases.heartbeat import MAX_LISTED
 router = APIRouter(tags=["heartbeat"])
 
 
-@router.post("/v1/orgs/{org_id}/heartbeat")
+@router.post("/orgs/{org_id}/heartbeat")
 async def run_now(org_id: str, ports: PortsDep, actor: Actor) -> list[HeartbeatRun]:
     """Run the heartbeat over the organization now and wait for it: its checks, its
     findings and what the broker made of Sentinel's proposals."""
     return await heartbeat.run_now(ports, org_id, actor)
 
 
-@router.get("/v1/orgs/{org_id}/heartbeat/runs")
+@router.get("/orgs/{org_id}/heartbeat/runs")
 def runs(
     org_id: str,
     ports: PortsDep,
@@ -35,14 +35,14 @@ def runs(
     return heartbeat.recent(ports, org_id, actor, limit)
 
 
-@router.get("/v1/orgs/{org_id}/holds")
+@router.get("/orgs/{org_id}/holds")
 def standing_holds(org_id: str, ports: PortsDep, actor: Actor) -> list[StandingHold]:
     """The standing holds placed in the organization (open and released) that you may
     read: while one is open, every payment on its projects waits for a human."""
     return heartbeat.standing_holds(ports, org_id, actor)
 
 
-@router.post("/v1/holds/{hold_id}/release")
+@router.post("/holds/{hold_id}/release")
 def release_hold(hold_id: str, body: ReasonBody, ports: PortsDep, actor: Actor) -> StandingHold:
     """Release a standing hold with a reason (the founder, or an approver on every project
     it holds), once: a second release is a 409 and never replaces the first."""

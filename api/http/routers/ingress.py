@@ -36,7 +36,7 @@ def _bearer(authorization: str | None) -> str:
     return token
 
 
-@router.get("/v1/whoami")
+@router.get("/whoami")
 def whoami(
     request: Request,
     ports: PortsDep,
@@ -47,14 +47,14 @@ def whoami(
         return ingress.whoami(ports, _bearer(authorization))
 
 
-@router.get("/v1/orgs/{org_id}/ingress/refusals")
+@router.get("/orgs/{org_id}/ingress/refusals")
 def refusals(org_id: str, ports: PortsDep, actor: Actor, limit: int = 100) -> list[RefusedRequest]:
     """Requests refused at the front door once their sender was known (a replay, a spent
     budget), newest first (the founder's). Anonymous refusals are in the server's log."""
     return ingress.refusals(ports, org_id, actor, min(max(limit, 1), 1000))
 
 
-@router.post("/v1/orgs/{org_id}/identities", status_code=201)
+@router.post("/orgs/{org_id}/identities", status_code=201)
 def link_identity(org_id: str, body: IdentityBody, ports: PortsDep, actor: Actor) -> Identity:
     """Let an OIDC subject (or a Slack or Teams user) prove a human of the organization."""
     return ingress.link_identity(

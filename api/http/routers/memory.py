@@ -15,7 +15,7 @@ from usecases import memory
 router = APIRouter(tags=["memory"])
 
 
-@router.post("/v1/orgs/{org_id}/memory/query")
+@router.post("/orgs/{org_id}/memory/query")
 def query(org_id: str, body: MemoryQueryBody, ports: PortsDep, actor: Actor) -> QueryResult:
     """The records most similar to ``text`` that you may read, best first."""
     return memory.query(ports, org_id, actor, body.text, body.k)
@@ -27,7 +27,7 @@ class LinkAnswer(BaseModel):
     link_id: str
 
 
-@router.post("/v1/orgs/{org_id}/memory/links", status_code=201)
+@router.post("/orgs/{org_id}/memory/links", status_code=201)
 def link(org_id: str, body: MemoryLinkBody, ports: PortsDep, actor: Actor) -> LinkAnswer:
     """Link two records (the founder's); never across a barrier."""
     return LinkAnswer(
@@ -35,20 +35,20 @@ def link(org_id: str, body: MemoryLinkBody, ports: PortsDep, actor: Actor) -> Li
     )
 
 
-@router.post("/v1/orgs/{org_id}/memory/compact", status_code=201)
+@router.post("/orgs/{org_id}/memory/compact", status_code=201)
 def compact(org_id: str, body: CompactBody, ports: PortsDep, actor: Actor) -> memory.Compacted:
     """Summarise records into one new record (the founder's): read through the memory
     gate, ingested like any record, linked back to each record it replaces."""
     return memory.compact(ports, org_id, actor, body.agent_id, body.refs, body.ref, body.max_chars)
 
 
-@router.get("/v1/orgs/{org_id}/memory/records/{ref}/neighbours")
+@router.get("/orgs/{org_id}/memory/records/{ref}/neighbours")
 def neighbours(org_id: str, ref: str, ports: PortsDep, actor: Actor) -> Neighbours:
     """The records linked to ``ref`` that you may see."""
     return memory.neighbours(ports, org_id, actor, ref)
 
 
-@router.get("/v1/orgs/{org_id}/memory/records/{ref}/explain")
+@router.get("/orgs/{org_id}/memory/records/{ref}/explain")
 def explain(org_id: str, ref: str, ports: PortsDep, actor: Actor) -> Explanation:
     """Where ``ref`` came from, as you may see it (redacted where it passes through what
     you may not see)."""
@@ -61,7 +61,7 @@ class ProcedurePublished(BaseModel):
     version: int
 
 
-@router.post("/v1/orgs/{org_id}/memory/procedures", status_code=201)
+@router.post("/orgs/{org_id}/memory/procedures", status_code=201)
 def publish_procedure(
     org_id: str, body: ProcedureBody, ports: PortsDep, actor: Actor
 ) -> ProcedurePublished:
@@ -72,7 +72,7 @@ def publish_procedure(
     return ProcedurePublished(version=version)
 
 
-@router.get("/v1/orgs/{org_id}/memory/procedures/{name}")
+@router.get("/orgs/{org_id}/memory/procedures/{name}")
 def procedure(
     org_id: str, name: str, ports: PortsDep, actor: Actor, version: int | None = None
 ) -> ProcedureView:
@@ -80,13 +80,13 @@ def procedure(
     return memory.procedure(ports, org_id, actor, name, version)
 
 
-@router.get("/v1/orgs/{org_id}/memory/reads")
+@router.get("/orgs/{org_id}/memory/reads")
 def reads(org_id: str, ports: PortsDep, actor: Actor) -> list[MemoryRead]:
     """Every memory read, oldest first (the founder's)."""
     return memory.reads(ports, org_id, actor)
 
 
-@router.get("/v1/orgs/{org_id}/memory/records/{ref}")
+@router.get("/orgs/{org_id}/memory/records/{ref}")
 def record(org_id: str, ref: str, ports: PortsDep, actor: Actor) -> NodeView:
     """One record as you may see it (404 when it is not yours to see)."""
     return memory.get(ports, org_id, actor, ref)

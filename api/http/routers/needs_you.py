@@ -17,14 +17,14 @@ from usecases.needs_you import MAX_ANSWER, FailedRunView, NeedsYou, RunAnswered,
 router = APIRouter(tags=["needs-you"])
 
 
-@router.get("/v1/orgs/{org_id}/needs-you")
+@router.get("/orgs/{org_id}/needs-you")
 def queue(org_id: str, ports: PortsDep, actor: Actor) -> NeedsYou:
     """What waits for you, most urgent first, each item with its evidence and the
     actions it allows; items on projects you may not read are withheld."""
     return needs_you.needs_you(ports, org_id, actor)
 
 
-@router.get("/v1/orgs/{org_id}/metrics")
+@router.get("/orgs/{org_id}/metrics")
 def metrics(org_id: str, ports: PortsDep, actor: Actor) -> AutonomyMetrics:
     """Work done without a human, escalations, blocked violations by stage, time to
     resolve holds and findings, repeated-process precision; a metric with no data
@@ -32,7 +32,7 @@ def metrics(org_id: str, ports: PortsDep, actor: Actor) -> AutonomyMetrics:
     return needs_you.metrics(ports, org_id, actor)
 
 
-@router.get("/v1/orgs/{org_id}/runs/failed")
+@router.get("/orgs/{org_id}/runs/failed")
 def failed(
     org_id: str, ports: PortsDep, actor: Actor, failure: FailureClass | None = None
 ) -> list[FailedRunView]:
@@ -42,7 +42,7 @@ def failed(
     return needs_you.failed_runs(ports, org_id, actor, failure)
 
 
-@router.post("/v1/runs/{run_id}/retry", status_code=201)
+@router.post("/runs/{run_id}/retry", status_code=201)
 async def retry(run_id: str, ports: PortsDep, actor: Actor) -> RunRetried:
     """Start a failed run again (same agent and task), once, on the record."""
     return await needs_you.retry_run(ports, run_id, actor)
@@ -52,7 +52,7 @@ class AnswerBody(Body):
     answer: str = Field(min_length=1, max_length=MAX_ANSWER)
 
 
-@router.post("/v1/runs/{run_id}/answer", status_code=201)
+@router.post("/runs/{run_id}/answer", status_code=201)
 async def answer(run_id: str, body: AnswerBody, ports: PortsDep, actor: Actor) -> RunAnswered:
     """Answer the question the run's agent asked: a new run of the agent goes on with the
     task, the question and your answer. Once: a second answer is a 409."""

@@ -58,7 +58,7 @@ class EpisodeView(BaseModel):
         )
 
 
-@router.post("/v1/orgs/{org_id}/episodes", status_code=201)
+@router.post("/orgs/{org_id}/episodes", status_code=201)
 def record_episode(org_id: str, body: EpisodeBody, ports: PortsDep, actor: Actor) -> EpisodeView:
     """Record an episode of work done outside Verletica: its steps (a tool and the words
     for it) and whether it met its outcome. Screened and embedded; a review places it."""
@@ -68,20 +68,20 @@ def record_episode(org_id: str, body: EpisodeBody, ports: PortsDep, actor: Actor
     )
 
 
-@router.post("/v1/orgs/{org_id}/offers/review")
+@router.post("/orgs/{org_id}/offers/review")
 def review_offers(org_id: str, ports: PortsDep, actor: Actor) -> offers.Reviewed:
     """Merge the new episodes into process offers (one per process); repeated, it adds
     nothing."""
     return offers.review_episodes(ports, org_id, actor)
 
 
-@router.get("/v1/orgs/{org_id}/offers")
+@router.get("/orgs/{org_id}/offers")
 def list_offers(org_id: str, ports: PortsDep, actor: Actor) -> list[OfferRecord]:
     """The organization's process offers you may read, with their episodes as evidence."""
     return offers.offers(ports, org_id, actor)
 
 
-@router.post("/v1/offers/{offer_id}/confirm")
+@router.post("/offers/{offer_id}/confirm")
 def confirm_offer(
     offer_id: str, body: ConfirmOfferBody, ports: PortsDep, actor: Actor
 ) -> OfferRecord:
@@ -90,19 +90,19 @@ def confirm_offer(
     return offers.confirm_offer(ports, offer_id, actor, body.name)
 
 
-@router.post("/v1/orgs/{org_id}/drift/review")
+@router.post("/orgs/{org_id}/drift/review")
 def review_drift(org_id: str, ports: PortsDep, actor: Actor) -> offers_drift.DriftReviewed:
     """Flag confirmed playbooks whose later episodes consistently miss their outcome."""
     return offers_drift.review_drift(ports, org_id, actor)
 
 
-@router.get("/v1/orgs/{org_id}/findings/drift")
+@router.get("/orgs/{org_id}/findings/drift")
 def list_findings(org_id: str, ports: PortsDep, actor: Actor) -> list[DriftFinding]:
     """The organization's drift findings you may read."""
     return offers_drift.findings(ports, org_id, actor)
 
 
-@router.post("/v1/findings/{finding_id}/resolve")
+@router.post("/findings/{finding_id}/resolve")
 def resolve_finding(
     finding_id: str, body: ReasonBody, ports: PortsDep, actor: Actor
 ) -> DriftFinding | FiledFinding:

@@ -34,7 +34,7 @@ class MemoryStored(BaseModel):
     ref: str
 
 
-@router.post("/v1/orgs", status_code=201)
+@router.post("/orgs", status_code=201)
 def onboard(body: OnboardBody, ports: PortsDep, subject: FoundingSubject) -> OnboardAnswer:
     """Found an organization: you become its founder (your ID token's subject is linked
     to the founder), with a starter fleet of agents."""
@@ -44,51 +44,51 @@ def onboard(body: OnboardBody, ports: PortsDep, subject: FoundingSubject) -> Onb
     return OnboardAnswer(org_id=done.org.id, founder_id=done.founder.id, agents=done.agents)
 
 
-@router.post("/v1/orgs/{org_id}/humans", status_code=201)
+@router.post("/orgs/{org_id}/humans", status_code=201)
 def add_human(org_id: str, body: HumanBody, ports: PortsDep, actor: Actor) -> Principal:
     return organization.add_human(ports, org_id, actor, body.email, body.display_name)
 
 
-@router.get("/v1/orgs/{org_id}/principals")
+@router.get("/orgs/{org_id}/principals")
 def principals(org_id: str, ports: PortsDep, actor: Actor) -> list[Principal]:
     return organization.principals(ports, org_id, actor)
 
 
-@router.post("/v1/orgs/{org_id}/projects", status_code=201)
+@router.post("/orgs/{org_id}/projects", status_code=201)
 def add_project(org_id: str, body: ProjectBody, ports: PortsDep, actor: Actor) -> Project:
     return organization.add_project(ports, org_id, actor, body.slug, body.name)
 
 
-@router.get("/v1/orgs/{org_id}/projects")
+@router.get("/orgs/{org_id}/projects")
 def projects(org_id: str, ports: PortsDep, actor: Actor) -> list[Project]:
     return organization.projects(ports, org_id, actor)
 
 
-@router.post("/v1/orgs/{org_id}/staffing", status_code=201)
+@router.post("/orgs/{org_id}/staffing", status_code=201)
 def staff(org_id: str, body: StaffingBody, ports: PortsDep, actor: Actor) -> Staffing:
     return organization.staff(
         ports, org_id, actor, body.principal_id, body.project, body.role, body.valid_until
     )
 
 
-@router.delete("/v1/orgs/{org_id}/staffing/{staffing_id}")
+@router.delete("/orgs/{org_id}/staffing/{staffing_id}")
 def unstaff(org_id: str, staffing_id: str, ports: PortsDep, actor: Actor) -> Staffing:
     return organization.unstaff(ports, org_id, actor, staffing_id)
 
 
-@router.get("/v1/orgs/{org_id}/staffing")
+@router.get("/orgs/{org_id}/staffing")
 def staffing(org_id: str, ports: PortsDep, actor: Actor) -> list[Staffing]:
     return organization.staffing(ports, org_id, actor)
 
 
-@router.post("/v1/orgs/{org_id}/barriers", status_code=201)
+@router.post("/orgs/{org_id}/barriers", status_code=201)
 def add_barrier(org_id: str, body: BarrierBody, ports: PortsDep, actor: Actor) -> Barrier:
     return organization.add_barrier(
         ports, org_id, actor, body.name, body.groups, founder_side=body.founder_side
     )
 
 
-@router.post("/v1/orgs/{org_id}/memory", status_code=201)
+@router.post("/orgs/{org_id}/memory", status_code=201)
 def remember(org_id: str, body: MemoryBody, ports: PortsDep, actor: Actor) -> MemoryStored:
     memory.remember(
         ports, org_id, actor, body.ref, tuple(body.projects), body.text, body.kind, body.source

@@ -12,7 +12,7 @@ from usecases.runs import HoldSignalled, RunStarted, RunView
 router = APIRouter(tags=["runs"])
 
 
-@router.post("/v1/orgs/{org_id}/runs", status_code=201)
+@router.post("/orgs/{org_id}/runs", status_code=201)
 async def start_run(org_id: str, body: RunBody, ports: PortsDep, actor: Actor) -> RunStarted:
     return await runs.start_run(
         ports, org_id, actor, body.agent_id, body.task, body.scripted_reply, body.client_key,
@@ -20,12 +20,12 @@ async def start_run(org_id: str, body: RunBody, ports: PortsDep, actor: Actor) -
     )  # fmt: skip
 
 
-@router.get("/v1/runs/{run_id}")
+@router.get("/runs/{run_id}")
 async def run(run_id: str, ports: PortsDep, actor: Actor) -> RunView:
     return await runs.run_view(ports, run_id, actor)
 
 
-@router.post("/v1/intents/{intent_id}/approve", status_code=202)
+@router.post("/intents/{intent_id}/approve", status_code=202)
 async def approve(
     intent_id: str, body: DecisionBody, ports: PortsDep, actor: Actor
 ) -> HoldSignalled:
@@ -40,7 +40,7 @@ async def approve(
     )
 
 
-@router.post("/v1/intents/{intent_id}/deny", status_code=202)
+@router.post("/intents/{intent_id}/deny", status_code=202)
 async def deny(intent_id: str, body: DecisionBody, ports: PortsDep, actor: Actor) -> HoldSignalled:
     return await runs.decide_hold(
         ports,

@@ -26,7 +26,7 @@ class GraphView(Viewed):
     state: GraphState
 
 
-@router.post("/v1/orgs/{org_id}/graphs", status_code=201)
+@router.post("/orgs/{org_id}/graphs", status_code=201)
 async def start_graph(org_id: str, body: GraphBody, ports: PortsDep, actor: Actor) -> GraphState:
     """Start a work graph: its steps run as agent runs, each governed by the broker."""
     return await work_graph.start_graph(
@@ -34,7 +34,7 @@ async def start_graph(org_id: str, body: GraphBody, ports: PortsDep, actor: Acto
     )
 
 
-@router.get("/v1/graphs/{graph_id}")
+@router.get("/graphs/{graph_id}")
 async def graph(graph_id: str, ports: PortsDep, actor: Actor) -> GraphView:
     """The graph's steps; a step whose run the caller may not read shows no summary."""
     status, state = await work_graph.graph_view(ports, graph_id, actor)
