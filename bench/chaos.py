@@ -64,7 +64,7 @@ from usecases.context import Ports
 from worker import devserver
 from worker.ports import build_ports
 from worker.settings import Settings
-from worker.temporal import make_client
+from worker.temporal import connect
 
 ROOT = Path(__file__).resolve().parents[1]
 LOST = {
@@ -153,6 +153,8 @@ class ChaosReport:
     chain_ok: bool = False
     seconds: float = 0.0
     """From the first run submitted to the last one ended (or the harness giving up)."""
+    decisions: dict[str, int] = field(default_factory=dict)
+    """The chain's decisions on intents, by decision and rule: why runs wrote or did not."""
     outcomes: dict[str, int] = field(default_factory=dict)
     """How the runs' workflows ended (completed, failed, …): work failed shows here."""
     recoveries: list[float] = field(default_factory=list)
@@ -309,7 +311,8 @@ async def run_chaos(
         pool = [_Worker(n, env, logs) for n in range(workers)]
         kills: list[tuple[float, str]] = []
         try:
-            client = await make_client(settings)
+            # the dev server may take a while to be healthy on a busy machine: wait for it
+            client = await connect(settings)
             ports = build_ports(store, client, settings)
             org, founder = _firm(ports)
             for w in pool:
@@ -380,9 +383,14 @@ def _firm(ports: Ports) -> tuple[str, str]:
     for slug in ("east", "west"):
         organization.add_project(ports, org, founder, slug, slug.title())
     organization.add_barrier(ports, org, founder, "wall", [["east"], ["west"]])
-    organization.staff(ports, org, founder, ledger, "east", StaffRole.MEMBER)
+    organization.staff(
+        ports, org, founder, organization.AssignStaff(ledger, "east", StaffRole.MEMBER)
+    )
     cap = commitments.add_commitment(
-        ports, org, founder, "cap", SpendCap(limit_cents=10**9), "letter", projects=("east",)
+        ports,
+        org,
+        founder,
+        commitments.AddCommitment("cap", SpendCap(limit_cents=10**9), "letter", projects=("east",)),
     )
     commitments.confirm(ports, cap.id, founder)
     return org, founder
@@ -407,7 +415,12 @@ async def _submit(
             try:
                 started.append(
                     await runs.start_run(
-                        ports, org, founder, agent, f"chaos {i}", reply, client_key=f"k{i}"
+                        ports,
+                        org,
+                        founder,
+                        runs.StartRun(
+                            agent, f"chaos {i}", scripted_reply=reply, client_key=f"k{i}"
+                        ),
                     )
                 )
                 break
@@ -590,6 +603,8 @@ def _check_writes(store: Store, org: str, report: ChaosReport) -> None:
             invoice = str(body.get("payload", {}).get("invoice", "")).strip().lower()
             key_of[e.intent_id] = f"payments.pay:{invoice or '*'}"
         seq_of.setdefault((e.intent_id, e.decision), e.seq)
+        said = f"{e.decision}:{e.rule}" if e.rule else e.decision
+        report.decisions[said] = report.decisions.get(said, 0) + 1
         key = key_of.get(e.intent_id)
         if key is None:
             continue

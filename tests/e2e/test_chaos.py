@@ -22,8 +22,9 @@ async def test_chaos_keeps_every_invariant(tmp_path: Path) -> None:
     assert report.self_exits == 0, report.problems
     assert report.terminal == report.runs, report
     assert report.kills >= 3 and report.temporal_restarts == 1, report
-    assert report.writes >= 10, report
-    assert report.outcomes.get("failed", 0) == 0, report  # slower on a busy machine, never failed
+    # slower on a busy machine, never failed
+    assert report.outcomes.get("failed", 0) == 0, (report.outcomes, report.problems)
+    assert report.writes >= 10, (report.writes, report.decisions, report.outcomes)
     assert (report.duplicate_writes, report.writes_without_allow, report.double_allowed) == (
         0,
         0,
