@@ -105,10 +105,12 @@ def measure(url: str, items: int = 1000, requests: int = 20) -> PageFigures:
                 ports,
                 org,
                 founder,
-                f"cap {i}",
-                SpendCap(limit_cents=100_000 + i, currency="USD"),
-                "engagement letter",
-                projects=("east",),
+                commitments.AddCommitment(
+                    f"cap {i}",
+                    SpendCap(limit_cents=100_000 + i, currency="USD"),
+                    "engagement letter",
+                    projects=("east",),
+                ),
             )
         token = issuer.mint("ada@bench.example", LOCAL_AUDIENCE, seconds=24 * 3600)
         app = create_app(settings, ports)

@@ -87,7 +87,9 @@ def _firm(store: Store, url: str) -> tuple[str, str]:
     org, founder = done.org.id, done.founder.id
     agent = next(a.id for a in done.agents if a.handle == "orion")
     organization.add_project(ports, org, founder, "east", "East")
-    organization.staff(ports, org, founder, agent, "east", StaffRole.MEMBER)
+    organization.staff(
+        ports, org, founder, organization.AssignStaff(agent, "east", StaffRole.MEMBER)
+    )
     return org, agent
 
 

@@ -109,7 +109,9 @@ def measure(
             organization.add_project(ports, org, founder, slug, slug)
         reader = organization.add_human(ports, org, founder, "r@bench.example", "Reader").id
         for slug in PROJECTS[::2]:
-            organization.staff(ports, org, founder, reader, slug, StaffRole.MEMBER)
+            organization.staff(
+                ports, org, founder, organization.AssignStaff(reader, slug, StaffRole.MEMBER)
+            )
         embedder = ports.embedder
         matrix = _fill(store, org, nodes, embedder.dimensions, embedder.name)
 
@@ -149,11 +151,15 @@ def measure(
         embed_s = time.perf_counter() - start
         start = time.perf_counter()
         for i, text in enumerate(texts):
-            memory.remember(ports, org, founder, f"ingest-{i}", (PROJECTS[0],), text)
+            memory.remember(
+                ports, org, founder, memory.Remember(f"ingest-{i}", (PROJECTS[0],), text)
+            )
         ingest_s = time.perf_counter() - start
         after_write = []
         for i in range(20):
-            memory.remember(ports, org, founder, f"late-{i}", (PROJECTS[0],), texts[i])
+            memory.remember(
+                ports, org, founder, memory.Remember(f"late-{i}", (PROJECTS[0],), texts[i])
+            )
             start = time.perf_counter()
             ask(i)
             after_write.append(time.perf_counter() - start)

@@ -113,7 +113,12 @@ async def measure(db_url: str, n: int = 200, in_flight: int = 32, rounds: int = 
 
             async def governed(i: int) -> None:
                 started = await runs.start_run(
-                    ports, org, founder, agent, "bench", _mail(f"{tag}-{i}-{time.time_ns()}")
+                    ports,
+                    org,
+                    founder,
+                    runs.StartRun(
+                        agent, "bench", scripted_reply=_mail(f"{tag}-{i}-{time.time_ns()}")
+                    ),
                 )
                 state = await runs.wait_run(ports, started.run_id, founder)
                 assert state.intents[0].dispatch is not None, state
@@ -151,7 +156,9 @@ def _firm(ports: Ports) -> tuple[str, str, str]:
     org, founder = done.org.id, done.founder.id
     ledger = next(a.id for a in done.agents if a.handle == "ledger")
     organization.add_project(ports, org, founder, "east", "East")
-    organization.staff(ports, org, founder, ledger, "east", StaffRole.MEMBER)
+    organization.staff(
+        ports, org, founder, organization.AssignStaff(ledger, "east", StaffRole.MEMBER)
+    )
     return org, founder, ledger
 
 
@@ -160,7 +167,9 @@ async def _approval(ports: Ports, client: object, org: str, founder: str, agent:
     happens just before)."""
     samples = []
     for _ in range(10):
-        started = await runs.start_run(ports, org, founder, agent, "pay", _held_payment())
+        started = await runs.start_run(
+            ports, org, founder, runs.StartRun(agent, "pay", scripted_reply=_held_payment())
+        )
         handle = client.get_workflow_handle_for(AgentRunWorkflow.run, started.workflow_id)  # type: ignore[attr-defined]
         while (
             state := await handle.query(AgentRunWorkflow.state)

@@ -205,14 +205,28 @@ class Firm:
         ).id
         for who, project in (("orion", "east"), ("vega", "west"), ("ledger", "east")):
             organization.staff(
-                svc, self.org, self.founder, self.agents[who], project, StaffRole.MEMBER
+                svc,
+                self.org,
+                self.founder,
+                organization.AssignStaff(self.agents[who], project, StaffRole.MEMBER),
             )
-        organization.staff(svc, self.org, self.founder, self.associate, "east", StaffRole.MEMBER)
-        memory.remember(
-            svc, self.org, self.founder, "birch-cim", ("west",), "Birch CIM projections"
+        organization.staff(
+            svc,
+            self.org,
+            self.founder,
+            organization.AssignStaff(self.associate, "east", StaffRole.MEMBER),
         )
         memory.remember(
-            svc, self.org, self.founder, "atlas-kickoff", ("east",), "Atlas kickoff notes"
+            svc,
+            self.org,
+            self.founder,
+            memory.Remember("birch-cim", ("west",), "Birch CIM projections"),
+        )
+        memory.remember(
+            svc,
+            self.org,
+            self.founder,
+            memory.Remember("atlas-kickoff", ("east",), "Atlas kickoff notes"),
         )
 
 

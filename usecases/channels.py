@@ -190,9 +190,7 @@ async def receive(
         ports,
         sender.org_id,
         sender.id,
-        agent.id,
-        task,
-        client_key=f"{channel.value}:{message.delivery}",
+        runs.StartRun(agent.id, task, client_key=f"{channel.value}:{message.delivery}"),
     )
     verb = "Started" if started.created else "Already started"
     return ChannelAnswer(

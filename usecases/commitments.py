@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import datetime
 
 from domain.audit.chain import AuditDraft
@@ -249,17 +250,25 @@ def record_extraction(
         return ExtractionResult(commitments=tuple(recorded))
 
 
+@dataclass(frozen=True)
+class AddCommitment:
+    """An extracted commitment to record: its title, its constraint, the document it
+    came from (with the excerpt that says it), the projects it binds and when it holds."""
+
+    title: str
+    constraint: Constraint
+    source: str
+    excerpt: str = ""
+    projects: tuple[str, ...] = ()
+    valid_from: datetime | None = None
+    valid_until: datetime | None = None
+
+
 def add_commitment(
     ports: Ports,
     org_id: str,
     actor_id: str,
-    title: str,
-    constraint: Constraint,
-    source: str,
-    excerpt: str = "",
-    projects: tuple[str, ...] = (),
-    valid_from: datetime | None = None,
-    valid_until: datetime | None = None,
+    command: AddCommitment,
 ) -> Commitment:
     """Record an extracted commitment: evidence until a human confirms it. A member
     records one only on projects they may read (as an episode): what it says about a
@@ -267,22 +276,24 @@ def add_commitment(
     one that names no project (the organization's) binds nothing until the founder
     confirms it, so any member may record it."""
     org, actor = member(ports, org_id, actor_id)
-    if not may_read(readable(ports, org, actor), projects):
+    if not may_read(readable(ports, org, actor), command.projects):
         raise Forbidden("a commitment may bind only projects you may read")
     with ports.configuration.change(org_id, actor_id, ports.clock) as change:
-        unknown = set(projects) - change.project_slugs()
+        unknown = set(command.projects) - change.project_slugs()
         if unknown:
             raise NotFound(f"no project {', '.join(sorted(unknown))}")
         commitment = Commitment(
             id=new_id(),
             org_id=org_id,
-            title=title,
-            constraint=constraint,
-            provenance=Provenance(source=source, excerpt=excerpt, recorded_by=actor_id),
+            title=command.title,
+            constraint=command.constraint,
+            provenance=Provenance(
+                source=command.source, excerpt=command.excerpt, recorded_by=actor_id
+            ),
             state=ReviewState.EXTRACTED,
-            projects=projects,
-            valid_from=valid_from or change.now,
-            valid_until=valid_until,
+            projects=command.projects,
+            valid_from=command.valid_from or change.now,
+            valid_until=command.valid_until,
         )
         return change.add_commitment(commitment)
 

@@ -4,6 +4,7 @@ through a quality gate, and an agent's run synthesises (see :mod:`domain.deliber
 from __future__ import annotations
 
 import uuid
+from dataclasses import dataclass
 
 from domain.deliberation.plan import DEFAULT_PERSONAS, DeliberationPlan
 from domain.deliberation.ports import DeliberationGateway
@@ -24,43 +25,51 @@ def _gateway(ports: Ports) -> DeliberationGateway:
     return ports.deliberations
 
 
+@dataclass(frozen=True)
+class StartDeliberation:
+    """What starting a deliberation asks: which agent, the question, the plan (or
+    the default), scripted replies for the demo and tests, and how long holds wait."""
+
+    agent: str
+    question: str
+    plan: DeliberationPlan | None = None
+    scripted_replies: dict[str, tuple[str, ...]] | None = None
+    hold_timeout_seconds: int | None = None
+
+
 async def start_deliberation(
     ports: Ports,
     org_id: str,
     actor_id: str,
-    agent: str,
-    question: str,
-    plan: DeliberationPlan | None = None,
-    scripted_replies: dict[str, tuple[str, ...]] | None = None,
-    hold_timeout_seconds: int | None = None,
+    command: StartDeliberation,
 ) -> DeliberationState:
     """Start a deliberation on ``question`` for ``actor_id`` (an active human of the
     organization). ``agent`` (handle or id) is the agent whose gate releases the personas'
     context and whose run synthesises; its actions go through the broker."""
     _, actor = member(ports, org_id, actor_id)
-    plan = plan or DEFAULT_PLAN
-    replies = scripted_replies or {}
+    chosen = command.plan or DEFAULT_PLAN
+    replies = command.scripted_replies or {}
     check_scripted(ports, given=bool(replies))
-    unknown = sorted(set(replies) - {p.name for p in plan.personas} - {SYNTHESIS})
+    unknown = sorted(set(replies) - {p.name for p in chosen.personas} - {SYNTHESIS})
     if unknown:
         raise ValueError(f"replies for no persona of the plan: {unknown}")
-    if not question.strip():
+    if not command.question.strip():
         raise ValueError("a deliberation needs a question")
-    check_hold_timeout(hold_timeout_seconds)
-    found = agent_named(ports, org_id, agent)
+    check_hold_timeout(command.hold_timeout_seconds)
+    found = agent_named(ports, org_id, command.agent)
     if found is None:
-        raise NotFound(f"no agent {agent!r} in this organization")
+        raise NotFound(f"no agent {command.agent!r} in this organization")
     gateway = _gateway(ports)
     ingress.reserve_run(ports, actor)
     deliberation = DeliberationInput(
         deliberation_id=str(uuid.uuid4()),
         org_id=org_id,
         agent_id=found.id,
-        question=question.strip(),
-        plan=plan,
+        question=command.question.strip(),
+        plan=chosen,
         requested_by=actor_id,
         scripted_replies=replies,
-        hold_timeout_seconds=hold_timeout_seconds,
+        hold_timeout_seconds=command.hold_timeout_seconds,
     )
     await gateway.start(deliberation)
     return DeliberationState(deliberation_id=deliberation.deliberation_id, org_id=org_id)

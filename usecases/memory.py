@@ -4,6 +4,7 @@ where it came from, the read log; and the links between records."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from pydantic import BaseModel
 
@@ -60,14 +61,22 @@ def get(ports: Ports, org_id: str, actor_id: str, ref: str) -> NodeView:
     return view
 
 
+@dataclass(frozen=True)
+class AddLink:
+    """A typed link from one memory record to another (``span``: the characters of
+    ``src`` that say it)."""
+
+    src: str
+    dst: str
+    kind: str
+    span: tuple[int, int] | None = None
+
+
 def link(
     ports: Ports,
     org_id: str,
     actor_id: str,
-    src: str,
-    dst: str,
-    kind: str,
-    span: tuple[int, int] | None = None,
+    command: AddLink,
 ) -> str:
     """Link two records (the founder's): a relation, or ``derived_from`` with the span
     of ``dst`` that ``src`` drew on. A link may not join two sides of a barrier. Recorded
@@ -76,16 +85,16 @@ def link(
     with ports.configuration.change(org_id, actor_id, ports.clock) as change:
         records = change.records()
         problem = rules.link_problem(
-            kind,
-            records.get(src),
-            records.get(dst),
-            change.record_length(dst),
-            span,
+            command.kind,
+            records.get(command.src),
+            records.get(command.dst),
+            change.record_length(command.dst),
+            command.span,
             change.barriers(),
         )
         if problem is not None:
             raise ValueError(problem)
-        link_id = change.add_link(src, dst, kind, span)
+        link_id = change.add_link(command.src, command.dst, command.kind, command.span)
     return link_id
 
 
@@ -191,14 +200,22 @@ class Compacted(BaseModel):
     chars: int
 
 
+@dataclass(frozen=True)
+class Compact:
+    """Records to compact into one: the agent whose reading it is, the records, the
+    new record's reference and its length bound."""
+
+    agent_id: str
+    refs: Sequence[str]
+    ref: str
+    max_chars: int = DEFAULT_CHARS
+
+
 def compact(
     ports: Ports,
     org_id: str,
     actor_id: str,
-    agent_id: str,
-    refs: Sequence[str],
-    ref: str,
-    max_chars: int = DEFAULT_CHARS,
+    command: Compact,
 ) -> Compacted:
     """Summarise records ``refs`` into a new record ``ref``: the founder asks (every
     memory write is the founder's), an agent reads. The records are read through the
@@ -209,21 +226,21 @@ def compact(
     record (screened, identifying detail tagged again) and linked back to each record it
     replaces (``derived_from``, the whole text)."""
     founder(ports, org_id, actor_id)
-    if ports.directory.principal(org_id, agent_id).kind is not PrincipalKind.AGENT:
+    if ports.directory.principal(org_id, command.agent_id).kind is not PrincipalKind.AGENT:
         raise ValueError("records are compacted as an agent reads them: name an agent")
     if ports.compactor is None:
         raise Unavailable("this process has no compaction engine")
-    wanted = list(dict.fromkeys(refs))
+    wanted = list(dict.fromkeys(command.refs))
     if not 1 <= len(wanted) <= MAX_SOURCES:
         raise ValueError(f"compact between 1 and {MAX_SOURCES} records")
-    if not 1 <= max_chars <= 20_000:
+    if not 1 <= command.max_chars <= 20_000:
         raise ValueError("max_chars must lie between 1 and 20000")
     now = ports.clock()
     sources: list[CompactionSource] = []
     projects: set[str] = set()
     for wanted_ref in wanted:
         view = ports.memory.get(
-            asker_principal_id=agent_id,
+            asker_principal_id=command.agent_id,
             org_id=org_id,
             ref=wanted_ref,
             now=now,
@@ -234,19 +251,32 @@ def compact(
             raise ValueError(f"record {wanted_ref} has no text this agent may read")
         sources.append(CompactionSource(ref=wanted_ref, text=view.text))
         projects.update(view.projects)
-    text = ports.compactor.compact(sources, max_chars)
+    text = ports.compactor.compact(sources, command.max_chars)
     placed = tuple(sorted(projects))
     remember(
-        ports, org_id, actor_id, ref, placed, text,
-        kind="summary", source=f"compaction ({ports.compactor.name}) of {', '.join(wanted)}",
-    )  # fmt: skip
+        ports,
+        org_id,
+        actor_id,
+        Remember(
+            command.ref,
+            placed,
+            text,
+            kind="summary",
+            source=f"compaction ({ports.compactor.name}) of {', '.join(wanted)}",
+        ),
+    )
     with ports.configuration.change(org_id, actor_id, ports.clock) as change:
         # The whole stored text of each source (what the agent read may be masked).
         lengths = {source.ref: change.record_length(source.ref) for source in sources}
     for source in sources:
-        link(ports, org_id, actor_id, ref, source.ref, DERIVED_FROM, (0, lengths[source.ref]))
+        span = (0, lengths[source.ref])
+        link(ports, org_id, actor_id, AddLink(command.ref, source.ref, DERIVED_FROM, span=span))
     return Compacted(
-        ref=ref, engine=ports.compactor.name, sources=wanted, projects=list(placed), chars=len(text)
+        ref=command.ref,
+        engine=ports.compactor.name,
+        sources=wanted,
+        projects=list(placed),
+        chars=len(text),
     )
 
 
@@ -257,15 +287,23 @@ def screen_text(ports: Ports, text: str) -> ScreenResult:
     return second_opinion(first, text, ports.screen_judge, ports.screen_judge_from)
 
 
+@dataclass(frozen=True)
+class Remember:
+    """A record to keep in memory: its reference, the projects it belongs to, its
+    text, what kind of record it is and where it came from."""
+
+    ref: str
+    projects: tuple[str, ...]
+    text: str
+    kind: str = "note"
+    source: str | None = None
+
+
 def remember(
     ports: Ports,
     org_id: str,
     actor_id: str,
-    ref: str,
-    projects: tuple[str, ...],
-    text: str,
-    kind: str = "note",
-    source: str | None = None,
+    command: Remember,
 ) -> None:
     """Ingest a record into memory (the founder's, until roles arrive with the ingress):
     ``text`` of document ``kind`` (``note``, ``email``, ``contract``…) from ``source``.
@@ -274,17 +312,23 @@ def remember(
     identifying detail tagged, with a record of what was done (never the values). A
     record belongs to one side of every barrier."""
     founder(ports, org_id, actor_id)
-    screened = screen_text(ports, text)
+    screened = screen_text(ports, command.text)
     if screened.refused:
         with ports.configuration.change(org_id, actor_id, ports.clock) as change:
-            change.note(refusal_draft(actor_id, ref, projects, text, screened.reasons))
+            change.note(
+                refusal_draft(
+                    actor_id, command.ref, command.projects, command.text, screened.reasons
+                )
+            )
         raise Refused("the text reads as instructions: " + "; ".join(screened.reasons))
-    kept_text, kept, removed = remove_never_kept(text, screened.spans)
+    kept_text, kept, removed = remove_never_kept(command.text, screened.spans)
     # Embedded before the organization's lock is taken: a model call never holds it.
     (vector,) = ports.embedder.embed([kept_text], EmbedPurpose.DOCUMENT)
     with ports.configuration.change(org_id, actor_id, ports.clock) as change:
-        check_placement(change, projects)
+        check_placement(change, command.projects)
         embedding = Embedding(embedder=ports.embedder.name, vector=vector)
-        change.add_record(ref, projects, kept_text, kept, embedding, kind, source)
+        change.add_record(
+            command.ref, command.projects, kept_text, kept, embedding, command.kind, command.source
+        )
         if removed or kept:
-            change.note(redaction_draft(actor_id, ref, removed, kept))
+            change.note(redaction_draft(actor_id, command.ref, removed, kept))

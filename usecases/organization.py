@@ -8,6 +8,7 @@ stored, the write and its audit entry committed together.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import datetime
 
 from pydantic import BaseModel
@@ -157,38 +158,50 @@ def projects(ports: Ports, org_id: str, actor_id: str) -> list[Project]:
     return ports.directory.projects(org_id)
 
 
+@dataclass(frozen=True)
+class AssignStaff:
+    """Staffing a principal on a project in a role, until ``valid_until`` (or for good)."""
+
+    principal_id: str
+    project: str
+    role: StaffRole
+    valid_until: datetime | None = None
+
+
 def staff(
     ports: Ports,
     org_id: str,
     actor_id: str,
-    principal_id: str,
-    project: str,
-    role: StaffRole,
-    valid_until: datetime | None = None,
+    command: AssignStaff,
 ) -> Staffing:
     """Staff a principal on a project from now on. Only humans may be approvers, and an
     agent is never staffed on both sides of a barrier."""
     founder(ports, org_id, actor_id)
     with ports.configuration.change(org_id, actor_id, ports.clock) as change:
-        who = change.principal(principal_id)
-        if project not in change.project_slugs():
-            raise NotFound(f"no project {project!r}")
-        if valid_until is not None and valid_until <= change.now:
+        who = change.principal(command.principal_id)
+        if command.project not in change.project_slugs():
+            raise NotFound(f"no project {command.project!r}")
+        if command.valid_until is not None and command.valid_until <= change.now:
             raise ValueError("valid_until must lie in the future")
         problem = rules.staffing_problem(
-            who, project, role, change.staffing(principal_id), change.barriers(), change.now
+            who,
+            command.project,
+            command.role,
+            change.staffing(command.principal_id),
+            change.barriers(),
+            change.now,
         )
         if problem is not None:
             # an agent as approver is a malformed request; a wall in the way, a conflict
-            raise ValueError(problem) if role is StaffRole.APPROVER else Conflict(problem)
+            raise ValueError(problem) if command.role is StaffRole.APPROVER else Conflict(problem)
         return change.add_staffing(
             Staffing(
                 id=new_id(),
-                principal_id=principal_id,
-                project=project,
-                role=role,
+                principal_id=command.principal_id,
+                project=command.project,
+                role=command.role,
                 valid_from=change.now,
-                valid_until=valid_until,
+                valid_until=command.valid_until,
             )
         )
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from datetime import datetime
 
 from pydantic import BaseModel
@@ -114,49 +115,62 @@ def record_system_run(runs: RunRecords, record: RunRecord) -> RunRecord:
     return run
 
 
+@dataclass(frozen=True)
+class StartRun:
+    """What starting a run asks: which agent, the task, and how the run behaves
+    (a scripted reply for the demo and tests, the client's idempotency key, how long
+    its holds wait for a human)."""
+
+    agent_id: str
+    task: str
+    scripted_reply: str | None = None
+    client_key: str | None = None
+    hold_timeout_seconds: int | None = None
+
+
 async def start_run(
     ports: Ports,
     org_id: str,
     actor_id: str,
-    agent_id: str,
-    task: str,
-    scripted_reply: str | None = None,
-    client_key: str | None = None,
-    hold_timeout_seconds: int | None = None,
+    command: StartRun,
 ) -> RunStarted:
     """Start an agent run on behalf of ``actor_id``, an active human of the organization;
     the same client key returns the run it started before (and never runs it again)."""
     _, actor = member(ports, org_id, actor_id)
-    check_scripted(ports, given=scripted_reply is not None)
-    agent = ports.directory.principal(org_id, agent_id)
+    check_scripted(ports, given=command.scripted_reply is not None)
+    agent = ports.directory.principal(org_id, command.agent_id)
     if agent.kind is not PrincipalKind.AGENT:
         raise ValueError(f"{agent.handle} is not an agent")
-    if not task.strip():
+    if not command.task.strip():
         raise ValueError("a run needs a task")
-    check_hold_timeout(hold_timeout_seconds)
-    if client_key is None or ports.runs.by_client_key(org_id, client_key) is None:
+    check_hold_timeout(command.hold_timeout_seconds)
+    if command.client_key is None or ports.runs.by_client_key(org_id, command.client_key) is None:
         ingress.reserve_run(ports, actor)
     run, created = ports.runs.create(
         new_run(
             agent,
-            task,
-            ports.directory.staffing(org_id, agent_id),
+            command.task,
+            ports.directory.staffing(org_id, command.agent_id),
             started_by=actor_id,
-            client_key=client_key,
-            hold_timeout_seconds=hold_timeout_seconds,
+            client_key=command.client_key,
+            hold_timeout_seconds=command.hold_timeout_seconds,
             now=ports.clock(),
         )
     )
-    if not created and (run.agent_id, run.task) != (agent_id, task):
+    if not created and (run.agent_id, run.task) != (command.agent_id, command.task):
         raise Conflict("this client key already started a different run")
     run_input = RunInput(
         run_id=run.id,
         org_id=org_id,
-        agent_id=agent_id,
-        task=task,
+        agent_id=command.agent_id,
+        task=command.task,
         requested_by=actor_id,
-        scripted_reply=scripted_reply,
-        **({"hold_timeout_seconds": hold_timeout_seconds} if hold_timeout_seconds else {}),
+        scripted_reply=command.scripted_reply,
+        **(
+            {"hold_timeout_seconds": command.hold_timeout_seconds}
+            if command.hold_timeout_seconds
+            else {}
+        ),
     )
     # Starting is idempotent by workflow id, so a crash between the record and the start
     # is repaired by the client retrying with its key.

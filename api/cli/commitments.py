@@ -35,7 +35,12 @@ def commit_add(
     show(
         sync(
             lambda s: commitments.add_commitment(
-                s, org, actor, title, cap, source, "", tuple(project or ())
+                s,
+                org,
+                actor,
+                commitments.AddCommitment(
+                    title, cap, source, excerpt="", projects=tuple(project or ())
+                ),
             )
         )
     )

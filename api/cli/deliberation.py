@@ -45,7 +45,10 @@ def deliberation_start(
     async def go(s: Ports) -> DeliberationState:
         personas = None if planned is None else plan_from_json(planned)
         started = await deliberation.start_deliberation(
-            s, org, actor, agent, question, personas, given
+            s,
+            org,
+            actor,
+            deliberation.StartDeliberation(agent, question, plan=personas, scripted_replies=given),
         )
         if not wait:
             return started

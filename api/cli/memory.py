@@ -46,7 +46,11 @@ def memory_ingest(
     from usecases import memory
 
     origin = source if source is not None else (file.name if file is not None else None)
-    sync(lambda s: memory.remember(s, org, actor, ref, tuple(project), body, kind, origin))
+    sync(
+        lambda s: memory.remember(
+            s, org, actor, memory.Remember(ref, tuple(project), body, kind=kind, source=origin)
+        )
+    )
     console.print(f"stored: {ref}")
 
 
@@ -111,7 +115,12 @@ def memory_compact(
     show(
         sync(
             lambda s: memory.compact(
-                s, org, actor, principal_id(s, org, actor, agent), sources, ref, max_chars
+                s,
+                org,
+                actor,
+                memory.Compact(
+                    principal_id(s, org, actor, agent), sources, ref, max_chars=max_chars
+                ),
             )
         )
     )
@@ -137,7 +146,9 @@ def memory_link(
     if span is not None:
         start, _, end = span.partition(":")
         bounds = (int(start), int(end))
-    link_id = sync(lambda s: memory.link(s, org, actor, src, dst, kind, bounds))
+    link_id = sync(
+        lambda s: memory.link(s, org, actor, memory.AddLink(src, dst, kind, span=bounds))
+    )
     console.print(f"linked: {link_id}")
 
 

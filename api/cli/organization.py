@@ -76,7 +76,10 @@ def staff(
     show(
         sync(
             lambda s: organization.staff(
-                s, org, actor, principal_id(s, org, actor, principal), project, role
+                s,
+                org,
+                actor,
+                organization.AssignStaff(principal_id(s, org, actor, principal), project, role),
             )
         )
     )

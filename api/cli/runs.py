@@ -40,7 +40,9 @@ def run(
 
     async def go(s: Ports) -> Any:
         agent_id = principal_id(s, org, actor, agent)
-        started = await runs.start_run(s, org, actor, agent_id, task, given)
+        started = await runs.start_run(
+            s, org, actor, runs.StartRun(agent_id, task, scripted_reply=given)
+        )
         if not as_json:
             console.print(f"run {started.run_id} — {started.ui_url}")
         if wait:

@@ -143,9 +143,7 @@ async def _change(ports: Ports, org_id: str, principal: str, fields: dict[str, s
             ports,
             org_id,
             principal,
-            staffing.principal_id,
-            staffing.project,
-            staffing.role,
+            organization.AssignStaff(staffing.principal_id, staffing.project, staffing.role),
         )
         return "staffed"
     if what == "barrier":

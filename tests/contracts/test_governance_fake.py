@@ -167,10 +167,9 @@ def sql_world(sqlite_url: str) -> Iterator[World]:
             firm.svc,
             firm.org,
             firm.founder,
-            "cap",
-            SpendCap(limit_cents=limit),
-            source="letter",
-            projects=("east",),
+            commitments.AddCommitment(
+                "cap", SpendCap(limit_cents=limit), "letter", projects=("east",)
+            ),
         )
         commitments.confirm(firm.svc, cap.id, firm.founder)
 

@@ -82,10 +82,14 @@ async def test_model_tokens_are_charged_to_the_run_and_count_against_its_budget(
     orion = firm.agents["orion"]  # effective budget: min(10,000, ceiling 5,000) = 5,000 cents
     async with build_worker(budgeted.temporal.client, svc.settings, store, model=gemini):
         gemini_stub.answer(200, _usage(120))
-        cheap = await runs.start_run(svc, firm.org, firm.founder, orion, "Tell the CFO.")
+        cheap = await runs.start_run(
+            svc, firm.org, firm.founder, runs.StartRun(orion, "Tell the CFO.")
+        )
         first = await asyncio.wait_for(runs.wait_run(svc, cheap.run_id, firm.founder), 60)
         gemini_stub.answer(200, _usage(6_000))
-        dear = await runs.start_run(svc, firm.org, firm.founder, orion, "Tell the CFO again.")
+        dear = await runs.start_run(
+            svc, firm.org, firm.founder, runs.StartRun(orion, "Tell the CFO again.")
+        )
         second = await asyncio.wait_for(runs.wait_run(svc, dear.run_id, firm.founder), 60)
 
     assert first.status is RunStatus.COMPLETED
@@ -143,7 +147,10 @@ async def test_a_deliberations_persona_rounds_are_charged_to_its_run(
     gemini_stub.answer_in_turn(usage(claims, 2_000), usage(claims, 2_500), usage(EMAIL, 600))
     async with build_worker(budgeted.temporal.client, svc.settings, store, model=gemini):
         started = await deliberation.start_deliberation(
-            svc, firm.org, firm.founder, "orion", "Tell the CFO?", plan
+            svc,
+            firm.org,
+            firm.founder,
+            deliberation.StartDeliberation("orion", "Tell the CFO?", plan=plan),
         )
         final = await asyncio.wait_for(
             deliberation.wait_deliberation(svc, started.deliberation_id, firm.founder), 60

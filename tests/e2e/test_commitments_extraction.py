@@ -44,10 +44,16 @@ class Stack:
             ("orbit-misquoted", ORBIT_MISQUOTED),
         ):
             memory.remember(
-                services, self.firm.org, self.firm.founder, ref, ("east",), text, "contract"
+                services,
+                self.firm.org,
+                self.firm.founder,
+                memory.Remember(ref, ("east",), text, kind="contract"),
             )
         memory.remember(
-            services, self.firm.org, self.firm.founder, "birch-letter", ("west",), ORBIT_AGREEMENT
+            services,
+            self.firm.org,
+            self.firm.founder,
+            memory.Remember("birch-letter", ("west",), ORBIT_AGREEMENT),
         )
 
     async def post(self, who: str, path: str, body: dict[str, Any]) -> httpx.Response:

@@ -115,9 +115,9 @@ async def _held(c: Console, invoice: str) -> str:
         c.svc,
         c.firm.org,
         c.firm.founder,
-        c.firm.agents["ledger"],
-        "pay",
-        model_reply(pay_action(invoice)),
+        runs.StartRun(
+            c.firm.agents["ledger"], "pay", scripted_reply=model_reply(pay_action(invoice))
+        ),
     )
     view = await until(
         lambda: runs.run_view(c.svc, started.run_id, c.firm.founder),
@@ -203,10 +203,12 @@ async def test_a_commitment_confirmed_and_a_finding_resolved_twice_shows_the_con
         console.svc,
         firm.org,
         firm.founder,
-        "Atlas cap",
-        SpendCap(limit_cents=500_000, currency="USD"),
-        "engagement letter",
-        projects=("east",),
+        commitments.AddCommitment(
+            "Atlas cap",
+            SpendCap(limit_cents=500_000, currency="USD"),
+            "engagement letter",
+            projects=("east",),
+        ),
     )
     _, finding, _ = _filed_pair(firm)
     first = await console.signed_in("ada@hv.example")
@@ -235,10 +237,12 @@ async def test_an_east_member_sees_a_west_item_as_withheld_never_its_content(
         console.svc,
         firm.org,
         firm.founder,
-        "Birch exclusivity",
-        SpendCap(limit_cents=900_000, currency="USD"),
-        "Birch letter",
-        projects=("west",),
+        commitments.AddCommitment(
+            "Birch exclusivity",
+            SpendCap(limit_cents=900_000, currency="USD"),
+            "Birch letter",
+            projects=("west",),
+        ),
     )
     page = await console.signed_in("ben@hv.example")
     withheld = page.locator('li.item[data-kind="withheld"]')

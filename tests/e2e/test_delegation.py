@@ -49,7 +49,9 @@ async def env(
 
 
 async def _run(svc: Ports, firm: Firm, actor: str, agent: str, task: str, reply: str) -> str:
-    started = await runs.start_run(svc, firm.org, actor, firm.agents[agent], task, reply)
+    started = await runs.start_run(
+        svc, firm.org, actor, runs.StartRun(firm.agents[agent], task, scripted_reply=reply)
+    )
     final: RunState = await asyncio.wait_for(runs.wait_run(svc, started.run_id, firm.founder), 60)
     assert final.intents and final.intents[0].dispatch is not None, final
     return started.run_id

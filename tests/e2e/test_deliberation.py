@@ -75,7 +75,10 @@ async def test_three_personas_a_gate_failure_reentry_provenance_and_a_brokered_a
     question = "Is the Atlas kickoff agenda ready to send?"
     async with build_worker(env.temporal.client, svc.settings, store, model=model):
         started = await deliberation.start_deliberation(
-            svc, firm.org, firm.founder, "orion", question, scripted_replies=REPLIES
+            svc,
+            firm.org,
+            firm.founder,
+            deliberation.StartDeliberation("orion", question, scripted_replies=REPLIES),
         )
         final = await asyncio.wait_for(
             deliberation.wait_deliberation(svc, started.deliberation_id, firm.founder), 90
@@ -151,7 +154,12 @@ async def test_a_persona_that_never_passes_the_gate_emits_nothing(env: Env) -> N
     }
     async with build_worker(env.temporal.client, svc.settings, store, model=Recording()):
         started = await deliberation.start_deliberation(
-            svc, firm.org, firm.founder, "orion", "Pay early?", plan, replies
+            svc,
+            firm.org,
+            firm.founder,
+            deliberation.StartDeliberation(
+                "orion", "Pay early?", plan=plan, scripted_replies=replies
+            ),
         )
         final = await asyncio.wait_for(
             deliberation.wait_deliberation(svc, started.deliberation_id, firm.founder), 90
@@ -183,7 +191,10 @@ async def test_no_persona_speaks_past_the_agents_budget(env: Env) -> None:
     replies = {"synthesis": (json.dumps({"summary": "Nothing.", "actions": []}),)}
     async with build_worker(env.temporal.client, svc.settings, store, model=model):
         started = await deliberation.start_deliberation(
-            svc, firm.org, firm.founder, "orion", "Anything?", scripted_replies=replies
+            svc,
+            firm.org,
+            firm.founder,
+            deliberation.StartDeliberation("orion", "Anything?", scripted_replies=replies),
         )
         final = await asyncio.wait_for(
             deliberation.wait_deliberation(svc, started.deliberation_id, firm.founder), 90

@@ -44,7 +44,10 @@ async def test_a_run_in_flight_keeps_its_version_and_a_rolled_back_one_gets_no_n
     ledger = _ledger_v2_without_payments(env)
     async with build_worker(env.temporal.client, svc.settings, store, model=ScriptedProvider()):
         going = await runs.start_run(
-            svc, firm.org, firm.founder, ledger, "pay", model_reply(pay_action("PIN-1"))
+            svc,
+            firm.org,
+            firm.founder,
+            runs.StartRun(ledger, "pay", scripted_reply=model_reply(pay_action("PIN-1"))),
         )
         held = await _held(env, going.workflow_id)  # type: ignore[arg-type]
         assert held.pin == V1
@@ -61,7 +64,10 @@ async def test_a_run_in_flight_keeps_its_version_and_a_rolled_back_one_gets_no_n
 
         # A new run gets v2: payments are no longer in its published tools.
         new = await runs.start_run(
-            svc, firm.org, firm.founder, ledger, "pay", model_reply(pay_action("PIN-2"))
+            svc,
+            firm.org,
+            firm.founder,
+            runs.StartRun(ledger, "pay", scripted_reply=model_reply(pay_action("PIN-2"))),
         )
         on_two = await asyncio.wait_for(runs.wait_run(svc, new.run_id, firm.founder), 60)
         assert on_two.pin == V2
@@ -72,7 +78,10 @@ async def test_a_run_in_flight_keeps_its_version_and_a_rolled_back_one_gets_no_n
         after = []
         for i in range(6):
             started = await runs.start_run(
-                svc, firm.org, firm.founder, ledger, f"remind {i}", model_reply(EMAIL_ACTION)
+                svc,
+                firm.org,
+                firm.founder,
+                runs.StartRun(ledger, f"remind {i}", scripted_reply=model_reply(EMAIL_ACTION)),
             )
             after.append(
                 await asyncio.wait_for(runs.wait_run(svc, started.run_id, firm.founder), 60)
@@ -87,7 +96,10 @@ async def test_a_version_retired_under_a_held_run_is_refused_at_approval(env: En
     ledger = _ledger_v2_without_payments(env)
     async with build_worker(env.temporal.client, svc.settings, store, model=ScriptedProvider()):
         going = await runs.start_run(
-            svc, firm.org, firm.founder, ledger, "pay", model_reply(pay_action("PIN-3"))
+            svc,
+            firm.org,
+            firm.founder,
+            runs.StartRun(ledger, "pay", scripted_reply=model_reply(pay_action("PIN-3"))),
         )
         held = await _held(env, going.workflow_id)  # type: ignore[arg-type]
         fleet.roll_out(svc, firm.org, firm.founder, ledger, 2, 100)

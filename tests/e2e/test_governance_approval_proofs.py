@@ -90,7 +90,10 @@ async def _until(handle: Handle, done: Callable[[RunState], bool], what: str) ->
 async def _held(env: Env, task: str, *actions: dict[str, Any]) -> tuple[Handle, str, RunState]:
     firm = env.firm
     started = await runs.start_run(
-        env.svc, firm.org, firm.founder, firm.agents["ledger"], task, model_reply(*actions)
+        env.svc,
+        firm.org,
+        firm.founder,
+        runs.StartRun(firm.agents["ledger"], task, scripted_reply=model_reply(*actions)),
     )
     handle = env.handle(started.workflow_id)
     state = await _until(handle, lambda s: s.status is RunStatus.NEEDS_HUMAN, "held")
@@ -253,7 +256,10 @@ async def test_decisions_for_no_open_hold_are_recorded_and_refused(env: Env) -> 
 
         # a run with no hold: signed for it, sent while the model thinks
         started = await runs.start_run(
-            svc, firm.org, firm.founder, firm.agents["orion"], "mail", model_reply(EMAIL_ACTION)
+            svc,
+            firm.org,
+            firm.founder,
+            runs.StartRun(firm.agents["orion"], "mail", scripted_reply=model_reply(EMAIL_ACTION)),
         )
         mail = env.handle(started.workflow_id)
         await _until(mail, lambda s: s.nodes["reasoning"] == "running", "reasoning")
@@ -339,10 +345,9 @@ async def test_an_approval_copied_from_history_cannot_approve_a_later_hold(env: 
         svc,
         firm.org,
         firm.founder,
-        "cap",
-        SpendCap(limit_cents=300_000),
-        source="letter",
-        projects=("east",),
+        commitments.AddCommitment(
+            "cap", SpendCap(limit_cents=300_000), "letter", projects=("east",)
+        ),
     )
     commitments.confirm(svc, cap.id, firm.founder)
     async with build_worker(
@@ -358,9 +363,11 @@ async def test_an_approval_copied_from_history_cannot_approve_a_later_hold(env: 
             svc,
             firm.org,
             firm.founder,
-            firm.agents["ledger"],
-            "pay",
-            model_reply(pay_action("CAP-2", 90_000)),
+            runs.StartRun(
+                firm.agents["ledger"],
+                "pay",
+                scripted_reply=model_reply(pay_action("CAP-2", 90_000)),
+            ),
         )
         done = await asyncio.wait_for(env.handle(small.workflow_id).result(), 60)
         assert done.intents[0].dispatch is not None

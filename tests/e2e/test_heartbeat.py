@@ -63,7 +63,10 @@ class Beat:
         self.firm = Firm(svc)
         self.sentinel = self.firm.agents["sentinel"]
         organization.staff(
-            svc, self.firm.org, self.firm.founder, self.sentinel, "east", StaffRole.MEMBER
+            svc,
+            self.firm.org,
+            self.firm.founder,
+            organization.AssignStaff(self.sentinel, "east", StaffRole.MEMBER),
         )
 
     async def run(self) -> HeartbeatRun:
@@ -110,9 +113,17 @@ def _filed(beat: Beat, run: HeartbeatRun, subject: str) -> str:
 async def test_an_expired_commitment_is_found_and_filed_once(beat: Beat) -> None:
     svc, firm = beat.svc, beat.firm
     cap = commitments.add_commitment(
-        svc, firm.org, firm.founder, "Atlas cap", SpendCap(limit_cents=500_000), "sow.pdf",
-        projects=("east",), valid_until=utc_now() + timedelta(days=1),
-    )  # fmt: skip
+        svc,
+        firm.org,
+        firm.founder,
+        commitments.AddCommitment(
+            "Atlas cap",
+            SpendCap(limit_cents=500_000),
+            "sow.pdf",
+            projects=("east",),
+            valid_until=utc_now() + timedelta(days=1),
+        ),
+    )
     commitments.confirm(svc, cap.id, firm.founder)
     first = await beat.run()
     assert _of(first, CheckKind.COMMITMENT_EXPIRED) == []
@@ -139,9 +150,13 @@ async def test_an_expired_commitment_is_found_and_filed_once(beat: Beat) -> None
 async def test_a_confirmation_pending_more_than_seven_days_is_found(beat: Beat) -> None:
     svc, firm = beat.svc, beat.firm
     pending = commitments.add_commitment(
-        svc, firm.org, firm.founder, "Birch-free east cap", SpendCap(limit_cents=1_000),
-        "email", projects=("east",),
-    )  # fmt: skip
+        svc,
+        firm.org,
+        firm.founder,
+        commitments.AddCommitment(
+            "Birch-free east cap", SpendCap(limit_cents=1_000), "email", projects=("east",)
+        ),
+    )
     await beat.temporal.sleep(timedelta(days=6))
     assert _of(await beat.run(), CheckKind.CONFIRMATION_PENDING) == []
     await beat.temporal.sleep(timedelta(days=2))
@@ -156,9 +171,16 @@ async def test_a_delivery_past_its_due_date_is_found(beat: Beat) -> None:
     svc, firm = beat.svc, beat.firm
     due = utc_now() + timedelta(days=1)
     delivery = commitments.add_commitment(
-        svc, firm.org, firm.founder, "Atlas data-room index",
-        Delivery(deliverable="data-room index", due=due), "sow.pdf", projects=("east",),
-    )  # fmt: skip
+        svc,
+        firm.org,
+        firm.founder,
+        commitments.AddCommitment(
+            "Atlas data-room index",
+            Delivery(deliverable="data-room index", due=due),
+            "sow.pdf",
+            projects=("east",),
+        ),
+    )
     commitments.confirm(svc, delivery.id, firm.founder)
     assert _of(await beat.run(), CheckKind.DELIVERY_OVERDUE) == []
     await beat.temporal.sleep(timedelta(days=2))
@@ -192,9 +214,17 @@ async def test_a_heartbeat_changes_no_row_except_through_brokered_intents(beat: 
     svc, firm = beat.svc, beat.firm
     for title, project in (("east cap", "east"), ("west cap", "west")):
         c = commitments.add_commitment(
-            svc, firm.org, firm.founder, title, SpendCap(limit_cents=10), "sow.pdf",
-            projects=(project,), valid_until=utc_now() + timedelta(days=1),
-        )  # fmt: skip
+            svc,
+            firm.org,
+            firm.founder,
+            commitments.AddCommitment(
+                title,
+                SpendCap(limit_cents=10),
+                "sow.pdf",
+                projects=(project,),
+                valid_until=utc_now() + timedelta(days=1),
+            ),
+        )
         commitments.confirm(svc, c.id, firm.founder)
     await beat.temporal.sleep(timedelta(days=2))
     before = _rows(beat.store)
@@ -260,9 +290,15 @@ async def test_a_terminated_runs_hold_is_closed_through_sentinels_brokered_inten
     svc, firm, store = beat.svc, beat.firm, beat.store
     async with build_worker(beat.temporal.client, svc.settings, store, model=ScriptedProvider()):
         started = await runs.start_run(
-            svc, firm.org, firm.founder, firm.agents["ledger"], "pay",
-            model_reply(pay_action("INV-T", 200_000)),
-        )  # fmt: skip
+            svc,
+            firm.org,
+            firm.founder,
+            runs.StartRun(
+                firm.agents["ledger"],
+                "pay",
+                scripted_reply=model_reply(pay_action("INV-T", 200_000)),
+            ),
+        )
         (held,) = (await _held(beat, started.workflow_id)).intents
         # The hold's timer must not be skipped past while the heartbeat runs.
         with beat.temporal.auto_time_skipping_disabled():
@@ -321,9 +357,13 @@ async def test_the_command_line_runs_a_heartbeat_and_lists_the_runs(
 ) -> None:
     svc, firm = beat.svc, beat.firm
     commitments.add_commitment(
-        svc, firm.org, firm.founder, "east cap", SpendCap(limit_cents=10), "sow.pdf",
-        projects=("east",),
-    )  # fmt: skip
+        svc,
+        firm.org,
+        firm.founder,
+        commitments.AddCommitment(
+            "east cap", SpendCap(limit_cents=10), "sow.pdf", projects=("east",)
+        ),
+    )
     await beat.temporal.sleep(timedelta(days=8))
     cli_against(monkeypatch, tmp_path, svc, beat.temporal.client, db_url, firm.founder)
     async with build_worker(
@@ -348,9 +388,13 @@ async def test_a_heartbeats_history_replays(beat: Beat) -> None:
     (findings, proposals built without a model, broker decisions as local activities)."""
     svc, firm = beat.svc, beat.firm
     commitments.add_commitment(
-        svc, firm.org, firm.founder, "east cap", SpendCap(limit_cents=10), "sow.pdf",
-        projects=("east",),
-    )  # fmt: skip
+        svc,
+        firm.org,
+        firm.founder,
+        commitments.AddCommitment(
+            "east cap", SpendCap(limit_cents=10), "sow.pdf", projects=("east",)
+        ),
+    )
     await beat.temporal.sleep(timedelta(days=8))
     run = await beat.run()
     assert run.proposals

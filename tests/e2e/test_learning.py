@@ -199,9 +199,13 @@ async def test_an_accepted_insight_changes_no_policy(learn: Learning) -> None:
     approval thresholds too, and the broker decides a fixed set of intents the same."""
     svc, firm, store = learn.svc, learn.firm, learn.store
     cap = commitments.add_commitment(
-        svc, firm.org, firm.founder, "Atlas cap", SpendCap(limit_cents=500_000), "sow.pdf",
-        projects=("east",),
-    )  # fmt: skip
+        svc,
+        firm.org,
+        firm.founder,
+        commitments.AddCommitment(
+            "Atlas cap", SpendCap(limit_cents=500_000), "sow.pdf", projects=("east",)
+        ),
+    )
     commitments.confirm(svc, cap.id, firm.founder)
     ingress.link_identity(
         svc, firm.org, firm.founder, firm.associate, IdentityKind.OIDC, f"sub-{uuid.uuid4()}"

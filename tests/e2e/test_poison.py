@@ -50,7 +50,12 @@ async def test_a_poisoned_broker_stays_poisoned_in_every_worker_until_a_human_cl
     other = organization.onboard(svc, "Other Firm", "zed@other.example")
     organization.add_project(svc, other.org.id, other.founder.id, "east", "East")
     orion_b = next(a.id for a in other.agents if a.handle == "orion")
-    organization.staff(svc, other.org.id, other.founder.id, orion_b, "east", StaffRole.MEMBER)
+    organization.staff(
+        svc,
+        other.org.id,
+        other.founder.id,
+        organization.AssignStaff(orion_b, "east", StaffRole.MEMBER),
+    )
 
     entry = store.audit.entries(firm.org)[3]
     with store.db.transaction() as s:  # someone edits a row behind the chain's back
@@ -72,17 +77,27 @@ async def test_a_poisoned_broker_stays_poisoned_in_every_worker_until_a_human_cl
         assert audit_uc.broker_status(svc, other.org.id, other.founder.id) is None
 
         refused = await runs.start_run(
-            svc, firm.org, firm.founder, firm.agents["orion"], "m", EMAIL
+            svc,
+            firm.org,
+            firm.founder,
+            runs.StartRun(firm.agents["orion"], "m", scripted_reply=EMAIL),
         )
         state = await _finished(svc, refused.run_id, firm.founder)
         assert state.intents[0].decision.rule == "broker_poisoned"
-        served = await runs.start_run(svc, other.org.id, other.founder.id, orion_b, "m", EMAIL)
+        served = await runs.start_run(
+            svc, other.org.id, other.founder.id, runs.StartRun(orion_b, "m", scripted_reply=EMAIL)
+        )
         state = await _finished(svc, served.run_id, other.founder.id)
         assert state.intents[0].dispatch is not None  # the others are served
 
         first.kill()  # a new worker finds the poison in the database
         _spawn(workers, temporal_env, sqlite_url, settings.task_queue, tmp_path)
-        again = await runs.start_run(svc, firm.org, firm.founder, firm.agents["orion"], "m", EMAIL)
+        again = await runs.start_run(
+            svc,
+            firm.org,
+            firm.founder,
+            runs.StartRun(firm.agents["orion"], "m", scripted_reply=EMAIL),
+        )
         state = await _finished(svc, again.run_id, firm.founder)
         assert state.intents[0].decision.rule == "broker_poisoned"
 
@@ -104,7 +119,12 @@ async def test_a_poisoned_broker_stays_poisoned_in_every_worker_until_a_human_cl
         assert cleared.exit_code == 0, cleared.output
         assert audit_uc.broker_status(svc, firm.org, firm.founder) is None
 
-        works = await runs.start_run(svc, firm.org, firm.founder, firm.agents["orion"], "m", EMAIL)
+        works = await runs.start_run(
+            svc,
+            firm.org,
+            firm.founder,
+            runs.StartRun(firm.agents["orion"], "m", scripted_reply=EMAIL),
+        )
         state = await _finished(svc, works.run_id, firm.founder)
         assert state.intents[0].decision.outcome is Outcome.ALLOW
         assert state.intents[0].dispatch is not None

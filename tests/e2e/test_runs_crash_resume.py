@@ -171,7 +171,10 @@ async def test_worker_killed_while_a_run_waits_on_a_hold(
     first = _spawn(workers, temporal_env, sqlite_url, settings.task_queue, tmp_path)
 
     started = await runs.start_run(
-        svc, firm.org, firm.founder, firm.agents["ledger"], "pay", scripted_reply=PAYMENT
+        svc,
+        firm.org,
+        firm.founder,
+        runs.StartRun(firm.agents["ledger"], "pay", scripted_reply=PAYMENT),
     )
     held = await _wait_state(svc, firm.founder, started.run_id, RunStatus.NEEDS_HUMAN)
     intent = held.intents[0].intent
@@ -210,7 +213,10 @@ async def test_worker_killed_while_the_action_is_in_flight(
         lock.execute("LOCK TABLE email_outbox IN ACCESS EXCLUSIVE MODE")
         first = _spawn(workers, temporal_env, postgres_url, settings.task_queue, tmp_path)
         started = await runs.start_run(
-            svc, firm.org, firm.founder, firm.agents["orion"], "mail", scripted_reply=EMAIL
+            svc,
+            firm.org,
+            firm.founder,
+            runs.StartRun(firm.agents["orion"], "mail", scripted_reply=EMAIL),
         )
         with psycopg.connect(libpq_url(postgres_url), autocommit=True) as probe:
 

@@ -126,7 +126,12 @@ async def test_a_dispatch_that_never_succeeds_is_bounded_and_recorded(skipping: 
     )
     async with worker:
         started = await runs.start_run(
-            svc, firm.org, firm.founder, firm.agents["ledger"], "pay", _reply(_pay("GW-1", 50_000))
+            svc,
+            firm.org,
+            firm.founder,
+            runs.StartRun(
+                firm.agents["ledger"], "pay", scripted_reply=_reply(_pay("GW-1", 50_000))
+            ),
         )
         final = await skip_to_the_end(skipping.temporal, started.workflow_id)
     assert 1 < relay.attempts < 20
@@ -164,7 +169,12 @@ async def test_an_invoice_paid_once_is_not_paid_again_by_another_run(env: Env) -
     svc, firm, store = env.svc, env.firm, env.store
     async with build_worker(env.temporal.client, svc.settings, store, model=ScriptedProvider()):
         first = await runs.start_run(
-            svc, firm.org, firm.founder, firm.agents["ledger"], "pay", _reply(_pay("INV-7", 50_000))
+            svc,
+            firm.org,
+            firm.founder,
+            runs.StartRun(
+                firm.agents["ledger"], "pay", scripted_reply=_reply(_pay("INV-7", 50_000))
+            ),
         )
         done = await asyncio.wait_for(runs.wait_run(svc, first.run_id, firm.founder), 60)
         assert done.intents[0].dispatch is not None
@@ -172,9 +182,9 @@ async def test_an_invoice_paid_once_is_not_paid_again_by_another_run(env: Env) -
             svc,
             firm.org,
             firm.founder,
-            firm.agents["ledger"],
-            "pay",
-            _reply(_pay("inv-7 ", 50_000)),
+            runs.StartRun(
+                firm.agents["ledger"], "pay", scripted_reply=_reply(_pay("inv-7 ", 50_000))
+            ),
         )
         held = (await _held(env, again.workflow_id)).intents[0]  # type: ignore[arg-type]
         assert held.decision.outcome is Outcome.HOLD
@@ -197,10 +207,12 @@ async def test_an_undecided_hold_expires_on_its_timer(skipping: Skipping) -> Non
             svc,
             firm.org,
             firm.founder,
-            firm.agents["ledger"],
-            "pay",
-            _reply(_pay("T-1", 200_000)),
-            hold_timeout_seconds=60,
+            runs.StartRun(
+                firm.agents["ledger"],
+                "pay",
+                scripted_reply=_reply(_pay("T-1", 200_000)),
+                hold_timeout_seconds=60,
+            ),
         )
         final = await skip_to_the_end(skipping.temporal, started.workflow_id)
     assert final.status is RunStatus.COMPLETED
@@ -217,7 +229,12 @@ async def test_a_cancelled_run_closes_what_it_leaves_open(env: Env) -> None:
     svc, firm, store = env.svc, env.firm, env.store
     async with build_worker(env.temporal.client, svc.settings, store, model=ScriptedProvider()):
         started = await runs.start_run(
-            svc, firm.org, firm.founder, firm.agents["ledger"], "pay", _reply(_pay("C-1", 200_000))
+            svc,
+            firm.org,
+            firm.founder,
+            runs.StartRun(
+                firm.agents["ledger"], "pay", scripted_reply=_reply(_pay("C-1", 200_000))
+            ),
         )
         await _held(env, started.workflow_id)  # type: ignore[arg-type]
         handle = env.temporal.client.get_workflow_handle_for(
@@ -240,11 +257,19 @@ async def test_a_colliding_intent_waits_and_goes_on_when_the_other_is_done(env: 
     svc, firm, store = env.svc, env.firm, env.store
     async with build_worker(env.temporal.client, svc.settings, store, model=ScriptedProvider()):
         first = await runs.start_run(
-            svc, firm.org, firm.founder, firm.agents["ledger"], "a", _reply(_pay("INV-K", 200_000))
+            svc,
+            firm.org,
+            firm.founder,
+            runs.StartRun(
+                firm.agents["ledger"], "a", scripted_reply=_reply(_pay("INV-K", 200_000))
+            ),
         )
         a = (await _held(env, first.workflow_id)).intents[0]  # type: ignore[arg-type]
         second = await runs.start_run(
-            svc, firm.org, firm.founder, firm.agents["ledger"], "b", _reply(_pay("INV-K", 50_000))
+            svc,
+            firm.org,
+            firm.founder,
+            runs.StartRun(firm.agents["ledger"], "b", scripted_reply=_reply(_pay("INV-K", 50_000))),
         )
         b = (await _held(env, second.workflow_id)).intents[0]  # type: ignore[arg-type]
         assert (b.decision.rule, b.decision.evidence) == ("collision", (a.intent.id,))

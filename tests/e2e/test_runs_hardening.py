@@ -78,17 +78,17 @@ async def test_a_signal_naming_another_runs_intent_is_refused(env: Env) -> None:
             svc,
             firm.org,
             firm.founder,
-            firm.agents["ledger"],
-            "a",
-            model_reply(pay_action("A-1", 200_000)),
+            runs.StartRun(
+                firm.agents["ledger"], "a", scripted_reply=model_reply(pay_action("A-1", 200_000))
+            ),
         )
         b = await runs.start_run(
             svc,
             firm.org,
             firm.founder,
-            firm.agents["ledger"],
-            "b",
-            model_reply(pay_action("B-1", 200_000)),
+            runs.StartRun(
+                firm.agents["ledger"], "b", scripted_reply=model_reply(pay_action("B-1", 200_000))
+            ),
         )
         await _held(env, a.workflow_id)
         b_intent = (await _held(env, b.workflow_id)).intents[0].intent
@@ -143,20 +143,24 @@ async def test_a_reused_client_key_never_runs_again(env: Env) -> None:
             svc,
             firm.org,
             firm.founder,
-            firm.agents["orion"],
-            "mail",
-            model_reply(EMAIL_ACTION),
-            client_key="k1",
+            runs.StartRun(
+                firm.agents["orion"],
+                "mail",
+                scripted_reply=model_reply(EMAIL_ACTION),
+                client_key="k1",
+            ),
         )
         await asyncio.wait_for(runs.wait_run(svc, first.run_id, firm.founder), 60)
         again = await runs.start_run(
             svc,
             firm.org,
             firm.founder,
-            firm.agents["orion"],
-            "mail",
-            model_reply(EMAIL_ACTION),
-            client_key="k1",
+            runs.StartRun(
+                firm.agents["orion"],
+                "mail",
+                scripted_reply=model_reply(EMAIL_ACTION),
+                client_key="k1",
+            ),
         )
         assert (again.run_id, again.created) == (first.run_id, False)
         await asyncio.sleep(1)
@@ -189,9 +193,11 @@ async def test_a_failed_run_closes_its_holds_and_releases_its_keys(env: Env) -> 
             svc,
             firm.org,
             firm.founder,
-            firm.agents["ledger"],
-            "pay and mail",
-            model_reply(pay_action("F-1", 200_000), EMAIL_ACTION),
+            runs.StartRun(
+                firm.agents["ledger"],
+                "pay and mail",
+                scripted_reply=model_reply(pay_action("F-1", 200_000), EMAIL_ACTION),
+            ),
         )
         final = await asyncio.wait_for(runs.wait_run(svc, started.run_id, firm.founder), 60)
     assert final.status is RunStatus.FAILED
@@ -215,9 +221,9 @@ async def test_runs_are_findable_by_their_search_attributes(env: Env) -> None:
             svc,
             firm.org,
             firm.founder,
-            firm.agents["ledger"],
-            "pay",
-            model_reply(pay_action("S-1", 200_000)),
+            runs.StartRun(
+                firm.agents["ledger"], "pay", scripted_reply=model_reply(pay_action("S-1", 200_000))
+            ),
         )
         handle = client.get_workflow_handle_for(AgentRunWorkflow.run, started.workflow_id)
         held = await _held(env, started.workflow_id)
@@ -282,7 +288,7 @@ async def test_a_run_failing_before_any_intent_is_on_the_chain_and_in_the_queue(
     svc, firm, store = env.svc, env.firm, env.store
     async with build_worker(env.temporal.client, svc.settings, store, model=ScriptedProvider()):
         started = await runs.start_run(
-            svc, firm.org, firm.founder, firm.agents["orion"], "draft the agenda"
+            svc, firm.org, firm.founder, runs.StartRun(firm.agents["orion"], "draft the agenda")
         )
         final = await asyncio.wait_for(runs.wait_run(svc, started.run_id, firm.founder), 60)
     assert final.status is RunStatus.FAILED and final.intents == ()
@@ -313,7 +319,10 @@ async def test_an_agent_asks_a_human_and_the_answer_goes_on_in_a_new_run_once(en
     )
     async with build_worker(env.temporal.client, svc.settings, store, model=ScriptedProvider()):
         started = await runs.start_run(
-            svc, firm.org, firm.founder, firm.agents["ledger"], "pay the Atlas invoice", asking
+            svc,
+            firm.org,
+            firm.founder,
+            runs.StartRun(firm.agents["ledger"], "pay the Atlas invoice", scripted_reply=asking),
         )
         final = await asyncio.wait_for(runs.wait_run(svc, started.run_id, firm.founder), 60)
         assert final.status is RunStatus.COMPLETED and final.intents == ()

@@ -256,7 +256,10 @@ async def test_a_signal_sent_straight_to_temporal_is_refused(
     org, founder = report.org_id, report.founder_id
     agents = {h: i for i, h in report.handles.items()}
     started = await runs.start_run(
-        stack.services, org, founder, agents["ledger"], TASKS["payment"][1], client_key="again"
+        stack.services,
+        org,
+        founder,
+        runs.StartRun(agents["ledger"], TASKS["payment"][1], client_key="again"),
     )
     handle = temporal_env.client.get_workflow_handle_for(AgentRunWorkflow.run, started.workflow_id)
     state = await until(

@@ -57,9 +57,13 @@ async def test_no_secret_leaves_in_a_span_while_the_allowed_attributes_do(
 ) -> None:
     svc, firm = traced.svc, traced.firm
     memory.remember(
-        svc, firm.org, firm.founder, "atlas-code", ("east",),
-        f"Atlas kickoff notes; the data-room code is {SECRETS[1]}.",
-    )  # fmt: skip
+        svc,
+        firm.org,
+        firm.founder,
+        memory.Remember(
+            "atlas-code", ("east",), f"Atlas kickoff notes; the data-room code is {SECRETS[1]}."
+        ),
+    )
     task = f"Send the Atlas client the kickoff agenda, quoting {SECRETS[0]}."
     reply = model_reply(
         {
@@ -75,11 +79,18 @@ async def test_no_secret_leaves_in_a_span_while_the_allowed_attributes_do(
         traced.temporal.client, svc.settings, traced.store, model=ReplayProvider(),
         tracer=traced.provider,
     ):  # fmt: skip
-        done = await runs.start_run(svc, firm.org, firm.founder, firm.agents["orion"], task, reply)
+        done = await runs.start_run(
+            svc,
+            firm.org,
+            firm.founder,
+            runs.StartRun(firm.agents["orion"], task, scripted_reply=reply),
+        )
         final = await asyncio.wait_for(runs.wait_run(svc, done.run_id, firm.founder), 60)
         assert final.status is RunStatus.COMPLETED and final.intents[0].dispatch is not None
         # No fixture, no reply: the model "fails", and its error message quotes the task.
-        missed = await runs.start_run(svc, firm.org, firm.founder, firm.agents["orion"], task)
+        missed = await runs.start_run(
+            svc, firm.org, firm.founder, runs.StartRun(firm.agents["orion"], task)
+        )
         failed = await asyncio.wait_for(runs.wait_run(svc, missed.run_id, firm.founder), 60)
         assert failed.status is RunStatus.FAILED and SECRETS[0] in (failed.error or "")
     traced.provider.force_flush()

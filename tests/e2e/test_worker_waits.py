@@ -113,7 +113,10 @@ async def test_a_worker_started_before_temporal_waits_then_serves(
         svc = wire(store, client, settings, utc_now)
         firm = Firm(svc)
         started = await runs.start_run(
-            svc, firm.org, firm.founder, firm.agents["orion"], "agenda", scripted_reply=EMAIL
+            svc,
+            firm.org,
+            firm.founder,
+            runs.StartRun(firm.agents["orion"], "agenda", scripted_reply=EMAIL),
         )
         handle = client.get_workflow_handle_for(AgentRunWorkflow.run, started.workflow_id)
         final = await asyncio.wait_for(handle.result(), timeout=90)

@@ -74,10 +74,12 @@ async def record() -> None:
                 svc,
                 firm.org,
                 firm.founder,
-                firm.agents["ledger"],
-                "pay",
-                PAYMENT,
-                client_key=str(uuid.uuid4()),
+                runs.StartRun(
+                    firm.agents["ledger"],
+                    "pay",
+                    scripted_reply=PAYMENT,
+                    client_key=str(uuid.uuid4()),
+                ),
             )
             handle = env.client.get_workflow_handle_for(AgentRunWorkflow.run, started.workflow_id)
             state = await until(

@@ -86,9 +86,7 @@ def test_the_use_case_bounds_run_durations_too(services: Ports, firm: Firm) -> N
                 services,
                 firm.org,
                 firm.founder,
-                firm.agents["ledger"],
-                "pay",
-                hold_timeout_seconds=1_000_000_000_000,
+                runs.StartRun(firm.agents["ledger"], "pay", hold_timeout_seconds=1_000_000_000_000),
             )
         )
     with services.store.db.transaction() as s:

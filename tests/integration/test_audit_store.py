@@ -203,10 +203,9 @@ def test_concurrent_payments_never_overrun_a_confirmed_cap(store: Store, firm: F
         firm.svc,
         firm.org,
         firm.founder,
-        "cap",
-        SpendCap(limit_cents=200_000),
-        source="letter",
-        projects=("east",),
+        commitments.AddCommitment(
+            "cap", SpendCap(limit_cents=200_000), "letter", projects=("east",)
+        ),
     )
     commitments.confirm(firm.svc, cap.id, firm.founder)
     intents = [_payment(firm, f"INV-{i}", 50_000) for i in range(10)]
@@ -232,10 +231,9 @@ def test_a_cap_holds_whether_spending_facts_are_known_or_forgotten(
         firm.svc,
         firm.org,
         firm.founder,
-        "cap",
-        SpendCap(limit_cents=100_000),
-        source="letter",
-        projects=("east",),
+        commitments.AddCommitment(
+            "cap", SpendCap(limit_cents=100_000), "letter", projects=("east",)
+        ),
     )
     commitments.confirm(firm.svc, cap.id, firm.founder)
     paid = [_payment(firm, f"INV-F{i}", 30_000) for i in range(3)]
@@ -516,7 +514,10 @@ def test_a_broken_chain_poisons_its_organization_and_no_other(
     other.org, other.agents = done.org.id, {a.handle: a.id for a in done.agents}
     organization.add_project(services, other.org, done.founder.id, "east", "East")
     organization.staff(
-        services, other.org, done.founder.id, other.agents["ledger"], "east", StaffRole.MEMBER
+        services,
+        other.org,
+        done.founder.id,
+        organization.AssignStaff(other.agents["ledger"], "east", StaffRole.MEMBER),
     )
     original = _rows(store, firm.org)
     _tamper(store, firm.org, "payload", 3, 0, original)

@@ -45,10 +45,12 @@ def _cap(firm: Firm, projects: tuple[str, ...] = ("east",)) -> Commitment:
         firm.svc,
         firm.org,
         firm.founder,
-        "Atlas diligence cap",
-        SpendCap(limit_cents=500_000),
-        "Atlas engagement letter",
-        projects=projects,
+        commitments.AddCommitment(
+            "Atlas diligence cap",
+            SpendCap(limit_cents=500_000),
+            "Atlas engagement letter",
+            projects=projects,
+        ),
     )
 
 
@@ -118,7 +120,12 @@ def test_an_approver_on_its_projects_may_review_it_a_member_may_not(firm: Firm) 
     with pytest.raises(Forbidden):
         commitments.confirm(firm.svc, east.id, firm.associate)
 
-    organization.staff(firm.svc, firm.org, firm.founder, firm.associate, "east", StaffRole.APPROVER)
+    organization.staff(
+        firm.svc,
+        firm.org,
+        firm.founder,
+        organization.AssignStaff(firm.associate, "east", StaffRole.APPROVER),
+    )
 
     assert commitments.reject(firm.svc, east.id, firm.associate, "no").rejected_by == (
         firm.associate
@@ -322,7 +329,10 @@ def test_the_broker_holds_a_late_delivery_only_once_a_human_confirmed_it(firm: F
         recipient="cfo@atlas.example",
     )
     made = commitments.add_commitment(
-        firm.svc, firm.org, firm.founder, "Index due", due, "letter", projects=("east",)
+        firm.svc,
+        firm.org,
+        firm.founder,
+        commitments.AddCommitment("Index due", due, "letter", projects=("east",)),
     )
     now = datetime.now(UTC)
 
@@ -350,7 +360,10 @@ def test_a_kept_delivery_binds_no_more_once_on_the_record(api: TestClient, firm:
         recipient="cfo@atlas.example",
     )
     made = commitments.add_commitment(
-        firm.svc, firm.org, firm.founder, "Index due", due, "letter", projects=("east",)
+        firm.svc,
+        firm.org,
+        firm.founder,
+        commitments.AddCommitment("Index due", due, "letter", projects=("east",)),
     )
     path = f"/v1/commitments/{made.id}/fulfilled"
     founder, ben = (
@@ -398,7 +411,10 @@ def test_a_kept_delivery_binds_no_more_once_on_the_record(api: TestClient, firm:
 def test_two_racing_fulfilments_one_wins(firm: Firm) -> None:
     due = Delivery(deliverable="the index", due=datetime(2026, 1, 15, tzinfo=UTC))
     made = commitments.add_commitment(
-        firm.svc, firm.org, firm.founder, "Index due", due, "letter", projects=("east",)
+        firm.svc,
+        firm.org,
+        firm.founder,
+        commitments.AddCommitment("Index due", due, "letter", projects=("east",)),
     )
     commitments.confirm(firm.svc, made.id, firm.founder)
 

@@ -135,11 +135,13 @@ def test_an_east_member_reads_no_west_content_on_any_page(web: tuple) -> None:  
         firm.svc,
         firm.org,
         firm.founder,
-        "Birch exclusivity",
-        SpendCap(limit_cents=900_000, currency="USD"),
-        "Birch letter",
-        excerpt="the Birch sellers grant exclusivity until March",
-        projects=("west",),
+        commitments.AddCommitment(
+            "Birch exclusivity",
+            SpendCap(limit_cents=900_000, currency="USD"),
+            "Birch letter",
+            excerpt="the Birch sellers grant exclusivity until March",
+            projects=("west",),
+        ),
     )
     link_subject(firm.svc, firm.associate, "ben@hv.example")
     _signed_in(client, "ben@hv.example")

@@ -86,17 +86,18 @@ def _cap(firm: Firm, limit: int) -> None:
         firm.svc,
         firm.org,
         firm.founder,
-        "retainer cap",
-        SpendCap(limit_cents=limit),
-        source="engagement letter",
-        projects=("east",),
+        commitments.AddCommitment(
+            "retainer cap", SpendCap(limit_cents=limit), "engagement letter", projects=("east",)
+        ),
     )
     commitments.confirm(firm.svc, cap.id, firm.founder)
 
 
 def _west_member(firm: Firm) -> str:
     west = organization.add_human(firm.svc, firm.org, firm.founder, "wes@hv.example", "Wes").id
-    organization.staff(firm.svc, firm.org, firm.founder, west, "west", StaffRole.MEMBER)
+    organization.staff(
+        firm.svc, firm.org, firm.founder, organization.AssignStaff(west, "west", StaffRole.MEMBER)
+    )
     return west
 
 

@@ -25,13 +25,22 @@ def _west_firm(firm: Firm, services: Ports) -> None:
     org, ada = firm.org, firm.founder
     organization.add_project(services, org, ada, "north", "North")
     for who in (firm.associate, firm.agents["orion"], firm.agents["vega"]):
-        organization.staff(services, org, ada, who, "north", StaffRole.MEMBER)
+        organization.staff(
+            services, org, ada, organization.AssignStaff(who, "north", StaffRole.MEMBER)
+        )
     memory.remember(
-        services, org, ada, "birch-bridge", ("west",), "Birch EBITDA bridge: 2026 adjustments."
+        services,
+        org,
+        ada,
+        memory.Remember("birch-bridge", ("west",), "Birch EBITDA bridge: 2026 adjustments."),
     )
-    memory.remember(services, org, ada, "outlook", ("north",), "Firm outlook for 2027.")
-    memory.link(services, org, ada, "outlook", "birch-bridge", "derived_from", (0, 18))
-    memory.link(services, org, ada, "birch-cim", "birch-bridge", "relates")
+    memory.remember(
+        services, org, ada, memory.Remember("outlook", ("north",), "Firm outlook for 2027.")
+    )
+    memory.link(
+        services, org, ada, memory.AddLink("outlook", "birch-bridge", "derived_from", span=(0, 18))
+    )
+    memory.link(services, org, ada, memory.AddLink("birch-cim", "birch-bridge", "relates"))
     memory.publish_procedure(
         services, org, ada, "birch-close", ("west",), ("Reconcile the Birch EBITDA bridge.",)
     )
@@ -99,7 +108,9 @@ def test_staffing_changes_move_what_each_side_sees(firm: Firm, services: Ports) 
     for who, project in ((firm.associate, "east"), (firm.agents["vega"], "west")):
         row = next(s for s in services.directory.staffing(org, who) if s.project == project)
         organization.unstaff(services, org, ada, row.id)
-    organization.staff(services, org, ada, firm.associate, "west", StaffRole.MEMBER)
+    organization.staff(
+        services, org, ada, organization.AssignStaff(firm.associate, "west", StaffRole.MEMBER)
+    )
     now = utc_now() + timedelta(seconds=1)
     ben = _paths(services, org, firm.associate, now)
     assert ben["get"] == ["birch-bridge"] and ben["procedure"] == ["birch-close"]
@@ -113,7 +124,12 @@ def test_another_organization_with_the_same_slugs_gets_nothing(firm: Firm, servi
     for slug in ("east", "west", "north"):
         organization.add_project(services, other.org.id, other.founder.id, slug, slug)
     stranger = next(a.id for a in other.agents if a.handle == "vega")
-    organization.staff(services, other.org.id, other.founder.id, stranger, "west", StaffRole.MEMBER)
+    organization.staff(
+        services,
+        other.org.id,
+        other.founder.id,
+        organization.AssignStaff(stranger, "west", StaffRole.MEMBER),
+    )
     now = utc_now() + timedelta(seconds=1)
     assert not _sees_west(_paths(services, firm.org, stranger, now))
     assert _paths(services, firm.org, stranger, now) == {
@@ -130,9 +146,9 @@ def test_a_new_wall_may_not_split_a_link_or_a_procedure(firm: Firm, services: Po
     org, ada = firm.org, firm.founder
     for slug in ("south", "sea"):
         organization.add_project(services, org, ada, slug, slug)
-    memory.remember(services, org, ada, "s-note", ("south",), "South note")
-    memory.remember(services, org, ada, "sea-note", ("sea",), "Sea note")
-    memory.link(services, org, ada, "s-note", "sea-note", "relates")
+    memory.remember(services, org, ada, memory.Remember("s-note", ("south",), "South note"))
+    memory.remember(services, org, ada, memory.Remember("sea-note", ("sea",), "Sea note"))
+    memory.link(services, org, ada, memory.AddLink("s-note", "sea-note", "relates"))
     with pytest.raises(Conflict, match="link s-note→sea-note"):
         organization.add_barrier(services, org, ada, "tide", [["south"], ["sea"]])
     organization.add_project(services, org, ada, "lake", "lake")

@@ -98,9 +98,14 @@ def _firm(services: Ports) -> tuple[str, str, str]:
     org, founder = done.org.id, done.founder.id
     ledger = next(a.id for a in done.agents if a.handle == "ledger")
     organization.add_project(services, org, founder, "east", "East")
-    organization.staff(services, org, founder, ledger, "east", StaffRole.MEMBER)
+    organization.staff(
+        services, org, founder, organization.AssignStaff(ledger, "east", StaffRole.MEMBER)
+    )
     cap = commitments.add_commitment(
-        services, org, founder, "cap", SpendCap(limit_cents=CAP), source="l", projects=("east",)
+        services,
+        org,
+        founder,
+        commitments.AddCommitment("cap", SpendCap(limit_cents=CAP), "l", projects=("east",)),
     )
     commitments.confirm(services, cap.id, founder)
     return org, founder, ledger
@@ -141,15 +146,16 @@ def test_no_interleaving_double_books_a_resource_or_overruns_a_cap(
         org, founder = done.org.id, done.founder.id
         ledger = next(a.id for a in done.agents if a.handle == "ledger")
         organization.add_project(services, org, founder, "east", "East")
-        organization.staff(services, org, founder, ledger, "east", StaffRole.MEMBER)
+        organization.staff(
+            services, org, founder, organization.AssignStaff(ledger, "east", StaffRole.MEMBER)
+        )
         cap = commitments.add_commitment(
             services,
             org,
             founder,
-            "cap",
-            SpendCap(limit_cents=CAP),
-            source="letter",
-            projects=("east",),
+            commitments.AddCommitment(
+                "cap", SpendCap(limit_cents=CAP), "letter", projects=("east",)
+            ),
         )
         commitments.confirm(services, cap.id, founder)
         cap_from = utc_now()

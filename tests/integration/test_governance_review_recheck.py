@@ -40,10 +40,9 @@ def test_two_threshold_holds_cannot_together_overrun_a_cap(store: Store, firm: F
         firm.svc,
         firm.org,
         firm.founder,
-        "cap",
-        SpendCap(limit_cents=500_000),
-        source="letter",
-        projects=("east",),
+        commitments.AddCommitment(
+            "cap", SpendCap(limit_cents=500_000), "letter", projects=("east",)
+        ),
     )
     commitments.confirm(firm.svc, cap.id, firm.founder)
     first, second = _pay(firm, 400_000, "run-a"), _pay(firm, 400_000, "run-b")
@@ -271,10 +270,9 @@ def test_a_genuine_approval_replayed_onto_a_re_hold_is_refused(store: Store, fir
         firm.svc,
         firm.org,
         firm.founder,
-        "cap",
-        SpendCap(limit_cents=300_000),
-        source="letter",
-        projects=("east",),
+        commitments.AddCommitment(
+            "cap", SpendCap(limit_cents=300_000), "letter", projects=("east",)
+        ),
     )
     commitments.confirm(firm.svc, cap.id, firm.founder)
     big, small = _pay(firm, 250_000, "run-big"), _pay(firm, 90_000, "run-small")

@@ -57,11 +57,19 @@ def _pay(firm: Firm, amount: int = 5_000) -> tuple[Outcome, str]:
 def _both_sides(firm: Firm) -> tuple[str, str]:
     sentinel = firm.agents["sentinel"]
     staffed = organization.staff(
-        firm.svc, firm.org, firm.founder, sentinel, "east", StaffRole.MEMBER
+        firm.svc,
+        firm.org,
+        firm.founder,
+        organization.AssignStaff(sentinel, "east", StaffRole.MEMBER),
     )
     east = _place(firm, "east", "commitment_expired:atlas").id
     organization.unstaff(firm.svc, firm.org, firm.founder, staffed.id)
-    organization.staff(firm.svc, firm.org, firm.founder, sentinel, "west", StaffRole.MEMBER)
+    organization.staff(
+        firm.svc,
+        firm.org,
+        firm.founder,
+        organization.AssignStaff(sentinel, "west", StaffRole.MEMBER),
+    )
     west = _place(firm, "west", "commitment_expired:birch").id
     return east, west
 
@@ -112,7 +120,12 @@ def test_an_approver_of_the_project_may_release_and_two_racing_releases_one_wins
     firm: Firm,
 ) -> None:
     east, _ = _both_sides(firm)
-    organization.staff(firm.svc, firm.org, firm.founder, firm.associate, "east", StaffRole.APPROVER)
+    organization.staff(
+        firm.svc,
+        firm.org,
+        firm.founder,
+        organization.AssignStaff(firm.associate, "east", StaffRole.APPROVER),
+    )
 
     def releasing(reason: str) -> Callable[[], StandingHold]:
         return lambda: heartbeat.release_hold(firm.svc, east, firm.associate, reason)
@@ -131,7 +144,10 @@ def test_an_approver_of_the_project_may_release_and_two_racing_releases_one_wins
 
 def test_a_second_placement_on_the_same_subject_is_not_repeated_silently(firm: Firm) -> None:
     organization.staff(
-        firm.svc, firm.org, firm.founder, firm.agents["sentinel"], "east", StaffRole.MEMBER
+        firm.svc,
+        firm.org,
+        firm.founder,
+        organization.AssignStaff(firm.agents["sentinel"], "east", StaffRole.MEMBER),
     )
     _place(firm, "east", "commitment_expired:atlas")
     svc = firm.svc

@@ -80,10 +80,16 @@ def _close(firm: Firm, target: str, project: str = "east", heartbeat: str | None
 def test_the_snapshot_shows_what_the_checks_read(firm: Firm, store: Store) -> None:
     svc = firm.svc
     organization.staff(
-        svc, firm.org, firm.founder, firm.agents["sentinel"], "east", StaffRole.MEMBER
+        svc,
+        firm.org,
+        firm.founder,
+        organization.AssignStaff(firm.agents["sentinel"], "east", StaffRole.MEMBER),
     )
     cap = commitments.add_commitment(
-        svc, firm.org, firm.founder, "cap", SpendCap(limit_cents=1), "sow", projects=("east",)
+        svc,
+        firm.org,
+        firm.founder,
+        commitments.AddCommitment("cap", SpendCap(limit_cents=1), "sow", projects=("east",)),
     )
     held = payment_intent(firm, amount=200_000)
     assert governance.decide(store.governance, held, utc_now()).outcome is Outcome.HOLD
@@ -100,7 +106,10 @@ def test_the_snapshot_shows_what_the_checks_read(firm: Firm, store: Store) -> No
 def test_keys_close_closes_the_orphan_once_on_the_record(firm: Firm, store: Store) -> None:
     svc = firm.svc
     organization.staff(
-        svc, firm.org, firm.founder, firm.agents["sentinel"], "east", StaffRole.MEMBER
+        svc,
+        firm.org,
+        firm.founder,
+        organization.AssignStaff(firm.agents["sentinel"], "east", StaffRole.MEMBER),
     )
     orphan = payment_intent(firm, amount=200_000)
     governance.decide(store.governance, orphan, utc_now())
@@ -124,7 +133,10 @@ def test_keys_close_closes_only_what_a_heartbeat_found_orphaned(firm: Firm, stor
     refused by the connector, on the record: a live run's hold stays open."""
     svc = firm.svc
     organization.staff(
-        svc, firm.org, firm.founder, firm.agents["sentinel"], "east", StaffRole.MEMBER
+        svc,
+        firm.org,
+        firm.founder,
+        organization.AssignStaff(firm.agents["sentinel"], "east", StaffRole.MEMBER),
     )
     live = payment_intent(firm, amount=200_000)
     governance.decide(store.governance, live, utc_now())
@@ -153,7 +165,10 @@ def test_sentinel_cannot_close_across_the_wall(firm: Firm, store: Store) -> None
     """Sentinel is staffed on east: closing a west intent is refused by the broker."""
     svc = firm.svc
     organization.staff(
-        svc, firm.org, firm.founder, firm.agents["sentinel"], "east", StaffRole.MEMBER
+        svc,
+        firm.org,
+        firm.founder,
+        organization.AssignStaff(firm.agents["sentinel"], "east", StaffRole.MEMBER),
     )
     decision = governance.decide(
         store.governance, _close(firm, str(uuid.uuid4()), "west"), utc_now()
@@ -244,12 +259,23 @@ def test_three_heartbeats_at_once_file_one_situation_once(
     is filed once: the second and third are stopped by the broker (a collision while the
     first is in flight, already done once it is written), not by each one's snapshot."""
     organization.staff(
-        firm.svc, firm.org, firm.founder, firm.agents["sentinel"], "east", StaffRole.MEMBER
+        firm.svc,
+        firm.org,
+        firm.founder,
+        organization.AssignStaff(firm.agents["sentinel"], "east", StaffRole.MEMBER),
     )
     cap = commitments.add_commitment(
-        firm.svc, firm.org, firm.founder, "Atlas cap", SpendCap(limit_cents=500_000),
-        "sow.pdf", projects=("east",), valid_until=utc_now() + timedelta(hours=1),
-    )  # fmt: skip
+        firm.svc,
+        firm.org,
+        firm.founder,
+        commitments.AddCommitment(
+            "Atlas cap",
+            SpendCap(limit_cents=500_000),
+            "sow.pdf",
+            projects=("east",),
+            valid_until=utc_now() + timedelta(hours=1),
+        ),
+    )
     commitments.confirm(firm.svc, cap.id, firm.founder)
     later = utc_now() + timedelta(days=1)
     heartbeats = SqlHeartbeat(store.db)

@@ -16,14 +16,26 @@ from usecases.context import Ports
 def _notes(svc: Ports, firm: Firm) -> None:
     """Two East notes (Orion, East's planner, reads them)."""
     memory.remember(
-        svc, firm.org, firm.founder, "atlas-call-1", ("east",),
-        "Atlas kickoff moved to Friday. Dana Reyes (dana@atlas.example) chairs it. "
-        "The agenda covers scope and the data room.",
-    )  # fmt: skip
+        svc,
+        firm.org,
+        firm.founder,
+        memory.Remember(
+            "atlas-call-1",
+            ("east",),
+            "Atlas kickoff moved to Friday. Dana Reyes (dana@atlas.example) chairs it. "
+            "The agenda covers scope and the data room.",
+        ),
+    )
     memory.remember(
-        svc, firm.org, firm.founder, "atlas-call-2", ("east",),
-        "Atlas data room opens Monday. Northwind hosts the data room.",
-    )  # fmt: skip
+        svc,
+        firm.org,
+        firm.founder,
+        memory.Remember(
+            "atlas-call-2",
+            ("east",),
+            "Atlas data room opens Monday. Northwind hosts the data room.",
+        ),
+    )
 
 
 def test_records_are_compacted_into_one_linked_back_and_screened_again(
@@ -32,9 +44,11 @@ def test_records_are_compacted_into_one_linked_back_and_screened_again(
     _notes(services, firm)
     orion = firm.agents["orion"]
     done = memory.compact(
-        services, firm.org, firm.founder, orion, ["atlas-call-1", "atlas-call-2"], "atlas-calls",
-        300,
-    )  # fmt: skip
+        services,
+        firm.org,
+        firm.founder,
+        memory.Compact(orion, ["atlas-call-1", "atlas-call-2"], "atlas-calls", max_chars=300),
+    )
     assert (done.engine, done.sources, done.projects) == (
         "extractive",
         ["atlas-call-1", "atlas-call-2"],
@@ -66,15 +80,29 @@ def test_compaction_reads_only_what_its_agent_may_and_is_the_founders(
     # Orion (East) may not read Birch's CIM: it is withheld, as if unknown.
     with pytest.raises(NotFound):
         memory.compact(
-            services, firm.org, firm.founder, orion, ["atlas-call-1", "birch-cim"], "mixed"
+            services,
+            firm.org,
+            firm.founder,
+            memory.Compact(orion, ["atlas-call-1", "birch-cim"], "mixed"),
         )
     # Vega (West) may not read East's notes either.
     with pytest.raises(NotFound):
-        memory.compact(services, firm.org, firm.founder, vega, ["atlas-call-1"], "west-copy")
+        memory.compact(
+            services, firm.org, firm.founder, memory.Compact(vega, ["atlas-call-1"], "west-copy")
+        )
     with pytest.raises(Forbidden):
-        memory.compact(services, firm.org, firm.associate, orion, ["atlas-call-1"], "ben-summary")
+        memory.compact(
+            services,
+            firm.org,
+            firm.associate,
+            memory.Compact(orion, ["atlas-call-1"], "ben-summary"),
+        )
     with pytest.raises(ValueError):
-        memory.compact(services, firm.org, firm.founder, firm.associate, ["atlas-call-1"], "x")
+        memory.compact(
+            services, firm.org, firm.founder, memory.Compact(firm.associate, ["atlas-call-1"], "x")
+        )
     with pytest.raises(NotFound):
-        memory.compact(services, firm.org, firm.founder, orion, ["no-such-record"], "ghost")
+        memory.compact(
+            services, firm.org, firm.founder, memory.Compact(orion, ["no-such-record"], "ghost")
+        )
     assert services.audit.verify(firm.org).ok  # type: ignore[attr-defined]

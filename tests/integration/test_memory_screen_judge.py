@@ -93,13 +93,17 @@ def test_ingestion_refuses_on_the_models_word_and_records_it(
     _says(gemini_stub, True, "an order to whoever summarises the review")
     judged = replace(services, screen_judge=_judge(gemini_stub), screen_judge_from=0.0)
     with pytest.raises(Refused, match="model: an order to whoever summarises"):
-        memory.remember(judged, firm.org, firm.founder, "vendor-review", ("east",), BORDERLINE)
+        memory.remember(
+            judged, firm.org, firm.founder, memory.Remember("vendor-review", ("east",), BORDERLINE)
+        )
     with pytest.raises(NotFound):
         memory.get(services, firm.org, firm.associate, "vendor-review")
     (entry,) = [e for e in services.audit.entries(firm.org) if e.decision == "refused"]
     assert entry.payload["reasons"] == ["model"]
     _says(gemini_stub, False)
-    memory.remember(judged, firm.org, firm.founder, "vendor-review", ("east",), BORDERLINE)
+    memory.remember(
+        judged, firm.org, firm.founder, memory.Remember("vendor-review", ("east",), BORDERLINE)
+    )
     assert memory.get(services, firm.org, firm.associate, "vendor-review").ref == "vendor-review"
 
 

@@ -130,9 +130,17 @@ def scene(firm: Firm) -> Scene:
 
     def cap(title: str, project: str, cents: int) -> str:
         return commitments.add_commitment(
-            svc, firm.org, firm.founder, title, SpendCap(limit_cents=cents),
-            source=f"{title} letter", excerpt="shall not exceed", projects=(project,),
-        ).id  # fmt: skip
+            svc,
+            firm.org,
+            firm.founder,
+            commitments.AddCommitment(
+                title,
+                SpendCap(limit_cents=cents),
+                f"{title} letter",
+                excerpt="shall not exceed",
+                projects=(project,),
+            ),
+        ).id
 
     return Scene(
         held=held,
@@ -408,12 +416,20 @@ def test_sentinels_filed_findings_are_in_the_queue_with_their_evidence_west_with
     s = scene(firm)
     sentinel = firm.agents["sentinel"]
     staffed = organization.staff(
-        firm.svc, firm.org, firm.founder, sentinel, "east", StaffRole.MEMBER
+        firm.svc,
+        firm.org,
+        firm.founder,
+        organization.AssignStaff(sentinel, "east", StaffRole.MEMBER),
     )
     east = _file(firm, "east", f"commitment_expired:{s.east_cap}", s.east_cap, s.held.id)
     # A wall: Sentinel leaves East before it may be staffed on West.
     organization.unstaff(firm.svc, firm.org, firm.founder, staffed.id)
-    organization.staff(firm.svc, firm.org, firm.founder, sentinel, "west", StaffRole.MEMBER)
+    organization.staff(
+        firm.svc,
+        firm.org,
+        firm.founder,
+        organization.AssignStaff(sentinel, "west", StaffRole.MEMBER),
+    )
     west = _file(firm, "west", f"commitment_expired:{s.west_cap}", s.west_cap, "")
 
     founder = _queue(api, firm, firm.founder)
@@ -445,11 +461,19 @@ def _filed_pair(firm: Firm) -> tuple[Scene, str, str]:
     s = scene(firm)
     sentinel = firm.agents["sentinel"]
     staffed = organization.staff(
-        firm.svc, firm.org, firm.founder, sentinel, "east", StaffRole.MEMBER
+        firm.svc,
+        firm.org,
+        firm.founder,
+        organization.AssignStaff(sentinel, "east", StaffRole.MEMBER),
     )
     east = _file(firm, "east", f"commitment_expired:{s.east_cap}", s.east_cap, s.held.id)
     organization.unstaff(firm.svc, firm.org, firm.founder, staffed.id)
-    organization.staff(firm.svc, firm.org, firm.founder, sentinel, "west", StaffRole.MEMBER)
+    organization.staff(
+        firm.svc,
+        firm.org,
+        firm.founder,
+        organization.AssignStaff(sentinel, "west", StaffRole.MEMBER),
+    )
     west = _file(firm, "west", f"commitment_expired:{s.west_cap}", s.west_cap, "")
     return s, east, west
 
@@ -577,9 +601,16 @@ def test_the_kept_fold_under_concurrent_readers_and_writers_tells_the_whole_stor
 
     def writer(i: int) -> Callable[[], object]:
         return lambda: commitments.add_commitment(
-            svc, firm.org, firm.founder, f"cap {i}", SpendCap(limit_cents=1_000 + i, currency="USD"),
-            "letter", projects=("east",),
-        )  # fmt: skip
+            svc,
+            firm.org,
+            firm.founder,
+            commitments.AddCommitment(
+                f"cap {i}",
+                SpendCap(limit_cents=1_000 + i, currency="USD"),
+                "letter",
+                projects=("east",),
+            ),
+        )
 
     def reader() -> object:
         return needs_you.needs_you(svc, firm.org, firm.founder)

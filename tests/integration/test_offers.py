@@ -161,7 +161,9 @@ def test_a_confirmed_offer_is_a_playbook_behind_the_memory_gate(firm: Firm) -> N
     assert seen.steps[0] == "memory.read: Pull the engagement letter and the client's contact list"
     assert len(seen.steps) == 3
     west = organization.add_human(firm.svc, firm.org, firm.founder, "wes@hv.example", "Wes").id
-    organization.staff(firm.svc, firm.org, firm.founder, west, "west", StaffRole.MEMBER)
+    organization.staff(
+        firm.svc, firm.org, firm.founder, organization.AssignStaff(west, "west", StaffRole.MEMBER)
+    )
     with pytest.raises(NotFound):
         memory.procedure(firm.svc, firm.org, west, "client kickoff")
     with pytest.raises(NotFound):
@@ -172,7 +174,12 @@ def test_a_confirmed_offer_is_a_playbook_behind_the_memory_gate(firm: Firm) -> N
 
 def test_an_approver_on_its_projects_may_confirm(firm: Firm) -> None:
     offer_id, _ = _kickoff_offer(firm)
-    organization.staff(firm.svc, firm.org, firm.founder, firm.associate, "east", StaffRole.APPROVER)
+    organization.staff(
+        firm.svc,
+        firm.org,
+        firm.founder,
+        organization.AssignStaff(firm.associate, "east", StaffRole.APPROVER),
+    )
     confirmed = offers.confirm_offer(firm.svc, offer_id, firm.associate, "kickoff")
     assert confirmed.confirmed_by == firm.associate
 

@@ -22,8 +22,12 @@ def _firm(services: Ports) -> tuple[str, str]:
     org, ada = onboarded.org.id, onboarded.founder.id
     organization.add_project(services, org, ada, "east", "Atlas")
     organization.add_project(services, org, ada, "west", "Birch")
-    memory.remember(services, org, ada, "birch-cim", ("west",), "Birch CIM projections")
-    memory.remember(services, org, ada, "atlas-kickoff", ("east",), "Atlas kickoff notes")
+    memory.remember(
+        services, org, ada, memory.Remember("birch-cim", ("west",), "Birch CIM projections")
+    )
+    memory.remember(
+        services, org, ada, memory.Remember("atlas-kickoff", ("east",), "Atlas kickoff notes")
+    )
     return org, ada
 
 

@@ -74,7 +74,10 @@ def test_concurrent_staffing_never_puts_an_agent_on_both_sides(
         results = race(
             [
                 lambda p=p: organization.staff(
-                    services, firm.org, firm.founder, scout, p, StaffRole.MEMBER
+                    services,
+                    firm.org,
+                    firm.founder,
+                    organization.AssignStaff(scout, p, StaffRole.MEMBER),
                 )
                 for p in sides
             ]
@@ -93,13 +96,11 @@ def test_a_barrier_racing_staffing_never_splits_an_agent(
     scout = firm.agents["scout"]
     for _ in range(ROUNDS):
         north, south = new_projects(services, firm, "north", "south")
-        staff = partial(
-            organization.staff, services, firm.org, firm.founder, scout, role=StaffRole.MEMBER
-        )
+        staff = partial(organization.staff, services, firm.org, firm.founder)
         wall = partial(organization.add_barrier, services, firm.org, firm.founder)
         calls: list[Callable[[], Any]] = [
-            partial(staff, project=north),
-            partial(staff, project=south),
+            partial(staff, organization.AssignStaff(scout, north, StaffRole.MEMBER)),
+            partial(staff, organization.AssignStaff(scout, south, StaffRole.MEMBER)),
             partial(wall, "ns", [[north], [south]]),
             partial(wall, "sn", [[south], [north]]),
         ]
@@ -119,9 +120,7 @@ def test_a_barrier_racing_a_memory_record_never_splits_it(
                 services,
                 firm.org,
                 firm.founder,
-                f"deal-{i}",
-                (north, south),
-                "notes",
+                memory.Remember(f"deal-{i}", (north, south), "notes"),
             ),
             partial(
                 organization.add_barrier, services, firm.org, firm.founder, "ns", [[north], [south]]
@@ -135,7 +134,9 @@ def test_a_new_barrier_may_not_split_an_existing_record(
     firm: Firm, services: Ports, store: Store
 ) -> None:
     north, south = new_projects(services, firm, "north", "south")
-    memory.remember(services, firm.org, firm.founder, "joint", (north, south), "joint notes")
+    memory.remember(
+        services, firm.org, firm.founder, memory.Remember("joint", (north, south), "joint notes")
+    )
     with pytest.raises(ValueError, match="joint"):
         organization.add_barrier(services, firm.org, firm.founder, "ns", [[north], [south]])
     assert [b.name for b in store.directory.barriers(firm.org)] == ["wall"]
@@ -181,7 +182,10 @@ def test_no_interleaving_of_configuration_calls_breaks_a_barrier(
             try:
                 if op[0] == "staff":
                     organization.staff(
-                        services, org, founder, who[op[1]], projects[op[2]], StaffRole.MEMBER
+                        services,
+                        org,
+                        founder,
+                        organization.AssignStaff(who[op[1]], projects[op[2]], StaffRole.MEMBER),
                     )
                 elif op[0] == "unstaff":
                     rows = [s for s in store.directory.staffing(org) if s.active_at(utc_now())]
@@ -194,7 +198,10 @@ def test_no_interleaving_of_configuration_calls_breaks_a_barrier(
                         organization.add_barrier(services, org, founder, f"b{n}", [left, right])
                 else:
                     memory.remember(
-                        services, org, founder, f"r{n}", tuple(projects[i] for i in op[1]), "note"
+                        services,
+                        org,
+                        founder,
+                        memory.Remember(f"r{n}", tuple(projects[i] for i in op[1]), "note"),
                     )
             except (LookupError, ValueError, PermissionError):
                 pass  # a refusal is fine; a broken invariant is not

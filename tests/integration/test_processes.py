@@ -46,10 +46,7 @@ def test_processes_deciding_at_once_never_double_allow_or_overrun_a_cap(
         firm.svc,
         firm.org,
         firm.founder,
-        "cap",
-        SpendCap(limit_cents=CAP),
-        source="letter",
-        projects=("east",),
+        commitments.AddCommitment("cap", SpendCap(limit_cents=CAP), "letter", projects=("east",)),
     )
     commitments.confirm(firm.svc, cap.id, firm.founder)
     context = multiprocessing.get_context("spawn")  # nothing inherited: a fresh process

@@ -218,18 +218,27 @@ def test_a_duplicate_project_is_a_conflict(firm: Firm, services: Ports) -> None:
 def test_staffing_an_unknown_project_or_principal_is_not_found(firm: Firm, services: Ports) -> None:
     with pytest.raises(NotFound):
         organization.staff(
-            services, firm.org, firm.founder, firm.agents["scout"], "north", StaffRole.MEMBER
+            services,
+            firm.org,
+            firm.founder,
+            organization.AssignStaff(firm.agents["scout"], "north", StaffRole.MEMBER),
         )
     with pytest.raises(NotFound):
         organization.staff(
-            services, firm.org, firm.founder, str(uuid.uuid4()), "east", StaffRole.MEMBER
+            services,
+            firm.org,
+            firm.founder,
+            organization.AssignStaff(str(uuid.uuid4()), "east", StaffRole.MEMBER),
         )
 
 
 def test_an_agent_may_not_be_staffed_as_approver(firm: Firm, services: Ports) -> None:
     with pytest.raises(ValueError):
         organization.staff(
-            services, firm.org, firm.founder, firm.agents["orion"], "east", StaffRole.APPROVER
+            services,
+            firm.org,
+            firm.founder,
+            organization.AssignStaff(firm.agents["orion"], "east", StaffRole.APPROVER),
         )
 
 
@@ -240,7 +249,10 @@ def test_staffing_times_round_trip_as_utc(store: Store) -> None:
     until = datetime(2031, 6, 1, 9, 30, 0, 123456, tzinfo=UTC)
 
     made = organization.staff(
-        svc, f.org, f.founder, f.agents["scout"], "east", StaffRole.MEMBER, until
+        svc,
+        f.org,
+        f.founder,
+        organization.AssignStaff(f.agents["scout"], "east", StaffRole.MEMBER, valid_until=until),
     )
 
     (back,) = [s for s in store.directory.staffing(f.org) if s.id == made.id]
@@ -258,7 +270,10 @@ def test_a_staffing_end_given_in_another_offset_keeps_its_instant(store: Store) 
     until = datetime(2031, 6, 1, 12, 0, tzinfo=timezone(timedelta(hours=5)))
 
     made = organization.staff(
-        svc, f.org, f.founder, f.agents["scout"], "east", StaffRole.MEMBER, until
+        svc,
+        f.org,
+        f.founder,
+        organization.AssignStaff(f.agents["scout"], "east", StaffRole.MEMBER, valid_until=until),
     )
 
     (back,) = [s for s in store.directory.staffing(f.org) if s.id == made.id]
@@ -302,7 +317,10 @@ def test_ending_a_later_planned_end_brings_it_forward(store: Store) -> None:
     f = Firm(svc)
     planned = clock.at + timedelta(days=30)
     made = organization.staff(
-        svc, f.org, f.founder, f.agents["scout"], "east", StaffRole.MEMBER, planned
+        svc,
+        f.org,
+        f.founder,
+        organization.AssignStaff(f.agents["scout"], "east", StaffRole.MEMBER, valid_until=planned),
     )
 
     now = clock.advance(minutes=5)
@@ -395,12 +413,14 @@ def test_a_commitment_is_recorded_as_extracted_and_confirmed_once(store: Store) 
         svc,
         f.org,
         f.founder,
-        "Atlas data-room spend cap",
-        SpendCap(limit_cents=1_000_000),
-        source="engagement-letter.pdf",
-        excerpt="Third-party costs shall not exceed USD 10,000.",
-        projects=("east",),
-        valid_until=until,
+        commitments.AddCommitment(
+            "Atlas data-room spend cap",
+            SpendCap(limit_cents=1_000_000),
+            "engagement-letter.pdf",
+            excerpt="Third-party costs shall not exceed USD 10,000.",
+            projects=("east",),
+            valid_until=until,
+        ),
     )
 
     assert made.state is ReviewState.EXTRACTED
@@ -440,9 +460,11 @@ def test_an_obligation_round_trips(firm: Firm, services: Ports) -> None:
         services,
         firm.org,
         firm.associate,
-        "Deliver the Birch CIM",
-        Obligation(text="CIM to the buyer list by 1 December"),
-        source="call notes",
+        commitments.AddCommitment(
+            "Deliver the Birch CIM",
+            Obligation(text="CIM to the buyer list by 1 December"),
+            "call notes",
+        ),
     )
 
     (stored,) = commitments.commitments(services, firm.org, firm.founder)
@@ -458,10 +480,9 @@ def test_a_commitment_on_an_unknown_project_is_not_found(firm: Firm, services: P
             services,
             firm.org,
             firm.founder,
-            "cap",
-            SpendCap(limit_cents=1),
-            source="x",
-            projects=("east", "north"),
+            commitments.AddCommitment(
+                "cap", SpendCap(limit_cents=1), "x", projects=("east", "north")
+            ),
         )
     assert commitments.commitments(services, firm.org, firm.founder) == []
 
@@ -469,7 +490,10 @@ def test_a_commitment_on_an_unknown_project_is_not_found(firm: Firm, services: P
 def test_a_commitment_by_a_stranger_is_not_found(firm: Firm, services: Ports) -> None:
     with pytest.raises(NotFound):
         commitments.add_commitment(
-            services, firm.org, str(uuid.uuid4()), "cap", SpendCap(limit_cents=1), source="x"
+            services,
+            firm.org,
+            str(uuid.uuid4()),
+            commitments.AddCommitment("cap", SpendCap(limit_cents=1), "x"),
         )
 
 
@@ -480,10 +504,7 @@ def test_only_the_founder_confirms_and_only_in_their_organization(
         services,
         firm.org,
         firm.associate,
-        "cap",
-        SpendCap(limit_cents=100),
-        source="x",
-        projects=("east",),
+        commitments.AddCommitment("cap", SpendCap(limit_cents=100), "x", projects=("east",)),
     )
     other = organization.onboard(services, "Other Firm", "zed@other.example")
 
@@ -523,17 +544,24 @@ def test_only_the_founder_may_configure(firm: Firm, services: Ports, store: Stor
         with pytest.raises(refused):
             organization.add_human(services, firm.org, actor, "eve@hv.example", "Eve")
         with pytest.raises(refused):
-            organization.staff(services, firm.org, actor, actor, "west", StaffRole.MEMBER)
+            organization.staff(
+                services, firm.org, actor, organization.AssignStaff(actor, "west", StaffRole.MEMBER)
+            )
         with pytest.raises(refused):
             organization.staff(
-                services, firm.org, actor, firm.associate, "east", StaffRole.APPROVER
+                services,
+                firm.org,
+                actor,
+                organization.AssignStaff(firm.associate, "east", StaffRole.APPROVER),
             )
         with pytest.raises(refused):
             organization.unstaff(services, firm.org, actor, orion.id)
         with pytest.raises(refused):
             organization.add_barrier(services, firm.org, actor, "wall-2", [["east"], ["west"]])
         with pytest.raises(refused):
-            memory.remember(services, firm.org, actor, "leak", ("east",), "planted")
+            memory.remember(
+                services, firm.org, actor, memory.Remember("leak", ("east",), "planted")
+            )
 
     assert store.directory.projects(firm.org) == projects
     assert store.directory.staffing(firm.org) == staffing

@@ -11,7 +11,7 @@ from domain.needs_you.chain import read_chain
 from domain.organization.contracts import MAX_REASON
 from usecases.access import run_for
 from usecases.context import Ports
-from usecases.runs import RunStarted, start_run
+from usecases.runs import RunStarted, StartRun, start_run
 
 MAX_ANSWER = MAX_REASON
 
@@ -48,9 +48,11 @@ async def answer_run(ports: Ports, run_id: str, actor_id: str, answer: str) -> R
         ports,
         run.org_id,
         actor_id,
-        run.agent_id,
-        answered_task(run.task, asked.question, answer, actor.handle),
-        client_key=f"answer:{run_id}",
+        StartRun(
+            run.agent_id,
+            answered_task(run.task, asked.question, answer, actor.handle),
+            client_key=f"answer:{run_id}",
+        ),
     )
     answering = ports.runs.get(started.run_id)
     if answering is None or answering.started_by != actor_id:

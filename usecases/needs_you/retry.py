@@ -11,7 +11,7 @@ from domain.runs.failures import NEXT_STEP, RETRIES, retries_left
 from domain.runs.run import RunStatus
 from usecases.access import run_for
 from usecases.context import Ports
-from usecases.runs import RunStarted, start_run
+from usecases.runs import RunStarted, StartRun, start_run
 
 ENDED_BADLY = frozenset({"failed", "terminated", "timed_out", "canceled"})
 """Workflow statuses of a run that ended without finishing its work."""
@@ -50,7 +50,7 @@ async def retry_run(ports: Ports, run_id: str, actor_id: str) -> RunRetried:
         if not ended:
             raise Conflict(f"run {run_id} did not fail: there is nothing to retry")
     started = await start_run(
-        ports, run.org_id, actor_id, run.agent_id, run.task, client_key=f"retry:{run_id}"
+        ports, run.org_id, actor_id, StartRun(run.agent_id, run.task, client_key=f"retry:{run_id}")
     )
     with ports.governance.unit(run.org_id, ports.clock()) as unit:
         unit.append(retry_draft(run_id, started.run_id, actor_id))

@@ -45,9 +45,19 @@ def fulfilled(commitment_id: str, body: NoteBody, ports: PortsDep, actor: Actor)
 @router.post("/orgs/{org_id}/commitments", status_code=201)
 def add_commitment(org_id: str, body: CommitmentBody, ports: PortsDep, actor: Actor) -> Commitment:
     return commitment_cases.add_commitment(
-        ports, org_id, actor, body.title, body.constraint, body.source, body.excerpt,
-        tuple(body.projects), body.valid_from, body.valid_until,
-    )  # fmt: skip
+        ports,
+        org_id,
+        actor,
+        commitment_cases.AddCommitment(
+            body.title,
+            body.constraint,
+            body.source,
+            excerpt=body.excerpt,
+            projects=tuple(body.projects),
+            valid_from=body.valid_from,
+            valid_until=body.valid_until,
+        ),
+    )
 
 
 @router.get("/orgs/{org_id}/commitments")

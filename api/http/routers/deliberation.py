@@ -39,11 +39,13 @@ async def start_deliberation(
         ports,
         org_id,
         actor,
-        body.agent,
-        body.question,
-        body.plan,
-        body.scripted_replies,
-        body.hold_timeout_seconds,
+        deliberations.StartDeliberation(
+            body.agent,
+            body.question,
+            plan=body.plan,
+            scripted_replies=body.scripted_replies,
+            hold_timeout_seconds=body.hold_timeout_seconds,
+        ),
     )
 
 

@@ -31,7 +31,9 @@ class LinkAnswer(BaseModel):
 def link(org_id: str, body: MemoryLinkBody, ports: PortsDep, actor: Actor) -> LinkAnswer:
     """Link two records (the founder's); never across a barrier."""
     return LinkAnswer(
-        link_id=memory.link(ports, org_id, actor, body.src, body.dst, body.kind, body.span)
+        link_id=memory.link(
+            ports, org_id, actor, memory.AddLink(body.src, body.dst, body.kind, span=body.span)
+        )
     )
 
 
@@ -39,7 +41,12 @@ def link(org_id: str, body: MemoryLinkBody, ports: PortsDep, actor: Actor) -> Li
 def compact(org_id: str, body: CompactBody, ports: PortsDep, actor: Actor) -> memory.Compacted:
     """Summarise records into one new record (the founder's): read through the memory
     gate, ingested like any record, linked back to each record it replaces."""
-    return memory.compact(ports, org_id, actor, body.agent_id, body.refs, body.ref, body.max_chars)
+    return memory.compact(
+        ports,
+        org_id,
+        actor,
+        memory.Compact(body.agent_id, body.refs, body.ref, max_chars=body.max_chars),
+    )
 
 
 @router.get("/orgs/{org_id}/memory/records/{ref}/neighbours")

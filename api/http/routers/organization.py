@@ -67,7 +67,12 @@ def projects(org_id: str, ports: PortsDep, actor: Actor) -> list[Project]:
 @router.post("/orgs/{org_id}/staffing", status_code=201)
 def staff(org_id: str, body: StaffingBody, ports: PortsDep, actor: Actor) -> Staffing:
     return organization.staff(
-        ports, org_id, actor, body.principal_id, body.project, body.role, body.valid_until
+        ports,
+        org_id,
+        actor,
+        organization.AssignStaff(
+            body.principal_id, body.project, body.role, valid_until=body.valid_until
+        ),
     )
 
 
@@ -91,6 +96,11 @@ def add_barrier(org_id: str, body: BarrierBody, ports: PortsDep, actor: Actor) -
 @router.post("/orgs/{org_id}/memory", status_code=201)
 def remember(org_id: str, body: MemoryBody, ports: PortsDep, actor: Actor) -> MemoryStored:
     memory.remember(
-        ports, org_id, actor, body.ref, tuple(body.projects), body.text, body.kind, body.source
+        ports,
+        org_id,
+        actor,
+        memory.Remember(
+            body.ref, tuple(body.projects), body.text, kind=body.kind, source=body.source
+        ),
     )
     return MemoryStored(ref=body.ref)

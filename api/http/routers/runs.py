@@ -15,9 +15,17 @@ router = APIRouter(tags=["runs"])
 @router.post("/orgs/{org_id}/runs", status_code=201)
 async def start_run(org_id: str, body: RunBody, ports: PortsDep, actor: Actor) -> RunStarted:
     return await runs.start_run(
-        ports, org_id, actor, body.agent_id, body.task, body.scripted_reply, body.client_key,
-        body.hold_timeout_seconds,
-    )  # fmt: skip
+        ports,
+        org_id,
+        actor,
+        runs.StartRun(
+            body.agent_id,
+            body.task,
+            scripted_reply=body.scripted_reply,
+            client_key=body.client_key,
+            hold_timeout_seconds=body.hold_timeout_seconds,
+        ),
+    )
 
 
 @router.get("/runs/{run_id}")
