@@ -341,13 +341,11 @@ def _linked_firm(firm: Firm, services: Ports) -> None:
             firm.founder,
             organization.AssignStaff(who, "north", StaffRole.MEMBER),
         )
-    remember = memory.remember
-    remember(
-        services, firm.org, firm.founder, "market-note", ("north",), "Market note: rates stable."
-    )
-    remember(
-        services, firm.org, firm.founder, "outlook", ("north",), "Firm outlook: pipeline strong."
-    )
+    for ref, text in (
+        ("market-note", "Market note: rates stable."),
+        ("outlook", "Firm outlook: pipeline strong."),
+    ):
+        memory.remember(services, firm.org, firm.founder, memory.Remember(ref, ("north",), text))
     memory.link(
         services,
         firm.org,
