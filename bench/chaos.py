@@ -163,6 +163,9 @@ class ChaosReport:
     problems: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     """What happened that is not a failure, said so a failure can be read beside it."""
+    approver_saw: dict[str, str] = field(default_factory=dict)
+    """The approver's last word on each held intent (sent, skipped and why, refused and
+    why): a run still held at the end is read beside it."""
 
     @property
     def sound(self) -> bool:
@@ -363,7 +366,7 @@ async def run_chaos(
                 report.outcomes[name] = report.outcomes.get(name, 0) + 1
             for run, status in zip(started, statuses, strict=True):
                 if status in (None, WorkflowExecutionStatus.RUNNING):
-                    why = await _why_not_ended(client, store, org, run)
+                    why = await _why_not_ended(client, store, org, run, report.approver_saw)
                     report.problems.append(f"run {run.workflow_id} did not end ({status}): {why}")
             report.recoveries = await _recoveries(client, started, kills)
             _check_writes(store, org, report)
@@ -438,7 +441,7 @@ async def _keep_approving(
     for a decision nobody is left to make."""
     while True:
         try:
-            await _approve_holds(ports, store, org, founder)
+            await _approve_holds(ports, store, org, founder, report.approver_saw)
         except Exception as exc:  # noqa: BLE001 - reported, then tried again
             report.approver_retries += 1
             if report.approver_retries <= 3:
@@ -446,8 +449,11 @@ async def _keep_approving(
         await asyncio.sleep(0.5)
 
 
-async def _approve_holds(ports: Ports, store: Store, org: str, founder: str) -> None:
-    """The founder approves every hold a human may release (not the collisions)."""
+async def _approve_holds(
+    ports: Ports, store: Store, org: str, founder: str, saw: dict[str, str]
+) -> None:
+    """The founder approves every hold a human may release (not the collisions), and
+    notes in ``saw`` what became of each."""
     with store.db.read() as s:
         held = list(
             s.execute(
@@ -458,11 +464,14 @@ async def _approve_holds(ports: Ports, store: Store, org: str, founder: str) -> 
         with store.governance.unit(org, datetime.now(UTC)) as unit:
             latest = unit.latest(intent_id)
         if latest is None or "collision" in latest.rule.split("+"):
+            saw[intent_id] = f"skipped: latest {latest and (latest.outcome, latest.rule)}"
             continue
         try:
             await runs.decide_hold(ports, intent_id, founder, founder, approve=True)
-        except (Unavailable, Conflict, NotFound):
-            continue  # Temporal down, or the run moved on: try again next round
+            saw[intent_id] = f"sent for {latest.rule} at {datetime.now(UTC):%H:%M:%S}"
+        except (Unavailable, Conflict, NotFound) as exc:
+            # Temporal down, or the run moved on: try again next round
+            saw[intent_id] = f"not sent: {exc!r:.200}"
 
 
 async def _statuses(client: Client, started: list[runs.RunStarted]) -> list[object]:
@@ -480,9 +489,12 @@ async def _count_terminal(client: Client, started: list[runs.RunStarted]) -> int
     return sum(1 for s in await _statuses(client, started) if s not in running)
 
 
-async def _why_not_ended(client: Client, store: Store, org: str, run: runs.RunStarted) -> str:
+async def _why_not_ended(
+    client: Client, store: Store, org: str, run: runs.RunStarted, approver_saw: dict[str, str]
+) -> str:
     """What a run that did not end waits on: its pending activities (attempt, last
-    failure, last worker), its last history events, and its intents still held."""
+    failure, last worker), its last history events (a timer with what it waits for), its
+    intents still held with their decisions, and what the approver last did of each."""
     try:
         handle = client.get_workflow_handle(run.workflow_id)
         raw = (await handle.describe()).raw_description
@@ -492,23 +504,32 @@ async def _why_not_ended(client: Client, store: Store, org: str, run: runs.RunSt
             for a in raw.pending_activities
         ]
         events = [e async for e in handle.fetch_history_events()]
-        last = [EventType.Name(e.event_type).removeprefix("EVENT_TYPE_") for e in events[-4:]]
+        last = [_event_line(e) for e in events[-8:]]
     except Exception as exc:  # noqa: BLE001 - a diagnosis must not hide the failure
         return f"could not describe it: {exc!r:.200}"
-    with store.db.read() as s:
-        held = list(
-            s.execute(
-                select(IntentRow.id).where(
-                    IntentRow.org_id == org,
-                    IntentRow.run_id == run.run_id,
-                    IntentRow.status == "hold",
-                )
-            ).scalars()
-        )
+    held = [
+        f"{intent.id[:8]} ({intent.tool}): "
+        + ", ".join(f"{d.outcome}/{d.rule}@{d.audit_seq}" for d in decisions)
+        + f"; approver: {approver_saw.get(intent.id, 'never saw it')}"
+        for intent, status, decisions in store.runs.intents(run.run_id)
+        if status == "hold"
+    ]
     return (
         f"pending {pending or 'none'}; {len(events)} events, last {last}; "
         f"intents held {held or 'none'}"
     )
+
+
+def _event_line(event: HistoryEvent) -> str:
+    """An event's type, and for a timer or a signal what it is about."""
+    name = EventType.Name(event.event_type).removeprefix("EVENT_TYPE_")
+    if event.event_type == EventType.EVENT_TYPE_TIMER_STARTED:
+        summary = event.user_metadata.summary.data.decode(errors="replace")[:160]
+        seconds = event.timer_started_event_attributes.start_to_fire_timeout.seconds
+        return f"{name} {seconds}s {summary}"
+    if event.event_type == EventType.EVENT_TYPE_WORKFLOW_EXECUTION_SIGNALED:
+        return f"{name} {event.workflow_execution_signaled_event_attributes.signal_name}"
+    return name
 
 
 def _restart_temporal(settings: Settings, server: object) -> object:

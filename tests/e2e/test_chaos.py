@@ -20,7 +20,8 @@ async def test_chaos_keeps_every_invariant(tmp_path: Path) -> None:
         pytest.skip("VERLETICA_TEST_POSTGRES_URL is unset: the chaos test did NOT run")
     report = await run_chaos(PG_URL, runs_count=30, workers=3, seed=7, logs=tmp_path)
     assert report.self_exits == 0, report.problems
-    assert report.terminal == report.runs, report
+    # the problems first: pytest cuts a long message, and they say why a run did not end
+    assert report.terminal == report.runs, (report.problems, report.decisions, report)
     assert report.kills >= 3 and report.temporal_restarts == 1, report
     # slower on a busy machine, never failed
     assert report.outcomes.get("failed", 0) == 0, (report.outcomes, report.problems)
