@@ -22,13 +22,13 @@ import numpy as np
 from rich.console import Console
 from rich.table import Table
 
-from adapters.memory.bank import RECALL_FLOOR
 from adapters.memory.embedders import local_embedder
 from adapters.memory.screen_classifier import ScreenClassifier, local_classifier
 from domain.memory.pii import detect
 from domain.memory.ports import EmbedPurpose
 from domain.memory.screen import screen
 from evals import evalset
+from usecases.memory_bank import RECALL_FLOOR
 
 BLIND_FILE = evalset.DATA / "eval_blind_screen.jsonl"
 """The first blind split (:mod:`evals.blind`): written without sight of the

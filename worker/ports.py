@@ -169,7 +169,7 @@ def build_ports(
         extractions=TemporalExtractions(client, settings.task_queue),
         graphs=TemporalGraphs(client, settings.task_queue),
         deliberations=TemporalDeliberations(client, settings.task_queue),
-        replays=SqlReplay(store.db, store.memory.adapter),
+        replays=SqlReplay(store.db, store.memory_stores),
         offers=store.offers,
         experiences=SqlLearning(store.db, store.keys),
         learning=TemporalLearning(client, settings.task_queue),

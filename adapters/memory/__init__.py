@@ -1,2 +1,2 @@
-"""Organizational memory outside the domain: embedders and (as they arrive) the stores
-behind MemoryBank."""
+"""Organizational memory outside the domain: the stores behind the MemoryBank (SQL
+backends), the units it reads in, embedders, and the screen's models."""

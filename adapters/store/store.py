@@ -5,8 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from adapters.memory.backends import memory_adapter
-from adapters.memory.bank import MemoryBank
 from adapters.memory.embedders import local_embedder
+from adapters.memory.units import SqlMemoryUnits
 from adapters.store.audit import AuditLog
 from adapters.store.db import make_engine, migrate
 from adapters.store.governance import SqlGovernance
@@ -18,7 +18,9 @@ from adapters.store.organization_directory import Directory
 from adapters.store.runs import Runs
 from adapters.store.session import Database
 from domain.audit.chain import ChainKeys
+from domain.memory.adapter import MemoryAdapter
 from domain.memory.ports import Embedder
+from usecases.memory_bank import MemoryBank
 
 
 @dataclass(frozen=True)
@@ -33,6 +35,10 @@ class Store:
     audit: AuditLog
     governance: SqlGovernance
     memory: MemoryBank
+    """The gate: the one way agent-facing code reads memory (a use case over the
+    units below, built here because every process that opens a store reads through it)."""
+    memory_stores: MemoryAdapter
+    """Memory, ungated: for the stores that write it and the counterfactual's replays."""
     runs: Runs
     front_door: SqlFrontDoor
     offers: SqlOffers
@@ -63,7 +69,8 @@ class Store:
             configuration=SqlConfiguration(db, keys, memory),
             audit=AuditLog(db, keys, memory),
             governance=SqlGovernance(db, keys, memory, cache),
-            memory=MemoryBank(db, cache, memory, embedder or local_embedder()),
+            memory=MemoryBank(SqlMemoryUnits(db, cache, memory), embedder or local_embedder()),
+            memory_stores=memory,
             runs=Runs(db),
             front_door=SqlFrontDoor(db),
             offers=SqlOffers(db, keys, memory),

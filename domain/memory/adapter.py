@@ -4,7 +4,7 @@ A :class:`MemoryAdapter` keeps the four stores of an organization's memory: node
 their text, tagged spans and embedding (semantic), typed links between nodes
 (relational), ``derived_from`` links with the source span (causal), and versioned
 procedures (procedural). It is ungated on purpose: it answers for an organization, not
-for a reader. The gate is :class:`adapters.memory.bank.MemoryBank`, the only module
+for a reader. The gate is :class:`usecases.memory_bank.MemoryBank`, the only module
 that reads an adapter, which asks :func:`domain.memory.release.release` about every
 node it would hand out. The one concession to the gate is :meth:`MemoryAdapter.search`:
 it takes the projects a reader may see, so that the top hits are the top hits that

@@ -1,14 +1,18 @@
-"""Ports of memory: embedders, the MemoryBank as its readers see it, and recall."""
+"""Ports of memory: embedders, the memory unit the gate reads in, the MemoryBank as its
+readers see it, and recall."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from contextlib import AbstractContextManager
 from datetime import datetime
 from enum import StrEnum
 from typing import Protocol, runtime_checkable
 
 from pydantic import Field
 
+from domain.memory.adapter import MemoryAdapter
+from domain.memory.readers import ReaderDirectory
 from domain.memory.release import NodeView
 from domain.organization.contracts import Frozen
 
@@ -120,6 +124,43 @@ class ProcedureView(Frozen):
     version: int | None = None
     view: NodeView
     steps: tuple[str, ...] = ()
+
+
+class MemoryUnit(Protocol):
+    """One read of an organization's memory, in one transaction: the directory as of
+    now (who may read what), the stores inside the transaction, and the read log, so
+    that a read and its log entry commit together."""
+
+    @property
+    def directory(self) -> ReaderDirectory | None:
+        """The organization's configuration as of now (None: no such organization)."""
+        ...
+
+    @property
+    def stores(self) -> MemoryAdapter:
+        """The organization's memory, ungated, joined to this unit's transaction."""
+        ...
+
+    def log(self, org_id: str, read: MemoryRead) -> None:
+        """Log ``read`` in this unit's transaction."""
+        ...
+
+
+class MemoryUnits(Protocol):
+    """Where the gate reads: a unit per read, and the read log."""
+
+    def unit(self, org_id: str) -> AbstractContextManager[MemoryUnit]:
+        """A unit of ``org_id``'s memory; it commits when the block ends, and rolls back
+        (logging nothing) when it raises."""
+        ...
+
+    def log_failed(self, org_id: str, read: MemoryRead) -> None:
+        """Log a read that failed, in a transaction of its own."""
+        ...
+
+    def reads(self, org_id: str) -> list[MemoryRead]:
+        """Every read of the organization's memory, oldest first."""
+        ...
 
 
 class MemoryBankPort(Protocol):

@@ -298,7 +298,7 @@ def test_the_replay_takes_no_lock_and_cannot_write(store: Store, firm: Firm) -> 
     not kept waiting, and (PostgreSQL: ``READ ONLY``) a write inside it fails."""
     held = _pay(firm, 200_000)
     _decide(store, held)
-    replays = SqlReplay(store.db, store.memory.adapter)
+    replays = SqlReplay(store.db, store.memory_stores)
     with replays.read(firm.org) as unit:
         assert unit.stored(held.id) is not None
         assert _decide(store, _pay(firm, 10)).outcome is Outcome.ALLOW  # not blocked

@@ -14,7 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from sqlalchemy import text as sql
 
-from adapters.memory.bank import MemoryBank
+from adapters.memory.units import SqlMemoryUnits
 from adapters.store.organization_cache import OrgCache
 from adapters.store.store import Store
 from domain.audit.chain import AuditDraft
@@ -28,6 +28,7 @@ from domain.organization.kinds import StaffRole
 from tests.support import Firm, utc_now
 from usecases import memory, organization
 from usecases.context import Ports
+from usecases.memory_bank import MemoryBank
 
 ATLAS = "What is on the agenda of the Atlas kickoff meeting?"
 BIRCH = "Birch CIM revenue projections"
@@ -541,7 +542,7 @@ def test_a_new_embedder_finds_records_once_they_are_embedded_again(
     firm: Firm, services: Ports, store: Store
 ) -> None:
     truncated = _Truncated(services.embedder)
-    bank = MemoryBank(store.db, OrgCache(), store.memory.adapter, truncated)
+    bank = MemoryBank(SqlMemoryUnits(store.db, OrgCache(), store.memory_stores), truncated)
     moved = replace(services, embedder=truncated, memory=bank)
     assert _hits(memory.query(moved, firm.org, firm.associate, ATLAS)) == []  # none of its vectors
     assert memory.reembed(moved, firm.org, firm.founder) == 2
@@ -696,7 +697,7 @@ class _Down:
 
 
 def test_a_query_whose_embedding_fails_is_logged_as_failed(firm: Firm, store: Store) -> None:
-    bank = MemoryBank(store.db, OrgCache(), store.memory.adapter, _Down())
+    bank = MemoryBank(SqlMemoryUnits(store.db, OrgCache(), store.memory_stores), _Down())
     with pytest.raises(ConnectionError):
         bank.query(asker_principal_id=firm.associate, org_id=firm.org, text=ATLAS, now=utc_now())
     with pytest.raises(ConnectionError):

@@ -1,34 +1,31 @@
-"""MemoryBank: the one gated path to stored memory.
+"""MemoryBank: the one gated path to stored memory, a use case over a memory unit.
 
 Every read path names its asker (and, for a run a human started, the human it acts
-for). For each node it would return, it asks the release rule (domain.memory.release):
+for). Each read is one :class:`~domain.memory.ports.MemoryUnit`: the organization's
+directory as of now, its stores inside the unit's transaction, and the read log. The
+bank resolves the reader from the directory (:func:`domain.memory.readers.reader_of`)
+and, for each node it would return, asks the release rule (domain.memory.release):
 whole, a redacted view computed for this reader (never written back), or withheld.
-Every read is logged, empty and failed ones too.
+Every read is logged in its unit, empty and failed ones too (a failed one in a
+transaction of its own).
 
 Read paths: ``recall`` (a run's context), ``query`` (similarity over embeddings),
 ``get`` (one node by reference), ``neighbours`` (the relational store), ``explain``
 (the causal store: derivations walked back) and ``procedure`` (the procedural store).
 
-The stores themselves sit behind a :class:`~domain.memory.adapter.MemoryAdapter` (the
-shipped one is :mod:`adapters.memory.sql`), which answers for an organization, never for
-a reader; it is joined to the transaction that logs the read. Similarity search takes
-the reader's projects as a mask so that the top hits are the top hits the reader may
-see, and the bank still asks the release rule about each of them.
+The stores sit behind a :class:`~domain.memory.adapter.MemoryAdapter` (the shipped one
+is :mod:`adapters.memory.sql`), which answers for an organization, never for a reader.
+Similarity search takes the reader's projects as a mask so that the top hits are the
+top hits the reader may see, and the bank still asks the release rule about each of
+them. The units over SQL are :class:`adapters.memory.units.SqlMemoryUnits`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from datetime import datetime
-from typing import Any
+from typing import TypeVar
 
-from sqlalchemy import insert, select
-from sqlmodel import col
-
-from adapters.memory.tables import MemoryReadRow
-from adapters.store.organization_cache import OrgCache, OrgPolicy
-from adapters.store.session import Database
-from adapters.store.tables import table_of
 from domain.memory.adapter import (
     DERIVED_FROM,
     Embedding,
@@ -44,12 +41,14 @@ from domain.memory.ports import (
     ExplanationStep,
     MemoryHit,
     MemoryRead,
+    MemoryUnits,
     Neighbour,
     Neighbours,
     ProcedureView,
     QueryResult,
     RecallResult,
 )
+from domain.memory.readers import reader_of
 from domain.memory.release import (
     WITHHELD,
     NodeView,
@@ -59,8 +58,8 @@ from domain.memory.release import (
     excerpt,
     release,
 )
-from domain.organization.kinds import PrincipalKind
-from domain.organization.visibility import gated_projects, on_behalf, readable_projects
+
+T = TypeVar("T")
 
 RECALL_FLOOR = 0.2
 """The least cosine similarity for a run's context to take a node in: a task recalls
@@ -68,7 +67,6 @@ nothing rather than unrelated records (the model sees only what bears on the tas
 With the local embedder, a paraphrased question scores 0.47 or more against its record
 in 95 % of the evaluation's pairs, a long record about the same deal about 0.25, and
 questions about something else entirely at most 0.16."""
-_LOG_READ = insert(table_of(MemoryReadRow))
 
 
 class _Nothing:
@@ -131,18 +129,27 @@ class _Nothing:
 NOTHING: MemoryAdapter = _Nothing()
 
 
-def _log_entry(
-    path: str, org_id: str, asker: str, on_behalf_of: str | None, query: str, now: datetime
-) -> dict[str, Any]:
-    """A read-log row's fields that are known before the read."""
-    return {
-        "org_id": org_id,
-        "asker_id": asker,
-        "on_behalf_of": on_behalf_of,
-        "path": path,
-        "query": query,
-        "at": now,
-    }
+def _read(
+    path: str,
+    asker: str,
+    on_behalf_of: str | None,
+    query: str,
+    now: datetime,
+    released: Sequence[str] = (),
+    withheld: int = 0,
+    outcome: str = "failed",
+) -> MemoryRead:
+    """A read-log entry (by default, of a read that failed)."""
+    return MemoryRead(
+        at=now,
+        asker_id=asker,
+        on_behalf_of=on_behalf_of,
+        path=path,
+        query=query,
+        released=tuple(released),
+        withheld=withheld,
+        outcome=outcome,
+    )
 
 
 def _outcome(released: int, withheld: int) -> str:
@@ -150,41 +157,11 @@ def _outcome(released: int, withheld: int) -> str:
 
 
 class MemoryBank:
-    """Facade over stored memory; the only way agent-facing code reads it."""
+    """The gate over stored memory; the only way agent-facing code reads it."""
 
-    def __init__(
-        self, db: Database, cache: OrgCache, adapter: MemoryAdapter, embedder: Embedder
-    ) -> None:
-        self._db = db
-        self._cache = cache
-        self.adapter = adapter
+    def __init__(self, units: MemoryUnits, embedder: Embedder) -> None:
+        self._units = units
         self.embedder = embedder
-
-    # ------------------------------------------------------------------------ readers
-    @staticmethod
-    def _reader(
-        policy: OrgPolicy | None, org_id: str, asker: str, on_behalf_of: str | None, now: datetime
-    ) -> Reader:
-        """Who reads, and the projects they may read right now (nothing for a stranger)."""
-        principal = None if policy is None else policy.principals.get(asker)
-        if policy is None or principal is None:
-            # Not a principal of this organization: a reader of no organization here, so
-            # that the rule's own organization check withholds too.
-            return Reader(principal_id=asker, org_id="", is_agent=True, projects=frozenset())
-        allowed = gated_projects(asker, policy.staffing.get(asker, ()), policy.barriers, now)
-        if on_behalf_of is not None:
-            human = policy.principals.get(on_behalf_of)
-            if policy.org is None or human is None or human.kind is not PrincipalKind.HUMAN:
-                allowed = frozenset()  # acting for someone unknown here: nothing
-            else:
-                staffing = policy.staffing.get(on_behalf_of, ())
-                allowed = on_behalf(allowed, readable_projects(human, policy.org, staffing, now))
-        return Reader(
-            principal_id=asker,
-            org_id=org_id,
-            is_agent=principal.kind is PrincipalKind.AGENT,
-            projects=allowed,
-        )
 
     def _logged(
         self,
@@ -194,42 +171,24 @@ class MemoryBank:
         on_behalf_of: str | None,
         query: str,
         now: datetime,
-        read: Callable[[MemoryAdapter, Reader], tuple[Any, list[str], int]],
-    ) -> Any:
-        """Run ``read`` for the asker in one transaction and log it there; a read that
-        fails is logged as failed, in a transaction of its own."""
-        log = _log_entry(path, org_id, asker, on_behalf_of, query, now)
+        read: Callable[[MemoryAdapter, Reader], tuple[T, list[str], int]],
+    ) -> T:
+        """Run ``read`` for the asker in one unit and log it there; a read that fails is
+        logged as failed, in a transaction of its own."""
         try:
-            with self._db.transaction() as s:
-                connection = s.connection()
-                reader = self._reader(
-                    self._cache.current(s, org_id), org_id, asker, on_behalf_of, now
-                )
+            with self._units.unit(org_id) as unit:
+                reader = reader_of(unit.directory, org_id, asker, on_behalf_of, now)
                 # A reader of another organization reads nothing of this one, not even
                 # how much there is.
-                store = self.adapter.joined(connection) if reader.org_id == org_id else NOTHING
-                result, released, withheld = read(store, reader)
-                connection.execute(
-                    _LOG_READ,
-                    [
-                        {
-                            **log,
-                            "released": released,
-                            "withheld": withheld,
-                            "outcome": _outcome(len(released), withheld),
-                        }
-                    ],
-                )
+                stores = unit.stores if reader.org_id == org_id else NOTHING
+                result, released, withheld = read(stores, reader)
+                outcome = _outcome(len(released), withheld)
+                entry = _read(path, asker, on_behalf_of, query, now, released, withheld, outcome)
+                unit.log(org_id, entry)
                 return result
         except Exception:
-            self._log_failed(log)
+            self._units.log_failed(org_id, _read(path, asker, on_behalf_of, query, now))
             raise
-
-    def _log_failed(self, log: dict[str, Any]) -> None:
-        with self._db.transaction() as s:
-            s.connection().execute(
-                _LOG_READ, [{**log, "released": [], "withheld": 0, "outcome": "failed"}]
-            )
 
     def _embedded(
         self, path: str, org_id: str, asker: str, on_behalf_of: str | None, text: str, now: datetime
@@ -239,7 +198,7 @@ class MemoryBank:
         try:
             (vector,) = self.embedder.embed([text], EmbedPurpose.QUERY)
         except Exception:
-            self._log_failed(_log_entry(path, org_id, asker, on_behalf_of, text, now))
+            self._units.log_failed(org_id, _read(path, asker, on_behalf_of, text, now))
             raise
         return vector
 
@@ -282,10 +241,7 @@ class MemoryBank:
             )
             return result, refs, withheld
 
-        result: RecallResult = self._logged(
-            "recall", org_id, asker_principal_id, on_behalf_of, query, now, read
-        )
-        return result
+        return self._logged("recall", org_id, asker_principal_id, on_behalf_of, query, now, read)
 
     @staticmethod
     def _released(
@@ -327,10 +283,7 @@ class MemoryBank:
             released = [h.view.ref for h in hits if h.view.ref is not None]
             return QueryResult(hits=hits, withheld=withheld), released, withheld
 
-        result: QueryResult = self._logged(
-            "similarity", org_id, asker_principal_id, on_behalf_of, text, now, read
-        )
-        return result
+        return self._logged("similarity", org_id, asker_principal_id, on_behalf_of, text, now, read)
 
     # ------------------------------------------------------------------------ by reference
     def get(
@@ -349,10 +302,7 @@ class MemoryBank:
             _, view, withheld = self._seen(store, org_id, ref, reader)
             return view, [] if view.ref is None else [view.ref], withheld
 
-        view: NodeView = self._logged(
-            "get", org_id, asker_principal_id, on_behalf_of, ref, now, read
-        )
-        return view
+        return self._logged("get", org_id, asker_principal_id, on_behalf_of, ref, now, read)
 
     # ------------------------------------------------------------------------ links
     @staticmethod
@@ -404,10 +354,7 @@ class MemoryBank:
                 withheld,
             )
 
-        result: Neighbours = self._logged(
-            "neighbours", org_id, asker_principal_id, on_behalf_of, ref, now, read
-        )
-        return result
+        return self._logged("neighbours", org_id, asker_principal_id, on_behalf_of, ref, now, read)
 
     def explain(
         self,
@@ -455,10 +402,7 @@ class MemoryBank:
             result = Explanation(of=start, steps=tuple(steps), redacted=redacted)
             return result, released, withheld
 
-        result: Explanation = self._logged(
-            "explain", org_id, asker_principal_id, on_behalf_of, ref, now, read
-        )
-        return result
+        return self._logged("explain", org_id, asker_principal_id, on_behalf_of, ref, now, read)
 
     # ------------------------------------------------------------------------ procedures
     def procedure(
@@ -487,30 +431,9 @@ class MemoryBank:
             found = ProcedureView(name=name, version=row.version, view=view, steps=steps)
             return found, [f"{name}@{row.version}"], 0
 
-        result: ProcedureView = self._logged(
-            "procedure", org_id, asker_principal_id, on_behalf_of, name, now, read
-        )
-        return result
+        return self._logged("procedure", org_id, asker_principal_id, on_behalf_of, name, now, read)
 
     # ------------------------------------------------------------------------ the log
     def reads(self, org_id: str) -> list[MemoryRead]:
         """The read log of an organization, oldest first."""
-        with self._db.read() as s:
-            rows = s.execute(
-                select(MemoryReadRow)
-                .where(col(MemoryReadRow.org_id) == org_id)
-                .order_by(col(MemoryReadRow.id))
-            ).scalars()
-            return [
-                MemoryRead(
-                    at=r.at,
-                    asker_id=r.asker_id,
-                    on_behalf_of=r.on_behalf_of,
-                    path=r.path,
-                    query=r.query,
-                    released=tuple(r.released),
-                    withheld=r.withheld,
-                    outcome=r.outcome,
-                )
-                for r in rows
-            ]
+        return self._units.reads(org_id)
