@@ -6,7 +6,8 @@ Sign-in is the authorization code flow with PKCE through the issuer's sign-in pa
 then a founder approves a held payment in place (dispatched once), denies another,
 confirms an extracted commitment and resolves a finding twice (the second shows the
 conflict); an approver without authority is told why; an East member sees a West item
-as withheld, never its content; a newcomer onboards a firm."""
+as withheld, never its content; a newcomer onboards a firm; the queue's refresh never
+wipes what the owner typed nor undoes an action's answer."""
 
 from __future__ import annotations
 
@@ -18,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from playwright.async_api import Browser, Page, async_playwright, expect
+from playwright.async_api import Browser, Page, Route, async_playwright, expect
 from sqlalchemy import func, select
 from temporalio.testing import WorkflowEnvironment
 
@@ -231,6 +232,84 @@ async def test_a_commitment_confirmed_and_a_finding_resolved_twice_shows_the_con
         if tab is first:
             await expect(first.get_by_role("status").first).to_contain_text("finding resolved")
     await expect(second.get_by_role("alert").first).to_contain_text("resolved already")
+
+
+def _add_cap(c: Console, title: str) -> str:
+    """An East spend cap waiting for confirmation: one more item in the queue."""
+    return commitments.add_commitment(
+        c.svc,
+        c.firm.org,
+        c.firm.founder,
+        commitments.AddCommitment(
+            title, SpendCap(limit_cents=500_000, currency="USD"), "letter", projects=("east",)
+        ),
+    ).id
+
+
+async def _hold_poll(page: Page) -> Route:
+    """The queue's next refresh, held until the test lets it go (later ones go straight)."""
+    first: asyncio.Future[Route] = asyncio.get_running_loop().create_future()
+
+    async def hold(route: Route) -> None:
+        if first.done():
+            await route.continue_()
+        else:
+            first.set_result(route)
+
+    await page.route(lambda url: "/console/queue?partial=1" in url, hold)
+    return await asyncio.wait_for(first, 60)
+
+
+async def _refresh_held(c: Console) -> tuple[Page, Route, str, str]:
+    """Ada's queue with a cap to confirm and a finding to resolve, its next refresh held:
+    the page, the held refresh, the cap and the finding."""
+    cap = _add_cap(c, "Atlas cap")
+    _, finding, _ = _filed_pair(c.firm)
+    page = await c.signed_in("ada@hv.example")
+    return page, await _hold_poll(page), cap, finding
+
+
+async def _answered(page: Page) -> None:
+    """Every request the queue's script sent has been answered and handled."""
+    await expect(page.locator("#queue")).not_to_have_attribute("aria-busy", "true")
+
+
+async def test_a_list_fetched_while_the_owner_types_does_not_wipe_what_they_typed(
+    console: Console,
+) -> None:
+    # The refresh is a poll: one sent before the owner starts typing comes back after.
+    # Swapped in, it would empty the reason they typed, and the Resolve click would then
+    # be refused by the browser (a reason is required) with nothing said.
+    page, poll, cap, finding = await _refresh_held(console)
+    reason = _item(page, finding).get_by_label("Reason")
+    await reason.fill("the cap was renewed")
+    commitments.confirm(console.svc, cap, console.firm.founder)  # the list changed meanwhile
+    await poll.continue_()
+    await _answered(page)
+    await expect(reason).to_have_value("the cap was renewed")
+    await _item(page, finding).get_by_role("button", name="Resolve").click()
+    await expect(page.get_by_role("status").first).to_contain_text("finding resolved")
+
+
+async def test_an_older_list_never_undoes_an_actions_answer_and_the_answer_stays(
+    console: Console,
+) -> None:
+    # A poll computed before the owner's action, answered after it: swapped in, it would
+    # bring the resolved finding back and take the confirmation away.
+    page, poll, other, finding = await _refresh_held(console)
+    older = await poll.fetch()  # the list as it was: the finding still in it
+    item = _item(page, finding)
+    await item.get_by_label("Reason").fill("the cap was renewed")
+    await item.get_by_role("button", name="Resolve").click()
+    await expect(page.get_by_role("status").first).to_contain_text("finding resolved")
+    await poll.fulfill(response=older)
+    await _answered(page)
+    # At once, not retried: the next refresh, due in three seconds, would hide a swap.
+    assert await _item(page, finding).count() == 0
+    # A later refresh that does change the list keeps the confirmation on screen.
+    commitments.confirm(console.svc, other, console.firm.founder)
+    await expect(_item(page, other)).to_have_count(0)
+    await expect(page.get_by_role("status").first).to_contain_text("finding resolved")
 
 
 async def test_an_east_member_sees_a_west_item_as_withheld_never_its_content(

@@ -6,6 +6,8 @@
   const queue = document.getElementById("queue");
   if (!queue) return;
   let shown = queue.innerHTML;
+  let acted = 0; // actions sent: a list fetched before the latest one is older than its answer
+  let pending = 0; // requests not yet answered: the queue is aria-busy meanwhile
 
   function items() { return Array.from(queue.querySelectorAll(".queue .item")); }
   function busy() {
@@ -22,18 +24,33 @@
     note.textContent = text;
     queue.prepend(note);
   }
-  function swap(html) {
+  function swap(html, polled) {
     if (html === shown) return;
     const focused = document.activeElement && document.activeElement.closest
       ? document.activeElement.closest(".item") : null;
     const subject = focused ? focused.dataset.subject : null;
+    // A refreshed list keeps the answer to the owner's last action (done, or refused): it
+    // is their confirmation, and must not vanish with the next poll.
+    const kept = polled ? Array.from(queue.querySelectorAll("p[data-notice], p.message[role=status]")) : [];
     queue.innerHTML = html; shown = html;
+    for (const note of kept) {
+      const count = queue.querySelector("p.count");
+      if (note.matches("p.message") && count) count.after(note); else queue.prepend(note);
+    }
     if (subject) {
       const again = queue.querySelector('.item[data-subject="' + CSS.escape(subject) + '"]');
       if (again) again.focus();
     }
   }
+  function settle(change) {
+    pending += change;
+    if (pending) queue.setAttribute("aria-busy", "true"); else queue.removeAttribute("aria-busy");
+  }
   async function send(url, init) {
+    settle(1);
+    try { await answered(url, init, init ? ++acted : acted); } finally { settle(-1); }
+  }
+  async function answered(url, init, asked) {
     let answer;
     try {
       answer = await fetch(url, Object.assign({ headers: { "X-Console": "fetch" }, credentials: "same-origin" }, init || {}));
@@ -43,7 +60,10 @@
       return;
     }
     const html = await answer.text();
-    if (answer.ok) { swap(html); return; }
+    // A poll's answer is dropped when the owner started typing after it was sent (the swap
+    // would wipe what they typed) or acted since (it is older than the action's answer).
+    if (!init && (asked !== acted || busy())) return;
+    if (answer.ok) { swap(html, !init); return; }
     if (!init) return;
     const why = new DOMParser().parseFromString(html, "text/html").querySelector(".refusal");
     notice(why ? why.textContent : "Refused (" + answer.status + ").");
