@@ -30,7 +30,7 @@ from domain.organization.ports import Directory
 from domain.runs.failures import ErrorType
 from domain.runs.ports import RunRecords
 from domain.runs.resolution import ResolveRefusal, resolve_agent
-from usecases.governance import record_run_rejection
+from usecases.governance import RunRef, record_run_rejection
 from usecases.runs import new_run, record_system_run
 
 
@@ -85,13 +85,11 @@ class DeliberationActivities:
         if isinstance(resolved, ResolveRefusal):
             record_run_rejection(
                 self._governance,
-                start.org_id,
-                run.id,
-                agent.id,
-                "resolve",
-                resolved.rule,
-                {"reason": resolved.reason},
-                now,
+                RunRef(start.org_id, run.id, agent.id),
+                stage="resolve",
+                rule=resolved.rule,
+                payload={"reason": resolved.reason},
+                now=now,
             )
             raise ApplicationError(
                 f"{resolved.rule}: {resolved.reason}",

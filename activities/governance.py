@@ -122,13 +122,11 @@ class BrokerActivities:
         await in_thread(
             governance.record_run_failure,
             self._store,
-            failure.org_id,
-            failure.run_id,
-            failure.agent_id,
-            failure.rule,
-            failure.reason,
-            self._clock(),
-            failure.error_type,
+            governance.RunRef(failure.org_id, failure.run_id, failure.agent_id),
+            rule=failure.rule,
+            reason=failure.reason,
+            now=self._clock(),
+            error_type=failure.error_type,
         )
 
     @activity.defn(name="dispatch")

@@ -30,7 +30,7 @@ from domain.runs.run import (
     RunInput,
 )
 from domain.tools import REGISTRY
-from usecases.governance import record_question, record_run_rejection, record_usage
+from usecases.governance import RunRef, record_question, record_run_rejection, record_usage
 
 
 async def ask_model(
@@ -106,13 +106,11 @@ class AgentRunActivities:
         if isinstance(result, ResolveRefusal):
             record_run_rejection(
                 self._governance,
-                run.org_id,
-                run.run_id,
-                run.agent_id,
-                "resolve",
-                result.rule,
-                {"reason": result.reason},
-                now,
+                RunRef(run.org_id, run.run_id, run.agent_id),
+                stage="resolve",
+                rule=result.rule,
+                payload={"reason": result.reason},
+                now=now,
             )
             raise ApplicationError(
                 f"{result.rule}: {result.reason}",
@@ -195,13 +193,15 @@ class AgentRunActivities:
             await in_thread(
                 record_run_rejection,
                 self._governance,
-                request.org_id,
-                request.run_id,
-                request.agent_id,
-                Stage.PARSER,
-                parsed.rule,
-                {"reason": parsed.reason, "reply_digest": reply_digest, "provider": reply.provider},
-                self._clock(),
+                RunRef(request.org_id, request.run_id, request.agent_id),
+                stage=Stage.PARSER,
+                rule=parsed.rule,
+                payload={
+                    "reason": parsed.reason,
+                    "reply_digest": reply_digest,
+                    "provider": reply.provider,
+                },
+                now=self._clock(),
             )
             return ReasoningResult(
                 model_cents=model_cents,
@@ -214,12 +214,10 @@ class AgentRunActivities:
             await in_thread(
                 record_question,
                 self._governance,
-                request.org_id,
-                request.run_id,
-                request.agent_id,
-                parsed.question,
-                parsed.summary,
-                self._clock(),
+                RunRef(request.org_id, request.run_id, request.agent_id),
+                question=parsed.question,
+                summary=parsed.summary,
+                now=self._clock(),
             )
         return ReasoningResult(
             model_cents=model_cents,

@@ -8,6 +8,7 @@ together), return. The activities, the API and the command line all come through
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from datetime import datetime
 
 from domain.audit.chain import AuditDraft, ChainVerification
@@ -185,34 +186,43 @@ def close_in(
     return unit.record(stored.intent, decision, effects_of(decision), draft)
 
 
+@dataclass(frozen=True, slots=True)
+class RunRef:
+    """The run an entry of its own is about: its organization, its id, the agent running it."""
+
+    org_id: str
+    run_id: str
+    agent_id: str
+
+
 def record_run_rejection(
     store: GovernanceStore,
-    org_id: str,
-    run_id: str,
-    agent_id: str,
+    run: RunRef,
+    *,
     stage: str,
     rule: str,
     payload: Mapping[str, object],
     now: datetime,
 ) -> None:
     """Record that a run was refused before any intent (resolve, the parser)."""
-    with store.unit(org_id, now) as unit:
-        unit.append(records.run_rejection_draft(run_id, agent_id, stage, rule, dict(payload)))
+    with store.unit(run.org_id, now) as unit:
+        unit.append(
+            records.run_rejection_draft(run.run_id, run.agent_id, stage, rule, dict(payload))
+        )
 
 
 def record_run_failure(
     store: GovernanceStore,
-    org_id: str,
-    run_id: str,
-    agent_id: str,
+    run: RunRef,
+    *,
     rule: str,
     reason: str,
     now: datetime,
     error_type: str = "",
 ) -> None:
     """Record that a run failed or was cancelled (once: the entry's key names the run)."""
-    with store.unit(org_id, now) as unit:
-        unit.append(records.run_failure_draft(run_id, agent_id, rule, reason, error_type))
+    with store.unit(run.org_id, now) as unit:
+        unit.append(records.run_failure_draft(run.run_id, run.agent_id, rule, reason, error_type))
 
 
 def record_usage(store: GovernanceStore, org_id: str, draft: AuditDraft, now: datetime) -> None:
@@ -223,16 +233,15 @@ def record_usage(store: GovernanceStore, org_id: str, draft: AuditDraft, now: da
 
 def record_question(
     store: GovernanceStore,
-    org_id: str,
-    run_id: str,
-    agent_id: str,
+    run: RunRef,
+    *,
     question: str,
     summary: str,
     now: datetime,
 ) -> None:
     """Record that an agent put a question to a human instead of acting (once per run)."""
-    with store.unit(org_id, now) as unit:
-        unit.append(records.question_draft(run_id, agent_id, question, summary))
+    with store.unit(run.org_id, now) as unit:
+        unit.append(records.question_draft(run.run_id, run.agent_id, question, summary))
 
 
 def _refuse_dispatch(

@@ -331,12 +331,15 @@ def broken_stage(w: World) -> None:
 
 
 def run_records(w: World) -> None:
+    rejected = governance.RunRef(w.org, "run-1", w.agents["ledger"])
     governance.record_run_rejection(
-        w.store, w.org, "run-1", w.agents["ledger"], "parser", "x", {}, w.now()
+        w.store, rejected, stage="parser", rule="x", payload={}, now=w.now()
     )
-    governance.record_run_failure(w.store, w.org, "run-2", w.agents["ledger"], "r", "why", w.now())
-    governance.record_run_failure(w.store, w.org, "run-2", w.agents["ledger"], "r", "why", w.now())
-    governance.record_question(w.store, w.org, "run-3", w.agents["orion"], "q?", "s", w.now())
+    failed = governance.RunRef(w.org, "run-2", w.agents["ledger"])
+    governance.record_run_failure(w.store, failed, rule="r", reason="why", now=w.now())
+    governance.record_run_failure(w.store, failed, rule="r", reason="why", now=w.now())
+    asked = governance.RunRef(w.org, "run-3", w.agents["orion"])
+    governance.record_question(w.store, asked, question="q?", summary="s", now=w.now())
 
 
 SCENARIOS = [

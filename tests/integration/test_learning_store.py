@@ -48,7 +48,12 @@ def test_the_window_holds_the_runs_decisions_dispatches_and_refusals(
     crossing = _wall_crossing(firm, "run-b")
     assert governance.decide(store.governance, crossing, utc_now()).outcome is Outcome.REJECT
     governance.record_run_rejection(
-        store.governance, firm.org, "run-c", ledger, Stage.PARSER, "malformed_json", {}, utc_now()
+        store.governance,
+        governance.RunRef(firm.org, "run-c", ledger),
+        stage=Stage.PARSER,
+        rule="malformed_json",
+        payload={},
+        now=utc_now(),
     )
 
     events = _window(store, firm)

@@ -111,9 +111,13 @@ def _run(
 def _refuse(svc: Ports, firm: Firm, run_id: str, agent: str, stage: str, rule: str) -> None:
     store = svc.store  # type: ignore[attr-defined]
     governance.record_run_rejection(
-        store.governance, firm.org, run_id, firm.agents[agent], stage, rule,
-        {"reason": f"{rule} for a test"}, utc_now(),
-    )  # fmt: skip
+        store.governance,
+        governance.RunRef(firm.org, run_id, firm.agents[agent]),
+        stage=stage,
+        rule=rule,
+        payload={"reason": f"{rule} for a test"},
+        now=utc_now(),
+    )
 
 
 def scene(firm: Firm) -> Scene:
