@@ -8,7 +8,8 @@ restarted once. Afterwards it checks what must hold whatever happened:
 - no write happened without an allowing entry before it in the chain;
 - no two colliding intents were ever allowed at once;
 - no worker ended without being killed (one started while Temporal restarts waits for it);
-- the chain verifies;
+- the chain verifies, and the broker never found it broken (nothing here tampers with
+  it: a poisoning is a false alarm, and every run after it is held);
 
 and reports how long runs took to recover from a lost task: from the kill to the
 workflow's next step done (median and worst), how the runs ended, and how long it took.
@@ -166,6 +167,9 @@ class ChaosReport:
     approver_saw: dict[str, str] = field(default_factory=dict)
     """The approver's last word on each held intent (sent, skipped and why, refused and
     why): a run still held at the end is read beside it."""
+    poisonings: list[str] = field(default_factory=list)
+    """The broker found its own record broken (nothing here tampers with it): why, and
+    the refused dispatch that found it."""
 
     @property
     def sound(self) -> bool:
@@ -177,6 +181,7 @@ class ChaosReport:
             and self.double_allowed == 0
             and self.self_exits == 0
             and self.chain_ok
+            and not self.poisonings
         )
 
 
@@ -617,6 +622,10 @@ def _check_writes(store: Store, org: str, report: ChaosReport) -> None:
     holder: dict[str, str] = {}
     key_of: dict[str, str] = {}
     for e in entries:
+        if e.decision == "broker_poisoned":  # its dispatch_refused beside it says the same
+            said = f"seq {e.seq}: {e.payload.get('reason', e.payload)}"
+            report.poisonings.append(said)
+            report.problems.append(f"the broker found its record broken: {said}")
         if e.intent_id is None:
             continue
         body = e.payload.get("intent")
@@ -679,6 +688,7 @@ def render(report: ChaosReport, console: Console) -> None:
         ("writes without a prior allow", report.writes_without_allow),
         ("colliding intents allowed at once", report.double_allowed),
         ("chain verifies", "yes" if report.chain_ok else "NO"),
+        ("broker found its record broken", len(report.poisonings)),
         ("how the runs ended", ", ".join(f"{k} {v}" for k, v in sorted(report.outcomes.items()))),
         ("seconds, first run to last ended", f"{report.seconds:.0f}"),
         ("lost tasks recovered", len(report.recoveries)),

@@ -28,7 +28,8 @@ class Database:
     @contextmanager
     def read(self) -> Iterator[Session]:
         """A session inside one read-only transaction: a consistent snapshot that takes no
-        write lock (SQLite: ``BEGIN DEFERRED``). Writing in it is a mistake."""
+        write lock (SQLite: ``BEGIN DEFERRED``; PostgreSQL: repeatable read, read only).
+        Writing in it is a mistake (PostgreSQL refuses it)."""
         with Session(self._reader, expire_on_commit=False) as session:
             with session.begin():
                 yield session

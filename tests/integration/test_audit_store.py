@@ -11,6 +11,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from sqlalchemy import delete, insert, select, text, update
+from sqlalchemy import event as sa_event
 
 from adapters.connectors.payments import PaymentsLedger
 from adapters.store import governance as governance_store
@@ -361,6 +362,42 @@ def test_connector_rows_are_cross_checked_against_the_chain(store: Store, firm: 
         s.execute(update(PaymentRow).values(entry_hash="0" * 64))
     result = store.audit.verify(firm.org)
     assert not result.ok and "payments" in (result.problem or ""), result
+
+
+def test_a_payment_written_while_the_chain_is_verified_is_no_false_alarm(
+    store: Store, firm: Firm
+) -> None:
+    """A verification reads the chain and the rows outside it as of one moment: a payment
+    committed meanwhile (its row and its dispatch entry in one transaction) is seen whole
+    or not at all. Read committed (PostgreSQL's default) gave each statement its own
+    moment: the row was seen without its entry, the chain called broken, the broker
+    poisoned (chaos at load, one run in ten)."""
+    intent = _payment(firm, "X-R", 10_000)
+    decision = governance.decide(store.governance, intent, utc_now())
+    _, token = store.governance.token_for(firm.org, decision)
+    payments = PaymentsLedger(store.db, utc_now, store.keys)
+    wrote: list[str] = []
+
+    def pay_meanwhile(_conn: Any, _cursor: Any, statement: str, *_: Any) -> None:
+        # The verification's read of the payment rows is about to run: the payment
+        # commits first, on a connection of its own.
+        if (
+            not wrote
+            and statement.lstrip().upper().startswith("SELECT")
+            and ("payments_ledger" in statement)
+        ):
+            wrote.append(statement)
+            payments.write(ConnectorWrite(intent=intent, tool=REGISTRY[intent.tool], token=token))
+
+    sa_event.listen(store.db.engine, "before_cursor_execute", pay_meanwhile)
+    try:
+        during = store.audit.verify(firm.org)
+    finally:
+        sa_event.remove(store.db.engine, "before_cursor_execute", pay_meanwhile)
+    assert wrote, "the payment was not written during the verification"
+    assert during.ok, during
+    after = store.audit.verify(firm.org)
+    assert after.ok and after.entries == during.entries + 1, (during, after)
 
 
 def test_a_paid_invoice_keeps_blocking_while_an_expired_payment_releases_it(
