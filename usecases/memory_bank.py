@@ -175,6 +175,7 @@ class MemoryBank:
     ) -> T:
         """Run ``read`` for the asker in one unit and log it there; a read that fails is
         logged as failed, in a transaction of its own."""
+        failed = _read(path, asker, on_behalf_of, query, now)  # built first: never lost
         try:
             with self._units.unit(org_id) as unit:
                 reader = reader_of(unit.directory, org_id, asker, on_behalf_of, now)
@@ -187,7 +188,7 @@ class MemoryBank:
                 unit.log(org_id, entry)
                 return result
         except Exception:
-            self._units.log_failed(org_id, _read(path, asker, on_behalf_of, query, now))
+            self._units.log_failed(org_id, failed)
             raise
 
     def _embedded(
@@ -195,10 +196,11 @@ class MemoryBank:
     ) -> bytes:
         """``text`` embedded as a query, outside any transaction (a model call never holds
         a lock); an embedder that fails makes a failed read, logged as such."""
+        failed = _read(path, asker, on_behalf_of, text, now)
         try:
             (vector,) = self.embedder.embed([text], EmbedPurpose.QUERY)
         except Exception:
-            self._units.log_failed(org_id, _read(path, asker, on_behalf_of, text, now))
+            self._units.log_failed(org_id, failed)
             raise
         return vector
 

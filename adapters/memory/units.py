@@ -27,13 +27,22 @@ def _row(org_id: str, read: MemoryRead) -> dict[str, Any]:
     return {"org_id": org_id, **read.model_dump(), "released": list(read.released)}
 
 
-@dataclass(frozen=True)
+@dataclass
 class SqlMemoryUnit:
     """One read's unit: see :class:`domain.memory.ports.MemoryUnit`."""
 
     directory: OrgPolicy | None
-    stores: MemoryAdapter
+    backend: MemoryAdapter
     connection: Connection
+    _joined: MemoryAdapter | None = None
+
+    @property
+    def stores(self) -> MemoryAdapter:
+        """The backend joined to this transaction, on first use only: a stranger's read
+        never asks for it, so a backend is not touched by one (not even to join)."""
+        if self._joined is None:
+            self._joined = self.backend.joined(self.connection)
+        return self._joined
 
     def log(self, org_id: str, read: MemoryRead) -> None:
         self.connection.execute(_LOG_READ, [_row(org_id, read)])
@@ -54,7 +63,7 @@ class SqlMemoryUnits:
             connection = s.connection()
             yield SqlMemoryUnit(
                 directory=self._cache.current(s, org_id),
-                stores=self._stores.joined(connection),
+                backend=self._stores,
                 connection=connection,
             )
 

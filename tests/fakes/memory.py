@@ -100,6 +100,7 @@ class FakeStores:
         (self.vectors[node.ref],) = embedder.embed([node.text], EmbedPurpose.DOCUMENT)
 
     def joined(self, unit: object) -> MemoryAdapter:
+        self._called("joined")
         return self  # type: ignore[return-value] # the read paths' part of the protocol
 
     def retrieve(self, org_id: str, refs: Sequence[str]) -> list[StoredNode]:
@@ -139,13 +140,18 @@ class FakeStores:
         return sorted(found, key=lambda p: -p.version)
 
 
-@dataclass(frozen=True)
+@dataclass
 class FakeMemoryUnit:
-    """One read's unit; its log entries are kept when it ends without an error."""
+    """One read's unit; its log entries are kept when it ends without an error. The
+    stores are joined on first use, as the SQL unit does."""
 
     directory: FakeDirectory | None
-    stores: MemoryAdapter
+    backend: FakeStores
     pending: list[tuple[str, MemoryRead]] = field(default_factory=list)
+
+    @property
+    def stores(self) -> MemoryAdapter:
+        return self.backend.joined(None)
 
     def log(self, org_id: str, read: MemoryRead) -> None:
         self.pending.append((org_id, read))
@@ -163,7 +169,7 @@ class FakeMemoryUnits:
     @contextmanager
     def unit(self, org_id: str) -> Iterator[FakeMemoryUnit]:
         stores = self.stores.setdefault(org_id, FakeStores())
-        unit = FakeMemoryUnit(self.directories.get(org_id), stores.joined(None))
+        unit = FakeMemoryUnit(self.directories.get(org_id), stores)
         yield unit  # an error raised in the block leaves the pending entries behind
         self.logged.extend(unit.pending)
 

@@ -5,9 +5,16 @@
   "use strict";
   const queue = document.getElementById("queue");
   if (!queue) return;
-  let shown = queue.innerHTML;
-  let acted = 0; // actions sent: a list fetched before the latest one is older than its answer
+  // The answer to the owner's last action (done, or refused) sits here, outside the list a
+  // refresh replaces: it is their confirmation, and is neither lost nor read out again
+  // when the list changes. The next action's answer replaces it.
+  const notes = document.createElement("div");
+  notes.className = "notes";
+  queue.before(notes);
+  let acted = 0; // actions sent so far
+  let acting = 0; // actions sent and not yet answered
   let pending = 0; // requests not yet answered: the queue is aria-busy meanwhile
+  let shown = "";
 
   function items() { return Array.from(queue.querySelectorAll(".queue .item")); }
   function busy() {
@@ -15,42 +22,50 @@
     if (active && queue.contains(active) && active.closest("form")) return true;
     return Array.from(queue.querySelectorAll("input:not([type=hidden])")).some((i) => i.value);
   }
+  function list(html) {
+    // The server's list, with the answer it carries (a done message) taken out for notes.
+    const t = document.createElement("template");
+    t.innerHTML = html;
+    const done = t.content.querySelector("p.message[role=status]");
+    if (done) done.remove();
+    return { content: t.content, done: done };
+  }
+  function tell(note) { notes.replaceChildren(...(note ? [note] : [])); }
   function notice(text) {
-    // one refusal at a time: the newest replaces the last
-    const last = queue.querySelector("p.refusal[data-notice]");
-    if (last) last.remove();
     const note = document.createElement("p");
     note.className = "refusal"; note.setAttribute("role", "alert"); note.dataset.notice = "";
     note.textContent = text;
-    queue.prepend(note);
+    tell(note);
   }
-  function swap(html, polled) {
+  function swap(html) {
+    const next = list(html);
+    tell(next.done);
+    show(next.content, html);
+  }
+  function show(content, html) {
     if (html === shown) return;
     const focused = document.activeElement && document.activeElement.closest
       ? document.activeElement.closest(".item") : null;
     const subject = focused ? focused.dataset.subject : null;
-    // A refreshed list keeps the answer to the owner's last action (done, or refused): it
-    // is their confirmation, and must not vanish with the next poll.
-    const kept = polled ? Array.from(queue.querySelectorAll("p[data-notice], p.message[role=status]")) : [];
-    queue.innerHTML = html; shown = html;
-    for (const note of kept) {
-      const count = queue.querySelector("p.count");
-      if (note.matches("p.message") && count) count.after(note); else queue.prepend(note);
-    }
+    queue.replaceChildren(content); shown = html;
     if (subject) {
       const again = queue.querySelector('.item[data-subject="' + CSS.escape(subject) + '"]');
       if (again) again.focus();
     }
   }
+  swap(queue.innerHTML); // the page's own done message, if any, moves to notes
   function settle(change) {
     pending += change;
     if (pending) queue.setAttribute("aria-busy", "true"); else queue.removeAttribute("aria-busy");
   }
   async function send(url, init) {
-    settle(1);
-    try { await answered(url, init, init ? ++acted : acted); } finally { settle(-1); }
+    // What the list answer may be trusted for is fixed when it is sent: a refresh sent
+    // while an action was out, or before a later one, may predate that action.
+    const asked = init ? ++acted : acted, during = acting;
+    settle(1); if (init) acting += 1;
+    try { await answered(url, init, asked, during); } finally { settle(-1); if (init) acting -= 1; }
   }
-  async function answered(url, init, asked) {
+  async function answered(url, init, asked, during) {
     let answer;
     try {
       answer = await fetch(url, Object.assign({ headers: { "X-Console": "fetch" }, credentials: "same-origin" }, init || {}));
@@ -60,11 +75,21 @@
       return;
     }
     const html = await answer.text();
-    // A poll's answer is dropped when the owner started typing after it was sent (the swap
-    // would wipe what they typed) or acted since (it is older than the action's answer).
-    if (!init && (asked !== acted || busy())) return;
-    if (answer.ok) { swap(html, !init); return; }
-    if (!init) return;
+    const stale = asked !== acted; // another action was sent since
+    if (!init) {
+      // A refresh is dropped when it may predate an action, or when the owner started
+      // typing after it was sent (it would wipe what they typed).
+      if (!answer.ok || stale || during || busy()) return;
+      const next = list(html);
+      show(next.content, html);
+      return;
+    }
+    if (answer.ok) {
+      // An action answered after a later one was sent says what it did, but its list is
+      // older than the later one's.
+      if (stale) { tell(list(html).done); return; }
+      swap(html); return;
+    }
     const why = new DOMParser().parseFromString(html, "text/html").querySelector(".refusal");
     notice(why ? why.textContent : "Refused (" + answer.status + ").");
   }
