@@ -3,8 +3,13 @@
 from __future__ import annotations
 
 from datetime import timedelta
+from typing import Any
 
-from temporalio.client import Client, WorkflowExecutionStatus
+from temporalio.client import (
+    Client,
+    WorkflowExecutionStatus,
+    WorkflowHandle,
+)
 from temporalio.common import WorkflowIDReusePolicy
 from temporalio.exceptions import WorkflowAlreadyStartedError
 from temporalio.service import RPCError, RPCStatusCode
@@ -16,6 +21,8 @@ from workflows import search_attributes as sa
 from workflows.runs import AgentRunWorkflow
 
 WORKFLOW_TASK_TIMEOUT = timedelta(seconds=3)
+QUERY_TIMEOUT = timedelta(seconds=10)
+"""How long a run's view waits for its workflow to answer before reading the record."""
 
 
 class TemporalRuns:
@@ -64,7 +71,7 @@ class TemporalRuns:
             if status is WorkflowExecutionStatus.COMPLETED:
                 return status.name.lower(), await handle.result()
             if status is WorkflowExecutionStatus.RUNNING:
-                return status.name.lower(), await handle.query(AgentRunWorkflow.state)
+                return status.name.lower(), await self._state_if_answered(handle)
             return status.name.lower(), None
         except RPCError as exc:
             if exc.status is RPCStatusCode.NOT_FOUND:
@@ -72,6 +79,21 @@ class TemporalRuns:
                 # or no longer kept by Temporal
                 return "not_found", None
             raise Unavailable(f"Temporal: {exc.message}") from exc
+
+    @staticmethod
+    async def _state_if_answered(handle: WorkflowHandle[Any, RunState]) -> RunState | None:
+        """The running run's state, or None when it cannot answer now. A run whose last
+        workflow task failed (on a starved machine the SDK fails a task that does not
+        yield within two seconds) is refused every query until Temporal retries the
+        task, and a run whose workers are all down answers nothing: either way it is
+        running, late, and its view is read from the record. A query handler that fails
+        is a defect, not lateness, and still raises."""
+        try:
+            return await handle.query(AgentRunWorkflow.state, rpc_timeout=QUERY_TIMEOUT)
+        except RPCError as exc:
+            if exc.status is RPCStatusCode.NOT_FOUND:
+                raise
+            return None
 
     async def status(self, workflow_id: str) -> str:
         """The workflow's status only (no query: a held run's worker need not answer);
