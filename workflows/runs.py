@@ -421,6 +421,7 @@ class AgentRunWorkflow:
                 run_id=run.run_id,
                 principal_id=run.agent_id,
                 pin=resolved.pin,
+                requested_by=run.requested_by,
             )
             decision = await workflow.execute_local_activity_method(
                 BrokerActivities.decide,

@@ -384,6 +384,8 @@ class SqlGovernanceUnit:
             charter=pinned[0],
             projects=policy.projects,
             staffing=policy.staffing.get(intent.principal_id, ()),
+            requester=policy.principals.get(intent.requested_by or ""),
+            requester_staffing=policy.staffing.get(intent.requested_by or "", ()),
             barriers=policy.barriers,
             commitments=policy.commitments,
             index=policy.index,

@@ -9,7 +9,7 @@ organization's lock; the operation key the intent comes to hold is part of the
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 
@@ -18,6 +18,7 @@ from domain.governance.intents import Decision, Intent, Outcome, Stage
 from domain.governance.values import BrokerMode, BrokerSnapshot, Verdict
 from domain.organization.contracts import (
     AgentDefinition,
+    Barrier,
     Charter,
     Delivery,
     SpendCap,
@@ -204,7 +205,7 @@ def _staffing(p: _Path) -> Reject | None:
     return None
 
 
-def _scope(p: _Path) -> Reject | None:
+def _scope(p: _Path) -> Reject | Hold | None:
     reach = set(p.intent.projects)
     for ref in p.intent.references:
         projects = p.snap.records.get(ref)
@@ -234,7 +235,77 @@ def _scope(p: _Path) -> Reject | None:
             "reach_outside_staffing",
             f"referenced records reach {', '.join(sorted(outside))}, where it is not staffed",
         )
+    return _requester(p)
+
+
+def _requester(p: _Path) -> Reject | Hold | None:
+    """The run acts for the human who asked for it: its agent may act only where that
+    human has standing. Staffed (as member or approver) on every project of the reach,
+    and on the same side of every wall; an approver there for an intent that moves
+    money, or a human approver decides it. The founder stands where they are staffed,
+    like anyone (on every project unless they chose a side when a wall went up). Work
+    nobody asked for (a heartbeat, a schedule) acts on the agent's own standing."""
+    asked = p.intent.requested_by
+    if asked is None:
+        return None
+    human = p.snap.requester
+    if human is None or human.id != asked:
+        return Reject(
+            "requester_unknown", f"the run acts for {asked!r}, who is not in the directory"
+        )
+    who = human.display_name or human.handle
+    if human.kind is not PrincipalKind.HUMAN:
+        return Reject(
+            "requester_not_human", f"the run acts for {who}, who is not a human; only a human asks"
+        )
+    if human.status is not PrincipalStatus.ACTIVE:
+        return Reject(
+            "requester_inactive", f"{who} asked for this run and is {human.status.value} now"
+        )
+    now, rows = p.snap.now, p.snap.requester_staffing
+    standing = current_projects(rows, now, StaffRole.MEMBER, human.id)
+    beyond = p.reach - standing
+    if beyond:
+        wall = _wall_between(p.policy.barriers, frozenset(beyond), frozenset(standing))
+        if wall is not None:
+            return Reject(
+                "barrier_crossed",
+                f"{who} asked for this from {_listed(standing)}; it reaches "
+                f"{_listed(beyond)}, on the other side of barrier {wall.name}",
+            )
+        return Reject(
+            "requester_not_staffed",
+            f"{who} asked for this and is not staffed on {_listed(beyond)}",
+        )
+    if p.spend > 0:
+        short = p.reach - current_projects(rows, now, StaffRole.APPROVER, human.id)
+        if short:
+            return Hold(
+                "requester_not_approver",
+                f"{who} asked for this and does not approve spending on {_listed(short)}",
+                (
+                    f"a human staffed as approver on {', '.join(sorted(p.reach))} approves "
+                    f"this exact intent (digest {p.intent.digest[:12]}…)",
+                ),
+            )
     return None
+
+
+def _wall_between(
+    barriers: Sequence[Barrier], beyond: frozenset[str], standing: frozenset[str]
+) -> Barrier | None:
+    """The first barrier with a side that ``beyond`` touches and ``standing`` does not,
+    while ``standing`` touches another: what stands between a human and the work."""
+    for barrier in barriers:
+        theirs = set(barrier.groups_touched(standing))
+        if theirs and set(barrier.groups_touched(beyond)) - theirs:
+            return barrier
+    return None
+
+
+def _listed(projects: Iterable[str]) -> str:
+    """``projects`` as an owner reads them: sorted, comma-separated; "no project" if none."""
+    return ", ".join(sorted(projects)) or "no project"
 
 
 def _commitments(p: _Path) -> Hold | None:

@@ -44,15 +44,21 @@ class Intent(Frozen):
     pin: AgentPin | None = None
     """The agent version its run resolved; the broker decides under that version's
     charter. None for intents the system proposes outside a run (its stable version)."""
+    requested_by: str | None = None
+    """The human whose request the run carries out (who started it, or the work graph or
+    deliberation it belongs to); the broker lets the agent act only where that human has
+    standing. None for work the system started (a heartbeat, a schedule)."""
 
     @cached_property
     def digest(self) -> str:
         """SHA-256 of the canonical intent; an approval is bound to it. (Computed once: an
         intent is immutable; :meth:`model_copy` forgets it.) An intent without a pin
-        digests as intents did before pins existed."""
+        digests as intents did before pins existed, and one nobody asked for as intents did
+        before requesters were recorded."""
         body = self.model_dump(mode="json")
-        if self.pin is None:
-            del body["pin"]
+        for optional in ("pin", "requested_by"):
+            if body[optional] is None:
+                del body[optional]
         return digest(body)
 
     def model_copy(self, *, update: Mapping[str, Any] | None = None, deep: bool = False) -> Intent:
@@ -71,6 +77,7 @@ class Intent(Frozen):
         run_id: str,
         principal_id: str,
         pin: AgentPin | None = None,
+        requested_by: str | None = None,
     ) -> Intent:
         """Attribute a parsed proposal to the principal that made it."""
         return cls(
@@ -85,6 +92,7 @@ class Intent(Frozen):
             justification=action.justification,
             references=action.references,
             pin=pin,
+            requested_by=requested_by,
         )
 
 

@@ -65,6 +65,11 @@ class BrokerSnapshot:
     projects: frozenset[str]
     staffing: tuple[Staffing, ...]
     """The acting principal's staffing rows (current or not; the stage filters by time)."""
+    requester: Principal | None = None
+    """The human the intent's run acts for (``Intent.requested_by``), None when unknown or
+    when nobody asked."""
+    requester_staffing: tuple[Staffing, ...] = ()
+    """The requester's staffing rows (current or not)."""
     barriers: tuple[Barrier, ...] = ()
     commitments: tuple[Commitment, ...] = ()
     index: PolicyIndex | None = None

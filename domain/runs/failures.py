@@ -42,7 +42,8 @@ class FailureClass(StrEnum):
     """What stopped a run."""
 
     AUTHORITY = "authority"
-    """Who the agent is, its charter, its staffing or its budget."""
+    """Who the agent is, its charter, its staffing or its budget; or who asked for the
+    work, and where that human stands."""
     BARRIER = "barrier"
     """An information barrier, or a record whose projects are unknown."""
     COMMITMENT = "commitment"
@@ -70,8 +71,8 @@ RETRIES: dict[FailureClass, int] = {
 help until a human changes what stopped it (staffing, a charter, a commitment)."""
 
 NEXT_STEP: dict[FailureClass, str] = {
-    FailureClass.AUTHORITY: "check the agent's charter, staffing and budget, then start the "
-    "work again",
+    FailureClass.AUTHORITY: "check who asked for it, the agent's charter, staffing and "
+    "budget, then start the work again",
     FailureClass.BARRIER: "the work crosses an information barrier: split it per side, or "
     "give it to an agent staffed on the side it reads",
     FailureClass.COMMITMENT: "a commitment or a human stopped it: change the commitment (or "
@@ -97,6 +98,12 @@ BY_RULE: dict[str, FailureClass] = {
     "budget_exceeded": _A,
     "not_staffed": _A,
     "reach_outside_staffing": _A,
+    # who asked for the run: the agent acts only where that human stands
+    "requester_unknown": _A,
+    "requester_not_human": _A,
+    "requester_inactive": _A,
+    "requester_not_staffed": _A,
+    "requester_not_approver": _A,
     # walls, and records whose projects (so whose side) cannot be known
     "barrier_crossed": _B,
     "staffing_straddles_barrier": _B,

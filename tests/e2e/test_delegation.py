@@ -1,9 +1,11 @@
 """A run acts on behalf of the human who started it (on the real dev server).
 
 Ben is staffed on East only. When he tasks Vega, the West planner, the run recalls no
-West memory, and Ben cannot read what the run produced through any path: not its view,
-its summary, its intents, nor the memory it read. The founder, who may read everything,
-tasks Vega and gets West context; Ben tasking Orion on East reads his run."""
+West memory, the broker refuses the West email Vega proposes for him (the wall stands
+between Ben and West: ``barrier_crossed``, naming him), and Ben cannot read what the
+run produced through any path: not its view, its summary, its intents, nor the memory
+it read. The founder, who may read everything, tasks Vega and gets West context and the
+email; Ben tasking Orion on East reads his run."""
 
 from __future__ import annotations
 
@@ -48,12 +50,21 @@ async def env(
     store.close()
 
 
-async def _run(svc: Ports, firm: Firm, actor: str, agent: str, task: str, reply: str) -> str:
+async def _run(
+    svc: Ports, firm: Firm, actor: str, agent: str, task: str, reply: str, *, refused: str = ""
+) -> str:
+    """Start the run as ``actor``; its one intent is dispatched, or refused by ``refused``."""
     started = await runs.start_run(
         svc, firm.org, actor, runs.StartRun(firm.agents[agent], task, scripted_reply=reply)
     )
     final: RunState = await asyncio.wait_for(runs.wait_run(svc, started.run_id, firm.founder), 60)
-    assert final.intents and final.intents[0].dispatch is not None, final
+    assert final.intents, final
+    (intent,) = final.intents
+    if refused:
+        assert intent.dispatch is None and intent.decision.rule == refused, final
+        assert intent.intent.requested_by == actor
+    else:
+        assert intent.dispatch is not None, final
     return started.run_id
 
 
@@ -70,6 +81,7 @@ async def test_a_human_gets_nothing_back_from_the_other_side_of_a_wall(
             "vega",
             "Summarise the Birch CIM projections",
             _mail("west", "Birch bridge"),
+            refused="barrier_crossed",
         )
         # The founder tasks Vega with the same work; Ben tasks Orion with East work.
         founders = await _run(

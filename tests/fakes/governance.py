@@ -462,6 +462,10 @@ class FakeUnit:
             charter=charter,
             projects=frozenset(org.projects),
             staffing=tuple(s for s in org.staffing if s.principal_id == intent.principal_id),
+            requester=org.principals.get(intent.requested_by or ""),
+            requester_staffing=tuple(
+                s for s in org.staffing if s.principal_id == intent.requested_by
+            ),
             barriers=tuple(org.barriers),
             commitments=tuple(org.commitments),
             index=index,
