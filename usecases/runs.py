@@ -54,6 +54,8 @@ class RunView(BaseModel):
     org_id: str
     agent_id: str
     task: str
+    started_by: str | None = None
+    """The human the run acts for (who started it); None when the system started it."""
     workflow_status: str
     state: RunState | None
     intents: list[IntentRecord]
@@ -202,6 +204,7 @@ async def run_view(ports: Ports, run_id: str, actor_id: str) -> RunView:
         org_id=run.org_id,
         agent_id=run.agent_id,
         task=run.task,
+        started_by=run.started_by,
         workflow_status=status,
         state=state,
         intents=intents,

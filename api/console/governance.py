@@ -134,6 +134,9 @@ async def intent_context(
         "decided": decided,
         "written": any(s.what == "written" for s in story),
         "proposer": handles.get(intent.principal_id, intent.principal_id),
+        "requester": None
+        if intent.requested_by is None
+        else handles.get(intent.requested_by, intent.requested_by),
     }
 
 

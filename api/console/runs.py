@@ -38,6 +38,9 @@ async def run_detail(request: Request, run_id: str) -> Response:
 
     async def page(ports: Ports, principal: str, found: Session) -> Response:
         view = await runs.run_view(ports, run_id, principal)
-        return render(request, "run.html", session=found, run=view)
+        people = await run_in_threadpool(organization.principals, ports, org_of(found), principal)
+        handles = {p.id: p.handle for p in people}
+        asked = None if view.started_by is None else handles.get(view.started_by, view.started_by)
+        return render(request, "run.html", session=found, run=view, asked=asked)
 
     return await serve(request, page)

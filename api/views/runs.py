@@ -24,6 +24,7 @@ def run_tables(view: RunView) -> Group:
     head.add_column()
     head.add_row("run", view.run_id)
     head.add_row("task", escape(view.task))
+    head.add_row("asked by", view.started_by or "the system (no one asked)")
     head.add_row("status", _status(view))
     if state is not None and state.summary:
         head.add_row("summary", escape(state.summary))

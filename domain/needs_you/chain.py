@@ -52,6 +52,8 @@ class HeldIntent(Frozen):
     payload: dict[str, Any]
     cost_cents: int
     justification: str
+    requested_by: str | None = None
+    """The human the intent's run acts for (None: the system started it)."""
     held_at: UtcInstant
     """When the hold opened (a re-hold after a refused approval keeps this time)."""
     stage: str
@@ -206,6 +208,9 @@ def _held(entry: AuditEntry, story: IntentStory) -> HeldIntent:
         payload=dict(intent.get("payload") or {}),
         cost_cents=int(intent.get("cost_cents", 0)),
         justification=str(intent.get("justification", "")),
+        requested_by=intent["requested_by"]
+        if isinstance(intent.get("requested_by"), str)
+        else None,
         held_at=since,
         stage=entry.stage,
         rule=entry.rule,

@@ -95,6 +95,7 @@ class HeldIntents:
                 *(Evidence(label="rests on", detail="intent", ref=i) for i in rests_on),
                 *(Evidence(label="refused review", detail=r) for r in hold.refused_reviews),
                 Evidence(label="justification", detail=hold.justification),
+                Evidence(label="asked by", detail=context.handle(hold.requested_by or "system")),
             ]
             base = f"/v1/intents/{hold.intent_id}"
             reach = context.run_reach.get(hold.run_id, set()) | set(hold.reach)
