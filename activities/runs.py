@@ -142,7 +142,10 @@ class AgentRunActivities:
             current.set_attribute("verletica.released", len(result.released_refs))
             current.set_attribute("verletica.withheld", result.withheld)
         return ContextPack(
-            items=result.released, refs=result.released_refs, withheld=result.withheld
+            items=result.released,
+            refs=result.released_refs,
+            withheld=result.withheld,
+            reach=result.released_projects,
         )
 
     def _prompts(self, request: ReasoningRequest) -> ModelRequest:

@@ -36,7 +36,7 @@ def counterfactual(ports: Ports, intent_id: str, actor_id: str) -> Counterfactua
         raise unknown from None
     projects = readable(ports, org, actor)
     run = ports.runs.get(run_id)
-    proposed = {*intent.projects, *(() if run is None else run.projects)}
+    proposed = {*intent.projects, *intent.read_reach, *(() if run is None else run.projects)}
     if not may_read(projects, proposed):
         raise unknown
     if ports.replays is None:

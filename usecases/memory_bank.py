@@ -239,6 +239,7 @@ class MemoryBank:
             result = RecallResult(
                 released=tuple(f"[{view.ref}] {view.text}" for view, _ in views),
                 released_refs=tuple(refs),
+                released_projects=tuple(sorted({p for view, _ in views for p in view.projects})),
                 withheld=withheld,
             )
             return result, refs, withheld

@@ -25,7 +25,7 @@ from adapters.store.tables import AuditEntryRow, DecisionRow, HoldRow, IntentRow
 from domain.counterfactual.replay import OtherIntent, SnapshotBasis
 from domain.errors import NotFound
 from domain.governance import records as chain_records
-from domain.governance.broker import operation_key, wildcard_key
+from domain.governance.broker import known_reach, operation_key, wildcard_key
 from domain.governance.intents import Decision, Intent, Outcome
 from domain.governance.spend import Spending, counted
 from domain.governance.values import (
@@ -136,7 +136,7 @@ class SqlReplayUnit:
             )
         )
         rows = [r for r in rows if r.id in status]  # decided before this decision
-        reach = {*intent.projects, *(p for ps in records.values() for p in ps)}
+        reach = known_reach(intent, records)
         spending = [
             Spending(r.id, r.run_id, frozenset(r.reach), r.spend_cents, utc(r.created_at))
             for r in rows

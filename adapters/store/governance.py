@@ -41,7 +41,7 @@ from adapters.store.tables import (
 from domain.audit.chain import AuditDraft, AuditEntry, ChainKeys
 from domain.errors import FoundationBroken, StoreFailure, UnknownOrganization
 from domain.governance import records
-from domain.governance.broker import operation_key, spend_of, wildcard_key
+from domain.governance.broker import known_reach, operation_key, spend_of, wildcard_key
 from domain.governance.intents import Decision, DispatchResult, DispatchToken, Intent, Outcome
 from domain.governance.spend import Spending, counted
 from domain.governance.tokens import token_for
@@ -410,7 +410,7 @@ class SqlGovernanceUnit:
         """What this intent's run has spent, and what each binding spend cap that may
         cover it (any of its projects or its records' projects) has committed: read only
         for an intent that moves money."""
-        reach = {*intent.projects, *(p for projects in records.values() for p in projects)}
+        reach = known_reach(intent, records)
         spending = [
             r for r in [*self._stored_spending(), *self._rows.spending] if r.id != intent.id
         ]

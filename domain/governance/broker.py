@@ -205,8 +205,16 @@ def _staffing(p: _Path) -> Reject | None:
     return None
 
 
+def known_reach(intent: Intent, records: Mapping[str, tuple[str, ...]]) -> set[str]:
+    """What ``intent`` reaches as far as ``records`` (projects by reference) knows: its
+    declared projects, the projects of what its run read, and of the records it cites.
+    (A snapshot's loader asks it which spend caps may cover the intent.)"""
+    cited = (p for ref in intent.references for p in records.get(ref, ()))
+    return {*intent.projects, *intent.read_reach, *cited}
+
+
 def _scope(p: _Path) -> Reject | Hold | None:
-    reach = set(p.intent.projects)
+    reach = {*p.intent.projects, *p.intent.read_reach}
     for ref in p.intent.references:
         projects = p.snap.records.get(ref)
         if projects is None:
@@ -233,7 +241,8 @@ def _scope(p: _Path) -> Reject | Hold | None:
     if outside:
         return Reject(
             "reach_outside_staffing",
-            f"referenced records reach {', '.join(sorted(outside))}, where it is not staffed",
+            f"what it cites or its run read reaches {', '.join(sorted(outside))}, "
+            "where it is not staffed",
         )
     return _requester(p)
 
@@ -558,9 +567,7 @@ def unenforced(intent: Intent, snap: BrokerSnapshot) -> Unenforced:
         except Exception as exc:  # a stage that needs what an earlier one could not find
             why = f"{type(exc).__name__}: {exc}" if str(exc) else "an earlier stage found no tool"
             skipped.append((stage, why))
-    reach = path.reach or frozenset(
-        {*intent.projects, *(p for ref in intent.references for p in snap.records.get(ref, ()))}
-    )
+    reach = path.reach or frozenset(known_reach(intent, snap.records))
     return Unenforced(tuple(verdicts), tuple(skipped), reach, path.spend, path.tool)
 
 

@@ -44,6 +44,10 @@ class Intent(Frozen):
     pin: AgentPin | None = None
     """The agent version its run resolved; the broker decides under that version's
     charter. None for intents the system proposes outside a run (its stable version)."""
+    read_reach: tuple[Slug, ...] = ()
+    """Projects of what the run read (the memory released to it): the broker counts them
+    in the reach, so a model that leaves a project out of ``projects`` cannot launder
+    what it read there into an action elsewhere."""
     requested_by: str | None = None
     """The human whose request the run carries out (who started it, or the work graph or
     deliberation it belongs to); the broker lets the agent act only where that human has
@@ -53,11 +57,11 @@ class Intent(Frozen):
     def digest(self) -> str:
         """SHA-256 of the canonical intent; an approval is bound to it. (Computed once: an
         intent is immutable; :meth:`model_copy` forgets it.) An intent without a pin
-        digests as intents did before pins existed, and one nobody asked for as intents did
-        before requesters were recorded."""
+        digests as intents did before pins existed, and one nobody asked for (or whose run
+        read nothing) as intents did before requesters (and reads) were recorded."""
         body = self.model_dump(mode="json")
-        for optional in ("pin", "requested_by"):
-            if body[optional] is None:
+        for optional in ("pin", "requested_by", "read_reach"):
+            if body[optional] in (None, []):
                 del body[optional]
         return digest(body)
 
@@ -78,6 +82,7 @@ class Intent(Frozen):
         principal_id: str,
         pin: AgentPin | None = None,
         requested_by: str | None = None,
+        read_reach: tuple[str, ...] = (),
     ) -> Intent:
         """Attribute a parsed proposal to the principal that made it."""
         return cls(
@@ -93,6 +98,7 @@ class Intent(Frozen):
             references=action.references,
             pin=pin,
             requested_by=requested_by,
+            read_reach=read_reach,
         )
 
 

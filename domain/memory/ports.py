@@ -23,6 +23,9 @@ class RecallResult(Frozen):
     released: tuple[str, ...] = ()
     """Texts released to the asker."""
     released_refs: tuple[str, ...] = ()
+    released_projects: tuple[str, ...] = ()
+    """The projects of the records released (sorted, each once): what the asker now
+    knows of, which the broker counts in the reach of whatever the asker proposes."""
     withheld: int = Field(default=0, ge=0)
 
 

@@ -135,6 +135,9 @@ class ContextPack(Frozen):
     items: tuple[str, ...] = ()
     refs: tuple[str, ...] = ()
     withheld: int = 0
+    reach: tuple[str, ...] = ()
+    """The projects of the records released: the run knows of them, so every intent it
+    proposes reaches them (``Intent.read_reach``), whatever the model declares."""
 
 
 class ReasoningRequest(Frozen):

@@ -106,6 +106,9 @@ async def test_a_human_gets_nothing_back_from_the_other_side_of_a_wall(
     assert seen_by_founder.state is not None and seen_by_founder.state.released == ()
     founder_view = await runs.run_view(svc, founders, firm.founder)
     assert founder_view.state is not None and founder_view.state.released == ("birch-cim",)
+    # What each run read is in its intents' reach: West for the founder's, nothing for Ben's.
+    assert founder_view.intents[0].intent.read_reach == ("west",)
+    assert seen_by_founder.intents[0].intent.read_reach == ()
 
     # Ben cannot read what his West run produced: view, summary, intents, result.
     with pytest.raises(NotFound):

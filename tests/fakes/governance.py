@@ -44,7 +44,7 @@ from domain.errors import (
 from domain.fleet.registry import Rollout, initial_rollout
 from domain.fleet.starter import STARTER_FLEET
 from domain.governance import records
-from domain.governance.broker import operation_key, spend_of, wildcard_key
+from domain.governance.broker import known_reach, operation_key, spend_of, wildcard_key
 from domain.governance.index import PolicyIndex
 from domain.governance.intents import Decision, DispatchResult, DispatchToken, Intent, Outcome
 from domain.governance.ports import ConnectorWrite
@@ -483,7 +483,7 @@ class FakeUnit:
     def _spend(
         self, intent: Intent, index: PolicyIndex, found: dict[str, tuple[str, ...]]
     ) -> tuple[int, dict[str, int]]:
-        reach = {*intent.projects, *(p for projects in found.values() for p in projects)}
+        reach = known_reach(intent, found)
         spending = [
             Spending(r.intent.id, r.intent.run_id, frozenset(r.reach), r.spend_cents, r.created_at)
             for r in self._book.intents.values()

@@ -1,0 +1,81 @@
+"""What the run read and who asked, decided through the store's unit of work on SQLite and
+PostgreSQL: the snapshot loads the spend caps over every project the run read (not only
+the declared ones), and the requester with their staffing."""
+
+from __future__ import annotations
+
+import uuid
+
+from adapters.store.store import Store
+from domain.governance.intents import Intent, Outcome
+from domain.organization.contracts import SpendCap
+from domain.organization.kinds import StaffRole
+from tests.support import payment_intent, utc_now
+from usecases import commitments, governance, organization
+from usecases.context import Ports
+
+CAP = 100_000
+
+
+def _firm(services: Ports) -> tuple[str, str, str, str]:
+    """Ledger on east and north; a confirmed cap on north; Ben, a member on east."""
+    done = organization.onboard(services, "Reach", f"f{uuid.uuid4().hex[:8]}@reach.example")
+    org, founder = done.org.id, done.founder.id
+    ledger = next(a.id for a in done.agents if a.handle == "ledger")
+    for slug in ("east", "north"):
+        organization.add_project(services, org, founder, slug, slug.title())
+        organization.staff(
+            services, org, founder, organization.AssignStaff(ledger, slug, StaffRole.MEMBER)
+        )
+    cap = commitments.add_commitment(
+        services,
+        org,
+        founder,
+        commitments.AddCommitment("cap", SpendCap(limit_cents=CAP), "l", projects=("north",)),
+    )
+    commitments.confirm(services, cap.id, founder)
+    ben = organization.add_human(services, org, founder, "ben@reach.example", "Ben").id
+    organization.staff(
+        services, org, founder, organization.AssignStaff(ben, "east", StaffRole.MEMBER)
+    )
+    return org, founder, ledger, ben
+
+
+def _pay(org: str, agent: str, amount: int, project: str, **update: object) -> Intent:
+    intent = payment_intent(org, agent, amount)
+    return intent.model_copy(update={"projects": (project,), **update})
+
+
+def test_a_cap_over_what_the_run_read_counts_what_it_already_committed(
+    services: Ports, store: Store
+) -> None:
+    org, _, ledger, _ = _firm(services)
+    first = governance.decide(store.governance, _pay(org, ledger, 60_000, "north"), utc_now())
+    assert first.outcome is Outcome.ALLOW
+    read_north = _pay(org, ledger, 60_000, "east", read_reach=("north",))
+    got = governance.decide(store.governance, read_north, utc_now())
+    assert (got.outcome, got.rule, got.reach) == (Outcome.HOLD, "spend_cap", ("east", "north"))
+    # declared and read alike on east only, the north cap does not bind it
+    alone = governance.decide(store.governance, _pay(org, ledger, 60_000, "east"), utc_now())
+    assert alone.outcome is Outcome.ALLOW
+    assert store.audit.verify(org).ok
+
+
+def test_the_requester_is_loaded_with_their_staffing(services: Ports, store: Store) -> None:
+    org, founder, ledger, ben = _firm(services)
+    cases = {
+        founder: (Outcome.ALLOW, "all_stages_passed"),
+        ben: (Outcome.HOLD, "requester_not_approver"),
+        "p-nobody": (Outcome.REJECT, "requester_unknown"),
+    }
+    for who, wanted in cases.items():
+        asked = _pay(org, ledger, 5_000, "east", requested_by=who)
+        got = governance.decide(store.governance, asked, utc_now())
+        assert (got.outcome, got.rule) == wanted, (who, got.reason)
+    on_north = _pay(org, ledger, 5_000, "north", requested_by=ben)
+    got = governance.decide(store.governance, on_north, utc_now())
+    assert (got.outcome, got.rule) == (Outcome.REJECT, "requester_not_staffed")
+    # the recorded intent names who asked: the audit entry carries it
+    entry = next(e for e in store.audit.entries(org) if e.intent_id == on_north.id)
+    assert entry.payload["intent"]["requested_by"] == ben
+    assert store.audit.verify(org).ok
