@@ -63,6 +63,7 @@ class GraphActivities:
             projects=run.projects,
             released=tuple(o.step_id for o in shown),
             withheld=tuple(o.step_id for o in hidden),
+            read_reach=tuple(sorted({p for o in shown for p in o.projects})),
         )
 
     @activity.defn(name="graph_prepare_step")

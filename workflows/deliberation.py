@@ -53,6 +53,8 @@ class DeliberationWorkflow:
         self._status = DeliberationStatus.RUNNING
         self._personas: dict[str, PersonaState] = {}
         self._provenance: list[ProvenanceEntry] = []
+        self._read: set[str] = set()
+        """Projects of the context the personas recalled: the synthesis run knows of them."""
         self._synthesis_run_id: str | None = None
         self._synthesis: RunState | None = None
         self._spent = 0
@@ -152,6 +154,7 @@ class DeliberationWorkflow:
             summary=f"{persona.name}: memory recall as {begun.handle}",
         )
         self._set(persona.name, released=len(pack.refs))
+        self._read.update(pack.reach)
         scripted = start.scripted_replies.get(persona.name, ())
         feedback: str | None = None
         for round in range(1, start.plan.max_rounds + 1):
@@ -202,6 +205,7 @@ class DeliberationWorkflow:
                 agent_id=start.agent_id,
                 task=synthesis_task(start.question, emitted),
                 requested_by=start.requested_by,
+                read_reach=tuple(sorted(self._read)),
                 scripted_reply=synthesis[0] if synthesis else None,
                 **(
                     {"hold_timeout_seconds": start.hold_timeout_seconds}

@@ -422,7 +422,7 @@ class AgentRunWorkflow:
                 principal_id=run.agent_id,
                 pin=resolved.pin,
                 requested_by=run.requested_by,
-                read_reach=context.reach,
+                read_reach=tuple(sorted({*run.read_reach, *context.reach})),
             )
             decision = await workflow.execute_local_activity_method(
                 BrokerActivities.decide,

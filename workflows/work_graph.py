@@ -151,6 +151,7 @@ class WorkGraphWorkflow:
                 agent_id=step.agent,
                 task=prepared.task,
                 requested_by=start.requested_by,
+                read_reach=prepared.read_reach,
                 scripted_reply=start.scripted_replies.get(step.id),
                 hold_timeout_seconds=start.hold_timeout_seconds,
             ),

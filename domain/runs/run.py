@@ -56,6 +56,10 @@ class RunInput(Frozen):
     requested_by: str | None = None
     """The human the run acts for (who started it); None for a run the system started.
     The run reads memory only as far as both the agent and this human may see."""
+    read_reach: tuple[str, ...] = ()
+    """Projects of what is handed to the run with its task (a work graph's earlier
+    outputs, a deliberation's recalled context): the run knows of them, so the broker
+    counts them in the reach of every intent it proposes, beside what it recalls."""
     scripted_reply: str | None = None
     hold_timeout_seconds: int = Field(
         default=DEFAULT_HOLD_SECONDS, ge=MIN_HOLD_SECONDS, le=MAX_HOLD_SECONDS

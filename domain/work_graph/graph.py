@@ -203,6 +203,8 @@ class PreparedStep(Frozen):
     """The steps whose outputs were passed on."""
     withheld: tuple[str, ...] = ()
     """The steps whose outputs the agent may not read (named, never shown)."""
+    read_reach: tuple[str, ...] = ()
+    """The projects the passed-on outputs reach: the step's run knows of them."""
 
 
 class StepHeld(Frozen):

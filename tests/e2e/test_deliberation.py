@@ -120,6 +120,8 @@ async def test_three_personas_a_gate_failure_reentry_provenance_and_a_brokered_a
     assert synthesis is not None and final.synthesis_run_id == final.run_id
     (view,) = synthesis.intents
     assert view.decision.outcome is Outcome.ALLOW and view.dispatch is not None
+    # What the personas recalled (east's record) is in the synthesis's reach.
+    assert view.intent.read_reach == ("east",) and "east" in view.decision.reach
     (synthesis_ask,) = [r for r in model.asked if r.agent_handle == "orion"]
     assert "Proposal of counsel" in synthesis_ask.task
     assert "Birch projections" not in synthesis_ask.task

@@ -168,6 +168,10 @@ async def test_a_held_branch_waits_while_the_other_completes_across_a_worker_cra
     close_run = await runs.run_view(svc, done["close"].run_id or "", firm.founder)
     # Fan-in: the east step's output reaches the closing (east) agent, the west one's not.
     assert "- confirm:" in close_run.task and "may not read: birch" in close_run.task
+    # What was handed on is in the reach of what the step proposes; what was withheld not.
+    assert close_run.state is not None
+    (closing,) = close_run.state.intents
+    assert "east" in closing.intent.read_reach and "west" not in closing.intent.read_reach
     confirm_run = await runs.run_view(svc, done["confirm"].run_id or "", firm.founder)
     assert "payments.pay: approved, done" in confirm_run.task
     with store.db.transaction() as s:
