@@ -46,7 +46,7 @@ def rejection(intent: Intent, stage: Stage, rule: str, reason: str, now: datetim
         stage=stage,
         rule=rule,
         reason=reason,
-        reach=tuple(sorted(intent.projects)),
+        reach=tuple(sorted({*intent.projects, *intent.read_reach})),
         decided_at=now,
     )
 
