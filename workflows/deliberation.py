@@ -54,7 +54,8 @@ class DeliberationWorkflow:
         self._personas: dict[str, PersonaState] = {}
         self._provenance: list[ProvenanceEntry] = []
         self._read: set[str] = set()
-        """Projects of the context the personas recalled: the synthesis run knows of them."""
+        """Projects of the context the emitting personas recalled: what they emit reaches the
+        synthesis run, so it knows of them."""
         self._synthesis_run_id: str | None = None
         self._synthesis: RunState | None = None
         self._spent = 0
@@ -154,7 +155,6 @@ class DeliberationWorkflow:
             summary=f"{persona.name}: memory recall as {begun.handle}",
         )
         self._set(persona.name, released=len(pack.refs))
-        self._read.update(pack.reach)
         scripted = start.scripted_replies.get(persona.name, ())
         feedback: str | None = None
         for round in range(1, start.plan.max_rounds + 1):
@@ -183,6 +183,7 @@ class DeliberationWorkflow:
             self._set(persona.name, rounds=round)
             if outcome.result.passed and outcome.result.proposal is not None:
                 self._set(persona.name, outcome=PersonaOutcome.EMITTED)
+                self._read.update(pack.reach)  # what it read reaches the synthesis
                 return outcome.result.proposal
             feedback = outcome.feedback
             if self._spent >= begun.budget_cents:

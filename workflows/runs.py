@@ -107,6 +107,12 @@ TELL_PARENT = "tell-parent-graph"
 """Patch: a run started by a work graph signals it as its holds open and close. Asked
 only in runs that have a parent, so histories of runs started on their own record no
 marker and replay as they were."""
+WHO_ASKED_AND_WHAT_WAS_READ = "intent-requester-and-read-reach"
+"""Patch: each intent carries the human the run acts for and the projects of what the run
+read (``Intent.requested_by``, ``Intent.read_reach``), both in its digest. A run whose
+intents were decided before the patch rebuilds them as they were when it replays: with
+the new fields its dispatch token would name a digest its audit entry does not, a
+foundation failure. Asked only in runs that propose actions."""
 PREVIEW_BYTES = 48
 """How much of an undecodable signal's payload its refusal shows (escaped)."""
 
@@ -413,6 +419,7 @@ class AgentRunWorkflow:
         self._nodes["reasoning"] = NodeStatus.DONE
 
         self._nodes["broker"] = NodeStatus.RUNNING
+        asked = bool(reasoning.actions) and workflow.patched(WHO_ASKED_AND_WHAT_WAS_READ)
         for action in reasoning.actions:
             intent = Intent.from_proposal(
                 action,
@@ -421,8 +428,8 @@ class AgentRunWorkflow:
                 run_id=run.run_id,
                 principal_id=run.agent_id,
                 pin=resolved.pin,
-                requested_by=run.requested_by,
-                read_reach=tuple(sorted({*run.read_reach, *context.reach})),
+                requested_by=run.requested_by if asked else None,
+                read_reach=tuple(sorted({*run.read_reach, *context.reach})) if asked else (),
             )
             decision = await workflow.execute_local_activity_method(
                 BrokerActivities.decide,

@@ -118,6 +118,10 @@ async def intent_context(
     handles = {p.id: p.handle for p in people}
     story = [_step(e, handles) for e in trail.entries if e.intent_id == intent_id]
     decided = next((s for s in reversed(story) if s.what in _DECIDED), None)
+    # Who the agent acted for: the intent says, or (recorded before intents named their
+    # requester) the run's record.
+    run = ports.runs.get(run_id)
+    asker = intent.requested_by or (None if run is None else run.started_by)
     # the hold that was answered: the newest before the decision (a re-hold replaces the
     # first), else the newest of all
     before = story[: story.index(decided)] if decided is not None else story
@@ -134,9 +138,7 @@ async def intent_context(
         "decided": decided,
         "written": any(s.what == "written" for s in story),
         "proposer": handles.get(intent.principal_id, intent.principal_id),
-        "requester": None
-        if intent.requested_by is None
-        else handles.get(intent.requested_by, intent.requested_by),
+        "requester": None if asker is None else handles.get(asker, asker),
     }
 
 

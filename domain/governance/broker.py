@@ -512,7 +512,9 @@ def evaluate(
     """
     path = _Path(intent=intent, snap=snap)
     stage, rejection = _verdict(path, stages)
-    reach = tuple(sorted(path.reach or intent.projects))
+    # A rejection before the scope stage reaches what is known of the intent all the same:
+    # its recorded reach says who may read it.
+    reach = tuple(sorted(path.reach or known_reach(intent, snap.records)))
     release: tuple[str, ...] = ()
     evidence: tuple[str, ...] = ()
     if rejection is not None:

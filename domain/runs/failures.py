@@ -73,8 +73,8 @@ help until a human changes what stopped it (staffing, a charter, a commitment)."
 NEXT_STEP: dict[FailureClass, str] = {
     FailureClass.AUTHORITY: "check who asked for it, the agent's charter, staffing and "
     "budget, then start the work again",
-    FailureClass.BARRIER: "the work crosses an information barrier: split it per side, or "
-    "give it to an agent staffed on the side it reads",
+    FailureClass.BARRIER: "the work crosses an information barrier: split it per side, give "
+    "it to an agent staffed on the side it reads, or have someone on that side ask for it",
     FailureClass.COMMITMENT: "a commitment or a human stopped it: change the commitment (or "
     "release the hold) if it should proceed",
     FailureClass.COLLISION: "another intent held the resource: retry once it is done",

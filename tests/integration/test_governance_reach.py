@@ -8,10 +8,11 @@ import uuid
 
 from adapters.store.store import Store
 from domain.governance.intents import Intent, Outcome
+from domain.needs_you.items import QueueItem
 from domain.organization.contracts import SpendCap
 from domain.organization.kinds import StaffRole
 from tests.support import payment_intent, utc_now
-from usecases import commitments, governance, organization
+from usecases import commitments, governance, needs_you, organization
 from usecases.context import Ports
 
 CAP = 100_000
@@ -79,3 +80,21 @@ def test_the_requester_is_loaded_with_their_staffing(services: Ports, store: Sto
     entry = next(e for e in store.audit.entries(org) if e.intent_id == on_north.id)
     assert entry.payload["intent"]["requested_by"] == ben
     assert store.audit.verify(org).ok
+
+
+def test_the_queue_says_who_asked_for_a_held_intent(services: Ports, store: Store) -> None:
+    org, founder, ledger, ben = _firm(services)
+    asked = _pay(org, ledger, 5_000, "east", requested_by=ben)
+    assert governance.decide(store.governance, asked, utc_now()).outcome is Outcome.HOLD
+    unasked = _pay(org, ledger, 250_000, "east")  # over the threshold; the system's
+    assert governance.decide(store.governance, unasked, utc_now()).outcome is Outcome.HOLD
+    items = {
+        i.subject_id: i
+        for i in needs_you.needs_you(services, org, founder).items
+        if isinstance(i, QueueItem)
+    }
+    said = {i: {e.label: e.detail for e in items[i].evidence} for i in (asked.id, unasked.id)}
+    assert said[asked.id]["asked by"] == "ben"
+    assert said[asked.id]["rule"] == "scope_barriers: requester_not_approver"
+    assert "Ben asked for this and does not approve spending on east" in said[asked.id]["reason"]
+    assert said[unasked.id]["asked by"] == "system"

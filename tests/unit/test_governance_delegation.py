@@ -11,6 +11,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from domain.canonical import digest
 from domain.governance.broker import decide
 from domain.governance.intents import Intent, Outcome, Stage
 from domain.governance.values import BrokerSnapshot
@@ -130,11 +131,12 @@ def test_work_nobody_asked_for_stands_on_the_agent_alone() -> None:
 
 def test_the_requester_is_part_of_what_an_approval_binds() -> None:
     intent = payment(5_000)
-    before = Intent.model_validate(
-        {k: v for k, v in intent.model_dump().items() if k != "requested_by"}
-    )
-    assert before.digest == intent.digest  # recorded intents keep their digests
-    assert asked_by(intent).digest != intent.digest
+    # An intent nobody asked for digests as intents did before requesters existed.
+    body = intent.model_dump(mode="json")
+    before = {k: v for k, v in body.items() if k not in ("pin", "requested_by", "read_reach")}
+    assert intent.digest == digest(before)
+    asked = asked_by(intent)
+    assert asked.digest == digest({**before, "requested_by": BEN.id}) != intent.digest
 
 
 SIDES = st.sampled_from(sorted(PROJECTS))
@@ -170,10 +172,22 @@ def test_no_delegation_gives_more_authority_than_the_human_has(
 
 
 @pytest.mark.parametrize("role", list(StaffRole))
-def test_the_founder_stands_where_staffed_like_anyone(role: StaffRole) -> None:
-    """The founder who chose the east side when the wall went up has no standing west."""
+def test_a_human_who_stands_on_one_side_has_no_standing_on_the_other(role: StaffRole) -> None:
+    """As the founder who chose East when the wall went up: no standing West."""
     got = decide(
         asked_by(email(projects=("west",))),
         snap(standing({"east": role}), agent_on=("west",), barriers=(WALL,)),
     )
     assert got.rule == "barrier_crossed"
+
+
+def test_a_human_who_stayed_approver_on_both_sides_may_have_either_side_worked() -> None:
+    """As the founder who stayed approver on every side as the wall went up (reading the
+    memory of none): an agent of either side may act for them, on its own side."""
+    both = standing({"east": StaffRole.APPROVER, "west": StaffRole.APPROVER})
+    for side in ("east", "west"):
+        got = decide(
+            asked_by(payment(5_000, projects=(side,))),
+            snap(both, agent_on=(side,), barriers=(WALL,)),
+        )
+        assert got.outcome is Outcome.ALLOW, got.reason

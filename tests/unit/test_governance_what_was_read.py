@@ -9,6 +9,7 @@ from dataclasses import replace
 from hypothesis import given
 from hypothesis import strategies as st
 
+from domain.canonical import digest
 from domain.governance.broker import decide, known_reach
 from domain.governance.intents import Intent, Outcome
 from domain.organization.contracts import Barrier
@@ -68,9 +69,11 @@ def test_a_spend_cap_on_what_the_run_read_binds_its_payment() -> None:
 
 def test_a_run_that_read_nothing_digests_as_before() -> None:
     intent = email()
-    body = {k: v for k, v in intent.model_dump().items() if k != "read_reach"}
-    assert Intent.model_validate(body).digest == intent.digest
-    assert having_read(intent, "east").digest != intent.digest
+    body = intent.model_dump(mode="json")
+    before = {k: v for k, v in body.items() if k not in ("pin", "requested_by", "read_reach")}
+    assert intent.digest == digest(before)
+    read = having_read(intent, "east")
+    assert read.digest == digest({**before, "read_reach": ["east"]}) != intent.digest
 
 
 SIDES = st.sampled_from(sorted(PROJECTS))

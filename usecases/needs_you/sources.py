@@ -75,6 +75,16 @@ def _dollars(cents: int) -> str:
     return f"${cents / 100:,.2f}"
 
 
+def _asker(context: QueueContext, hold: HeldIntent) -> str:
+    """Who the held intent's run acts for: the intent says (or, for one recorded before
+    intents named their requester, the run's record does); the system when no one asked."""
+    asker = hold.requested_by
+    if asker is None:
+        run = context.ports.runs.get(hold.run_id)
+        asker = None if run is None else run.started_by
+    return context.handle(asker or "system")
+
+
 class HeldIntents:
     """Intents the broker held for a human: approve or deny, with what the broker said
     would release them."""
@@ -95,7 +105,7 @@ class HeldIntents:
                 *(Evidence(label="rests on", detail="intent", ref=i) for i in rests_on),
                 *(Evidence(label="refused review", detail=r) for r in hold.refused_reviews),
                 Evidence(label="justification", detail=hold.justification),
-                Evidence(label="asked by", detail=context.handle(hold.requested_by or "system")),
+                Evidence(label="asked by", detail=_asker(context, hold)),
             ]
             base = f"/v1/intents/{hold.intent_id}"
             reach = context.run_reach.get(hold.run_id, set()) | set(hold.reach)
