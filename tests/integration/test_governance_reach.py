@@ -6,6 +6,9 @@ from __future__ import annotations
 
 import uuid
 
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
 from adapters.store.store import Store
 from domain.governance.intents import Intent, Outcome
 from domain.needs_you.items import QueueItem
@@ -98,3 +101,64 @@ def test_the_queue_says_who_asked_for_a_held_intent(services: Ports, store: Stor
     assert said[asked.id]["rule"] == "scope_barriers: requester_not_approver"
     assert "Ben asked for this and does not approve spending on east" in said[asked.id]["reason"]
     assert said[unasked.id]["asked by"] == "system"
+
+
+ROLES = st.sampled_from([StaffRole.MEMBER, StaffRole.APPROVER])
+PLACES = st.sampled_from(["east", "north", "west"])
+
+
+def test_no_delegation_through_the_store_reaches_past_the_human_or_what_was_read(
+    services: Ports, store: Store
+) -> None:
+    """For random staffing of the human who asks, random declared projects and random
+    reads (east and west behind a wall; the agent on east and north): what the broker
+    lets through or holds reaches everything the run read, stays within the human's
+    staffing and on one side of the wall, and moves money unheld only where the human
+    approves."""
+    org, founder, ledger, _ = _firm(services)
+    organization.add_project(services, org, founder, "west", "West")
+    organization.add_barrier(services, org, founder, "wall", [["east"], ["west"]], "east")
+
+    @settings(max_examples=25, deadline=None, suppress_health_check=list(HealthCheck))
+    @given(
+        mine=st.dictionaries(PLACES, ROLES),
+        declared=st.frozensets(PLACES, min_size=1),
+        read=st.frozensets(PLACES),
+        amount=st.sampled_from([0, 5_000]),
+    )
+    def check(
+        mine: dict[str, StaffRole], declared: frozenset[str], read: frozenset[str], amount: int
+    ) -> None:
+        n = uuid.uuid4().hex[:8]
+        human = organization.add_human(services, org, founder, f"h{n}@reach.example", n).id
+        for project, role in mine.items():  # a human may stand on both sides of the wall
+            organization.staff(
+                services, org, founder, organization.AssignStaff(human, project, role)
+            )
+        standing = mine
+        intent = _pay(org, ledger, amount or 1, sorted(declared)[0])
+        intent = intent.model_copy(
+            update={
+                "projects": tuple(sorted(declared)),
+                "read_reach": tuple(sorted(read)),
+                "requested_by": human,
+            }
+        )
+        if not amount:  # an email moves no money
+            intent = intent.model_copy(
+                update={
+                    "tool": "email.send",
+                    "cost_cents": 0,
+                    "payload": {"to": f"c{n}@client.example", "subject": "s", "body": "b"},
+                }
+            )
+        got = governance.decide(store.governance, intent, utc_now())
+        reach = set(got.reach)
+        assert reach >= declared | read, got
+        if got.outcome in (Outcome.ALLOW, Outcome.HOLD):
+            assert reach <= set(standing) and not {"east", "west"} <= reach, got
+        if got.outcome is Outcome.ALLOW and amount:
+            assert all(standing[p] is StaffRole.APPROVER for p in reach), got
+
+    check()
+    assert store.audit.verify(org).ok
