@@ -4,8 +4,10 @@ The large organization has 1,000 principals, 500 projects, 50 barriers, 1,000
 commitments (most of them confirmed spend caps) and 10,000 intents in flight; the small
 one is the showcase's size. Both see the same mix of intents: emails, payments under and
 over the approval threshold, payments that collide, that cross a barrier or that reach
-outside the agent's staffing. Each snapshot is built beforehand, as the store does before
-calling the broker; the figure is the time of :func:`evaluate` alone, per intent.
+outside the agent's staffing; each asked for by a human (a member or an approver where the
+agent works), half of them from runs that read what they act on. Each snapshot is built
+beforehand, as the store does before calling the broker; the figure is the time of
+:func:`evaluate` alone, per intent.
 """
 
 from __future__ import annotations
@@ -137,6 +139,25 @@ def _org(shape: OrgShape, rng: random.Random) -> tuple[list[BrokerSnapshot], lis
                 ),
                 barriers=tuple(barriers),
                 commitments=tuple(commitments),
+                # The human the run acts for: staffed where the agent is, an approver
+                # for every other agent (a member's payments wait for an approver).
+                requester=Principal(
+                    id=f"h{a}",
+                    org_id="o",
+                    kind=PrincipalKind.HUMAN,
+                    handle=f"h{a}",
+                    display_name="H",
+                ),
+                requester_staffing=tuple(
+                    Staffing(
+                        id=f"t{a}-{p}",
+                        principal_id=f"h{a}",
+                        project=p,
+                        role=StaffRole.APPROVER if a % 2 else StaffRole.MEMBER,
+                        valid_from=SINCE,
+                    )
+                    for p in staffed
+                ),
                 index=index,
                 records={"r-far": (rng.choice(projects),)},
                 committed_spend={c.id: rng.randint(0, 40_000) for c in commitments},
@@ -157,6 +178,8 @@ def _intent(i: int, snap: BrokerSnapshot, projects: list[str], rng: random.Rando
         "run_id": f"r{i}",
         "principal_id": snap.principal.id,
         "justification": "bench",
+        "requested_by": f"h{snap.principal.id[1:]}",
+        "read_reach": (target,) if i % 2 else (),  # half the runs read where they act
     }
     if kind in (0, 1):
         return Intent(
