@@ -20,6 +20,7 @@ PAYMENTS_PAY = ToolSpec(
     resource_param="invoice",
     money_param="amount_cents",
     approval_over_cents=100_000,
+    payee_param="payee",
     repeatable=False,
 )
 

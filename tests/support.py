@@ -70,7 +70,9 @@ def payment_intent(
     invoice: str | None = None,
     run_id: str | None = None,
 ) -> Intent:
-    """A payment on project ``east`` (a fresh invoice unless one is named)."""
+    """A payment on project ``east`` (a fresh invoice unless one is named), to a payee of
+    its invoice's own: payments of different invoices add up against no one's threshold."""
+    invoice = invoice or f"INV-{uuid.uuid4().hex[:6]}"
     return Intent(
         id=str(uuid.uuid4()),
         org_id=org,
@@ -81,8 +83,8 @@ def payment_intent(
         cost_cents=amount,
         justification="due",
         payload={
-            "payee": "N",
-            "invoice": invoice or f"INV-{uuid.uuid4().hex[:6]}",
+            "payee": f"N {invoice}",
+            "invoice": invoice,
             "amount_cents": amount,
             "currency": "USD",
             "memo": "m",
@@ -96,14 +98,15 @@ def model_reply(*actions: dict[str, Any]) -> str:
 
 
 def pay_action(invoice: str, amount: int = 200_000) -> dict[str, Any]:
-    """A proposed payment on project ``east``."""
+    """A proposed payment on project ``east``, to a payee of its invoice's own (payments of
+    different invoices add up against no one's approval threshold)."""
     return {
         "tool": "payments.pay",
         "projects": ["east"],
         "cost_cents": amount,
         "justification": "due",
         "payload": {
-            "payee": "Northwind",
+            "payee": f"Northwind {invoice}",
             "invoice": invoice,
             "amount_cents": amount,
             "currency": "USD",

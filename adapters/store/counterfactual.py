@@ -27,7 +27,7 @@ from domain.errors import NotFound
 from domain.governance import records as chain_records
 from domain.governance.broker import known_reach, operation_key, wildcard_key
 from domain.governance.intents import Decision, Intent, Outcome
-from domain.governance.spend import Spending, counted
+from domain.governance.spend import Spending, counted, paid_to, payee_of
 from domain.governance.values import (
     BrokerSnapshot,
     HoldState,
@@ -138,11 +138,19 @@ class SqlReplayUnit:
         rows = [r for r in rows if r.id in status]  # decided before this decision
         reach = known_reach(intent, records)
         spending = [
-            Spending(r.id, r.run_id, frozenset(r.reach), r.spend_cents, utc(r.created_at))
+            Spending(
+                r.id,
+                r.run_id,
+                frozenset(r.reach),
+                r.spend_cents,
+                utc(r.created_at),
+                payee_of(REGISTRY.get(r.tool), r.body.get("payload") or {}),
+            )
             for r in rows
             if status[r.id][0] in _SPENDING and r.spend_cents > 0
         ]
         run_spent, committed = counted(policy.index.caps(reach), spending, intent.run_id, now)
+        paid, payments = paid_to(spending, payee_of(REGISTRY.get(intent.tool), intent.payload), now)
         in_flight, completed = self._writes(intent, rows, status, written)
         pinned = policy.pinned(intent.principal_id, intent.pin)
         snapshot = BrokerSnapshot(
@@ -160,6 +168,8 @@ class SqlReplayUnit:
             records=records,
             run_spent_cents=run_spent,
             committed_spend=committed,
+            paid_to_payee=paid,
+            payee_payments=payments,
             in_flight=in_flight,
             completed=completed,
             tools=REGISTRY,

@@ -43,7 +43,7 @@ from domain.errors import FoundationBroken, StoreFailure, UnknownOrganization
 from domain.governance import records
 from domain.governance.broker import known_reach, operation_key, spend_of, wildcard_key
 from domain.governance.intents import Decision, DispatchResult, DispatchToken, Intent, Outcome
-from domain.governance.spend import Spending, counted
+from domain.governance.spend import Spending, counted, paid_to, payee_of
 from domain.governance.tokens import token_for
 from domain.governance.usage import usage_key
 from domain.governance.values import (
@@ -55,7 +55,7 @@ from domain.governance.values import (
     in_flight_by_key,
 )
 from domain.memory.adapter import MemoryAdapter
-from domain.organization.contracts import Principal, Staffing, StandingHold
+from domain.organization.contracts import Principal, Staffing, StandingHold, ToolSpec
 from domain.tools import REGISTRY
 
 SPENDING = (Outcome.ALLOW.value, Outcome.APPROVED.value)
@@ -92,6 +92,8 @@ _SPENDING_FACTS = select(
     _intents.c.reach,
     _intents.c.spend_cents,
     _intents.c.created_at,
+    _intents.c.tool,
+    _intents.c.body,
 ).where(_intents.c.id.in_(bindparam("ids", expanding=True)))
 _standing = table_of(StandingHoldRow)
 _OPEN_STANDING_HOLDS = (
@@ -262,7 +264,14 @@ class _Pending:
             self.holds.append(_open_hold(intent.id, org_id, list(effects.release_conditions), now))
         if effects.status.value in SPENDING and spend > 0:
             self.spending.append(
-                Spending(intent.id, intent.run_id, frozenset(reach), spend, utc(now))
+                Spending(
+                    intent.id,
+                    intent.run_id,
+                    frozenset(reach),
+                    spend,
+                    utc(now),
+                    payee_of(tool, intent.payload),
+                )
             )
         self.decided[intent.id] = decision
 
@@ -374,7 +383,9 @@ class SqlGovernanceUnit:
         tool = REGISTRY.get(intent.tool)
         spends = tool is not None and spend_of(intent, tool) > 0
         records = self._records(intent)
-        run_spent, committed = self._spend(intent, policy, records) if spends else (0, {})
+        run_spent, committed, (paid, payments) = (
+            self._spend(intent, tool, policy, records) if spends and tool else (0, {}, (0, ()))
+        )
         run_spent += self._model_spend(intent.run_id)
         pinned = policy.pinned(intent.principal_id, intent.pin)
         return BrokerSnapshot(
@@ -392,6 +403,8 @@ class SqlGovernanceUnit:
             records=records,
             run_spent_cents=run_spent,
             committed_spend=committed,
+            paid_to_payee=paid,
+            payee_payments=payments,
             standing_holds=self._standing_holds() if spends else (),
             in_flight=self._in_flight(intent),
             completed=self._completed(intent),
@@ -405,16 +418,21 @@ class SqlGovernanceUnit:
         return {node.ref: node.projects for node in found}
 
     def _spend(
-        self, intent: Intent, policy: OrgPolicy, records: dict[str, tuple[str, ...]]
-    ) -> tuple[int, dict[str, int]]:
-        """What this intent's run has spent, and what each binding spend cap that may
-        cover it (any of its projects or its records' projects) has committed: read only
-        for an intent that moves money."""
+        self,
+        intent: Intent,
+        tool: ToolSpec,
+        policy: OrgPolicy,
+        records: dict[str, tuple[str, ...]],
+    ) -> tuple[int, dict[str, int], tuple[int, tuple[str, ...]]]:
+        """What this intent's run has spent, what each binding spend cap that may cover it
+        (any of its projects or its records' projects) has committed, and what its payee
+        was paid lately: read only for an intent that moves money."""
         reach = known_reach(intent, records)
         spending = [
             r for r in [*self._stored_spending(), *self._rows.spending] if r.id != intent.id
         ]
-        return counted(policy.index.caps(reach), spending, intent.run_id, self._now)
+        run_spent, committed = counted(policy.index.caps(reach), spending, intent.run_id, self._now)
+        return run_spent, committed, paid_to(spending, payee_of(tool, intent.payload), self._now)
 
     def _stored_spending(self) -> list[Spending]:
         """The org's stored intents that count against budgets and caps."""
@@ -433,7 +451,12 @@ class SqlGovernanceUnit:
             rows = self._c.execute(_SPENDING_FACTS, {"ids": missing[start : start + 500]})
             for r in rows:
                 fact = Spending(
-                    r.id, r.run_id, frozenset(r.reach), r.spend_cents, utc(r.created_at)
+                    r.id,
+                    r.run_id,
+                    frozenset(r.reach),
+                    r.spend_cents,
+                    utc(r.created_at),
+                    payee_of(REGISTRY.get(r.tool), r.body.get("payload") or {}),
                 )
                 facts[r.id] = fact
                 known.append(fact)

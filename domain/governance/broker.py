@@ -15,6 +15,7 @@ from datetime import datetime
 
 from domain.governance.index import PolicyIndex
 from domain.governance.intents import Decision, Intent, Outcome, Stage
+from domain.governance.spend import SPLIT_WINDOW
 from domain.governance.values import BrokerMode, BrokerSnapshot, Verdict
 from domain.organization.contracts import (
     AgentDefinition,
@@ -463,14 +464,30 @@ def _approval(p: _Path) -> Hold | None:
     assert p.tool is not None
     threshold = p.tool.approval_over_cents
     spend = p.spend
-    if threshold is not None and spend > threshold:
+    if threshold is None or spend == 0:
+        return None
+    approves = (
+        f"a human staffed as approver on {', '.join(sorted(p.reach))} approves "
+        f"this exact intent (digest {p.intent.digest[:12]}…)",
+    )
+    if spend > threshold:
         return Hold(
             "money_over_threshold",
             f"{p.tool.name} of {spend} cents is over the {threshold}-cent approval threshold",
-            (
-                f"a human staffed as approver on {', '.join(sorted(p.reach))} approves "
-                f"this exact intent (digest {p.intent.digest[:12]}…)",
-            ),
+            approves,
+        )
+    paid = p.snap.paid_to_payee
+    if paid and paid + spend > threshold:
+        # Each payment under the threshold, together over it: an approver sees them all.
+        p.evidence = tuple(dict.fromkeys((*p.evidence, *p.snap.payee_payments)))
+        payee = p.intent.payload.get(p.tool.payee_param or "")
+        days = SPLIT_WINDOW.days
+        return Hold(
+            "split_payments",
+            f"{spend} cents to {payee} would bring what it was paid in {days} days to "
+            f"{paid + spend} cents, over the {threshold}-cent approval threshold "
+            f"({len(p.snap.payee_payments)} earlier payment(s))",
+            approves,
         )
     return None
 

@@ -3,22 +3,52 @@ the counterfactual's replay, so the two can never disagree about a cap."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
-from datetime import datetime
+from collections.abc import Iterable, Mapping, Sequence
+from datetime import datetime, timedelta
 from typing import NamedTuple
 
-from domain.organization.contracts import Commitment, SpendCap
+from domain.organization.contracts import Commitment, SpendCap, ToolSpec
+
+SPLIT_WINDOW = timedelta(days=7)
+"""How far back what one payee was paid is added up against a tool's approval threshold:
+payments that each stay under it but together pass it within this window are held."""
 
 
 class Spending(NamedTuple):
     """An intent that counts against budgets and caps (allowed or approved, moving
-    money): its run, reach, amount and when it was recorded (UTC)."""
+    money): its run, reach, amount, when it was recorded (UTC) and who it pays."""
 
     id: str
     run_id: str
     reach: frozenset[str]
     spend_cents: int
     created_at: datetime
+    payee: str = ""
+    """:func:`payee_of` its payload; empty for a tool that names none."""
+
+
+def payee_of(tool: ToolSpec | None, payload: Mapping[str, object]) -> str:
+    """Who ``payload`` pays, compared without case and outer spaces; empty when the tool
+    names no payee (or the payload names none)."""
+    if tool is None or tool.payee_param is None:
+        return ""
+    payee = payload.get(tool.payee_param)
+    return " ".join(payee.split()).casefold() if isinstance(payee, str) else ""
+
+
+def paid_to(spending: Iterable[Spending], payee: str, now: datetime) -> tuple[int, tuple[str, ...]]:
+    """What ``payee`` was paid (allowed or approved) since :data:`SPLIT_WINDOW` before
+    ``now``, and by which intents, oldest first. A payment recorded after ``now`` counts
+    too: concurrent decisions each read the clock before they take the organization's
+    lock, so the one decided second may have the earlier ``now``."""
+    if not payee:
+        return 0, ()
+    since = now - SPLIT_WINDOW
+    found = sorted(
+        (s for s in spending if s.payee == payee and since <= s.created_at),
+        key=lambda s: (s.created_at, s.id),
+    )
+    return sum(s.spend_cents for s in found), tuple(s.id for s in found)
 
 
 def counted(

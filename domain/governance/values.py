@@ -81,6 +81,11 @@ class BrokerSnapshot:
     """Spend of this run's intents already allowed or approved."""
     committed_spend: Mapping[str, int] = field(default_factory=dict)
     """Spend already counted against each binding commitment, by commitment id."""
+    paid_to_payee: int = 0
+    """What the intent's payee was paid within the split window (allowed or approved,
+    this intent aside): :func:`~domain.governance.spend.paid_to`."""
+    payee_payments: tuple[str, ...] = ()
+    """The intents that paid it."""
     standing_holds: tuple[StandingHold, ...] = ()
     """The organization's open standing holds (read for an intent that moves money)."""
     in_flight: Mapping[str, tuple[InFlight, ...]] = field(default_factory=dict)

@@ -364,14 +364,17 @@ class ToolSpec(Frozen):
     money_param: str | None = None
     """The parameter holding an amount in cents; the action's spend."""
     approval_over_cents: int | None = None
-    """Spending more than this needs a human decision."""
+    """Spending more than this needs a human decision (at once, or split across several
+    payments to one payee: :data:`~domain.governance.spend.SPLIT_WINDOW`)."""
+    payee_param: str | None = None
+    """The parameter naming who receives the money: what one payee is paid is added up."""
     repeatable: bool = True
     """False when doing it twice to one resource is a mistake (an invoice is paid once):
     a completed write keeps its resource's key, and a later intent on it is held."""
 
     @model_validator(mode="after")
     def _params_exist(self) -> ToolSpec:
-        for name in (self.resource_param, self.money_param):
+        for name in (self.resource_param, self.money_param, self.payee_param):
             if name is not None and name not in self.params:
                 raise ValueError(f"tool {self.name}: {name!r} is not a parameter")
         if self.money_param and self.params[self.money_param] is not ParamType.INTEGER:

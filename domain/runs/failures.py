@@ -114,6 +114,7 @@ BY_RULE: dict[str, FailureClass] = {
     "standing_hold": _C,
     "delivery_overdue": _C,
     "money_over_threshold": _C,
+    "split_payments": _C,
     "denied_by_authority": _C,
     "hold_expired": _C,
     "heartbeat_does_not_wait": _C,

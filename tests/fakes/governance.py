@@ -48,7 +48,7 @@ from domain.governance.broker import known_reach, operation_key, spend_of, wildc
 from domain.governance.index import PolicyIndex
 from domain.governance.intents import Decision, DispatchResult, DispatchToken, Intent, Outcome
 from domain.governance.ports import ConnectorWrite
-from domain.governance.spend import Spending, counted
+from domain.governance.spend import Spending, counted, paid_to, payee_of
 from domain.governance.tokens import token_for, token_problem
 from domain.governance.usage import usage_key
 from domain.governance.values import (
@@ -452,7 +452,9 @@ class FakeUnit:
         spends = tool is not None and spend_of(intent, tool) > 0
         found = {ref: org.records[ref] for ref in intent.references if ref in org.records}
         index = PolicyIndex.of(tuple(org.barriers), tuple(org.commitments))
-        run_spent, committed = self._spend(intent, index, found) if spends else (0, {})
+        run_spent, committed, (paid, payments) = (
+            self._spend(intent, index, found) if spends else (0, {}, (0, ()))
+        )
         run_spent += self._model_spend(intent.run_id)
         charter, definition = org.pinned(intent)
         return BrokerSnapshot(
@@ -472,6 +474,8 @@ class FakeUnit:
             records=found,
             run_spent_cents=run_spent,
             committed_spend=committed,
+            paid_to_payee=paid,
+            payee_payments=payments,
             standing_holds=(
                 tuple(h for h in org.standing_holds if h.released_at is None) if spends else ()
             ),
@@ -482,14 +486,23 @@ class FakeUnit:
 
     def _spend(
         self, intent: Intent, index: PolicyIndex, found: dict[str, tuple[str, ...]]
-    ) -> tuple[int, dict[str, int]]:
+    ) -> tuple[int, dict[str, int], tuple[int, tuple[str, ...]]]:
         reach = known_reach(intent, found)
         spending = [
-            Spending(r.intent.id, r.intent.run_id, frozenset(r.reach), r.spend_cents, r.created_at)
+            Spending(
+                r.intent.id,
+                r.intent.run_id,
+                frozenset(r.reach),
+                r.spend_cents,
+                r.created_at,
+                payee_of(REGISTRY.get(r.intent.tool), r.intent.payload),
+            )
             for r in self._book.intents.values()
             if r.status in SPENDING and r.spend_cents > 0 and r.intent.id != intent.id
         ]
-        return counted(index.caps(reach), spending, intent.run_id, self._now)
+        run_spent, committed = counted(index.caps(reach), spending, intent.run_id, self._now)
+        payee = payee_of(REGISTRY.get(intent.tool), intent.payload)
+        return run_spent, committed, paid_to(spending, payee, self._now)
 
     def _model_spend(self, run_id: str) -> int:
         key = usage_key(run_id)
