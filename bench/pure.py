@@ -161,6 +161,8 @@ def _org(shape: OrgShape, rng: random.Random) -> tuple[list[BrokerSnapshot], lis
                 index=index,
                 records={"r-far": (rng.choice(projects),)},
                 committed_spend={c.id: rng.randint(0, 40_000) for c in commitments},
+                paid_to_payee=rng.choice((0, 30_000, 90_000)),  # earlier payments to "N"
+                payee_payments=("p-earlier",),
                 in_flight=in_flight,
             )
         )

@@ -85,7 +85,8 @@ LEAN_SEARCH_ATTRIBUTES = "lean-search-attributes"
 them only when they change (each upsert is a visibility write on the server). Histories
 recorded before the patch replay with the upserts they had. (The patch marker brings its
 own upsert, of ``TemporalChangeVersion``: a run that is not held makes one where it made
-two; removing the patch once old runs are gone makes it none.)"""
+two, and one that proposes actions one more, for :data:`WHO_ASKED_AND_WHAT_WAS_READ`;
+removing the patches once old runs are gone makes them none.)"""
 
 
 REVIEW_EVERY_SIGNAL = "review-every-signal"

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from datetime import datetime
 from typing import Any
 
 from sqlalchemy import text
@@ -95,16 +96,23 @@ class SqlReplayUnit:
                 )
         return found
 
-    def _as_of(self, seq: int) -> tuple[dict[str, tuple[Outcome, str]], set[str]]:
-        """Each intent's (outcome, rule) as of just before entry ``seq``, and the intents
-        whose write had happened by then."""
+    def _as_of(
+        self, seq: int
+    ) -> tuple[dict[str, tuple[Outcome, str]], set[str], dict[str, datetime]]:
+        """Each intent's (outcome, rule) as of just before entry ``seq``, the intents
+        whose write had happened by then, and when each spending one was let through."""
         status: dict[str, tuple[Outcome, str]] = {}
-        for intent_id, outcome, rule in self._s.exec(
-            select(DecisionRow.intent_id, DecisionRow.outcome, DecisionRow.rule)
+        let_through: dict[str, datetime] = {}
+        for intent_id, outcome, rule, decided_at in self._s.exec(
+            select(
+                DecisionRow.intent_id, DecisionRow.outcome, DecisionRow.rule, DecisionRow.decided_at
+            )
             .where(col(DecisionRow.org_id) == self.org_id, col(DecisionRow.audit_seq) < seq)
             .order_by(col(DecisionRow.audit_seq))
         ):
             status[intent_id] = (Outcome(outcome), rule)
+            if Outcome(outcome) in _SPENDING:
+                let_through[intent_id] = utc(decided_at)
         written = {
             i
             for i in self._s.exec(
@@ -116,7 +124,7 @@ class SqlReplayUnit:
             )
             if i is not None
         }
-        return status, written
+        return status, written, let_through
 
     def snapshot_at(
         self, intent: Intent, decision: Decision
@@ -127,7 +135,7 @@ class SqlReplayUnit:
         basis = SnapshotBasis.AS_DECIDED if policy.config_seq < seq else SnapshotBasis.NOW
         found = self._memory.retrieve(self.org_id, list(intent.references))
         records = {node.ref: node.projects for node in found}
-        status, written = self._as_of(seq)
+        status, written, let_through = self._as_of(seq)
         rows: list[Any] = list(
             self._s.exec(
                 select(IntentRow).where(
@@ -145,6 +153,7 @@ class SqlReplayUnit:
                 r.spend_cents,
                 utc(r.created_at),
                 payee_of(REGISTRY.get(r.tool), r.body.get("payload") or {}),
+                let_through.get(r.id),
             )
             for r in rows
             if status[r.id][0] in _SPENDING and r.spend_cents > 0

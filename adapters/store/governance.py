@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Connection, and_, bindparam, delete, insert, or_, select, update
+from sqlalchemy import Connection, and_, bindparam, delete, func, insert, or_, select, update
 from sqlalchemy.exc import DBAPIError
 from sqlmodel import Session
 
@@ -86,6 +86,12 @@ _SPENDING_IDS = select(_intents.c.id).where(
     _intents.c.status.in_(SPENDING),
     _intents.c.spend_cents > 0,
 )
+_LET_THROUGH = (
+    select(func.max(_decisions.c.decided_at))
+    .where(_decisions.c.intent_id == _intents.c.id, _decisions.c.outcome.in_(SPENDING))
+    .scalar_subquery()
+)
+"""When a spending intent was let through: its allow, or the approval of its hold."""
 _SPENDING_FACTS = select(
     _intents.c.id,
     _intents.c.run_id,
@@ -94,6 +100,7 @@ _SPENDING_FACTS = select(
     _intents.c.created_at,
     _intents.c.tool,
     _intents.c.body,
+    _LET_THROUGH.label("paid_at"),
 ).where(_intents.c.id.in_(bindparam("ids", expanding=True)))
 _standing = table_of(StandingHoldRow)
 _OPEN_STANDING_HOLDS = (
@@ -271,6 +278,7 @@ class _Pending:
                     spend,
                     utc(now),
                     payee_of(tool, intent.payload),
+                    utc(now),
                 )
             )
         self.decided[intent.id] = decision
@@ -457,6 +465,7 @@ class SqlGovernanceUnit:
                     r.spend_cents,
                     utc(r.created_at),
                     payee_of(REGISTRY.get(r.tool), r.body.get("payload") or {}),
+                    None if r.paid_at is None else utc(r.paid_at),
                 )
                 facts[r.id] = fact
                 known.append(fact)

@@ -480,13 +480,14 @@ def _approval(p: _Path) -> Hold | None:
     if paid and paid + spend > threshold:
         # Each payment under the threshold, together over it: an approver sees them all.
         p.evidence = tuple(dict.fromkeys((*p.evidence, *p.snap.payee_payments)))
+        # The reason names no other payment nor their total: they may lie beyond what a
+        # reader of this one may read (another project's); the evidence names them, and
+        # every read path shows it only as far as its reader may read.
         payee = p.intent.payload.get(p.tool.payee_param or "")
-        days = SPLIT_WINDOW.days
         return Hold(
             "split_payments",
-            f"{spend} cents to {payee} would bring what it was paid in {days} days to "
-            f"{paid + spend} cents, over the {threshold}-cent approval threshold "
-            f"({len(p.snap.payee_payments)} earlier payment(s))",
+            f"{spend} cents to {payee}, with what {payee} was paid in the last "
+            f"{SPLIT_WINDOW.days} days, passes the {threshold}-cent approval threshold",
             approves,
         )
     return None

@@ -3,6 +3,7 @@ the counterfactual's replay, so the two can never disagree about a cap."""
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime, timedelta
 from typing import NamedTuple
@@ -25,28 +26,41 @@ class Spending(NamedTuple):
     created_at: datetime
     payee: str = ""
     """:func:`payee_of` its payload; empty for a tool that names none."""
+    paid_at: datetime | None = None
+    """When it was let through (its allow, or a human's approval, which may come days
+    after it was proposed); None: when it was recorded."""
 
 
 def payee_of(tool: ToolSpec | None, payload: Mapping[str, object]) -> str:
-    """Who ``payload`` pays, compared without case and outer spaces; empty when the tool
-    names no payee (or the payload names none)."""
+    """Who ``payload`` pays, as its name compares: compatibility forms folded (NFKC),
+    invisible format characters and punctuation dropped, spacing and case ignored. Empty
+    when the tool names no payee (or the payload names none)."""
     if tool is None or tool.payee_param is None:
         return ""
     payee = payload.get(tool.payee_param)
-    return " ".join(payee.split()).casefold() if isinstance(payee, str) else ""
+    if not isinstance(payee, str):
+        return ""
+    folded = unicodedata.normalize("NFKC", payee)
+    kept = "".join(
+        " " if unicodedata.category(c)[0] == "P" else c
+        for c in folded
+        if unicodedata.category(c) != "Cf"
+    )
+    return " ".join(kept.split()).casefold()
 
 
 def paid_to(spending: Iterable[Spending], payee: str, now: datetime) -> tuple[int, tuple[str, ...]]:
     """What ``payee`` was paid (allowed or approved) since :data:`SPLIT_WINDOW` before
-    ``now``, and by which intents, oldest first. A payment recorded after ``now`` counts
+    ``now``, counted from when each payment was let through, and by which intents,
+    oldest first. A payment recorded after ``now`` counts
     too: concurrent decisions each read the clock before they take the organization's
     lock, so the one decided second may have the earlier ``now``."""
     if not payee:
         return 0, ()
     since = now - SPLIT_WINDOW
     found = sorted(
-        (s for s in spending if s.payee == payee and since <= s.created_at),
-        key=lambda s: (s.created_at, s.id),
+        (s for s in spending if s.payee == payee and since <= (s.paid_at or s.created_at)),
+        key=lambda s: (s.paid_at or s.created_at, s.id),
     )
     return sum(s.spend_cents for s in found), tuple(s.id for s in found)
 

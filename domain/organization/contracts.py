@@ -398,6 +398,8 @@ def payload_problem(tool: ToolSpec, payload: object) -> str | None:
                 return f"payload.{name} must be an integer"
         elif not isinstance(value, str):
             return f"payload.{name} must be a string"
+    if tool.payee_param is not None and not str(payload[tool.payee_param]).strip():
+        return f"payload.{tool.payee_param} names no one"  # money to nobody is not a payment
     return None
 
 

@@ -496,6 +496,7 @@ class FakeUnit:
                 r.spend_cents,
                 r.created_at,
                 payee_of(REGISTRY.get(r.intent.tool), r.intent.payload),
+                self._let_through(r.intent.id),
             )
             for r in self._book.intents.values()
             if r.status in SPENDING and r.spend_cents > 0 and r.intent.id != intent.id
@@ -503,6 +504,16 @@ class FakeUnit:
         run_spent, committed = counted(index.caps(reach), spending, intent.run_id, self._now)
         payee = payee_of(REGISTRY.get(intent.tool), intent.payload)
         return run_spent, committed, paid_to(spending, payee, self._now)
+
+    def _let_through(self, intent_id: str) -> datetime | None:
+        """When the intent was let through (its newest allow or approval), as the SQL
+        store reads it from the decisions."""
+        times = [
+            d.decided_at
+            for d in self._book.decisions.get(intent_id, ())
+            if d.outcome in SPENDING and d.decided_at is not None
+        ]
+        return max(times, default=None)
 
     def _model_spend(self, run_id: str) -> int:
         key = usage_key(run_id)

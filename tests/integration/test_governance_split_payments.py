@@ -6,18 +6,19 @@ from __future__ import annotations
 
 import threading
 import uuid
+from datetime import datetime, timedelta
 
 from adapters.store.store import Store
-from domain.governance.intents import Intent, Outcome
+from domain.governance.intents import ApprovalVerdict, Intent, Outcome
 from domain.organization.kinds import StaffRole
-from tests.support import payment_intent, utc_now
-from usecases import governance, organization
+from tests.support import APPROVAL_KEYS, payment_intent, signed, utc_now
+from usecases import governance, governance_review, organization
 from usecases.context import Ports
 
 THRESHOLD = 100_000
 
 
-def _firm(services: Ports) -> tuple[str, str]:
+def _firm(services: Ports) -> tuple[str, str, str]:
     done = organization.onboard(services, "Split", f"f{uuid.uuid4().hex[:8]}@split.example")
     org, founder = done.org.id, done.founder.id
     ledger = next(a.id for a in done.agents if a.handle == "ledger")
@@ -25,7 +26,7 @@ def _firm(services: Ports) -> tuple[str, str]:
     organization.staff(
         services, org, founder, organization.AssignStaff(ledger, "east", StaffRole.MEMBER)
     )
-    return org, ledger
+    return org, ledger, founder
 
 
 def _pay(org: str, agent: str, amount: int, payee: str) -> Intent:
@@ -36,7 +37,7 @@ def _pay(org: str, agent: str, amount: int, payee: str) -> Intent:
 def test_a_second_instalment_to_one_payee_waits_for_an_approver(
     services: Ports, store: Store
 ) -> None:
-    org, ledger = _firm(services)
+    org, ledger, founder = _firm(services)
     first = _pay(org, ledger, 99_000, "Acme Data Rooms")
     assert governance.decide(store.governance, first, utc_now()).outcome is Outcome.ALLOW
     second = governance.decide(
@@ -53,7 +54,7 @@ def test_a_second_instalment_to_one_payee_waits_for_an_approver(
 
 
 def test_instalments_decided_in_one_batch_add_up(services: Ports, store: Store) -> None:
-    org, ledger = _firm(services)
+    org, ledger, founder = _firm(services)
     batch = [_pay(org, ledger, 60_000, "Acme") for _ in range(3)]
     got = governance.decide_many(store.governance, batch, utc_now())
     assert [(d.outcome, d.rule) for d in got] == [
@@ -67,7 +68,7 @@ def test_instalments_decided_in_one_batch_add_up(services: Ports, store: Store) 
 def test_concurrent_instalments_never_pass_the_threshold_together(
     services: Ports, store: Store
 ) -> None:
-    org, ledger = _firm(services)
+    org, ledger, founder = _firm(services)
     intents = [_pay(org, ledger, 30_000, "Acme") for _ in range(8)]
     decided: list[Outcome] = []
     errors: list[BaseException] = []
@@ -89,3 +90,48 @@ def test_concurrent_instalments_never_pass_the_threshold_together(
     assert decided.count(Outcome.ALLOW) == THRESHOLD // 30_000  # three, whichever they are
     assert decided.count(Outcome.HOLD) == len(intents) - THRESHOLD // 30_000
     assert store.audit.verify(org).ok
+
+
+def test_an_approved_instalment_counts_from_its_approval_and_a_denied_one_not_at_all(
+    services: Ports, store: Store
+) -> None:
+    """Held because a member asked, approved eight days later: the split window starts at
+    the approval, so the next instalment waits; denied, that one counts for nothing."""
+    org, ledger, founder = _firm(services)
+    ben = organization.add_human(services, org, founder, "ben@split.example", "Ben").id
+    organization.staff(
+        services, org, founder, organization.AssignStaff(ben, "east", StaffRole.MEMBER)
+    )
+    first = _pay(org, ledger, 60_000, "Acme").model_copy(update={"requested_by": ben})
+    held = governance.decide(store.governance, first, utc_now())
+    assert (held.outcome, held.rule) == (Outcome.HOLD, "requester_not_approver")
+    later = utc_now() + timedelta(days=8)  # proposed a window ago, approved now
+    _answer(store, org, first, founder, ApprovalVerdict.APPROVE, Outcome.APPROVED, later)
+
+    second = _pay(org, ledger, 60_000, "Acme")
+    got = governance.decide(store.governance, second, later)
+    assert (got.outcome, got.rule, got.evidence) == (
+        Outcome.HOLD,
+        "split_payments",
+        (first.id,),
+    )
+    _answer(store, org, second, founder, ApprovalVerdict.DENY, Outcome.DENIED, later)
+    third = governance.decide(store.governance, _pay(org, ledger, 30_000, "Acme"), later)
+    assert third.outcome is Outcome.ALLOW  # 60,000 approved + 30,000: within the threshold
+    assert store.audit.verify(org).ok
+
+
+def _answer(
+    store: Store,
+    org: str,
+    intent: Intent,
+    founder: str,
+    verdict: ApprovalVerdict,
+    wanted: Outcome,
+    now: datetime,
+) -> None:
+    request = signed(intent, founder, verdict, now=now, store=store.governance)
+    reviewed = governance_review.review_hold(
+        store.governance, org, intent.run_id, request, 1, now, keys=APPROVAL_KEYS
+    )
+    assert reviewed.decision is not None and reviewed.decision.outcome is wanted, reviewed
