@@ -3,6 +3,7 @@ columns (the hot paths read those)."""
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any
 
 from sqlalchemy import Row
@@ -26,6 +27,7 @@ from adapters.store.tables import (
 from domain.audit.chain import AuditEntry
 from domain.fleet.registry import Rollout
 from domain.governance.intents import BrokerMode, Decision, Intent, Outcome, Stage
+from domain.governance.spend import Spending, payee_of
 from domain.organization.contracts import (
     AgentDefinition,
     Barrier,
@@ -48,6 +50,7 @@ from domain.organization.kinds import (
     ReviewState,
     StaffRole,
 )
+from domain.tools import REGISTRY
 
 
 def org(row: OrgRow) -> Organization:
@@ -157,6 +160,20 @@ def commitment(row: CommitmentRow) -> Commitment:
 
 def intent(row: IntentRow | Row[Any]) -> Intent:
     return Intent.model_validate(row.body)
+
+
+def spending(row: Any, paid_at: datetime | None) -> Spending:
+    """A stored spending intent (an ``IntentRow``, or a row of its columns with ``tool``
+    and ``body``) as the broker counts it, let through at ``paid_at``."""
+    return Spending(
+        row.id,
+        row.run_id,
+        frozenset(row.reach),
+        row.spend_cents,
+        utc(row.created_at),
+        payee_of(REGISTRY.get(row.tool), row.body.get("payload") or {}),
+        None if paid_at is None else utc(paid_at),
+    )
 
 
 def decision(row: DecisionRow | Row[Any]) -> Decision:

@@ -28,7 +28,7 @@ from domain.errors import NotFound
 from domain.governance import records as chain_records
 from domain.governance.broker import known_reach, operation_key, wildcard_key
 from domain.governance.intents import Decision, Intent, Outcome
-from domain.governance.spend import Spending, counted, paid_to, payee_of
+from domain.governance.spend import counted, paid_to, payee_of
 from domain.governance.values import (
     BrokerSnapshot,
     HoldState,
@@ -146,15 +146,7 @@ class SqlReplayUnit:
         rows = [r for r in rows if r.id in status]  # decided before this decision
         reach = known_reach(intent, records)
         spending = [
-            Spending(
-                r.id,
-                r.run_id,
-                frozenset(r.reach),
-                r.spend_cents,
-                utc(r.created_at),
-                payee_of(REGISTRY.get(r.tool), r.body.get("payload") or {}),
-                let_through.get(r.id),
-            )
+            convert.spending(r, let_through.get(r.id))
             for r in rows
             if status[r.id][0] in _SPENDING and r.spend_cents > 0
         ]

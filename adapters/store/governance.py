@@ -458,15 +458,7 @@ class SqlGovernanceUnit:
         for start in range(0, len(missing), 500):
             rows = self._c.execute(_SPENDING_FACTS, {"ids": missing[start : start + 500]})
             for r in rows:
-                fact = Spending(
-                    r.id,
-                    r.run_id,
-                    frozenset(r.reach),
-                    r.spend_cents,
-                    utc(r.created_at),
-                    payee_of(REGISTRY.get(r.tool), r.body.get("payload") or {}),
-                    None if r.paid_at is None else utc(r.paid_at),
-                )
+                fact = convert.spending(r, r.paid_at)
                 facts[r.id] = fact
                 known.append(fact)
         return known
