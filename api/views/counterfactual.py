@@ -39,6 +39,11 @@ def counterfactual_table(cf: Counterfactual) -> Table:
         escape(f"{done.outcome} at {done.stage}: {done.rule}\n{done.reason}\nnow: {done.status}"),
         escape(f"{cf.would}: nothing stops it"),
     )
+    table.add_row(
+        "asked by",
+        escape(cf.requested_by or "the system (no one asked)"),
+        escape(cf.requested_by or "the system (no one asked)"),
+    )
     for stage in cf.stages:
         recorded = done.rule if stage.stage == done.stage else ""
         said = stage.verdict + (f" {stage.rule}" if stage.rule else "")

@@ -283,6 +283,8 @@ class Counterfactual(Frozen):
     intent_id: str
     run_id: str
     tool: str
+    requested_by: str | None = None
+    """The human the intent's run acted for (None: the system started it)."""
     snapshot: SnapshotBasis
     done: DoneView
     would: Outcome
@@ -364,6 +366,7 @@ def view(
         intent_id=replayed.intent.id,
         run_id=stored.run_id,
         tool=replayed.intent.tool,
+        requested_by=replayed.intent.requested_by,
         snapshot=basis,
         done=DoneView(
             outcome=decision.outcome,

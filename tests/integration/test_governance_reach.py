@@ -15,7 +15,7 @@ from domain.needs_you.items import QueueItem
 from domain.organization.contracts import SpendCap
 from domain.organization.kinds import StaffRole
 from tests.support import payment_intent, utc_now
-from usecases import commitments, governance, needs_you, organization
+from usecases import commitments, counterfactual, governance, needs_you, organization
 from usecases.context import Ports
 
 CAP = 100_000
@@ -101,6 +101,9 @@ def test_the_queue_says_who_asked_for_a_held_intent(services: Ports, store: Stor
     assert said[asked.id]["rule"] == "scope_barriers: requester_not_approver"
     assert "Ben asked for this and does not approve spending on east" in said[asked.id]["reason"]
     assert said[unasked.id]["asked by"] == "system"
+    # ... and so does the counterfactual, beside what was done
+    assert counterfactual.counterfactual(services, asked.id, founder).requested_by == ben
+    assert counterfactual.counterfactual(services, unasked.id, founder).requested_by is None
 
 
 ROLES = st.sampled_from([StaffRole.MEMBER, StaffRole.APPROVER])
