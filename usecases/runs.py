@@ -185,6 +185,16 @@ async def start_run(
     )
 
 
+def asker_of(ports: Ports, requested_by: str | None, run_id: str) -> str | None:
+    """Who an intent's run acts for: the intent says (``requested_by``), or, for one
+    recorded before intents named their requester, its run's record; None when the
+    system started it."""
+    if requested_by is not None:
+        return requested_by
+    run = ports.runs.get(run_id)
+    return None if run is None else run.started_by
+
+
 async def run_view(ports: Ports, run_id: str, actor_id: str) -> RunView:
     """Status, node states (from the workflow) and intents with decisions (from the
     record). A human reads a run only within their own projects (the founder and whoever

@@ -118,10 +118,7 @@ async def intent_context(
     handles = {p.id: p.handle for p in people}
     story = [_step(e, handles) for e in trail.entries if e.intent_id == intent_id]
     decided = next((s for s in reversed(story) if s.what in _DECIDED), None)
-    # Who the agent acted for: the intent says, or (recorded before intents named their
-    # requester) the run's record.
-    run = ports.runs.get(run_id)
-    asker = intent.requested_by or (None if run is None else run.started_by)
+    asker = runs.asker_of(ports, intent.requested_by, run_id)
     # the hold that was answered: the newest before the decision (a re-hold replaces the
     # first), else the newest of all
     before = story[: story.index(decided)] if decided is not None else story

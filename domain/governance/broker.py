@@ -293,12 +293,17 @@ def _requester(p: _Path) -> Reject | Hold | None:
             return Hold(
                 "requester_not_approver",
                 f"{who} asked for this and does not approve spending on {_listed(short)}",
-                (
-                    f"a human staffed as approver on {', '.join(sorted(p.reach))} approves "
-                    f"this exact intent (digest {p.intent.digest[:12]}…)",
-                ),
+                (_approver_approves(p),),
             )
     return None
+
+
+def _approver_approves(p: _Path) -> str:
+    """What releases most holds: a human approver on the reach approves this intent."""
+    return (
+        f"a human staffed as approver on {', '.join(sorted(p.reach))} approves "
+        f"this exact intent (digest {p.intent.digest[:12]}…)"
+    )
 
 
 def _wall_between(
@@ -336,8 +341,7 @@ def _standing_holds(p: _Path) -> Hold | None:
                 f"spending on {where} is on hold since {h.placed_at.isoformat()} "
                 f"(hold {h.id}): {h.reason}",
                 (
-                    f"a human staffed as approver on {', '.join(sorted(p.reach))} approves "
-                    f"this exact intent (digest {p.intent.digest[:12]}…)",
+                    _approver_approves(p),
                     f"or a human releases standing hold {h.id}, and the run proposes again",
                 ),
             )
@@ -367,8 +371,7 @@ def _spend_caps(p: _Path) -> Hold | None:
                 f"{spend} cents would exceed '{c.title}': {spent} of "
                 f"{c.constraint.limit_cents} {c.constraint.currency} cents already committed",
                 (
-                    f"a human staffed as approver on {', '.join(sorted(p.reach))} approves "
-                    f"this exact intent (digest {p.intent.digest[:12]}…)",
+                    _approver_approves(p),
                     f"or a new intent spends at most {remaining} cents",
                 ),
             )
@@ -404,10 +407,7 @@ def _deliveries(p: _Path) -> Hold | None:
             "delivery_overdue",
             f"'{c.title}': {d.deliverable} was due {d.due.isoformat()}; "
             f"{p.intent.tool} now would deliver late",
-            (
-                f"a human staffed as approver on {', '.join(sorted(p.reach))} approves "
-                f"this exact intent (digest {p.intent.digest[:12]}…)",
-            ),
+            (_approver_approves(p),),
         )
     return None
 
@@ -466,10 +466,7 @@ def _approval(p: _Path) -> Hold | None:
     spend = p.spend
     if threshold is None or spend == 0:
         return None
-    approves = (
-        f"a human staffed as approver on {', '.join(sorted(p.reach))} approves "
-        f"this exact intent (digest {p.intent.digest[:12]}…)",
-    )
+    approves = (_approver_approves(p),)
     if spend > threshold:
         return Hold(
             "money_over_threshold",

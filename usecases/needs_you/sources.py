@@ -20,6 +20,7 @@ from domain.runs.failures import NEXT_STEP, retries_left
 from domain.runs.run import DEFAULT_HOLD_SECONDS
 from domain.tools import REGISTRY
 from usecases.context import Ports
+from usecases.runs import asker_of
 
 
 @dataclass(frozen=True)
@@ -78,11 +79,7 @@ def _dollars(cents: int) -> str:
 def _asker(context: QueueContext, hold: HeldIntent) -> str:
     """Who the held intent's run acts for: the intent says (or, for one recorded before
     intents named their requester, the run's record does); the system when no one asked."""
-    asker = hold.requested_by
-    if asker is None:
-        run = context.ports.runs.get(hold.run_id)
-        asker = None if run is None else run.started_by
-    return context.handle(asker or "system")
+    return context.handle(asker_of(context.ports, hold.requested_by, hold.run_id) or "system")
 
 
 class HeldIntents:
