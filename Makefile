@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: install lock upgrade demo up test lint contracts bench chaos screenshots train-screen eval-memory eval-learning clean
+.PHONY: install lock upgrade demo up test lint contracts bench chaos screenshots train-screen eval-memory eval-learning eval-hijack clean
 
 LOCK_FLAGS := --quiet --generate-hashes --extra dev --strip-extras --allow-unsafe \
 	--no-emit-index-url --no-emit-trusted-host --no-emit-find-links
@@ -85,6 +85,10 @@ train-screen: $(STAMP)
 ## make eval-memory: screen, identifying detail and retrieval on the evaluation split, beside baselines.
 eval-memory: $(STAMP)
 	$(BIN)/python -m evals.evaluate
+
+## make eval-hijack: attacks and everyday work with a model that obeys the attacker, as harm, beside the screen alone and the broker before.
+eval-hijack: $(STAMP)
+	$(BIN)/python -m evals.hijack
 
 ## make eval-learning: process-offer merging on the committed episode groups, beside baselines.
 eval-learning: $(STAMP)

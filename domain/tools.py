@@ -9,7 +9,8 @@ PAYMENTS_PAY = ToolSpec(
     name="payments.pay",
     system="payments",
     action="pay",
-    description="Pay a vendor from the firm's ledger. amount_cents is in cents.",
+    description="Pay a vendor from the firm's ledger. amount_cents is in cents; account "
+    "(optional) is the bank account paid to, when not the payee's usual one.",
     params={
         "payee": ParamType.STRING,
         "invoice": ParamType.STRING,
@@ -21,6 +22,9 @@ PAYMENTS_PAY = ToolSpec(
     money_param="amount_cents",
     approval_over_cents=100_000,
     payee_param="payee",
+    account_param="account",
+    content_params=("memo",),
+    optional_params={"account": ParamType.STRING},
     repeatable=False,
 )
 
@@ -31,6 +35,8 @@ EMAIL_SEND = ToolSpec(
     description="Send an email to a client or counterparty.",
     params={"to": ParamType.STRING, "subject": ParamType.STRING, "body": ParamType.STRING},
     resource_param="to",
+    recipient_param="to",
+    content_params=("subject", "body"),
 )
 
 FINDINGS_FILE = ToolSpec(

@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import inspect
+import itertools
 import json
 import signal
 import socket
@@ -15,7 +16,7 @@ import tempfile
 import threading
 import time
 import uuid
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, fields, replace
 from datetime import UTC, datetime, timedelta
@@ -50,9 +51,10 @@ from domain.governance.intents import (
 )
 from domain.governance.ports import GovernanceStore
 from domain.governance.review import decided
-from domain.organization.kinds import StaffRole
+from domain.organization.kinds import DestinationKind, StaffRole
 from domain.runs.run import RunState
-from usecases import memory, organization
+from tests.fakes.governance import FIRM_DESTINATIONS, FIRM_PAYEE, TEST_PAYEES
+from usecases import destinations, memory, organization
 from usecases.context import Ports
 from usecases.organization import Onboarded
 from worker.__main__ import serve
@@ -63,6 +65,29 @@ from workflows.runs import AgentRunWorkflow
 T = TypeVar("T")
 
 
+_PAYEES = itertools.count()
+
+
+def next_payee() -> str:
+    """The next of :data:`TEST_PAYEES` (established in every test firm), in turn: a test's
+    payments go to different vendors unless it makes more than 32 of them."""
+    return TEST_PAYEES[next(_PAYEES) % len(TEST_PAYEES)]
+
+
+def establish_test_payees(svc: Ports, org: str, founder: str, projects: Sequence[str]) -> None:
+    """Establish the test vendors on ``projects`` of an organization a test founded itself."""
+    destinations.establish_all(
+        svc,
+        org,
+        founder,
+        [
+            destinations.Establish(project, DestinationKind.PAYEE, payee)
+            for project in projects
+            for payee in (FIRM_PAYEE, *TEST_PAYEES)
+        ],
+    )
+
+
 def payment_intent(
     org: str,
     agent: str,
@@ -70,8 +95,8 @@ def payment_intent(
     invoice: str | None = None,
     run_id: str | None = None,
 ) -> Intent:
-    """A payment on project ``east`` (a fresh invoice unless one is named), to a payee of
-    its invoice's own: payments of different invoices add up against no one's threshold."""
+    """A payment on project ``east`` (a fresh invoice unless one is named), to the next of
+    the firm's established vendors (:func:`next_payee`)."""
     invoice = invoice or f"INV-{uuid.uuid4().hex[:6]}"
     return Intent(
         id=str(uuid.uuid4()),
@@ -83,7 +108,7 @@ def payment_intent(
         cost_cents=amount,
         justification="due",
         payload={
-            "payee": f"N {invoice}",
+            "payee": next_payee(),
             "invoice": invoice,
             "amount_cents": amount,
             "currency": "USD",
@@ -98,15 +123,14 @@ def model_reply(*actions: dict[str, Any]) -> str:
 
 
 def pay_action(invoice: str, amount: int = 200_000) -> dict[str, Any]:
-    """A proposed payment on project ``east``, to a payee of its invoice's own (payments of
-    different invoices add up against no one's approval threshold)."""
+    """A proposed payment on project ``east``, to the next of the firm's vendors."""
     return {
         "tool": "payments.pay",
         "projects": ["east"],
         "cost_cents": amount,
         "justification": "due",
         "payload": {
-            "payee": f"Northwind {invoice}",
+            "payee": next_payee(),
             "invoice": invoice,
             "amount_cents": amount,
             "currency": "USD",
@@ -230,6 +254,12 @@ class Firm:
             self.org,
             self.founder,
             memory.Remember("atlas-kickoff", ("east",), "Atlas kickoff notes"),
+        )
+        destinations.establish_all(
+            svc,
+            self.org,
+            self.founder,
+            [destinations.Establish(p, kind, value) for p, kind, value in FIRM_DESTINATIONS],
         )
 
 

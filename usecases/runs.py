@@ -24,7 +24,7 @@ from domain.runs.run import (
     RunState,
     check_hold_timeout,
 )
-from usecases import ingress
+from usecases import destinations, ingress
 from usecases.access import check_scripted, member, readable, run_for
 from usecases.context import Ports, new_id
 
@@ -256,6 +256,7 @@ async def decide_hold(
     approve: bool,
     reason: str = "",
     hold_seq: int | None = None,
+    establish: bool = False,
 ) -> HoldSignalled:
     """Send an approve or deny bound to the intent's digest and to the hold it answers,
     with a proof signed by this process's approval key; the broker verifies the proof and
@@ -266,7 +267,10 @@ async def decide_hold(
     it): when the hold open now is another (a re-hold since, for a cap another payment
     took), nothing is sent and it is a :class:`Conflict` (``hold_changed``), so a click on
     a page that is no longer true answers nothing. Without it, the decision answers the
-    hold open as the API signs."""
+    hold open as the API signs.
+
+    ``establish`` (the founder's, with an approval) first establishes the new
+    destinations the intent would reach for its projects, on the record."""
     if approver_id != actor_id:
         raise Forbidden("approver_id must be the acting principal")
     found = ports.runs.intent(intent_id)
@@ -294,6 +298,10 @@ async def decide_hold(
             f"hold_changed: the hold you were shown (audit entry {hold_seq}) is no longer the "
             f"one open; it is now held because {newest.reason[:300]}. Look again, then decide"
         )
+    if establish:
+        if not approve:
+            raise ValueError("only an approval establishes where an intent goes")
+        destinations.establish_for(ports, run.org_id, actor_id, intent, newest.reach)
     hold = held_decision(newest)
     decided = Decided(
         run_id=run_id,

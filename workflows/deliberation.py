@@ -54,6 +54,7 @@ class DeliberationWorkflow:
         self._personas: dict[str, PersonaState] = {}
         self._provenance: list[ProvenanceEntry] = []
         self._read: set[str] = set()
+        self._read_refs: set[str] = set()
         """Projects of the context the emitting personas recalled: what they emit reaches the
         synthesis run, so it knows of them."""
         self._synthesis_run_id: str | None = None
@@ -184,6 +185,7 @@ class DeliberationWorkflow:
             if outcome.result.passed and outcome.result.proposal is not None:
                 self._set(persona.name, outcome=PersonaOutcome.EMITTED)
                 self._read.update(pack.reach)  # what it read reaches the synthesis
+                self._read_refs.update(pack.refs)
                 return outcome.result.proposal
             feedback = outcome.feedback
             if self._spent >= begun.budget_cents:
@@ -207,6 +209,7 @@ class DeliberationWorkflow:
                 task=synthesis_task(start.question, emitted),
                 requested_by=start.requested_by,
                 read_reach=tuple(sorted(self._read)),
+                read_refs=tuple(sorted(self._read_refs)),
                 scripted_reply=synthesis[0] if synthesis else None,
                 **(
                     {"hold_timeout_seconds": start.hold_timeout_seconds}

@@ -114,6 +114,11 @@ read (``Intent.requested_by``, ``Intent.read_reach``), both in its digest. A run
 intents were decided before the patch rebuilds them as they were when it replays: with
 the new fields its dispatch token would name a digest its audit entry does not, a
 foundation failure. Asked only in runs that propose actions."""
+WHERE_IT_CAME_FROM = "intent-read-refs"
+"""Patch: each intent carries the memory records its run read (``Intent.read_refs``, in
+its digest), so that a hold on where it would go names the outside content it came from.
+Histories decided before the patch rebuild their intents without them, as they were.
+Asked only in runs that propose actions."""
 PREVIEW_BYTES = 48
 """How much of an undecodable signal's payload its refusal shows (escaped)."""
 
@@ -421,6 +426,7 @@ class AgentRunWorkflow:
 
         self._nodes["broker"] = NodeStatus.RUNNING
         asked = bool(reasoning.actions) and workflow.patched(WHO_ASKED_AND_WHAT_WAS_READ)
+        sourced = asked and workflow.patched(WHERE_IT_CAME_FROM)
         for action in reasoning.actions:
             intent = Intent.from_proposal(
                 action,
@@ -431,6 +437,7 @@ class AgentRunWorkflow:
                 pin=resolved.pin,
                 requested_by=run.requested_by if asked else None,
                 read_reach=tuple(sorted({*run.read_reach, *context.reach})) if asked else (),
+                read_refs=tuple(sorted({*run.read_refs, *context.refs})) if sourced else (),
             )
             decision = await workflow.execute_local_activity_method(
                 BrokerActivities.decide,

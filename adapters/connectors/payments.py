@@ -26,6 +26,7 @@ class PaymentsLedger(TableConnector):
             amount_cents=p["amount_cents"],
             currency=p["currency"],
             memo=p["memo"],
+            account=p.get("account"),
             audit_seq=write.token.audit_seq,
             entry_hash=write.token.entry_hash,
             created_at=now,

@@ -29,7 +29,7 @@ from sqlalchemy import Connection, Engine, bindparam, func, insert, select, text
 from sqlalchemy.exc import IntegrityError
 
 from adapters.memory.tables import MemoryLinkRow, MemoryNodeRow, MemoryProcedureRow
-from adapters.store.db import READ_ONLY, make_engine, migrate
+from adapters.store.db import READ_ONLY, make_engine, migrate, utc
 from adapters.store.tables import table_of
 from domain.errors import Conflict
 from domain.memory.adapter import (
@@ -52,6 +52,7 @@ _NODE_COLUMNS = (
     _nodes.c.spans,
     _nodes.c.kind,
     _nodes.c.source,
+    _nodes.c.created_at,
 )
 _BY_REFS = select(*_NODE_COLUMNS).where(
     _nodes.c.org_id == bindparam("org_id"), _nodes.c.ref.in_(bindparam("refs", expanding=True))
@@ -91,6 +92,7 @@ def _node(org_id: str, row: Any) -> StoredNode:
         spans=tuple(Span(**s) for s in row.spans or ()),
         kind=row.kind,
         source=row.source,
+        kept_at=None if row.created_at is None else utc(row.created_at),
     )
 
 

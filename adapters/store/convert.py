@@ -16,6 +16,7 @@ from adapters.store.tables import (
     CharterRow,
     CommitmentRow,
     DecisionRow,
+    DestinationRow,
     IdentityRow,
     IntentRow,
     OrgRow,
@@ -33,6 +34,7 @@ from domain.organization.contracts import (
     Barrier,
     Charter,
     Commitment,
+    Destination,
     Identity,
     Organization,
     Principal,
@@ -44,6 +46,7 @@ from domain.organization.contracts import (
 )
 from domain.organization.kinds import (
     CharterStatus,
+    DestinationKind,
     IdentityKind,
     PrincipalKind,
     PrincipalStatus,
@@ -131,6 +134,20 @@ def staffing(row: StaffingRow | Row[Any]) -> Staffing:
 def barrier(row: BarrierRow) -> Barrier:
     return Barrier(
         id=row.id, org_id=row.org_id, name=row.name, groups=tuple(tuple(g) for g in row.groups)
+    )
+
+
+def destination(row: DestinationRow) -> Destination:
+    return Destination(
+        id=row.id,
+        project=row.project,
+        kind=DestinationKind(row.kind),
+        value=row.value,
+        account=row.account,
+        label=row.label,
+        established_by=row.established_by,
+        established_at=utc(row.established_at),
+        retired_at=utc_or_none(row.retired_at),
     )
 
 

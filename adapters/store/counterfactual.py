@@ -27,6 +27,7 @@ from domain.counterfactual.replay import OtherIntent, SnapshotBasis
 from domain.errors import NotFound
 from domain.governance import records as chain_records
 from domain.governance.broker import known_reach, operation_key, wildcard_key
+from domain.governance.destinations import read_sources
 from domain.governance.intents import Decision, Intent, Outcome
 from domain.governance.spend import counted, paid_to, payee_of
 from domain.governance.values import (
@@ -173,6 +174,9 @@ class SqlReplayUnit:
             payee_payments=payments,
             in_flight=in_flight,
             completed=completed,
+            # Destinations keep their history: as established when it was decided.
+            counterparties=policy.counterparties(now),
+            sources=read_sources(self._memory.retrieve(self.org_id, list(intent.read_refs))),
             tools=REGISTRY,
         )
         return snapshot, basis

@@ -42,6 +42,7 @@ from domain.audit.chain import AuditDraft, AuditEntry, ChainKeys
 from domain.errors import FoundationBroken, StoreFailure, UnknownOrganization
 from domain.governance import records
 from domain.governance.broker import known_reach, operation_key, spend_of, wildcard_key
+from domain.governance.destinations import Source, governs, read_sources
 from domain.governance.intents import Decision, DispatchResult, DispatchToken, Intent, Outcome
 from domain.governance.spend import Spending, counted, paid_to, payee_of
 from domain.governance.tokens import token_for
@@ -396,6 +397,7 @@ class SqlGovernanceUnit:
         )
         run_spent += self._model_spend(intent.run_id)
         pinned = policy.pinned(intent.principal_id, intent.pin)
+        egress = governs(tool)
         return BrokerSnapshot(
             now=self._now,
             principal=policy.principals.get(intent.principal_id),
@@ -416,8 +418,16 @@ class SqlGovernanceUnit:
             standing_holds=self._standing_holds() if spends else (),
             in_flight=self._in_flight(intent),
             completed=self._completed(intent),
+            counterparties=policy.counterparties(self._now) if egress else None,
+            sources=self._sources(intent) if egress else (),
             tools=REGISTRY,
         )
+
+    def _sources(self, intent: Intent) -> tuple[Source, ...]:
+        """The records the intent's run read, as its holds name them."""
+        if not intent.read_refs:
+            return ()
+        return read_sources(self._memory.retrieve(self.org_id, list(intent.read_refs)))
 
     def _records(self, intent: Intent) -> dict[str, tuple[str, ...]]:
         if not intent.references:

@@ -33,6 +33,7 @@ from adapters.store.tables import (
     BarrierRow,
     CharterRow,
     CommitmentRow,
+    DestinationRow,
     IdentityRow,
     OrgRow,
     PrincipalRow,
@@ -59,6 +60,7 @@ from domain.organization.contracts import (
     Barrier,
     Charter,
     Commitment,
+    Destination,
     Identity,
     Organization,
     Principal,
@@ -343,6 +345,32 @@ class OrgConfiguration:
         )
         self._audit(config_record(barrier), "barrier_added")
         return barrier
+
+    def destinations(self) -> list[Destination]:
+        rows = self._s.execute(
+            select(DestinationRow).where(col(DestinationRow.org_id) == self.org.id)
+        )
+        return [convert.destination(r) for r in rows.scalars()]
+
+    def establish(self, destination: Destination) -> Destination:
+        """Keep an established destination (its moment is this change's)."""
+        kept = destination.model_copy(update={"established_at": self.now, "retired_at": None})
+        self._s.add(DestinationRow(org_id=self.org.id, **kept.model_dump()))
+        self._audit(config_record(kept), "destination_established")
+        return kept
+
+    def retire_destination(self, destination_id: str) -> Destination:
+        """Retire an established destination now (history is kept)."""
+        row = self._s.get(DestinationRow, destination_id)
+        if row is None or row.org_id != self.org.id:
+            raise NotFound(f"no destination {destination_id}")
+        if row.retired_at is None:
+            row.retired_at = self.now
+            self._s.add(row)
+            retired = convert.destination(row)
+            self._audit(config_record(retired), "destination_retired")
+            return retired
+        return convert.destination(row)
 
     def records(self) -> dict[str, tuple[str, ...]]:
         """Every memory record's projects, by reference."""

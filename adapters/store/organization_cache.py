@@ -12,6 +12,7 @@ from __future__ import annotations
 import threading
 from collections import defaultdict
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 
 from sqlalchemy import select
@@ -24,6 +25,7 @@ from adapters.store.tables import (
     BarrierRow,
     CharterRow,
     CommitmentRow,
+    DestinationRow,
     OrgRow,
     PrincipalRow,
     ProjectRow,
@@ -31,12 +33,14 @@ from adapters.store.tables import (
     StaffingRow,
 )
 from domain.fleet.registry import AgentPin, Rollout, initial_rollout
+from domain.governance.destinations import Counterparties, colleagues_of, domain_of
 from domain.governance.index import PolicyIndex
 from domain.organization.contracts import (
     AgentDefinition,
     Barrier,
     Charter,
     Commitment,
+    Destination,
     Organization,
     Principal,
     Staffing,
@@ -66,11 +70,24 @@ class OrgPolicy:
     """Which version new runs get, for each agent with a published version."""
     staffing: dict[str, tuple[Staffing, ...]] = field(default_factory=dict)
     """Every staffing row (current or not), by principal."""
+    destinations: dict[str, tuple[Destination, ...]] = field(default_factory=dict)
+    """Every established destination (current or retired), by project."""
     index: PolicyIndex = field(init=False)
     """``barriers`` and ``commitments`` indexed by project, built once per sequence."""
+    colleagues: dict[str, tuple[Staffing, ...]] = field(init=False)
+    """Each active human's staffing rows, by their folded email address."""
+    own_domains: frozenset[str] = field(init=False)
+    """The domains of the firm's people's addresses."""
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "index", PolicyIndex.of(self.barriers, self.commitments))
+        colleagues = colleagues_of(self.principals.values(), self.staffing)
+        object.__setattr__(self, "colleagues", colleagues)
+        object.__setattr__(self, "own_domains", frozenset(domain_of(a) for a in colleagues))
+
+    def counterparties(self, now: datetime) -> Counterparties:
+        """The destinations and colleagues an egress check reads, at ``now``."""
+        return Counterparties(self.destinations, self.colleagues, self.own_domains, now)
 
     def pinned(
         self, principal_id: str, pin: AgentPin | None
@@ -122,6 +139,11 @@ def _load(s: Session, org_id: str, config_seq: int) -> OrgPolicy:
     staffing: dict[str, list[Staffing]] = defaultdict(list)
     for r in s.execute(select(StaffingRow).where(col(StaffingRow.org_id) == org_id)).scalars():
         staffing[r.principal_id].append(convert.staffing(r))
+    destinations: dict[str, list[Destination]] = defaultdict(list)
+    for r in s.execute(
+        select(DestinationRow).where(col(DestinationRow.org_id) == org_id)
+    ).scalars():
+        destinations[r.project].append(convert.destination(r))
     org = s.get(OrgRow, org_id)
     return OrgPolicy(
         config_seq=config_seq,
@@ -150,6 +172,7 @@ def _load(s: Session, org_id: str, config_seq: int) -> OrgPolicy:
         definition_versions=dict(definition_versions),
         rollouts=rollouts,
         staffing={k: tuple(v) for k, v in staffing.items()},
+        destinations={k: tuple(v) for k, v in destinations.items()},
     )
 
 

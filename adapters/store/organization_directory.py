@@ -20,6 +20,7 @@ from domain.errors import NotFound
 from domain.organization.contracts import (
     Barrier,
     Commitment,
+    Destination,
     Identity,
     Organization,
     Principal,
@@ -121,3 +122,6 @@ class Directory:
 
     def commitments(self, org_id: str) -> list[Commitment]:
         return list(self._policy(org_id).commitments)
+
+    def destinations(self, org_id: str) -> list[Destination]:
+        return [d for ds in self._policy(org_id).destinations.values() for d in ds]

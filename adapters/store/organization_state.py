@@ -12,6 +12,7 @@ from adapters.store.tables import (
     BarrierRow,
     CharterRow,
     CommitmentRow,
+    DestinationRow,
     IdentityRow,
     OrgRow,
     PrincipalRow,
@@ -64,6 +65,7 @@ def stored_configuration(s: Session, org_id: str, memory: MemoryAdapter) -> list
         (StaffingRow, convert.staffing),
         (BarrierRow, convert.barrier),
         (CommitmentRow, convert.commitment),
+        (DestinationRow, convert.destination),
     ):
         rows = s.execute(select(table).where(col(table.org_id) == org_id)).scalars()
         items += [to_domain(r) for r in rows]

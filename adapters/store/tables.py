@@ -142,6 +142,22 @@ class BarrierRow(SQLModel, table=True):
     created_at: datetime = _ts()
 
 
+class DestinationRow(SQLModel, table=True):
+    """An established destination of a project (see ``domain.governance.destinations``)."""
+
+    __tablename__ = "destinations"
+    id: str = Field(primary_key=True)
+    org_id: str = Field(index=True)
+    project: str
+    kind: str
+    value: str
+    account: str | None = None
+    label: str = ""
+    established_by: str
+    established_at: datetime = _ts()
+    retired_at: datetime | None = _ts(nullable=True)
+
+
 class CommitmentRow(SQLModel, table=True):
     __tablename__ = "commitments"
     id: str = Field(primary_key=True)
@@ -291,6 +307,9 @@ class PaymentRow(SQLModel, table=True):
     amount_cents: int = _cents()
     currency: str
     memo: str
+    account: str | None = None
+    """The bank account paid to, when the payment named one (the payee's usual one
+    otherwise)."""
     audit_seq: int
     entry_hash: str
     created_at: datetime = _ts()

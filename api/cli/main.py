@@ -14,6 +14,7 @@ from api.cli import (
     commitments,
     counterfactual,
     deliberation,
+    destinations,
     fleet,
     heartbeat,
     ingress,
@@ -49,6 +50,7 @@ app.command("up")(stack.up)
 app.command("demo")(stack.demo)
 
 app.add_typer(organization.projects_app, name="projects")
+app.add_typer(destinations.destinations_app, name="destinations")
 app.add_typer(commitments.commit_app, name="commit")
 app.add_typer(audit.audit_app, name="audit")
 app.add_typer(audit.broker_app, name="broker")

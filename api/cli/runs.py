@@ -89,22 +89,48 @@ HoldSeq = Annotated[
 ]
 
 
-def _decide(intent_id: str, actor: str, reason: str, approve: bool, hold: int | None) -> None:
+def _decide(
+    intent_id: str,
+    actor: str,
+    reason: str,
+    approve: bool,
+    hold: int | None,
+    establish: bool = False,
+) -> None:
     from usecases import runs
 
     show(
         services(
             lambda s: runs.decide_hold(
-                s, intent_id, actor, actor, approve=approve, reason=reason, hold_seq=hold
+                s,
+                intent_id,
+                actor,
+                actor,
+                approve=approve,
+                reason=reason,
+                hold_seq=hold,
+                establish=establish,
             ),
             temporal=True,
         )
     )
 
 
-def approve(intent_id: str, actor: As = "", reason: str = "", hold: HoldSeq = None) -> None:
+def approve(
+    intent_id: str,
+    actor: As = "",
+    reason: str = "",
+    hold: HoldSeq = None,
+    establish: Annotated[
+        bool,
+        typer.Option(
+            help="Also establish where it goes (its new recipients, payee, bank details) for "
+            "its projects: the founder's to do."
+        ),
+    ] = False,
+) -> None:
     """Approve a held intent (the broker re-checks your authority)."""
-    _decide(intent_id, actor, reason, True, hold)
+    _decide(intent_id, actor, reason, True, hold, establish)
 
 
 def deny(intent_id: str, actor: As = "", reason: str = "", hold: HoldSeq = None) -> None:

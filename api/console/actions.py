@@ -35,20 +35,33 @@ async def act(ports: Ports, actor: str, ask: ActRequest) -> str:
     """Take the action; what happened, in a sentence (a refusal raises, as the API's)."""
     subject = ask.subject
     match ask.item, ask.action:
-        case ItemKind.HELD_INTENT, ActionKind.APPROVE | ActionKind.DENY:
-            approve = ask.action is ActionKind.APPROVE
+        case ItemKind.HELD_INTENT, ActionKind.APPROVE | ActionKind.ESTABLISH | ActionKind.DENY:
+            approve = ask.action is not ActionKind.DENY
+            establish = ask.action is ActionKind.ESTABLISH
             # Sent either way (the broker records every decision, a refused one too); the
             # person is told at once when it will be refused for want of authority.
             body = DecisionBody(reason=ask.reason.strip())
             lacking = runs.approval_outlook(ports, subject, actor)
             await runs.decide_hold(
-                ports, subject, actor, actor, approve=approve, reason=body.reason, hold_seq=ask.hold
+                ports,
+                subject,
+                actor,
+                actor,
+                approve=approve,
+                reason=body.reason,
+                hold_seq=ask.hold,
+                establish=establish,
             )
             verb = "approval" if approve else "denial"
             if lacking is not None:
                 raise Forbidden(
                     f"Your {verb} was recorded and refused by the broker: {lacking}. "
                     "Only an approver on every project it reaches may decide it."
+                )
+            if establish:
+                return (
+                    "approval sent, and where it goes is now established for its projects: "
+                    "the broker re-checks it and the run goes on"
                 )
             return f"{verb} sent: the broker re-checks it and the run goes on"
         case ItemKind.COMMITMENT, ActionKind.CONFIRM:

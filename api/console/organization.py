@@ -25,12 +25,18 @@ from api.console.pages import (
     status_of,
 )
 from api.console.session import Session
-from api.http.schemas import BarrierBody, OnboardBody, ProjectBody, StaffingBody
+from api.http.schemas import (
+    BarrierBody,
+    DestinationBody,
+    OnboardBody,
+    ProjectBody,
+    StaffingBody,
+)
 from domain.errors import Conflict
 from domain.fleet.starter import STARTER_FLEET
 from domain.ingress import Unauthenticated
-from domain.organization.kinds import StaffRole
-from usecases import organization
+from domain.organization.kinds import DestinationKind, StaffRole
+from usecases import destinations, organization
 from usecases.context import Ports
 
 router = APIRouter()
@@ -106,6 +112,9 @@ async def _workspace_context(ports: Ports, principal: str, found: Session) -> di
         "barriers": view.barriers,
         "standing": view.standing,
         "commitments": view.commitments,
+        "destinations": await run_in_threadpool(
+            destinations.destinations, ports, org_of(found), principal
+        ),
         "founder": principal == view.org.founder_id,
     }
 
@@ -169,6 +178,27 @@ async def _change(ports: Ports, org_id: str, principal: str, fields: dict[str, s
         standing = await run_in_threadpool(organization.founder_standing, ports, org_id, principal)
         said = next((w for b, w in standing if b.id == made.id), "")
         return f"barrier {barrier.name} raised: {said}"
+    if what == "destination":
+        kept = DestinationBody(
+            project=fields.get("project", ""),
+            kind=DestinationKind(fields.get("kind", "email_domain")),
+            value=fields.get("value", ""),
+            account=fields.get("account", "").strip() or None,
+            label=fields.get("label", ""),
+        )
+        kept_now = await run_in_threadpool(
+            destinations.establish,
+            ports,
+            org_id,
+            principal,
+            destinations.Establish(kept.project, kept.kind, kept.value, kept.account, kept.label),
+        )
+        return f"{kept_now.value} may now receive {kept_now.project}'s work without waiting for you"
+    if what == "retire":
+        retired = await run_in_threadpool(
+            destinations.retire, ports, org_id, principal, fields.get("destination", "")
+        )
+        return f"{retired.value} retired: work to it waits for you again"
     raise ValueError("unknown change")
 
 

@@ -27,6 +27,7 @@ from api.http.routers import (
     commitments,
     counterfactual,
     deliberation,
+    destinations,
     fleet,
     heartbeat,
     ingress,
@@ -203,6 +204,7 @@ def create_app(settings: Settings | None = None, ports: Ports | None = None) -> 
     app.add_exception_handler(RPCError, error(503))
     for router in (
         organization.router,
+        destinations.router,
         commitments.router,
         runs.router,
         audit.router,

@@ -13,7 +13,7 @@ from pydantic import BaseModel, ConfigDict, EmailStr, Field, field_validator, mo
 from domain.memory.compaction import DEFAULT_CHARS, MAX_SOURCES
 from domain.memory.release import NODE_KIND
 from domain.organization.contracts import MAX_REASON, Constraint, Slug, UtcInstant
-from domain.organization.kinds import StaffRole
+from domain.organization.kinds import DestinationKind, StaffRole
 from domain.runs.run import MAX_HOLD_SECONDS, MIN_HOLD_SECONDS, check_client_key
 from domain.text import unstorable_at
 
@@ -143,6 +143,18 @@ class RunBody(Body):
         return key
 
 
+class DestinationBody(Body):
+    """A destination to establish for a project: ``value`` is a domain
+    (``email_domain``), an address (``email``) or a payee's name (``payee``, with the
+    bank details the firm pays them at in ``account``)."""
+
+    project: Slug
+    kind: DestinationKind
+    value: str = Field(min_length=1, max_length=320)
+    account: str | None = Field(default=None, max_length=64)
+    label: str = Field(default="", max_length=200)
+
+
 class DecisionBody(Body):
     """An approve or deny. The approver is whoever the request proves; ``approver_id``,
     when given, must name them."""
@@ -153,6 +165,10 @@ class DecisionBody(Body):
     """The audit entry of the hold you were shown (a queue item's ``hold_seq``): when the
     hold open is another by now, 409 ``hold_changed`` and nothing is sent. Omitted: the
     decision answers the hold open when the API signs it."""
+    establish: bool = False
+    """With an approval (the founder's): also establish the new destinations the intent
+    would reach (its recipients, payee, bank details) for its projects, so the next such
+    action goes out without a hold."""
 
 
 class ExtractBody(Body):

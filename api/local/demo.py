@@ -25,12 +25,17 @@ from api.local.demo_script import (
     CHECKLIST,
     CHECKLIST_REPLIES,
     DELIBERATION_REPLIES,
+    DESTINATIONS,
     EAST_QUERY,
     INVOICE,
     INVOICE_REF,
     KICKOFF_EPISODES,
     LETTER_REF,
     QUESTION,
+    REDIRECT_INVOICE,
+    REDIRECT_REF,
+    REDIRECT_SOURCE,
+    REDIRECT_TASK,
     TASKS,
     WEST_NOTE,
     WEST_NOTE_REF,
@@ -138,6 +143,15 @@ async def play(
         (ben["id"], "east"),
     ):
         await post(f"/v1/orgs/{org_id}/staffing", {"principal_id": who, "project": project})
+    for project, kind, value, account, label in DESTINATIONS:
+        await post(
+            f"/v1/orgs/{org_id}/destinations",
+            {"project": project, "kind": kind, "value": value, "account": account, "label": label},
+        )
+    say(
+        f"   Ada establishes where each side's work may go: {len(DESTINATIONS)} clients, "
+        "colleagues and vendors (anything else waits for her)"
+    )
     await post(
         f"/v1/orgs/{org_id}/memory",
         {
@@ -257,6 +271,7 @@ async def play(
         {"approver_id": founder, "reason": "client consented in writing on 2026-11-27"},
     )
     runs["payment"] = await _settled(http, as_founder, started["payment"], "completed")
+    runs["redirect"] = await _redirect(http, as_founder, org_id, say)
 
     say("[bold]6. Memory behind the wall, read back[/] what each planner's run recalled")
     memory.reads = await _memory_reads(http, org_id, as_founder)
@@ -352,6 +367,50 @@ async def play(
         deliberation=deliberation,
         commitments={kind: c["id"] for kind, c in by_kind.items()},
     )
+
+
+async def _redirect(
+    http: httpx.AsyncClient, auth: Bearer, org_id: str, say: Callable[..., None]
+) -> dict[str, Any]:
+    """An outside invoice "from" a known vendor announces new bank details; Ledger, asked
+    to pay it, proposes exactly that. The broker holds it, naming the invoice: it waits in
+    the console for Ada."""
+    say("[bold]5b. New bank details from outside[/] an invoice that passes the screen")
+    (
+        await http.post(
+            f"/v1/orgs/{org_id}/memory",
+            json={
+                "ref": REDIRECT_REF,
+                "projects": ["east"],
+                "text": REDIRECT_INVOICE,
+                "kind": "invoice",
+                "source": REDIRECT_SOURCE,
+            },
+            auth=auth,
+        )
+    ).raise_for_status()
+    handle, task = REDIRECT_TASK
+    agents = {
+        p["handle"]: p["id"]
+        for p in (await http.get(f"/v1/orgs/{org_id}/principals", auth=auth)).json()
+    }
+    run = (
+        (
+            await http.post(
+                f"/v1/orgs/{org_id}/runs",
+                json={"agent_id": agents[handle], "task": task, "client_key": "demo-redirect"},
+                auth=auth,
+            )
+        )
+        .raise_for_status()
+        .json()
+    )
+    held = await _settled(http, auth, run["run_id"], "hold")
+    decision = held["state"]["intents"][0]["decision"]
+    say(f"   {REDIRECT_REF} filed (it addresses no assistant: the screen lets it in)")
+    say(f"   Ledger's payment held: {decision['reason']}")
+    say("   it waits in the console for Ada to decide (approve, trust the new details, or deny)")
+    return held
 
 
 async def _memory_reads(http: httpx.AsyncClient, org_id: str, auth: Bearer) -> list[dict[str, Any]]:

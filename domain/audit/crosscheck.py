@@ -6,7 +6,8 @@ connector row (a payment, an email) was dispatched on the record with exactly th
 payload that was decided, every write that may not be repeated can still be found by
 its operation key (so the same invoice is not paid twice), and the organization's
 configuration (principals, charters,
-projects, staffing, barriers, commitments, memory nodes, links and procedures) is exactly what its
+projects, staffing, barriers, commitments, destinations, memory nodes, links and
+procedures) is exactly what its
 ``configuration`` entries say. Someone who edits one of those rows without the audit
 key cannot make it agree.
 """
@@ -30,6 +31,7 @@ from domain.organization.contracts import (
     Barrier,
     Charter,
     Commitment,
+    Destination,
     Frozen,
     Identity,
     Organization,
@@ -64,6 +66,7 @@ Configured = (
     | Commitment
     | Identity
     | Rollout
+    | Destination
 )
 
 
@@ -93,6 +96,8 @@ def config_record(item: Configured) -> ConfigRecord:
             return ConfigRecord(table="barrier", key=item.id, record=record)
         case Commitment():
             return ConfigRecord(table="commitment", key=item.id, record=_as_first_recorded(record))
+        case Destination():
+            return ConfigRecord(table="destination", key=item.id, record=record)
         case Identity():
             key = f"{item.kind.value}:{item.external_id}"
             return ConfigRecord(table="identity", key=key, record=record)

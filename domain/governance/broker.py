@@ -13,6 +13,16 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 
+from domain.governance.destinations import (
+    Counterparties,
+    Found,
+    Source,
+    first_seen,
+    governs,
+    new_destinations,
+    relayed,
+    unknown_senders,
+)
 from domain.governance.index import PolicyIndex
 from domain.governance.intents import Decision, Intent, Outcome, Stage
 from domain.governance.spend import SPLIT_WINDOW
@@ -323,6 +333,71 @@ def _listed(projects: Iterable[str]) -> str:
     return ", ".join(sorted(projects)) or "no project"
 
 
+def _egress(p: _Path) -> Hold | None:
+    """Hold an action that sends or pays somewhere its projects have not established (a
+    new recipient, a new payee, changed bank details, a link to an unknown site), naming
+    where the run read it when that was outside content; and one whose text copies a
+    passage of outside content the run read (a relay). A hijacked model words an ordinary
+    email; it cannot make its destination established."""
+    assert p.tool is not None
+    tool, payload = p.tool, p.intent.payload
+    if not governs(tool):
+        return None
+    known = p.snap.counterparties or Counterparties({}, {}, frozenset(), p.snap.now)
+    reach = sorted(p.reach)
+    found = new_destinations(tool, payload, reach, known)
+    sources = p.snap.sources
+    reasons: list[str] = []
+    cited: list[str] = []
+    for f in found:
+        reasons.append(_new(f, sources, cited))
+    text = " \n".join(str(payload.get(name, "")) for name in tool.content_params)
+    copied = relayed(text, sources) if text.strip() else None
+    rules = ["new_destination"] if found else []
+    if copied is not None:
+        cited.append(copied.ref)
+        reasons.append(f"its text copies a passage of {copied.words()}")
+        rules.append("relays_outside_text")
+    strangers = unknown_senders(sources, reach, known, text) if tool.recipient_param else []
+    if strangers and copied is None:
+        cited.extend(s.ref for s in strangers)
+        named = ", ".join(s.words() for s in strangers[:2])
+        reasons.append(
+            f"it draws on {named}, from a sender not established for {_listed(reach)}: "
+            "what it says may be that sender's words"
+        )
+        rules.append("unknown_sender")
+    if not reasons:
+        return None
+    p.evidence = tuple(dict.fromkeys((*p.evidence, *cited)))
+    rule = "+".join(rules)
+    release = [_approver_approves(p)]
+    for f in found:
+        if f.establish is not None:
+            kind, value = f.establish
+            release.append(
+                f"or the founder establishes {value} ({kind.value.replace('_', ' ')}) for "
+                f"{_listed(f.projects)} (approving may establish it), and the run proposes again"
+            )
+    return Hold(rule, "; ".join(reasons), tuple(dict.fromkeys(release)))
+
+
+def _new(found: Found, sources: Sequence[Source], cited: list[str]) -> str:
+    """One new destination in an owner's words, with where it came from when outside
+    content the run read holds it."""
+    said = f"{found.what} is not established for {_listed(found.projects)}"
+    origin = first_seen(found.value, sources)
+    if origin is not None:
+        cited.append(origin.ref)
+        return f"{said}; it first appears in {origin.words()}"
+    outside = [s for s in sources if s.outside]
+    if outside:
+        cited.extend(s.ref for s in outside)
+        read = ", ".join(s.words() for s in outside[:2])
+        return f"{said}; the run read outside content: {read}"
+    return said
+
+
 def _commitments(p: _Path) -> Hold | None:
     return _spend_caps(p) or _deliveries(p) or _standing_holds(p)
 
@@ -494,6 +569,7 @@ STAGES: tuple[tuple[Stage, StageFn], ...] = (
     (Stage.IDENTITY, _identity),
     (Stage.STAFFING, _staffing),
     (Stage.SCOPE, _scope),
+    (Stage.EGRESS, _egress),
     (Stage.COMMITMENTS, _commitments),
     (Stage.COLLISIONS, _collisions),
     (Stage.APPROVAL, _approval),

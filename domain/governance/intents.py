@@ -48,6 +48,10 @@ class Intent(Frozen):
     """Projects of what the run read (the memory released to it): the broker counts them
     in the reach, so a model that leaves a project out of ``projects`` cannot launder
     what it read there into an action elsewhere."""
+    read_refs: tuple[str, ...] = ()
+    """The memory records released to the run (its recall, a work graph's inputs, a
+    persona's reading): outside content among them is named as the provenance of a hold
+    on where the intent would go."""
     requested_by: str | None = None
     """The human whose request the run carries out (who started it, or the work graph or
     deliberation it belongs to); the broker lets the agent act only where that human has
@@ -60,7 +64,7 @@ class Intent(Frozen):
         digests as intents did before pins existed, and one nobody asked for (or whose run
         read nothing) as intents did before requesters (and reads) were recorded."""
         body = self.model_dump(mode="json")
-        for optional in ("pin", "requested_by", "read_reach"):
+        for optional in ("pin", "requested_by", "read_reach", "read_refs"):
             if body[optional] in (None, []):
                 del body[optional]
         return digest(body)
@@ -83,6 +87,7 @@ class Intent(Frozen):
         pin: AgentPin | None = None,
         requested_by: str | None = None,
         read_reach: tuple[str, ...] = (),
+        read_refs: tuple[str, ...] = (),
     ) -> Intent:
         """Attribute a parsed proposal to the principal that made it."""
         return cls(
@@ -99,6 +104,7 @@ class Intent(Frozen):
             pin=pin,
             requested_by=requested_by,
             read_reach=read_reach,
+            read_refs=read_refs,
         )
 
 
@@ -124,6 +130,7 @@ class Stage(StrEnum):
     IDENTITY = "identity_charter"
     STAFFING = "staffing"
     SCOPE = "scope_barriers"
+    EGRESS = "egress"
     COMMITMENTS = "commitments"
     COLLISIONS = "collisions"
     APPROVAL = "approval"

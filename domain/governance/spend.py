@@ -3,11 +3,11 @@ the counterfactual's replay, so the two can never disagree about a cap."""
 
 from __future__ import annotations
 
-import unicodedata
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime, timedelta
 from typing import NamedTuple
 
+from domain.governance.destinations import fold_name
 from domain.organization.contracts import Commitment, SpendCap, ToolSpec
 
 SPLIT_WINDOW = timedelta(days=7)
@@ -38,15 +38,7 @@ def payee_of(tool: ToolSpec | None, payload: Mapping[str, object]) -> str:
     if tool is None or tool.payee_param is None:
         return ""
     payee = payload.get(tool.payee_param)
-    if not isinstance(payee, str):
-        return ""
-    folded = unicodedata.normalize("NFKC", payee)
-    kept = "".join(
-        " " if unicodedata.category(c)[0] == "P" else c
-        for c in folded
-        if unicodedata.category(c) != "Cf"
-    )
-    return " ".join(kept.split()).casefold()
+    return fold_name(payee) if isinstance(payee, str) else ""
 
 
 def paid_to(spending: Iterable[Spending], payee: str, now: datetime) -> tuple[int, tuple[str, ...]]:

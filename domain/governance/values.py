@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from enum import StrEnum
 
+from domain.governance.destinations import Counterparties, Source
 from domain.governance.index import PolicyIndex
 from domain.governance.intents import BrokerMode, Decision, Intent, Outcome
 from domain.organization.contracts import (
@@ -95,6 +96,13 @@ class BrokerSnapshot:
     completed: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     """Operation keys of non-repeatable writes already done (a paid invoice), and the
     intents that did them."""
+    counterparties: Counterparties | None = None
+    """The destinations established for the projects and the firm's people, read for an
+    intent whose tool sends or pays (:mod:`domain.governance.destinations`); None: nothing is
+    established, and every destination is new."""
+    sources: tuple[Source, ...] = ()
+    """The records the intent's run read (``Intent.read_refs``), each marked outside or
+    not, read for an intent whose tool sends or pays: where a new destination came from."""
     tools: Mapping[str, ToolSpec] = field(default_factory=lambda: REGISTRY)
 
     def policy(self) -> PolicyIndex:

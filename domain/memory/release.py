@@ -19,6 +19,7 @@ as they arrive) asks this rule for each node it would return:
 from __future__ import annotations
 
 from collections.abc import Iterable
+from datetime import datetime
 from enum import StrEnum
 
 from pydantic import Field, model_validator
@@ -66,6 +67,8 @@ class StoredNode(Frozen):
     """What sort of document it is."""
     source: str | None = Field(default=None, max_length=500)
     """Where it came from (a file name, a mailbox, a URL), as its author said."""
+    kept_at: datetime | None = None
+    """When it entered memory (None from a backend that does not say)."""
 
 
 class Reader(Frozen):

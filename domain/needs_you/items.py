@@ -32,6 +32,9 @@ class ActionKind(StrEnum):
     """What a human may do with an item."""
 
     APPROVE = "approve"
+    ESTABLISH = "establish"
+    """Approve, and establish where it goes (its new recipient, payee or bank details)
+    for its projects: the founder's, on a hold for a new destination."""
     DENY = "deny"
     CONFIRM = "confirm"
     REJECT = "reject"

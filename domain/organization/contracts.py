@@ -23,6 +23,7 @@ from pydantic import (
 
 from domain.organization.kinds import (
     CharterStatus,
+    DestinationKind,
     IdentityKind,
     ParamType,
     PrincipalKind,
@@ -177,6 +178,31 @@ class Staffing(Frozen):
     def active_at(self, now: datetime) -> bool:
         """True while ``now`` lies in [valid_from, valid_until)."""
         return self.valid_from <= now and (self.valid_until is None or now < self.valid_until)
+
+
+class Destination(Frozen):
+    """An established counterparty of a project: where an outbound or irreversible action
+    on it may go without a human deciding (see :mod:`domain.governance.destinations`). Kept as
+    configuration, on the chain; the founder establishes and retires them."""
+
+    id: str
+    project: Slug
+    kind: DestinationKind
+    value: str = Field(min_length=1, max_length=320)
+    """As :func:`domain.governance.destinations.normalized` folds it: a domain, an address or a
+    payee's name."""
+    account: str | None = Field(default=None, max_length=64)
+    """A payee's bank details (an IBAN or account number, folded); None: the payee is
+    paid at whatever the ledger holds, and a payment naming an account is held."""
+    label: str = Field(default="", max_length=200)
+    """Who it is, in the owner's words (``Atlas Capital, the client``)."""
+    established_by: str
+    established_at: UtcInstant
+    retired_at: UtcInstant | None = None
+
+    def current(self, now: datetime) -> bool:
+        """True from its establishment until it is retired."""
+        return self.established_at <= now and (self.retired_at is None or now < self.retired_at)
 
 
 MAX_GROUP = 500
@@ -367,16 +393,33 @@ class ToolSpec(Frozen):
     """Spending more than this needs a human decision (at once, or split across several
     payments to one payee: :data:`~domain.governance.spend.SPLIT_WINDOW`)."""
     payee_param: str | None = None
-    """The parameter naming who receives the money: what one payee is paid is added up."""
+    """The parameter naming who receives the money: what one payee is paid is added up,
+    and the payee must be established for the projects it reaches."""
+    account_param: str | None = None
+    """The optional parameter naming the bank details paid to: they must be the payee's
+    established ones."""
+    recipient_param: str | None = None
+    """The parameter naming who receives what is sent (addresses): each must be an
+    established destination of the projects it reaches."""
+    content_params: tuple[str, ...] = ()
+    """Parameters whose text leaves the firm: links, addresses and bank details in them
+    are destinations too, and text copied from outside content is named."""
+    optional_params: dict[str, ParamType] = Field(default_factory=dict)
+    """Parameters a payload may leave out."""
     repeatable: bool = True
     """False when doing it twice to one resource is a mistake (an invoice is paid once):
     a completed write keeps its resource's key, and a later intent on it is held."""
 
     @model_validator(mode="after")
     def _params_exist(self) -> ToolSpec:
-        for name in (self.resource_param, self.money_param, self.payee_param):
+        named = (self.resource_param, self.money_param, self.payee_param, self.recipient_param)
+        for name in (*named, *self.content_params):
             if name is not None and name not in self.params:
                 raise ValueError(f"tool {self.name}: {name!r} is not a parameter")
+        if self.account_param is not None and self.account_param not in self.optional_params:
+            raise ValueError(f"tool {self.name}: {self.account_param!r} is not a parameter")
+        if self.optional_params.keys() & self.params.keys():
+            raise ValueError(f"tool {self.name}: a parameter is both required and optional")
         if self.money_param and self.params[self.money_param] is not ParamType.INTEGER:
             raise ValueError(f"tool {self.name}: money parameter must be an integer")
         return self
@@ -386,13 +429,15 @@ def payload_problem(tool: ToolSpec, payload: object) -> str | None:
     """Why ``payload`` does not fit ``tool`` exactly, or None when it does."""
     if not isinstance(payload, dict):
         return "payload must be an object"
-    if payload.keys() != tool.params.keys():
-        missing = tool.params.keys() - payload.keys()
-        if missing:
-            return f"payload misses {sorted(missing)}"
-        return f"payload has unexpected {sorted(payload.keys() - tool.params.keys())}"
-    for name, kind in tool.params.items():
-        value = payload[name]
+    missing = tool.params.keys() - payload.keys()
+    if missing:
+        return f"payload misses {sorted(missing)}"
+    unexpected = payload.keys() - tool.params.keys() - tool.optional_params.keys()
+    if unexpected:
+        return f"payload has unexpected {sorted(unexpected)}"
+    kinds = {**tool.params, **tool.optional_params}
+    for name in payload:
+        value, kind = payload[name], kinds[name]
         if kind is ParamType.INTEGER:
             if not isinstance(value, int) or isinstance(value, bool):
                 return f"payload.{name} must be an integer"

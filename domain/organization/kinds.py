@@ -61,3 +61,15 @@ class ParamType(StrEnum):
 
     STRING = "string"
     INTEGER = "integer"
+
+
+class DestinationKind(StrEnum):
+    """What sort of counterparty a project has established: where its outbound work may
+    go without a human deciding."""
+
+    EMAIL_DOMAIN = "email_domain"
+    """Anyone at a domain (``atlas.example``): the client's people."""
+    EMAIL = "email"
+    """One address (``cfo@atlas.example``)."""
+    PAYEE = "payee"
+    """Someone the firm pays, with the bank details it pays them at."""

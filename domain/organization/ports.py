@@ -16,6 +16,7 @@ from domain.organization.contracts import (
     Barrier,
     Charter,
     Commitment,
+    Destination,
     Identity,
     Organization,
     Principal,
@@ -56,6 +57,10 @@ class Directory(Protocol):
     def barriers(self, org_id: str) -> list[Barrier]: ...
 
     def commitments(self, org_id: str) -> list[Commitment]: ...
+
+    def destinations(self, org_id: str) -> list[Destination]:
+        """Every destination ever established (current or retired)."""
+        ...
 
 
 class OrgChange(Protocol):
@@ -104,6 +109,14 @@ class OrgChange(Protocol):
     def end_staffing(self, staffing_id: str) -> Staffing: ...
 
     def add_barrier(self, barrier: Barrier) -> Barrier: ...
+
+    def destinations(self) -> list[Destination]: ...
+
+    def establish(self, destination: Destination) -> Destination:
+        """Keep an established destination, at the change's moment."""
+        ...
+
+    def retire_destination(self, destination_id: str) -> Destination: ...
 
     def add_record(
         self,

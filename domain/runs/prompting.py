@@ -41,7 +41,10 @@ def task_prompt(
 ) -> str:
     """The task, the agent's current projects, the context released to it and its tools."""
     tool_lines = [
-        json.dumps({"tool": t.name, "description": t.description, "params": t.params})
+        json.dumps(
+            {"tool": t.name, "description": t.description, "params": t.params}
+            | ({"optional_params": t.optional_params} if t.optional_params else {})
+        )
         for t in tools
     ]
     return "\n".join(

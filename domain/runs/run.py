@@ -60,6 +60,9 @@ class RunInput(Frozen):
     """Projects of what is handed to the run with its task (a work graph's earlier
     outputs, a deliberation's recalled context): the run knows of them, so the broker
     counts them in the reach of every intent it proposes, beside what it recalls."""
+    read_refs: tuple[str, ...] = ()
+    """The memory records handed to the run with its task (a deliberation's recalled
+    context): the broker names the outside ones where a hold's destination came from."""
     scripted_reply: str | None = None
     hold_timeout_seconds: int = Field(
         default=DEFAULT_HOLD_SECONDS, ge=MIN_HOLD_SECONDS, le=MAX_HOLD_SECONDS

@@ -64,7 +64,9 @@ def stores_and_retrieves_nodes_as_given(adapter: MemoryAdapter) -> None:
     )
     adapter.store(node, author_id="author", at=AT)
     _keep(adapter, _node(org, "b", ("east",)))
-    assert adapter.retrieve(org, ["a"]) == [node]
+    (kept,) = adapter.retrieve(org, ["a"])
+    assert kept.model_copy(update={"kept_at": None}) == node
+    assert kept.kept_at in (None, AT), "kept_at is when it was stored (or unknown)"
     got = adapter.retrieve(org, ["b", "missing", "a"])
     assert [n.ref for n in got] == ["b", "a"], "retrieve keeps the order asked, drops unknowns"
     assert adapter.retrieve(org, []) == []

@@ -20,13 +20,13 @@ from adapters.store.store import Store
 from adapters.store.tables import AuditEntryRow
 from api.cli.main import app as cli_app
 from domain.governance.intents import Outcome
-from domain.organization.kinds import StaffRole
+from domain.organization.kinds import DestinationKind, StaffRole
 from domain.runs.run import RunState
 from tests.e2e.test_runs_crash_resume import EMAIL, WorkerProcess, _spawn
 from tests.identity import cli_signed_in
 from tests.support import TEST_KEYS, Firm, make_settings, until, utc_now, wire
 from usecases import audit as audit_uc
-from usecases import organization, runs
+from usecases import destinations, organization, runs
 from usecases.context import Ports
 from workflows.runs import AgentRunWorkflow
 
@@ -55,6 +55,12 @@ async def test_a_poisoned_broker_stays_poisoned_in_every_worker_until_a_human_cl
         other.org.id,
         other.founder.id,
         organization.AssignStaff(orion_b, "east", StaffRole.MEMBER),
+    )
+    destinations.establish(
+        svc,
+        other.org.id,
+        other.founder.id,
+        destinations.Establish("east", DestinationKind.EMAIL_DOMAIN, "client.example"),
     )
 
     entry = store.audit.entries(firm.org)[3]

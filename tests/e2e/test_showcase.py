@@ -14,7 +14,14 @@ from adapters.store.store import Store
 from adapters.store.tables import AuditEntryRow, EmailRow, PaymentRow
 from api.http.app import create_app
 from api.local.demo import play
-from api.local.demo_script import INVOICE, INVOICE_REF, TASKS, WEST_NOTE, WEST_NOTE_REF
+from api.local.demo_script import (
+    INVOICE,
+    INVOICE_REF,
+    REDIRECT_REF,
+    TASKS,
+    WEST_NOTE,
+    WEST_NOTE_REF,
+)
 from domain.memory.release import Release
 from domain.runs.run import ApprovalSignal, RunStatus
 from tests.identity import bearer, sign_in
@@ -162,11 +169,21 @@ async def test_showcase_exercises_every_broker_outcome(
     # kickoff, payment, west; the graph's five steps; the deliberation's synthesis
     assert sum(1 for d, _ in kinds if d == "dispatched") == 3 + 5 + 1
     assert ("reject", "malformed_json") in kinds
+    # an outside invoice's new bank details: held, naming the invoice, left for Ada
+    (redirected,) = report.runs["redirect"]["state"]["intents"]
+    assert redirected["decision"]["outcome"] == "hold"
+    # (the East cap is spent by the approved payment: the cap holds it too)
+    assert "new_destination" in redirected["decision"]["rule"].split("+")
+    assert (
+        f"first appears in the inbound invoice {REDIRECT_REF}" in (redirected["decision"]["reason"])
+    )
+    assert redirected["decision"]["evidence"] == [REDIRECT_REF]
 
     # every run is findable by its search attributes
     query = f"VerleticaOrg = '{org}' AND WorkflowType = 'AgentRunWorkflow'"
     found = [w async for w in temporal_env.client.list_workflows(query)]
-    assert len(found) == len(TASKS) + 5 + 1  # and the graph's steps, the synthesis
+    # and the redirected payment, the graph's steps, the synthesis
+    assert len(found) == len(TASKS) + 1 + 5 + 1
 
 
 async def test_showcase_keeps_west_memory_behind_the_wall(stack: Stack) -> None:

@@ -17,7 +17,7 @@ from temporalio.testing import WorkflowEnvironment
 
 from adapters.store.store import Store
 from api.http.app import create_app
-from api.local.demo_script import TASKS, WEST_NOTE, WEST_NOTE_REF
+from api.local.demo_script import DESTINATIONS, TASKS, WEST_NOTE, WEST_NOTE_REF
 from tests.identity import bearer
 from tests.support import TEST_KEYS, make_settings, until, utc_now, wire
 from worker.bootstrap import build_worker
@@ -86,6 +86,12 @@ async def test_the_whole_loop(http: httpx.AsyncClient) -> None:
     for planner, side in (("orion", "east"), ("vega", "west")):
         staffing = {"principal_id": agents[planner], "project": side}
         await call("POST", f"/v1/orgs/{org_id}/staffing", staffing, 201)
+    # where each side's work may go without a human: the showcase's clients and teams
+    for project, kind, value, account, label in DESTINATIONS:
+        kept = {"project": project, "kind": kind, "value": value, "account": account}
+        await call("POST", f"/v1/orgs/{org_id}/destinations", kept | {"label": label}, 201)
+    listed = await call("GET", f"/v1/orgs/{org_id}/destinations")
+    assert len(listed) == len(DESTINATIONS)
 
     # three differently worded versions of one sequence, and an unrelated one
     async def episode(raw: list[tuple[str, str]], met: bool) -> str:

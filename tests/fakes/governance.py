@@ -45,6 +45,14 @@ from domain.fleet.registry import Rollout, initial_rollout
 from domain.fleet.starter import STARTER_FLEET
 from domain.governance import records
 from domain.governance.broker import known_reach, operation_key, spend_of, wildcard_key
+from domain.governance.destinations import (
+    Counterparties,
+    colleagues_of,
+    domain_of,
+    fold_account,
+    governs,
+    normalized,
+)
 from domain.governance.index import PolicyIndex
 from domain.governance.intents import Decision, DispatchResult, DispatchToken, Intent, Outcome
 from domain.governance.ports import ConnectorWrite
@@ -66,14 +74,44 @@ from domain.organization.contracts import (
     Charter,
     Commitment,
     Constraint,
+    Destination,
     Organization,
     Principal,
     Provenance,
     Staffing,
     StandingHold,
 )
-from domain.organization.kinds import CharterStatus, PrincipalKind, ReviewState, StaffRole
+from domain.organization.kinds import (
+    CharterStatus,
+    DestinationKind,
+    PrincipalKind,
+    ReviewState,
+    StaffRole,
+)
 from domain.tools import REGISTRY
+
+FIRM_PAYEE = "Northwind Supplies"
+"""The vendor the test firm pays (established on east and west, no bank details kept)."""
+TEST_PAYEES = tuple(f"{FIRM_PAYEE} {i}" for i in range(32))
+"""Vendors the test firm pays, established like :data:`FIRM_PAYEE`: the test helpers pay
+them in turn, so that a test's payments add up against no one's approval threshold
+(split payments) unless it names one payee on purpose."""
+FIRM_DESTINATIONS: tuple[tuple[str, DestinationKind, str], ...] = (
+    *(
+        (project, DestinationKind.EMAIL_DOMAIN, domain)
+        for project in ("east", "west")
+        for domain in ("client.example", "atlas.example", "acme.example", "example.com")
+    ),
+    ("east", DestinationKind.EMAIL_DOMAIN, "atlas-client.example"),
+    ("west", DestinationKind.EMAIL_DOMAIN, "birch-holdings.example"),
+    *(
+        (project, DestinationKind.PAYEE, payee)
+        for project in ("east", "west")
+        for payee in (FIRM_PAYEE, *TEST_PAYEES)
+    ),
+)
+"""What the test firm (``tests.support.Firm`` and its fake) has established: its
+clients' domains on both sides and one vendor. Anything else is a new destination."""
 
 FAKE_KEYS = ChainKeys(current=ChainKey(bytes(range(32))))
 """The audit key of the fakes (the same bytes as ``tests.support.TEST_KEYS``)."""
@@ -114,6 +152,7 @@ class FakeOrganization:
     records: dict[str, tuple[str, ...]] = field(default_factory=dict)
     """Memory records by reference: their projects (what the broker's scope stage reads)."""
     standing_holds: list[StandingHold] = field(default_factory=list)
+    destinations: list[Destination] = field(default_factory=list)
 
     @property
     def id(self) -> str:
@@ -216,6 +255,44 @@ class FakeOrganization:
         )
         self.staffing.append(row)
         return row
+
+    def establish(
+        self,
+        project: str,
+        kind: DestinationKind,
+        value: str,
+        now: datetime,
+        account: str | None = None,
+    ) -> Destination:
+        """An established destination of ``project`` (as the use case folds it)."""
+        if project not in self.projects:
+            raise NotFound(f"no project {project!r}")
+        kept = Destination(
+            id=_new_id(),
+            project=project,
+            kind=kind,
+            value=normalized(kind, value),
+            account=None if account is None else fold_account(account),
+            established_by=self.org.founder_id,
+            established_at=now,
+        )
+        self.destinations.append(kept)
+        return kept
+
+    def counterparties(self, now: datetime) -> Counterparties:
+        by_project: dict[str, list[Destination]] = {}
+        for d in self.destinations:
+            by_project.setdefault(d.project, []).append(d)
+        rows: dict[str, list[Staffing]] = {}
+        for row in self.staffing:
+            rows.setdefault(row.principal_id, []).append(row)
+        colleagues = colleagues_of(self.principals.values(), rows)
+        return Counterparties(
+            {k: tuple(v) for k, v in by_project.items()},
+            colleagues,
+            frozenset(domain_of(a) for a in colleagues),
+            now,
+        )
 
     def unstaff(self, staffing_id: str, now: datetime) -> None:
         """End a staffing now (its history stays)."""
@@ -481,6 +558,7 @@ class FakeUnit:
             ),
             in_flight=self._in_flight(intent),
             completed=self._completed(intent),
+            counterparties=org.counterparties(self._now) if governs(tool) else None,
             tools=REGISTRY,
         )
 
@@ -830,6 +908,8 @@ class FakeFirm:
         org.staff(self.associate, "east", StaffRole.MEMBER, now)
         org.remember("birch-cim", ("west",))
         org.remember("atlas-kickoff", ("east",))
+        for project, kind, value in FIRM_DESTINATIONS:
+            org.establish(project, kind, value, now)
 
     def connectors(self) -> dict[tuple[str, str], FakeConnector]:
         """A fake connector for every tool of the registry."""

@@ -359,7 +359,7 @@ def test_instants_read_back_whatever_the_servers_time_zone(postgres_url: str) ->
                 principal_id=firm.agents["orion"],
                 tool="email.send",
                 projects=("east",),
-                payload={"to": "a@b.example", "subject": "s", "body": "b"},
+                payload={"to": "a@client.example", "subject": "s", "body": "b"},
                 cost_cents=0,
                 justification="j",
             )

@@ -24,7 +24,7 @@ from domain.governance.ports import ConnectorWrite
 from domain.organization.contracts import SpendCap
 from domain.organization.kinds import StaffRole
 from domain.tools import REGISTRY
-from tests.support import Firm, payment_intent, race, utc_now
+from tests.support import Firm, establish_test_payees, payment_intent, race, utc_now
 from usecases import commitments, governance, organization
 from worker.bootstrap import verify_chains
 
@@ -556,6 +556,7 @@ def test_a_broken_chain_poisons_its_organization_and_no_other(
         done.founder.id,
         organization.AssignStaff(other.agents["ledger"], "east", StaffRole.MEMBER),
     )
+    establish_test_payees(services, other.org, done.founder.id, ("east",))
     original = _rows(store, firm.org)
     _tamper(store, firm.org, "payload", 3, 0, original)
 

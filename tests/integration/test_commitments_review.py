@@ -339,7 +339,7 @@ def test_the_broker_holds_a_late_delivery_only_once_a_human_confirmed_it(firm: F
     extracted = governance.decide(store.governance, _email(firm, "cfo@atlas.example"), now)
     commitments.confirm(firm.svc, made.id, firm.founder)
     late = governance.decide(store.governance, _email(firm, "cfo@atlas.example"), now)
-    elsewhere = governance.decide(store.governance, _email(firm, "ops@other.example"), now)
+    elsewhere = governance.decide(store.governance, _email(firm, "ops@client.example"), now)
 
     assert extracted.outcome is Outcome.ALLOW  # evidence binds nothing
     assert (late.outcome, late.stage) == (Outcome.HOLD, Stage.COMMITMENTS)

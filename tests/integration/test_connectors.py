@@ -21,6 +21,7 @@ from domain.errors import BrokerPoisoned, FoundationBroken, TokenRefused
 from domain.governance.intents import Decision, DispatchToken, Intent, Outcome, Stage
 from domain.governance.ports import ConnectorWrite
 from domain.tools import EMAIL_SEND, PAYMENTS_PAY
+from tests.fakes.governance import FIRM_PAYEE
 from tests.support import Firm, utc_now
 from usecases import governance, organization
 from usecases.context import Ports
@@ -58,7 +59,7 @@ def payment_intent(
         tool="payments.pay",
         projects=(project,),
         payload={
-            "payee": "Northwind Data Rooms",
+            "payee": FIRM_PAYEE,
             "invoice": invoice,
             "amount_cents": amount,
             "currency": "USD",
@@ -456,7 +457,7 @@ def test_payments_ledger_writes_an_allowed_payment_once(store: Store, firm: Firm
         row = s.get(PaymentRow, intent.id)
         assert row is not None
         assert (row.payee, row.invoice, row.amount_cents, row.currency, row.memo) == (
-            "Northwind Data Rooms",
+            FIRM_PAYEE,
             "NW-2291",
             99_999,
             "USD",

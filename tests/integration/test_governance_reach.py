@@ -14,7 +14,7 @@ from domain.governance.intents import Intent, Outcome
 from domain.needs_you.items import QueueItem
 from domain.organization.contracts import SpendCap
 from domain.organization.kinds import StaffRole
-from tests.support import payment_intent, utc_now
+from tests.support import establish_test_payees, payment_intent, utc_now
 from usecases import commitments, counterfactual, governance, needs_you, organization
 from usecases.context import Ports
 
@@ -42,6 +42,7 @@ def _firm(services: Ports) -> tuple[str, str, str, str]:
     organization.staff(
         services, org, founder, organization.AssignStaff(ben, "east", StaffRole.MEMBER)
     )
+    establish_test_payees(services, org, founder, ("east", "north"))
     return org, founder, ledger, ben
 
 

@@ -10,9 +10,9 @@ from datetime import datetime, timedelta
 
 from adapters.store.store import Store
 from domain.governance.intents import ApprovalVerdict, Intent, Outcome
-from domain.organization.kinds import StaffRole
+from domain.organization.kinds import DestinationKind, StaffRole
 from tests.support import APPROVAL_KEYS, payment_intent, signed, utc_now
-from usecases import governance, governance_review, organization
+from usecases import destinations, governance, governance_review, organization
 from usecases.context import Ports
 
 THRESHOLD = 100_000
@@ -25,6 +25,15 @@ def _firm(services: Ports) -> tuple[str, str, str]:
     organization.add_project(services, org, founder, "east", "East")
     organization.staff(
         services, org, founder, organization.AssignStaff(ledger, "east", StaffRole.MEMBER)
+    )
+    destinations.establish_all(
+        services,
+        org,
+        founder,
+        [
+            destinations.Establish("east", DestinationKind.PAYEE, payee)
+            for payee in ("Acme Data Rooms", "Acme", "Birch")
+        ],
     )
     return org, ledger, founder
 

@@ -12,12 +12,14 @@ from hypothesis import strategies as st
 from domain.governance.broker import decide
 from domain.governance.intents import Decision, Outcome, Stage
 from domain.organization.contracts import Commitment, Delivery, Provenance
-from domain.organization.kinds import ReviewState
+from domain.organization.kinds import DestinationKind, ReviewState
 from tests.unit.test_governance_broker_properties import (
     NOW,
     ORG,
     PROP,
+    destination,
     email,
+    established,
     payment,
     snapshot,
     spend_cap,
@@ -25,6 +27,15 @@ from tests.unit.test_governance_broker_properties import (
 )
 
 RECIPIENT = "cfo@atlas-client.example"
+CLIENTS = established(
+    *(
+        destination(project, DestinationKind.EMAIL_DOMAIN, domain)
+        for project in ("east", "north")
+        for domain in ("atlas-client.example", "else.example", "example.com", "x.example")
+    ),
+    *(destination(project, DestinationKind.PAYEE, "acme") for project in ("east", "north")),
+)
+"""The recipients these tests send to are established: only a delivery holds them."""
 
 
 def delivery(
@@ -51,7 +62,9 @@ def delivery(
 def decided(
     commitment: Commitment, to: str = RECIPIENT, projects: tuple[str, ...] = ("east",)
 ) -> Decision:
-    snap = snapshot(staffing=staffed({"east", "north"}), commitments=(commitment,))
+    snap = snapshot(
+        staffing=staffed({"east", "north"}), commitments=(commitment,), counterparties=CLIENTS
+    )
     return decide(email(projects=projects, to=to), snap)
 
 

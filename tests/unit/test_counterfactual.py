@@ -56,6 +56,7 @@ def test_every_stage_speaks_with_enforcement_off() -> None:
         Stage.IDENTITY: ("pass", ""),
         Stage.STAFFING: ("pass", ""),
         Stage.SCOPE: ("reject", "barrier_crossed"),
+        Stage.EGRESS: ("pass", ""),
         Stage.COMMITMENTS: ("hold", "spend_cap"),
         Stage.COLLISIONS: ("hold", "collision"),
         Stage.APPROVAL: ("hold", "money_over_threshold"),

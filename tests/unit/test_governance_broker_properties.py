@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from itertools import count
@@ -21,6 +21,7 @@ from domain.governance.broker import (
     spend_of,
     wildcard_key,
 )
+from domain.governance.destinations import Counterparties, normalized
 from domain.governance.intents import Decision, Intent, Outcome, Stage
 from domain.governance.values import BrokerSnapshot, InFlight, in_flight_by_key
 from domain.organization.contracts import (
@@ -28,6 +29,7 @@ from domain.organization.contracts import (
     Barrier,
     Charter,
     Commitment,
+    Destination,
     Principal,
     Provenance,
     SpendCap,
@@ -35,6 +37,7 @@ from domain.organization.contracts import (
 )
 from domain.organization.kinds import (
     CharterStatus,
+    DestinationKind,
     PrincipalKind,
     PrincipalStatus,
     ReviewState,
@@ -123,6 +126,60 @@ def staffed(projects: Iterable[str], role: StaffRole = StaffRole.MEMBER) -> tupl
     return tuple(staffing_row(p, role=role) for p in sorted(projects))
 
 
+def destination(
+    project: str, kind: DestinationKind, value: str, account: str | None = None
+) -> Destination:
+    return Destination(
+        id=f"d-{next(_ids)}",
+        project=project,
+        kind=kind,
+        value=normalized(kind, value),
+        account=account,
+        established_by="founder",
+        established_at=NOW - timedelta(days=60),
+    )
+
+
+def established(*kept: Destination) -> Counterparties:
+    """Counterparties at :data:`NOW` holding ``kept`` (and no colleagues)."""
+    by_project: dict[str, tuple[Destination, ...]] = {}
+    for d in kept:
+        by_project[d.project] = (*by_project.get(d.project, ()), d)
+    return Counterparties(by_project, {}, frozenset(), NOW)
+
+
+class _Everywhere(Mapping[str, tuple[Destination, ...]]):
+    """The same destinations established on every project there is."""
+
+    def __init__(self, kept: tuple[Destination, ...]) -> None:
+        self._kept = kept
+
+    def __getitem__(self, project: str) -> tuple[Destination, ...]:
+        return self._kept
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(())
+
+    def __len__(self) -> int:
+        return 0
+
+
+ESTABLISHED = Counterparties(
+    _Everywhere(
+        (
+            destination("east", DestinationKind.PAYEE, "acme"),
+            destination("east", DestinationKind.EMAIL_DOMAIN, "example.com"),
+            destination("east", DestinationKind.EMAIL_DOMAIN, "atlas-client.example"),
+        )
+    ),
+    {},
+    frozenset(),
+    NOW,
+)
+"""The payee ``acme`` and the domains ``example.com`` and ``atlas-client.example``,
+established on every project: what :func:`payment` and :func:`email` send to."""
+
+
 def snapshot(
     *,
     staffing: tuple[Staffing, ...],
@@ -133,7 +190,11 @@ def snapshot(
     in_flight: Mapping[str, str] | None = None,
     run_spent_cents: int = 0,
     principal: Principal = AGENT,
+    counterparties: Counterparties | None = None,
 ) -> BrokerSnapshot:
+    """A snapshot at :data:`NOW`; unless told otherwise, every project has established
+    the payee ``acme`` and the domain ``example.com`` (what :func:`payment` and
+    :func:`email` send to), so that only the egress tests meet a new destination."""
     return BrokerSnapshot(
         now=NOW,
         principal=principal,
@@ -149,6 +210,7 @@ def snapshot(
         in_flight=in_flight_by_key(
             InFlight(key=k, intent_id=i, status=Outcome.ALLOW) for k, i in (in_flight or {}).items()
         ),
+        counterparties=counterparties or ESTABLISHED,
     )
 
 

@@ -133,7 +133,9 @@ def test_the_requester_is_part_of_what_an_approval_binds() -> None:
     intent = payment(5_000)
     # An intent nobody asked for digests as intents did before requesters existed.
     body = intent.model_dump(mode="json")
-    before = {k: v for k, v in body.items() if k not in ("pin", "requested_by", "read_reach")}
+    before = {
+        k: v for k, v in body.items() if k not in ("pin", "requested_by", "read_reach", "read_refs")
+    }
     assert intent.digest == digest(before)
     asked = asked_by(intent)
     assert asked.digest == digest({**before, "requested_by": BEN.id}) != intent.digest

@@ -19,8 +19,8 @@ from domain.governance import records
 from domain.governance.intents import ApprovalVerdict, Intent, Outcome, Stage
 from domain.governance.usage import usage_draft
 from domain.organization.contracts import SpendCap
-from domain.organization.kinds import StaffRole
-from tests.fakes.governance import Clock, FakeFirm, FakeGovernance, FakeOrganization
+from domain.organization.kinds import DestinationKind, StaffRole
+from tests.fakes.governance import TEST_PAYEES, Clock, FakeFirm, FakeGovernance, FakeOrganization
 from tests.support import APPROVAL_KEYS, payment_intent, race, signed
 from usecases import governance, governance_review
 
@@ -279,6 +279,8 @@ def test_records_and_charges_of_one_organization_are_not_another_s(firm: FakeFir
     other.add_project("east", firm.clock())
     ledger = other.agent("ledger")
     other.staff(ledger, "east", StaffRole.MEMBER, firm.clock())
+    for payee in TEST_PAYEES:
+        other.establish("east", DestinationKind.PAYEE, payee, firm.clock())
     mine = _pay(firm, 10_000, invoice="INV-1")
     theirs = payment_intent(other.id, ledger, 10_000, "INV-1", run_id=RUN)
     assert _decide(firm, mine).outcome is Outcome.ALLOW

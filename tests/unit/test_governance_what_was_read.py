@@ -70,7 +70,9 @@ def test_a_spend_cap_on_what_the_run_read_binds_its_payment() -> None:
 def test_a_run_that_read_nothing_digests_as_before() -> None:
     intent = email()
     body = intent.model_dump(mode="json")
-    before = {k: v for k, v in body.items() if k not in ("pin", "requested_by", "read_reach")}
+    before = {
+        k: v for k, v in body.items() if k not in ("pin", "requested_by", "read_reach", "read_refs")
+    }
     assert intent.digest == digest(before)
     read = having_read(intent, "east")
     assert read.digest == digest({**before, "read_reach": ["east"]}) != intent.digest

@@ -122,6 +122,18 @@ class HeldIntents:
                         path=f"{base}/approve",
                         cli=f"verletica approve {hold.intent_id}",
                     ),
+                    *(
+                        (
+                            ItemAction(
+                                kind=ActionKind.ESTABLISH,
+                                path=f"{base}/approve",
+                                cli=f"verletica approve {hold.intent_id} --establish",
+                                needs=("establish",),
+                            ),
+                        )
+                        if context.founder and "new_destination" in hold.rule.split("+")
+                        else ()
+                    ),
                     ItemAction(
                         kind=ActionKind.DENY,
                         path=f"{base}/deny",

@@ -45,6 +45,7 @@ async def approve(
         approve=True,
         reason=body.reason,
         hold_seq=body.hold_seq,
+        establish=body.establish,
     )
 
 

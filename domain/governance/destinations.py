@@ -1,0 +1,439 @@
+"""Egress: where an outbound or irreversible action goes, and whether its projects have
+established that destination.
+
+A hijacked model can word an ordinary email or an ordinary payment; it cannot make a new
+recipient, a new payee or new bank details established. So the broker holds an action
+whose destination is not established for **every** project it reaches (its declared
+projects, what it cites, what its run read): a human sees where it would go and why,
+and may establish the destination while approving. The destinations are:
+
+- the addresses in a recipient parameter (``to``), each established as an address, by its
+  domain, or as a colleague with standing on every project of the reach;
+- the payee (and, when the payment names one, the bank account) of a payment;
+- the links, addresses and bank details written into content that leaves the firm (an
+  email's subject and body): a link to an unknown site is a destination too.
+
+When the run read outside content (an inbound email, an invoice, a web page: see
+:func:`is_outside`), the hold names the source where a new destination first appears;
+an outgoing text that copies a long passage of outside content is held as a relay; and
+a message drawn on outside content (sharing its words) from a sender its projects have
+not established is held too (what it says may be that sender's words, reworded).
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+
+from domain.memory.release import StoredNode
+from domain.organization.contracts import Destination, Principal, Staffing, ToolSpec
+from domain.organization.kinds import DestinationKind, PrincipalKind, PrincipalStatus, StaffRole
+
+RELAY_WORDS = 12
+"""Consecutive words an outgoing text may share with outside content the run read before
+it is held as relaying that content (a reply quotes a phrase; a relay copies a passage)."""
+
+OUTSIDE_KINDS = frozenset(
+    {"email", "invoice", "web", "message", "chat", "attachment", "letter", "form", "ticket"}
+)
+"""Kinds of memory record that arrive from outside the firm."""
+
+_ADDRESS = re.compile(r"[\w.!#$%&'*+/=?^`{|}~-]+@[\w-]+(?:\.[\w-]+)+", re.UNICODE)
+_LINK = re.compile(r"(?:\b[a-z][a-z0-9+.-]*://|\bwww\.)([^\s/?#<>\"'()\[\]]+)", re.IGNORECASE)
+_IBAN = re.compile(r"\b[A-Z]{2}\d{2}(?:[ -]?[A-Z0-9]){11,30}\b")
+_LABELLED_ACCOUNT = re.compile(
+    r"\b(?:account|acct|a/c|routing|sort code|iban|swift|bic)(?:\s+(?:number|no|nr|num))?"
+    r"\b[^0-9A-Za-z]{0,20}"
+    r"((?:[0-9][ -]?){6,30}[0-9])",
+    re.IGNORECASE,
+)
+_WORD = re.compile(r"\w+", re.UNICODE)
+
+
+def fold(text: str) -> str:
+    """``text`` as names compare: compatibility forms folded (NFKC), invisible format
+    characters dropped, case ignored, spacing collapsed."""
+    folded = unicodedata.normalize("NFKC", text)
+    kept = "".join(c for c in folded if unicodedata.category(c) != "Cf")
+    return " ".join(kept.split()).casefold()
+
+
+def fold_name(name: str) -> str:
+    """A payee's name as it compares: :func:`fold`, with punctuation dropped too."""
+    folded = unicodedata.normalize("NFKC", name)
+    return fold("".join(" " if unicodedata.category(c)[0] == "P" else c for c in folded))
+
+
+def fold_account(account: str) -> str:
+    """Bank details as they compare: letters and digits only, upper case."""
+    folded = unicodedata.normalize("NFKC", account)
+    return "".join(c for c in folded if c.isalnum()).upper()
+
+
+def fold_domain(domain: str) -> str:
+    """A domain as it compares: :func:`fold`, without a leading ``@`` or ``www.`` and a
+    trailing dot."""
+    d = fold(domain).strip().lstrip("@").rstrip(".")
+    return d.removeprefix("www.")
+
+
+def normalized(kind: DestinationKind, value: str) -> str:
+    """``value`` of a destination of ``kind`` as it is kept and compared."""
+    if kind is DestinationKind.EMAIL_DOMAIN:
+        return fold_domain(value)
+    if kind is DestinationKind.EMAIL:
+        return fold(value).removeprefix("mailto:").strip()
+    return fold_name(value)
+
+
+def addresses(text: str) -> list[str]:
+    """The email addresses in ``text``, folded, each once, in order."""
+    return list(
+        dict.fromkeys(fold(a) for a in _ADDRESS.findall(unicodedata.normalize("NFKC", text)))
+    )
+
+
+def domain_of(address: str) -> str:
+    return fold_domain(address.rpartition("@")[2])
+
+
+def within(domain: str, known: Iterable[str]) -> bool:
+    """Whether ``domain`` is one of ``known`` or a subdomain of one (whoever holds a domain
+    holds its subdomains; ``atlas.example.evil.example`` is ``evil.example``'s)."""
+    return any(domain == k or domain.endswith("." + k) for k in known)
+
+
+def is_outside(kind: str, source: str | None) -> bool:
+    """Whether a memory record came from outside the firm: a kind that arrives from
+    outside, or a source that is an address or a link. Everything else was written
+    inside (a note, a procedure, meeting minutes)."""
+    if kind in OUTSIDE_KINDS:
+        return True
+    return source is not None and ("@" in source or "://" in source)
+
+
+@dataclass(frozen=True, slots=True)
+class Source:
+    """A record the run read: what the provenance of a hold names."""
+
+    ref: str
+    kind: str
+    source: str | None
+    received_at: datetime | None
+    text: str
+    outside: bool = True
+    """Whether it came from outside the firm (:func:`is_outside`)."""
+
+    def words(self) -> str:
+        """How an owner reads where it came from: ``the inbound invoice inv-0412,
+        received 2026-12-06 10:02 UTC from billing@…``, or ``the note n-7, filed
+        2026-12-01 09:00 UTC (forwarded by Ben)`` for one written inside."""
+        at = "" if self.received_at is None else self.received_at.strftime("%Y-%m-%d %H:%M UTC")
+        if not self.outside:
+            what = f"the {self.kind} {self.ref}" + (f", filed {at}" if at else "")
+            return what + (f" ({self.source})" if self.source else "")
+        what = f"the inbound {self.kind} {self.ref}" + (f", received {at}" if at else "")
+        return what + (f" from {self.source}" if self.source else "")
+
+
+def read_sources(nodes: Iterable[StoredNode]) -> tuple[Source, ...]:
+    """The records a run read, as a hold names them, each marked outside or not."""
+    return tuple(
+        Source(n.ref, n.kind, n.source, n.kept_at, n.text, is_outside(n.kind, n.source))
+        for n in nodes
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class Found:
+    """One destination an action would reach that its projects have not established."""
+
+    what: str
+    """In an owner's words: ``the recipient cfo@x.example``."""
+    value: str
+    """What to look for in the outside content the run read."""
+    projects: tuple[str, ...]
+    """The projects of the reach that have not established it."""
+    establish: tuple[DestinationKind, str] | None = None
+    """What the founder would establish to release it (kind, value); None when the
+    destination is not one that can be established as it stands."""
+
+
+@dataclass(frozen=True, slots=True)
+class Counterparties:
+    """The destinations and colleagues one decision checks an action against."""
+
+    destinations: Mapping[str, tuple[Destination, ...]]
+    """Established destinations by project (current or not; checked at ``now``)."""
+    colleagues: Mapping[str, tuple[Staffing, ...]]
+    """Each human colleague's staffing rows, by their folded email address."""
+    own_domains: frozenset[str]
+    """The firm's own domains (its people's addresses): links to them are not new."""
+    now: datetime
+
+    def _current(self, project: str, kind: DestinationKind) -> Iterable[Destination]:
+        return (
+            d for d in self.destinations.get(project, ()) if d.kind is kind and d.current(self.now)
+        )
+
+    def recipient_missing(self, address: str, reach: Iterable[str]) -> tuple[str, ...]:
+        """The projects of ``reach`` that have not established ``address`` (folded): as an
+        address, by its domain, or as a colleague staffed there now."""
+        domain = domain_of(address)
+        rows = self.colleagues.get(address, ())
+        standing = {s.project for s in rows if s.active_at(self.now) and s.role in set(StaffRole)}
+        missing = []
+        for project in reach:
+            if project in standing:
+                continue
+            if any(d.value == address for d in self._current(project, DestinationKind.EMAIL)):
+                continue
+            domains = (d.value for d in self._current(project, DestinationKind.EMAIL_DOMAIN))
+            if within(domain, domains):
+                continue
+            missing.append(project)
+        return tuple(sorted(missing))
+
+    def domain_missing(self, domain: str, reach: Iterable[str]) -> tuple[str, ...]:
+        """The projects of ``reach`` for which a link to ``domain`` is new."""
+        if within(domain, self.own_domains):
+            return ()
+        missing = []
+        for project in reach:
+            known = {d.value for d in self._current(project, DestinationKind.EMAIL_DOMAIN)}
+            known |= {domain_of(d.value) for d in self._current(project, DestinationKind.EMAIL)}
+            if not within(domain, known):
+                missing.append(project)
+        return tuple(sorted(missing))
+
+    def payee(self, project: str, payee: str) -> Destination | None:
+        return next(
+            (d for d in self._current(project, DestinationKind.PAYEE) if d.value == payee), None
+        )
+
+    def accounts(self, reach: Iterable[str]) -> set[str]:
+        """Every bank account established for a payee on any of ``reach``."""
+        return {
+            d.account
+            for project in reach
+            for d in self._current(project, DestinationKind.PAYEE)
+            if d.account is not None
+        }
+
+
+def colleagues_of(
+    principals: Iterable[Principal], staffing: Mapping[str, Sequence[Staffing]]
+) -> dict[str, tuple[Staffing, ...]]:
+    """Each active human's staffing rows (``staffing`` by principal id), by their folded
+    email address: a colleague staffed on a project is no new destination of it."""
+    return {
+        fold(p.email): tuple(staffing.get(p.id, ()))
+        for p in principals
+        if p.kind is PrincipalKind.HUMAN and p.status is PrincipalStatus.ACTIVE and p.email
+    }
+
+
+def _accounts_in(text: str) -> list[str]:
+    found = [fold_account(m) for m in _IBAN.findall(unicodedata.normalize("NFKC", text))]
+    found += [fold_account(m) for m in _LABELLED_ACCOUNT.findall(text)]
+    return list(dict.fromkeys(found))
+
+
+def _links_in(text: str) -> list[str]:
+    hosts = (fold_domain(h.rpartition("@")[2].partition(":")[0]) for h in _LINK.findall(text))
+    return list(dict.fromkeys(h for h in hosts if h))
+
+
+def governs(tool: ToolSpec | None) -> bool:
+    """Whether ``tool`` sends or pays somewhere: the broker checks where."""
+    return tool is not None and bool(
+        tool.recipient_param or tool.payee_param or tool.content_params
+    )
+
+
+def new_destinations(
+    tool: ToolSpec, payload: Mapping[str, object], reach: Sequence[str], known: Counterparties
+) -> list[Found]:
+    """Every destination of an action (see the module's docstring) that some project of
+    ``reach`` has not established, in the order the payload names them."""
+    found: list[Found] = []
+    if tool.recipient_param is not None:
+        raw = str(payload.get(tool.recipient_param, ""))
+        named = addresses(raw)
+        if not named:
+            found.append(
+                Found(f"the recipient {raw.strip()!r}, which is no address", raw, tuple(reach))
+            )
+        for address in named:
+            missing = known.recipient_missing(address, reach)
+            if missing:
+                found.append(
+                    Found(
+                        f"the recipient {address}",
+                        address,
+                        missing,
+                        (DestinationKind.EMAIL, address),
+                    )
+                )
+    if tool.payee_param is not None:
+        found += _payment(tool, payload, reach, known)
+    texts = [str(payload.get(name, "")) for name in tool.content_params]
+    if texts:
+        found += _content(" \n".join(texts), reach, known, found)
+    return found
+
+
+def _payment(
+    tool: ToolSpec, payload: Mapping[str, object], reach: Sequence[str], known: Counterparties
+) -> list[Found]:
+    assert tool.payee_param is not None
+    shown = " ".join(str(payload.get(tool.payee_param, "")).split())
+    payee = fold_name(shown)
+    account = payload.get(tool.account_param or "")
+    folded = fold_account(account) if isinstance(account, str) and account.strip() else None
+    out: list[Found] = []
+    unknown = [p for p in reach if known.payee(p, payee) is None]
+    if unknown:
+        out.append(
+            Found(
+                f"the payee {shown}", shown, tuple(sorted(unknown)), (DestinationKind.PAYEE, shown)
+            )
+        )
+    if folded is not None:
+        changed = [
+            p for p in reach if (d := known.payee(p, payee)) is not None and d.account != folded
+        ]
+        if changed:
+            out.append(
+                Found(
+                    f"the bank account {_tail(folded)} for {shown}, which is not the one "
+                    "established for them",
+                    folded,
+                    tuple(sorted(changed)),
+                    (DestinationKind.PAYEE, shown),
+                )
+            )
+    return out
+
+
+def _content(
+    text: str, reach: Sequence[str], known: Counterparties, already: list[Found]
+) -> list[Found]:
+    seen = {f.value for f in already}
+    out: list[Found] = []
+    for address in addresses(text):
+        missing = known.recipient_missing(address, reach)
+        if address not in seen and missing and known.domain_missing(domain_of(address), reach):
+            out.append(
+                Found(
+                    f"the address {address} in the text",
+                    address,
+                    missing,
+                    (DestinationKind.EMAIL, address),
+                )
+            )
+    for host in _links_in(text):
+        missing = known.domain_missing(host, reach)
+        if missing:
+            out.append(
+                Found(
+                    f"a link to {host} in the text",
+                    host,
+                    missing,
+                    (DestinationKind.EMAIL_DOMAIN, host),
+                )
+            )
+    established = known.accounts(reach)
+    for account in _accounts_in(text):
+        if account not in established:
+            out.append(
+                Found(f"the bank account {_tail(account)} in the text", account, tuple(reach))
+            )
+    return out
+
+
+def _tail(account: str) -> str:
+    """Bank details as an owner recognises them without reading them out: the last four."""
+    return f"ending {account[-4:]}" if len(account) > 4 else account
+
+
+DRAWN_WORDS = 3
+DRAWN_SHARE = 0.25
+"""A message draws on a source when at least this many of its content words (and this
+share of them) are the source's: it is about what the source says. Recall brings back
+records near the task, and a message that shares nothing with one did not come from it."""
+
+_STOP = frozenset(
+    "a an and are as at be been but by can could do for from had has have here his her "
+    "how i if in into is it its just may me more most my no not now of on or our out "
+    "over please so some than that the their them then there these they this those to "
+    "too up us very was we were what when which while who will with would you your".split()
+)
+
+
+def _content_words(text: str) -> set[str]:
+    """The words that carry meaning, a plural or third-person ``s`` dropped."""
+    words = (w.casefold() for w in _WORD.findall(text))
+    return {w[:-1] if len(w) > 3 and w.endswith("s") else w for w in words if w not in _STOP}
+
+
+def draws_on(text: str, source: Source) -> bool:
+    """Whether ``text`` shares enough content words with ``source`` to be drawn on it."""
+    mine = _content_words(text)
+    shared = mine & _content_words(source.text)
+    return len(shared) >= DRAWN_WORDS and len(shared) >= DRAWN_SHARE * len(mine)
+
+
+def unknown_senders(
+    sources: Sequence[Source], reach: Sequence[str], known: Counterparties, text: str = ""
+) -> list[Source]:
+    """The outside sources ``text`` draws on whose sender no project of ``reach`` has
+    established (by address, domain or link; a source naming neither is unknown)."""
+    out = []
+    for s in sources:
+        if not s.outside or not draws_on(text, s):
+            continue
+        said = s.source or ""
+        named = addresses(said)
+        hosts = _links_in(said)
+        if named:
+            fine = all(not known.recipient_missing(a, reach) for a in named)
+        elif hosts:
+            fine = all(not known.domain_missing(h, reach) for h in hosts)
+        else:
+            fine = False
+        if not fine:
+            out.append(s)
+    return out
+
+
+def first_seen(value: str, sources: Sequence[Source]) -> Source | None:
+    """The earliest kept record the run read whose text holds ``value`` (as addresses,
+    links and accounts compare)."""
+    key, squeezed = fold(value), fold_account(value)
+    hits = [
+        s
+        for s in sources
+        if key in fold(s.text) or (len(squeezed) >= 6 and squeezed in fold_account(s.text))
+    ]
+    return min(
+        hits,
+        key=lambda s: (s.received_at is None, s.received_at or datetime.min, s.ref),
+        default=None,
+    )
+
+
+def relayed(text: str, sources: Sequence[Source], words: int = RELAY_WORDS) -> Source | None:
+    """The first outside source that ``text`` copies ``words`` consecutive words of."""
+    mine = [w.casefold() for w in _WORD.findall(text)]
+    if len(mine) < words:
+        return None
+    shingles = {tuple(mine[i : i + words]) for i in range(len(mine) - words + 1)}
+    for source in (s for s in sources if s.outside):
+        theirs = [w.casefold() for w in _WORD.findall(source.text)]
+        if any(tuple(theirs[i : i + words]) in shingles for i in range(len(theirs) - words + 1)):
+            return source
+    return None

@@ -1,0 +1,202 @@
+"""Established destinations through the store, on SQLite and PostgreSQL: the founder
+keeps them as configuration on the chain; the broker holds what goes anywhere else, and
+names the outside record where new bank details first appeared."""
+
+from __future__ import annotations
+
+import uuid
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from sqlalchemy import update
+
+from adapters.store.store import Store
+from adapters.store.tables import DestinationRow
+from domain.errors import Forbidden, NotFound
+from domain.governance.intents import Intent, Outcome, Stage
+from domain.organization.kinds import DestinationKind
+from tests.fakes.governance import FIRM_PAYEE
+from tests.support import Firm, payment_intent, utc_now
+from usecases import destinations, governance, memory
+from usecases.context import Ports
+
+NEW_IBAN = "GB94 BARC 1020 1530 0934 59"
+
+
+def _email(firm: Firm, to: str, **update: object) -> Intent:
+    intent = payment_intent(firm.org, firm.agents["orion"], 0)
+    return intent.model_copy(
+        update={
+            "tool": "email.send",
+            "payload": {"to": to, "subject": "Exclusivity", "body": "Terms attached."},
+            "cost_cents": 0,
+            **update,
+        }
+    )
+
+
+def _close(store: Store, firm: Firm, intent_id: str) -> None:
+    """Close an intent (its key released), as its run ending would."""
+    governance.close(store.governance, firm.org, intent_id, "run_ended", "test", utc_now())
+
+
+def _decide(store: Store, intent: Intent):  # type: ignore[no-untyped-def]
+    return governance.decide(store.governance, intent, utc_now())
+
+
+def test_a_new_recipient_is_held_until_the_founder_establishes_it(
+    services: Ports, store: Store, firm: Firm
+) -> None:
+    held = _decide(store, _email(firm, "deals@gmail.example"))
+    assert (held.outcome, held.stage, held.rule) == (Outcome.HOLD, Stage.EGRESS, "new_destination")
+    _close(store, firm, held.intent_id)
+    kept = destinations.establish(
+        services,
+        firm.org,
+        firm.founder,
+        destinations.Establish("east", DestinationKind.EMAIL, " Deals@Gmail.example ", label="x"),
+    )
+    assert kept.value == "deals@gmail.example"
+    allowed = _decide(store, _email(firm, "deals@gmail.example"))
+    assert allowed.outcome is Outcome.ALLOW
+    _close(store, firm, allowed.intent_id)
+    again = destinations.establish(
+        services,
+        firm.org,
+        firm.founder,
+        destinations.Establish("east", DestinationKind.EMAIL, "deals@gmail.example"),
+    )
+    assert again.id == kept.id  # establishing it twice is one destination
+    destinations.retire(services, firm.org, firm.founder, kept.id)
+    assert _decide(store, _email(firm, "deals@gmail.example")).rule == "new_destination"
+    listed = destinations.destinations(services, firm.org, firm.founder)
+    assert kept.id not in {d.id for d in listed}
+    every = destinations.destinations(services, firm.org, firm.founder, current=False)
+    assert kept.id in {d.id for d in every}
+    assert store.audit.verify(firm.org).ok
+
+
+def test_only_the_founder_establishes_and_a_member_sees_only_their_side(
+    services: Ports, store: Store, firm: Firm
+) -> None:
+    with pytest.raises(Forbidden):
+        destinations.establish(
+            services,
+            firm.org,
+            firm.associate,
+            destinations.Establish("east", DestinationKind.EMAIL_DOMAIN, "evil.example"),
+        )
+    with pytest.raises(NotFound):
+        destinations.establish(
+            services,
+            firm.org,
+            firm.founder,
+            destinations.Establish("nowhere", DestinationKind.EMAIL_DOMAIN, "x.example"),
+        )
+    with pytest.raises(ValueError):
+        destinations.establish(
+            services,
+            firm.org,
+            firm.founder,
+            destinations.Establish("east", DestinationKind.EMAIL, "no-at-sign"),
+        )
+    seen = {d.project for d in destinations.destinations(services, firm.org, firm.associate)}
+    assert seen == {"east"}  # Ben is on east only: west's clients are not his to see
+
+
+def test_changed_bank_details_are_held_naming_the_invoice_they_came_from(
+    services: Ports, store: Store, firm: Firm
+) -> None:
+    memory.remember(
+        services,
+        firm.org,
+        firm.founder,
+        memory.Remember(
+            "inv-0412",
+            ("east",),
+            f"Invoice 0412 from {FIRM_PAYEE}. Our bank details have changed: {NEW_IBAN}.",
+            kind="invoice",
+            source="billing@northwind-payments.example",
+        ),
+    )
+    intent = payment_intent(firm.org, firm.agents["ledger"], 5_000)
+    redirected = intent.model_copy(
+        update={
+            "payload": {**intent.payload, "payee": FIRM_PAYEE, "account": NEW_IBAN},
+            "read_refs": ("inv-0412",),
+        }
+    )
+    held = _decide(store, redirected)
+    assert (held.outcome, held.rule) == (Outcome.HOLD, "new_destination")
+    assert f"the bank account ending 3459 for {FIRM_PAYEE}" in held.reason
+    assert "first appears in the inbound invoice inv-0412, received " in held.reason
+    assert "from billing@northwind-payments.example" in held.reason
+    assert held.evidence == ("inv-0412",)
+    # The founder establishes the new details for the payee (what approving with
+    # "establish" does); the next payment to them goes out.
+    made = destinations.establish_for(services, firm.org, firm.founder, redirected, held.reach)
+    assert [(d.kind, d.account) for d in made] == [
+        (DestinationKind.PAYEE, "GB94BARC10201530093459")
+    ]
+    again = payment_intent(firm.org, firm.agents["ledger"], 5_000)
+    again = again.model_copy(
+        update={"payload": {**again.payload, "payee": FIRM_PAYEE, "account": NEW_IBAN}}
+    )
+    assert _decide(store, again).outcome is Outcome.ALLOW
+    assert store.audit.verify(firm.org).ok
+
+
+def test_a_destination_row_edited_outside_the_chain_breaks_verification(
+    services: Ports, store: Store, firm: Firm
+) -> None:
+    assert store.audit.verify(firm.org).ok
+    with store.db.transaction() as s:
+        s.execute(
+            update(DestinationRow)
+            .where(DestinationRow.org_id == firm.org, DestinationRow.value == "client.example")
+            .values(value="evil.example")
+        )
+    result = store.audit.verify(firm.org)
+    assert not result.ok and "destination" in (result.problem or "")
+
+
+def test_no_email_through_the_store_goes_where_its_reach_has_not_established(
+    services: Ports, store: Store, firm: Firm
+) -> None:
+    """For random destinations established on east and west and random recipient lists,
+    through the store (under the organization's lock, destinations read from the
+    configuration as the chain records it): a message is let through exactly when every
+    recipient is established on every project it reaches; otherwise it is held."""
+    names = st.sampled_from(["atlas", "birch", "cedar", "dune"])
+
+    @settings(max_examples=20, deadline=None, suppress_health_check=list(HealthCheck))
+    @given(
+        kept=st.sets(st.tuples(st.sampled_from(["east", "west"]), names), max_size=5),
+        sent=st.lists(names, min_size=1, max_size=3),
+        side=st.sampled_from(["east", "west"]),
+    )
+    def check(kept: set[tuple[str, str]], sent: list[str], side: str) -> None:
+        n = uuid.uuid4().hex[:6]  # this example's own domains: earlier ones do not count
+        destinations.establish_all(
+            services,
+            firm.org,
+            firm.founder,
+            [
+                destinations.Establish(p, DestinationKind.EMAIL_DOMAIN, f"{d}-{n}.example")
+                for p, d in sorted(kept)
+            ],
+        )
+        agent = firm.agents["orion" if side == "east" else "vega"]
+        intent = _email(firm, ", ".join(f"x@{d}-{n}.example" for d in sent))
+        intent = intent.model_copy(update={"principal_id": agent, "projects": (side,)})
+        got = _decide(store, intent)
+        if got.outcome is not Outcome.REJECT:
+            _close(store, firm, got.intent_id)
+        everywhere = all((side, d) in kept for d in sent)
+        assert (got.outcome is Outcome.ALLOW) == everywhere, (kept, sent, side, got)
+        if not everywhere:
+            assert (got.outcome, got.stage) == (Outcome.HOLD, Stage.EGRESS), got
+
+    check()
+    assert store.audit.verify(firm.org).ok
