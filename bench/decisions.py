@@ -26,8 +26,8 @@ from adapters.store.db import libpq_url
 from adapters.store.store import Store
 from bench.stack import bench_keys
 from domain.governance.intents import Intent, Outcome
-from domain.organization.kinds import StaffRole
-from usecases import governance, organization
+from domain.organization.kinds import DestinationKind, StaffRole
+from usecases import destinations, governance, organization
 from worker.ports import build_ports
 from worker.settings import Settings
 
@@ -90,6 +90,13 @@ def _firm(store: Store, url: str) -> tuple[str, str]:
     organization.staff(
         ports, org, founder, organization.AssignStaff(agent, "east", StaffRole.MEMBER)
     )
+    # Its emails go to the firm's own people: established, and no mailing however many.
+    destinations.establish(
+        ports,
+        org,
+        founder,
+        destinations.Establish("east", DestinationKind.EMAIL_DOMAIN, "bench.example"),
+    )
     return org, agent
 
 
@@ -103,7 +110,7 @@ def _email(org: str, agent: str, run: int, i: int) -> Intent:
         projects=("east",),
         cost_cents=0,
         justification="follow up",
-        payload={"to": f"c{run}-{i}@client.example", "subject": "Status", "body": "On track."},
+        payload={"to": f"c{run}-{i}@bench.example", "subject": "Status", "body": "On track."},
     )
 
 

@@ -5,7 +5,10 @@ commitments (most of them confirmed spend caps) and 10,000 intents in flight; th
 one is the showcase's size. Both see the same mix of intents: emails, payments under and
 over the approval threshold, payments that collide, that cross a barrier or that reach
 outside the agent's staffing; each asked for by a human (a member or an approver where the
-agent works), half of them from runs that read what they act on. Each snapshot is built
+agent works), half of them from runs that read what they act on (two records, one from
+outside). Every project has established a client domain, a team address and two payees;
+one email in three goes somewhere new or carries a link, and one payment in four names
+bank details. Each snapshot is built
 beforehand, as the store does before calling the broker; the figure is the time of
 :func:`evaluate` alone, per intent.
 """
@@ -19,6 +22,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
 from domain.governance.broker import evaluate
+from domain.governance.destinations import Counterparties, Source, normalized
 from domain.governance.index import PolicyIndex
 from domain.governance.intents import Intent, Outcome
 from domain.governance.values import BrokerSnapshot, InFlight, in_flight_by_key
@@ -27,13 +31,20 @@ from domain.organization.contracts import (
     Barrier,
     Charter,
     Commitment,
+    Destination,
     Obligation,
     Principal,
     Provenance,
     SpendCap,
     Staffing,
 )
-from domain.organization.kinds import CharterStatus, PrincipalKind, ReviewState, StaffRole
+from domain.organization.kinds import (
+    CharterStatus,
+    DestinationKind,
+    PrincipalKind,
+    ReviewState,
+    StaffRole,
+)
 from domain.tools import REGISTRY
 
 NOW = datetime(2026, 11, 30, 12, tzinfo=UTC)
@@ -101,6 +112,20 @@ def _org(shape: OrgShape, rng: random.Random) -> tuple[list[BrokerSnapshot], lis
         InFlight(key=f"payments.pay:inv-{i}", intent_id=f"f{i}", status=Outcome.ALLOW)
         for i in range(shape.in_flight)
     )
+    counterparties = Counterparties(
+        {
+            p: (
+                _kept(p, DestinationKind.EMAIL_DOMAIN, "client.example"),
+                _kept(p, DestinationKind.EMAIL, f"team-{p}@firm.example"),
+                _kept(p, DestinationKind.PAYEE, "n", ACCOUNT),
+                _kept(p, DestinationKind.PAYEE, f"vendor {p}"),
+            )
+            for p in projects
+        },
+        {},
+        frozenset({"firm.example"}),
+        NOW,
+    )
     snapshots = []
     for a in range(shape.principals):
         principal = Principal(
@@ -164,9 +189,50 @@ def _org(shape: OrgShape, rng: random.Random) -> tuple[list[BrokerSnapshot], lis
                 paid_to_payee=rng.choice((0, 30_000, 90_000)),  # earlier payments to "N"
                 payee_payments=("p-earlier",),
                 in_flight=in_flight,
+                counterparties=counterparties,
+                sources=SOURCES,
+                run_recipients=frozenset({"a@client.example", "b@client.example"}),
             )
         )
     return snapshots, projects
+
+
+ACCOUNT = "GB29NWBK60161331926819"
+SOURCES = (
+    Source(
+        ref="in-1",
+        kind="email",
+        source="cfo@client.example",
+        received_at=SINCE,
+        text=" ".join(["The data-room index and the timetable, as discussed on the call."] * 8),
+    ),
+    Source(
+        ref="n-1",
+        kind="note",
+        source=None,
+        received_at=SINCE,
+        text=" ".join(["Kickoff notes: scope, index, timetable, site visit."] * 8),
+        outside=False,
+    ),
+)
+BODY = (
+    "Dear CFO, following our call, the data-room index is attached and the timetable "
+    "stands: signing in the second week of January, the site visit on the 14th. "
+)
+
+
+def _kept(
+    project: str, kind: DestinationKind, value: str, account: str | None = None
+) -> Destination:
+    return Destination(
+        id=f"d-{project}-{kind.value}-{value}",
+        project=project,
+        kind=kind,
+        value=normalized(kind, value),
+        account=account,
+        established_by="p-founder",
+        established_at=SINCE,
+    )
 
 
 def _intent(i: int, snap: BrokerSnapshot, projects: list[str], rng: random.Random) -> Intent:
@@ -189,7 +255,11 @@ def _intent(i: int, snap: BrokerSnapshot, projects: list[str], rng: random.Rando
             tool="email.send",
             projects=(target,),
             cost_cents=0,
-            payload={"to": f"c{i}@client.example", "subject": "s", "body": "b"},
+            payload={
+                "to": f"c{i}@client.example" if i % 3 else f"c{i}@elsewhere.example",
+                "subject": "Index and timetable",
+                "body": BODY + ("See https://portal.client.example/x" if i % 5 else ""),
+            },
         )
     invoice = f"inv-{i % 20_000}" if kind == 2 else f"new-{i}"  # kind 2 may collide
     amount = rng.choice((5_000, 80_000, 250_000))
@@ -204,6 +274,7 @@ def _intent(i: int, snap: BrokerSnapshot, projects: list[str], rng: random.Rando
             "amount_cents": amount,
             "currency": "USD",
             "memo": "m",
+            **({"account": "GB29 NWBK 6016 1331 9268 19"} if i % 4 == 0 else {}),
         },
         references=("r-far",) if kind == 5 else (),
     )

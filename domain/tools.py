@@ -23,7 +23,6 @@ PAYMENTS_PAY = ToolSpec(
     approval_over_cents=100_000,
     payee_param="payee",
     account_param="account",
-    content_params=("memo",),
     optional_params={"account": ParamType.STRING},
     repeatable=False,
 )

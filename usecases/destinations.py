@@ -14,11 +14,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from domain.errors import Forbidden, NotFound
+from domain.governance.addresses import domain_of, fold_account, registrable
 from domain.governance.destinations import (
     Counterparties,
     colleagues_of,
-    domain_of,
-    fold_account,
     new_destinations,
     normalized,
 )
@@ -66,12 +65,17 @@ def establish_all(
 def _checked(command: Establish) -> Establish:
     """``command`` with its value and bank details folded; a malformed one is refused."""
     value = normalized(command.kind, command.value)
+    if command.kind is DestinationKind.EMAIL and not value:
+        raise ValueError(
+            f"{command.value!r} is not plainly an email address (like cfo@atlas.example)"
+        )
+    if command.kind is DestinationKind.EMAIL_DOMAIN and not registrable(value):
+        raise ValueError(
+            f"{command.value!r} is not a domain that stands for one organisation "
+            "(like atlas.example; not co.uk)"
+        )
     if not value:
-        raise ValueError("a destination needs a value: a domain, an address or a payee")
-    if command.kind is DestinationKind.EMAIL and "@" not in value:
-        raise ValueError(f"{command.value!r} is not an email address")
-    if command.kind is DestinationKind.EMAIL_DOMAIN and ("@" in value or "." not in value):
-        raise ValueError(f"{command.value!r} is not a domain (like atlas.example)")
+        raise ValueError("a payee needs a name")
     account = fold_account(command.account) if command.account else None
     if command.account is not None and not account:
         raise ValueError("bank details need letters or digits")
@@ -184,7 +188,9 @@ def establish_for(
     ports: Ports, org_id: str, actor_id: str, intent: Intent, reach: tuple[str, ...]
 ) -> list[Destination]:
     """Establish what ``intent`` would reach that its projects lack (the founder's to do,
-    while approving it): its new recipients, payee and bank details."""
+    while approving it): its new recipients, payee and bank details, as its hold names
+    them (links are approved once, never trusted in one click: a site is established by
+    hand, as a domain)."""
     org = founder(ports, org_id, actor_id)
     if org.id != intent.org_id:
         raise Forbidden("the intent belongs to another organization")

@@ -301,6 +301,11 @@ async def decide_hold(
     if establish:
         if not approve:
             raise ValueError("only an approval establishes where an intent goes")
+        # Trust nothing for an approval the broker will refuse: who may not approve it
+        # may not make it go out later by trusting where it goes.
+        lacking = approval_outlook(ports, intent_id, actor_id)
+        if lacking is not None:
+            raise Forbidden(f"your approval would be refused ({lacking}): nothing was trusted")
         destinations.establish_for(ports, run.org_id, actor_id, intent, newest.reach)
     hold = held_decision(newest)
     decided = Decided(

@@ -198,7 +198,9 @@ def _decisions(s: Session, org_id: str) -> Iterator[DecisionRecord]:
 
 def _writes(s: Session, org_id: str) -> Iterator[WriteRecord]:
     for system, table in CONNECTOR_TABLES:
-        params = sorted({p for t in REGISTRY.values() if t.system == system for p in t.params})
+        tools = [t for t in REGISTRY.values() if t.system == system]
+        required = {p for t in tools for p in t.params}
+        params = sorted(required | {p for t in tools for p in t.optional_params})
         t = table_of(table)
         rows = s.connection().execute(
             select(t.c.intent_id, t.c.audit_seq, t.c.entry_hash, *(t.c[p] for p in params)).where(
@@ -211,7 +213,12 @@ def _writes(s: Session, org_id: str) -> Iterator[WriteRecord]:
                 intent_id=row.intent_id,
                 audit_seq=row.audit_seq,
                 entry_hash=row.entry_hash,
-                payload={p: row._mapping[p] for p in params},
+                # An optional parameter the payload left out is stored as NULL.
+                payload={
+                    p: row._mapping[p]
+                    for p in params
+                    if p in required or row._mapping[p] is not None
+                },
             )
 
 

@@ -42,7 +42,7 @@ from domain.audit.chain import AuditDraft, AuditEntry, ChainKeys
 from domain.errors import FoundationBroken, StoreFailure, UnknownOrganization
 from domain.governance import records
 from domain.governance.broker import known_reach, operation_key, spend_of, wildcard_key
-from domain.governance.destinations import Source, governs, read_sources
+from domain.governance.destinations import Source, governs, read_sources, recipients_of
 from domain.governance.intents import Decision, DispatchResult, DispatchToken, Intent, Outcome
 from domain.governance.spend import Spending, counted, paid_to, payee_of
 from domain.governance.tokens import token_for
@@ -87,6 +87,12 @@ _SPENDING_IDS = select(_intents.c.id).where(
     _intents.c.status.in_(SPENDING),
     _intents.c.spend_cents > 0,
 )
+_RUN_SENDS = select(_intents.c.id, _intents.c.tool, _intents.c.body).where(
+    _intents.c.run_id == bindparam("run_id"),
+    _intents.c.org_id == bindparam("org_id"),
+    _intents.c.status.in_((*SPENDING, Outcome.HOLD.value)),
+)
+"""The run's intents let through or held: whom its messages write to."""
 _LET_THROUGH = (
     select(func.max(_decisions.c.decided_at))
     .where(_decisions.c.intent_id == _intents.c.id, _decisions.c.outcome.in_(SPENDING))
@@ -420,7 +426,27 @@ class SqlGovernanceUnit:
             completed=self._completed(intent),
             counterparties=policy.counterparties(self._now) if egress else None,
             sources=self._sources(intent) if egress else (),
+            run_recipients=self._run_recipients(intent) if egress else frozenset(),
             tools=REGISTRY,
+        )
+
+    def _run_recipients(self, intent: Intent) -> frozenset[str]:
+        """Whom the run's other messages (let through or held) write to."""
+        tool = REGISTRY.get(intent.tool)
+        if tool is None or tool.recipient_param is None:
+            return frozenset()
+        rows = self._c.execute(_RUN_SENDS, {"run_id": intent.run_id, "org_id": self.org_id})
+        bodies = [(r.id, r.tool, r.body) for r in rows]
+        bodies += [
+            (i["id"], i["tool"], i["body"])
+            for i in self._rows.intents
+            if i["run_id"] == intent.run_id and i["status"] in (*SPENDING, Outcome.HOLD.value)
+        ]
+        return frozenset(
+            address
+            for intent_id, name, body in bodies
+            if intent_id != intent.id
+            for address in recipients_of(REGISTRY.get(name), body.get("payload") or {})
         )
 
     def _sources(self, intent: Intent) -> tuple[Source, ...]:

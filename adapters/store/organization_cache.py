@@ -33,7 +33,8 @@ from adapters.store.tables import (
     StaffingRow,
 )
 from domain.fleet.registry import AgentPin, Rollout, initial_rollout
-from domain.governance.destinations import Counterparties, colleagues_of, domain_of
+from domain.governance.addresses import domain_of
+from domain.governance.destinations import Counterparties, colleagues_of
 from domain.governance.index import PolicyIndex
 from domain.organization.contracts import (
     AgentDefinition,

@@ -13,13 +13,16 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 
+from domain.governance.addresses import domain_of, within
 from domain.governance.destinations import (
+    MAX_RECIPIENTS,
     Counterparties,
     Found,
     Source,
     first_seen,
     governs,
     new_destinations,
+    recipients_of,
     relayed,
     unknown_senders,
 )
@@ -336,41 +339,24 @@ def _listed(projects: Iterable[str]) -> str:
 def _egress(p: _Path) -> Hold | None:
     """Hold an action that sends or pays somewhere its projects have not established (a
     new recipient, a new payee, changed bank details, a link to an unknown site), naming
-    where the run read it when that was outside content; and one whose text copies a
-    passage of outside content the run read (a relay). A hijacked model words an ordinary
-    email; it cannot make its destination established."""
+    the record the run read where it first appears; a message to someone outside the firm
+    that copies outside content or draws on an unknown sender's words; and a mailing. A
+    hijacked model words an ordinary email; it cannot make its destination established."""
     assert p.tool is not None
     tool, payload = p.tool, p.intent.payload
     if not governs(tool):
         return None
     known = p.snap.counterparties or Counterparties({}, {}, frozenset(), p.snap.now)
-    reach = sorted(p.reach)
-    found = new_destinations(tool, payload, reach, known)
-    sources = p.snap.sources
-    reasons: list[str] = []
+    found = new_destinations(tool, payload, sorted(p.reach), known)
     cited: list[str] = []
-    for f in found:
-        reasons.append(_new(f, sources, cited))
-    text = " \n".join(str(payload.get(name, "")) for name in tool.content_params)
-    copied = relayed(text, sources) if text.strip() else None
-    rules = ["new_destination"] if found else []
-    if copied is not None:
-        cited.append(copied.ref)
-        reasons.append(f"its text copies a passage of {copied.words()}")
-        rules.append("relays_outside_text")
-    strangers = unknown_senders(sources, reach, known, text) if tool.recipient_param else []
-    if strangers and copied is None:
-        cited.extend(s.ref for s in strangers)
-        named = ", ".join(s.words() for s in strangers[:2])
-        reasons.append(
-            f"it draws on {named}, from a sender not established for {_listed(reach)}: "
-            "what it says may be that sender's words"
-        )
-        rules.append("unknown_sender")
-    if not reasons:
+    held = [("new_destination", _new(f, p.snap.sources, cited)) for f in found]
+    held += _drawn_on_outside(p, known, cited)
+    many = _many_recipients(p, known)
+    if many is not None:
+        held.append(("many_recipients", many))
+    if not held:
         return None
     p.evidence = tuple(dict.fromkeys((*p.evidence, *cited)))
-    rule = "+".join(rules)
     release = [_approver_approves(p)]
     for f in found:
         if f.establish is not None:
@@ -379,7 +365,55 @@ def _egress(p: _Path) -> Hold | None:
                 f"or the founder establishes {value} ({kind.value.replace('_', ' ')}) for "
                 f"{_listed(f.projects)} (approving may establish it), and the run proposes again"
             )
-    return Hold(rule, "; ".join(reasons), tuple(dict.fromkeys(release)))
+    rule = "+".join(dict.fromkeys(rule for rule, _ in held))
+    return Hold(rule, "; ".join(reason for _, reason in held), tuple(dict.fromkeys(release)))
+
+
+def _drawn_on_outside(p: _Path, known: Counterparties, cited: list[str]) -> list[tuple[str, str]]:
+    """A message to someone outside the firm that copies a passage of outside content the
+    run read (a relay is not a reply), or that draws on the words of a sender the reach
+    has not established. What a colleague is told stays inside."""
+    assert p.tool is not None
+    reach = sorted(p.reach)
+    if all(
+        a in known.colleagues or within(domain_of(a), known.own_domains)
+        for a in recipients_of(p.tool, p.intent.payload)
+    ):
+        return []
+    text = " \n".join(str(p.intent.payload.get(name, "")) for name in p.tool.content_params)
+    copied = relayed(text, p.snap.sources)
+    if copied is not None:
+        cited.append(copied.ref)
+        return [("relays_outside_text", f"its text copies a passage of {copied.words()}")]
+    strangers = unknown_senders(p.snap.sources, reach, known, text)
+    if not strangers:
+        return []
+    cited.extend(s.ref for s in strangers)
+    named = ", ".join(s.words() for s in strangers[:2])
+    return [
+        (
+            "unknown_sender",
+            f"it draws on {named}, from a sender not established for {_listed(reach)}: "
+            "what it says may be that sender's words",
+        )
+    ]
+
+
+def _many_recipients(p: _Path, known: Counterparties) -> str | None:
+    """More than :data:`MAX_RECIPIENTS` distinct outside recipients in one run (its other
+    messages, let through or held, and this one): a mailing waits for a person."""
+    mine = recipients_of(p.tool, p.intent.payload)
+    if not mine:
+        return None
+    outside = {
+        a for a in p.snap.run_recipients | mine if not within(domain_of(a), known.own_domains)
+    }
+    if len(outside) <= MAX_RECIPIENTS:
+        return None
+    return (
+        f"the run would write to {len(outside)} different outside recipients; more than "
+        f"{MAX_RECIPIENTS} in one run is a mailing"
+    )
 
 
 def _new(found: Found, sources: Sequence[Source], cited: list[str]) -> str:

@@ -23,14 +23,31 @@ not established is held too (what it says may be that sender's words, reworded).
 from __future__ import annotations
 
 import re
-import unicodedata
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from functools import lru_cache
 
+from domain.governance.addresses import (
+    accounts_in,
+    address,
+    addresses_in,
+    domain_of,
+    fold,
+    fold_account,
+    fold_domain,
+    fold_name,
+    links_in,
+    recipient_list,
+    within,
+)
 from domain.memory.release import StoredNode
 from domain.organization.contracts import Destination, Principal, Staffing, ToolSpec
 from domain.organization.kinds import DestinationKind, PrincipalKind, PrincipalStatus, StaffRole
+
+MAX_RECIPIENTS = 5
+"""Distinct outside recipients one run may write to without a human: more is a mailing,
+and a mailing is a person's decision (a hijacked run that writes to every client)."""
 
 RELAY_WORDS = 12
 """Consecutive words an outgoing text may share with outside content the run read before
@@ -41,69 +58,20 @@ OUTSIDE_KINDS = frozenset(
 )
 """Kinds of memory record that arrive from outside the firm."""
 
-_ADDRESS = re.compile(r"[\w.!#$%&'*+/=?^`{|}~-]+@[\w-]+(?:\.[\w-]+)+", re.UNICODE)
-_LINK = re.compile(r"(?:\b[a-z][a-z0-9+.-]*://|\bwww\.)([^\s/?#<>\"'()\[\]]+)", re.IGNORECASE)
-_IBAN = re.compile(r"\b[A-Z]{2}\d{2}(?:[ -]?[A-Z0-9]){11,30}\b")
-_LABELLED_ACCOUNT = re.compile(
-    r"\b(?:account|acct|a/c|routing|sort code|iban|swift|bic)(?:\s+(?:number|no|nr|num))?"
-    r"\b[^0-9A-Za-z]{0,20}"
-    r"((?:[0-9][ -]?){6,30}[0-9])",
-    re.IGNORECASE,
-)
 _WORD = re.compile(r"\w+", re.UNICODE)
 
 
-def fold(text: str) -> str:
-    """``text`` as names compare: compatibility forms folded (NFKC), invisible format
-    characters dropped, case ignored, spacing collapsed."""
-    folded = unicodedata.normalize("NFKC", text)
-    kept = "".join(c for c in folded if unicodedata.category(c) != "Cf")
-    return " ".join(kept.split()).casefold()
-
-
-def fold_name(name: str) -> str:
-    """A payee's name as it compares: :func:`fold`, with punctuation dropped too."""
-    folded = unicodedata.normalize("NFKC", name)
-    return fold("".join(" " if unicodedata.category(c)[0] == "P" else c for c in folded))
-
-
-def fold_account(account: str) -> str:
-    """Bank details as they compare: letters and digits only, upper case."""
-    folded = unicodedata.normalize("NFKC", account)
-    return "".join(c for c in folded if c.isalnum()).upper()
-
-
-def fold_domain(domain: str) -> str:
-    """A domain as it compares: :func:`fold`, without a leading ``@`` or ``www.`` and a
-    trailing dot."""
-    d = fold(domain).strip().lstrip("@").rstrip(".")
-    return d.removeprefix("www.")
-
-
 def normalized(kind: DestinationKind, value: str) -> str:
-    """``value`` of a destination of ``kind`` as it is kept and compared."""
+    """``value`` of a destination of ``kind`` as it is kept and compared: a domain's
+    A-labels (from a bare domain, ``@domain`` or a link), a mailbox (``Name <a@b>``
+    read as ``a@b``), a payee's folded name. Empty when it is none of these."""
     if kind is DestinationKind.EMAIL_DOMAIN:
-        return fold_domain(value)
+        text = value.strip()
+        hosts = links_in(text) if "/" in text else []
+        return hosts[0] if hosts else fold_domain(text)
     if kind is DestinationKind.EMAIL:
-        return fold(value).removeprefix("mailto:").strip()
+        return address(value) or ""
     return fold_name(value)
-
-
-def addresses(text: str) -> list[str]:
-    """The email addresses in ``text``, folded, each once, in order."""
-    return list(
-        dict.fromkeys(fold(a) for a in _ADDRESS.findall(unicodedata.normalize("NFKC", text)))
-    )
-
-
-def domain_of(address: str) -> str:
-    return fold_domain(address.rpartition("@")[2])
-
-
-def within(domain: str, known: Iterable[str]) -> bool:
-    """Whether ``domain`` is one of ``known`` or a subdomain of one (whoever holds a domain
-    holds its subdomains; ``atlas.example.evil.example`` is ``evil.example``'s)."""
-    return any(domain == k or domain.endswith("." + k) for k in known)
 
 
 def is_outside(kind: str, source: str | None) -> bool:
@@ -198,13 +166,14 @@ class Counterparties:
         return tuple(sorted(missing))
 
     def domain_missing(self, domain: str, reach: Iterable[str]) -> tuple[str, ...]:
-        """The projects of ``reach`` for which a link to ``domain`` is new."""
+        """The projects of ``reach`` for which a link to ``domain`` is new: only a domain
+        established as such (or the firm's own) is known; one trusted address is not its
+        whole domain."""
         if within(domain, self.own_domains):
             return ()
         missing = []
         for project in reach:
             known = {d.value for d in self._current(project, DestinationKind.EMAIL_DOMAIN)}
-            known |= {domain_of(d.value) for d in self._current(project, DestinationKind.EMAIL)}
             if not within(domain, known):
                 missing.append(project)
         return tuple(sorted(missing))
@@ -214,14 +183,25 @@ class Counterparties:
             (d for d in self._current(project, DestinationKind.PAYEE) if d.value == payee), None
         )
 
-    def accounts(self, reach: Iterable[str]) -> set[str]:
-        """Every bank account established for a payee on any of ``reach``."""
-        return {
-            d.account
-            for project in reach
-            for d in self._current(project, DestinationKind.PAYEE)
-            if d.account is not None
-        }
+    def account_missing(self, account: str, reach: Iterable[str]) -> tuple[str, ...]:
+        """The projects of ``reach`` on which no payee is established at ``account``."""
+        return tuple(
+            sorted(
+                project
+                for project in reach
+                if not any(
+                    d.account == account for d in self._current(project, DestinationKind.PAYEE)
+                )
+            )
+        )
+
+
+def recipients_of(tool: ToolSpec | None, payload: Mapping[str, object]) -> frozenset[str]:
+    """The addresses (folded) an action's recipient parameter names; none for a tool
+    that has none."""
+    if tool is None or tool.recipient_param is None:
+        return frozenset()
+    return frozenset(recipient_list(str(payload.get(tool.recipient_param, ""))) or ())
 
 
 def colleagues_of(
@@ -234,17 +214,6 @@ def colleagues_of(
         for p in principals
         if p.kind is PrincipalKind.HUMAN and p.status is PrincipalStatus.ACTIVE and p.email
     }
-
-
-def _accounts_in(text: str) -> list[str]:
-    found = [fold_account(m) for m in _IBAN.findall(unicodedata.normalize("NFKC", text))]
-    found += [fold_account(m) for m in _LABELLED_ACCOUNT.findall(text)]
-    return list(dict.fromkeys(found))
-
-
-def _links_in(text: str) -> list[str]:
-    hosts = (fold_domain(h.rpartition("@")[2].partition(":")[0]) for h in _LINK.findall(text))
-    return list(dict.fromkeys(h for h in hosts if h))
 
 
 def governs(tool: ToolSpec | None) -> bool:
@@ -262,20 +231,21 @@ def new_destinations(
     found: list[Found] = []
     if tool.recipient_param is not None:
         raw = str(payload.get(tool.recipient_param, ""))
-        named = addresses(raw)
-        if not named:
+        named = recipient_list(raw)
+        if named is None:  # what a relay would deliver to is not plain: nothing is trusted
+            shown = " ".join(raw.split())[:200]
             found.append(
-                Found(f"the recipient {raw.strip()!r}, which is no address", raw, tuple(reach))
+                Found(f"the recipients {shown!r}, not plainly addresses", raw, tuple(reach))
             )
-        for address in named:
-            missing = known.recipient_missing(address, reach)
+        for mailbox in named or ():
+            missing = known.recipient_missing(mailbox, reach)
             if missing:
                 found.append(
                     Found(
-                        f"the recipient {address}",
-                        address,
+                        f"the recipient {mailbox}",
+                        mailbox,
                         missing,
-                        (DestinationKind.EMAIL, address),
+                        (DestinationKind.EMAIL, mailbox),
                     )
                 )
     if tool.payee_param is not None:
@@ -297,9 +267,13 @@ def _payment(
     out: list[Found] = []
     unknown = [p for p in reach if known.payee(p, payee) is None]
     if unknown:
+        at = "" if folded is None else f", at the bank account {_tail(folded)}"
         out.append(
             Found(
-                f"the payee {shown}", shown, tuple(sorted(unknown)), (DestinationKind.PAYEE, shown)
+                f"the payee {shown}{at}",
+                shown,
+                tuple(sorted(unknown)),
+                (DestinationKind.PAYEE, shown),
             )
         )
     if folded is not None:
@@ -324,34 +298,28 @@ def _content(
 ) -> list[Found]:
     seen = {f.value for f in already}
     out: list[Found] = []
-    for address in addresses(text):
-        missing = known.recipient_missing(address, reach)
-        if address not in seen and missing and known.domain_missing(domain_of(address), reach):
-            out.append(
-                Found(
-                    f"the address {address} in the text",
-                    address,
-                    missing,
-                    (DestinationKind.EMAIL, address),
-                )
+    for mailbox in addresses_in(text):
+        # the recipient rule exactly (the firm's own addresses aside): naming an address
+        # in a message sends the reader there
+        missing = known.recipient_missing(mailbox, reach)
+        if within(domain_of(mailbox), known.own_domains) or mailbox in seen or not missing:
+            continue
+        out.append(
+            Found(
+                f"the address {mailbox} in the text",
+                mailbox,
+                missing,
+                (DestinationKind.EMAIL, mailbox),
             )
-    for host in _links_in(text):
+        )
+    for host in links_in(text):
         missing = known.domain_missing(host, reach)
+        if missing:  # approved once; trusting a site is establishing its domain, by hand
+            out.append(Found(f"a link to {host} in the text", host, missing))
+    for account in accounts_in(text):
+        missing = known.account_missing(account, reach)
         if missing:
-            out.append(
-                Found(
-                    f"a link to {host} in the text",
-                    host,
-                    missing,
-                    (DestinationKind.EMAIL_DOMAIN, host),
-                )
-            )
-    established = known.accounts(reach)
-    for account in _accounts_in(text):
-        if account not in established:
-            out.append(
-                Found(f"the bank account {_tail(account)} in the text", account, tuple(reach))
-            )
+            out.append(Found(f"the bank account {_tail(account)} in the text", account, missing))
     return out
 
 
@@ -374,10 +342,13 @@ _STOP = frozenset(
 )
 
 
-def _content_words(text: str) -> set[str]:
+@lru_cache(maxsize=4096)
+def _content_words(text: str) -> frozenset[str]:
     """The words that carry meaning, a plural or third-person ``s`` dropped."""
     words = (w.casefold() for w in _WORD.findall(text))
-    return {w[:-1] if len(w) > 3 and w.endswith("s") else w for w in words if w not in _STOP}
+    return frozenset(
+        w[:-1] if len(w) > 3 and w.endswith("s") else w for w in words if w not in _STOP
+    )
 
 
 def draws_on(text: str, source: Source) -> bool:
@@ -397,8 +368,8 @@ def unknown_senders(
         if not s.outside or not draws_on(text, s):
             continue
         said = s.source or ""
-        named = addresses(said)
-        hosts = _links_in(said)
+        named = addresses_in(said)
+        hosts = links_in(said)
         if named:
             fine = all(not known.recipient_missing(a, reach) for a in named)
         elif hosts:
@@ -417,7 +388,7 @@ def first_seen(value: str, sources: Sequence[Source]) -> Source | None:
     hits = [
         s
         for s in sources
-        if key in fold(s.text) or (len(squeezed) >= 6 and squeezed in fold_account(s.text))
+        if key in _folded(s.text) or (len(squeezed) >= 6 and squeezed in _squeezed(s.text))
     ]
     return min(
         hits,
@@ -426,14 +397,26 @@ def first_seen(value: str, sources: Sequence[Source]) -> Source | None:
     )
 
 
+@lru_cache(maxsize=1024)
+def _folded(text: str) -> str:
+    return fold(text)
+
+
+@lru_cache(maxsize=1024)
+def _squeezed(text: str) -> str:
+    return fold_account(text)
+
+
+@lru_cache(maxsize=1024)
+def _shingles(text: str, words: int) -> frozenset[tuple[str, ...]]:
+    """Every run of ``words`` consecutive words of ``text``, case folded."""
+    found = [w.casefold() for w in _WORD.findall(text)]
+    return frozenset(tuple(found[i : i + words]) for i in range(len(found) - words + 1))
+
+
 def relayed(text: str, sources: Sequence[Source], words: int = RELAY_WORDS) -> Source | None:
     """The first outside source that ``text`` copies ``words`` consecutive words of."""
-    mine = [w.casefold() for w in _WORD.findall(text)]
-    if len(mine) < words:
+    mine = _shingles(text, words)
+    if not mine:
         return None
-    shingles = {tuple(mine[i : i + words]) for i in range(len(mine) - words + 1)}
-    for source in (s for s in sources if s.outside):
-        theirs = [w.casefold() for w in _WORD.findall(source.text)]
-        if any(tuple(theirs[i : i + words]) in shingles for i in range(len(theirs) - words + 1)):
-            return source
-    return None
+    return next((s for s in sources if s.outside and mine & _shingles(s.text, words)), None)

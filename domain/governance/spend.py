@@ -7,7 +7,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime, timedelta
 from typing import NamedTuple
 
-from domain.governance.destinations import fold_name
+from domain.governance.addresses import fold_name
 from domain.organization.contracts import Commitment, SpendCap, ToolSpec
 
 SPLIT_WINDOW = timedelta(days=7)

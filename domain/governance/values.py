@@ -103,6 +103,9 @@ class BrokerSnapshot:
     sources: tuple[Source, ...] = ()
     """The records the intent's run read (``Intent.read_refs``), each marked outside or
     not, read for an intent whose tool sends or pays: where a new destination came from."""
+    run_recipients: frozenset[str] = frozenset()
+    """Addresses the run's other messages went to or wait to go to (let through or
+    held), read for an intent whose tool sends: how many the run writes to."""
     tools: Mapping[str, ToolSpec] = field(default_factory=lambda: REGISTRY)
 
     def policy(self) -> PolicyIndex:

@@ -533,3 +533,22 @@ async def test_new_bank_details_from_an_outside_invoice_are_held_naming_it_and_t
     assert any(
         d.value == "northwind supplies" and d.account == "GB94BARC10201530093459" for d in kept
     )
+    assert c.store.audit.verify(c.firm.org).ok  # the ledger row, with its account, agrees
+
+
+async def test_the_founder_says_where_work_may_go_in_the_workspace(console: Console) -> None:
+    page = await console.signed_in("ada@hv.example")
+    await page.goto(f"{console.url}/console/workspace")
+    await page.get_by_label("Kind").select_option("email_domain")
+    await page.get_by_label("Domain, address or payee name").fill("Birch-Advisors.example")
+    await page.get_by_label("Who it is, in your words").fill("Birch's advisers")
+    await page.get_by_role("button", name="Add", exact=True).click()
+    await expect(page.get_by_role("status").first).to_contain_text(
+        "birch-advisors.example may now receive"
+    )
+    row = page.get_by_role("row").filter(has_text="birch-advisors.example")
+    await expect(row).to_contain_text("Birch's advisers")
+    await row.get_by_role("button", name="Retire birch-advisors.example for east").click()
+    await expect(page.get_by_role("status").first).to_contain_text("retired")
+    await expect(page.get_by_role("row").filter(has_text="birch-advisors.example")).to_have_count(0)
+    assert console.store.audit.verify(console.firm.org).ok

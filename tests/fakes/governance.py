@@ -44,14 +44,14 @@ from domain.errors import (
 from domain.fleet.registry import Rollout, initial_rollout
 from domain.fleet.starter import STARTER_FLEET
 from domain.governance import records
+from domain.governance.addresses import domain_of, fold_account
 from domain.governance.broker import known_reach, operation_key, spend_of, wildcard_key
 from domain.governance.destinations import (
     Counterparties,
     colleagues_of,
-    domain_of,
-    fold_account,
     governs,
     normalized,
+    recipients_of,
 )
 from domain.governance.index import PolicyIndex
 from domain.governance.intents import Decision, DispatchResult, DispatchToken, Intent, Outcome
@@ -559,6 +559,16 @@ class FakeUnit:
             in_flight=self._in_flight(intent),
             completed=self._completed(intent),
             counterparties=org.counterparties(self._now) if governs(tool) else None,
+            run_recipients=frozenset(
+                address
+                for r in self._book.intents.values()
+                if r.intent.run_id == intent.run_id
+                and r.intent.id != intent.id
+                and r.status in (Outcome.ALLOW, Outcome.APPROVED, Outcome.HOLD)
+                for address in recipients_of(REGISTRY.get(r.intent.tool), r.intent.payload)
+            )
+            if governs(tool)
+            else frozenset(),
             tools=REGISTRY,
         )
 

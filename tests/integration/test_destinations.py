@@ -200,3 +200,19 @@ def test_no_email_through_the_store_goes_where_its_reach_has_not_established(
 
     check()
     assert store.audit.verify(firm.org).ok
+
+
+def test_a_mailing_in_one_run_waits_for_a_human_even_in_one_batch(
+    services: Ports, store: Store, firm: Firm
+) -> None:
+    """Six messages of one run to six client addresses, decided in one batch (a group
+    commit): the first five go out, the sixth waits, counted under the organization's
+    lock with the batch's own rows."""
+    run = f"run-{uuid.uuid4().hex[:8]}"
+    batch = [
+        _email(firm, f"p{i}@client.example").model_copy(update={"run_id": run}) for i in range(6)
+    ]
+    got = governance.decide_many(store.governance, batch, utc_now())
+    assert [d.outcome for d in got] == [Outcome.ALLOW] * 5 + [Outcome.HOLD]
+    assert got[5].rule == "many_recipients"
+    assert store.audit.verify(firm.org).ok

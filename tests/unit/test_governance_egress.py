@@ -5,17 +5,19 @@ from __future__ import annotations
 
 from dataclasses import replace
 from datetime import timedelta
+from email.utils import getaddresses
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from domain.governance.addresses import addresses_in, fold_account
 from domain.governance.broker import decide
 from domain.governance.destinations import (
+    MAX_RECIPIENTS,
     RELAY_WORDS,
     Counterparties,
     Source,
-    addresses,
-    fold_account,
     normalized,
 )
 from domain.governance.intents import Intent, Outcome, Stage
@@ -148,9 +150,16 @@ def test_a_new_payee_is_held() -> None:
     assert got.rule == "new_destination" and "the payee Northwind Payments Ltd" in got.reason
 
 
-def test_bank_details_written_into_a_memo_or_an_email_are_destinations_too() -> None:
-    assert decided(pay(memo=f"pay to {NEW_IBAN}")).rule == "new_destination"
-    assert decided(pay(memo=f"as usual, {IBAN}")).outcome is Outcome.ALLOW
+def test_bank_details_written_into_an_email_are_destinations_too() -> None:
+    # A payment's memo moves no money (it is paid at the account, or the usual one)...
+    assert decided(pay(memo=f"your ref: customer account 7781 2290, {NEW_IBAN}")).outcome is (
+        Outcome.ALLOW
+    )
+    # ... an email telling the client where to wire does.
+    assert decided(to("cfo@atlas.example", body=f"Wire it to {NEW_IBAN}.")).rule == (
+        "new_destination"
+    )
+    assert decided(to("cfo@atlas.example", body=f"As usual, {IBAN}.")).outcome is Outcome.ALLOW
     body = "Please wire the retainer to account number 4410 2231 9987 today."
     assert decided(to("cfo@atlas.example", body=body)).rule == "new_destination"
 
@@ -235,6 +244,18 @@ def test_a_new_destination_read_nowhere_names_what_the_run_read() -> None:
     assert "the run read outside content: the inbound invoice inv-0412" in got.reason
 
 
+def test_a_run_that_writes_to_more_than_five_outside_recipients_waits_for_a_human() -> None:
+    earlier = frozenset(f"p{i}@atlas.example" for i in range(MAX_RECIPIENTS))
+    snap = replace(
+        snapshot(staffing=staffed({"east"}), counterparties=ATLAS), run_recipients=earlier
+    )
+    again = decide(to("p0@atlas.example"), snap)  # one of them again: still five
+    assert again.outcome is Outcome.ALLOW
+    sixth = decide(to("p9@atlas.example"), snap)
+    assert (sixth.outcome, sixth.rule) == (Outcome.HOLD, "many_recipients")
+    assert "6 different outside recipients" in sixth.reason
+
+
 # --- properties ------------------------------------------------------------------------------
 
 DOMAINS = st.sampled_from(["atlas.example", "birch.example", "evil.example", "atlas.example.evil"])
@@ -264,5 +285,161 @@ def test_no_email_goes_out_to_an_address_some_project_of_its_reach_has_not_estab
 
 
 def test_addresses_are_found_and_folded_once() -> None:
-    assert addresses("A@X.example; a@x.example,<b@y.example>") == ["a@x.example", "b@y.example"]
+    assert addresses_in("A@X.example; a@x.example,<b@y.example>") == [
+        "a@x.example",
+        "b@y.example",
+    ]
     assert normalized(DestinationKind.EMAIL_DOMAIN, " @WWW.Atlas.Example. ") == "atlas.example"
+
+
+def test_what_a_colleague_is_told_stays_inside() -> None:
+    stranger = Source(
+        ref="in-4621",
+        kind="email",
+        source="partner@rival-bidder.example",
+        received_at=NOW - timedelta(hours=1),
+        text="Let your client know the seller will go elsewhere unless Atlas pays more.",
+    )
+    known = replace(ATLAS, own_domains=frozenset({"hv.example"}))
+    brief = to("team@hv.example", body="The seller may go elsewhere unless Atlas pays more.")
+    known = replace(
+        known,
+        destinations={
+            **ATLAS.destinations,
+            "east": (
+                *ATLAS.destinations["east"],
+                destination("east", DestinationKind.EMAIL, "team@hv.example"),
+            ),
+        },
+    )
+    assert decided(brief, known, sources=(stranger,)).outcome is Outcome.ALLOW
+
+
+@pytest.mark.parametrize(
+    "recipients",
+    [
+        '"cfo@atlas.example"@evil.example',  # a quoted local part: delivered at evil.example
+        "evil(cfo@atlas.example)@evil.example",  # a comment
+        "cfo@atlas.example, evil@[203.0.113.5]",  # an address literal
+        "cfo@atlas.example\u3002evil.example",  # an ideographic full stop: evil.example's
+        "cfo@atlas.example\u00ad.evil.example",  # a soft hyphen, dropped by IDNA
+        "cfo@atlas.example@evil.example",  # two @
+        "cfo@xn--tlas-43d.example",  # a Cyrillic a, as its A-labels
+        "Atlas CFO <cfo@atlas.example.evil.example>",
+        "",
+    ],
+)
+def test_a_recipient_field_a_relay_could_read_otherwise_is_held(recipients: str) -> None:
+    assert decided(to(recipients)).outcome is Outcome.HOLD, recipients
+
+
+def test_plain_recipient_lists_and_display_names_go_out() -> None:
+    for recipients in (
+        "Atlas CFO <cfo@atlas.example>",
+        "cfo@atlas.example; counsel@lawfirm.example",
+        "mailto:CFO@ATLAS.EXAMPLE.",
+    ):
+        assert decided(to(recipients)).outcome is Outcome.ALLOW, recipients
+
+
+def test_sharp_s_is_not_ss_in_a_domain() -> None:
+    known = established(destination("east", DestinationKind.EMAIL_DOMAIN, "glass.example"))
+    assert decided(to("cfo@glass.example"), known).outcome is Outcome.ALLOW
+    assert decided(to("cfo@glaß.example"), known).outcome is Outcome.HOLD
+    linked = to("cfo@glass.example", body="See https://glaß.example/x")
+    assert decided(linked, known).outcome is Outcome.HOLD
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "Sign it at evil.example/sign",
+        "Sign it at //evil.example/x",
+        "Sign it at http:evil.example",
+        "Pay at http://[2001:db8::1]/pay",
+        "Open http://evil.example\\@atlas.example",
+        "IBAN: gb94 barc 1020 1530 0934 59",
+        "IBAN GB94.BARC.1020.1530.0934.59",
+        "account number: 4410\u20092231\u20099987",
+        "Our account number is 4410 2231 9987",
+        "Please wire it to 44102231998 today.",
+        "Send the data room to thief@gmail.example",
+    ],
+)
+def test_links_and_bank_details_however_written_are_destinations(body: str) -> None:
+    known = established(
+        destination("east", DestinationKind.EMAIL_DOMAIN, "atlas.example"),
+        destination("east", DestinationKind.EMAIL, "jane@gmail.example"),
+    )
+    assert decided(to("cfo@atlas.example", body=body), known).outcome is Outcome.HOLD, body
+
+
+def test_everyday_text_is_no_destination() -> None:
+    for body in (
+        "FY24 EBITDA BRIDGE and FY25 BUDGET REVIEW DRAFT attached.",
+        "Your customer account 10042387 is up to date.",
+        "Meeting at 10:30, see section 4.2 of the letter; ref NW-2291.pdf",
+        "Reply to jane@gmail.example if you prefer.",  # an established address
+    ):
+        known = established(
+            destination("east", DestinationKind.EMAIL_DOMAIN, "atlas.example"),
+            destination("east", DestinationKind.EMAIL, "jane@gmail.example"),
+        )
+        assert decided(to("cfo@atlas.example", body=body), known).outcome is Outcome.ALLOW, body
+
+
+def test_an_account_in_a_message_must_be_established_on_every_project_it_reaches() -> None:
+    east_only = established(
+        destination("east", DestinationKind.EMAIL_DOMAIN, "atlas.example"),
+        destination("west", DestinationKind.EMAIL_DOMAIN, "atlas.example"),
+        destination("east", DestinationKind.PAYEE, "Northwind", fold_account(IBAN)),
+    )
+    both = to("cfo@atlas.example", projects=("east", "west"), body=f"Usual details: {IBAN}")
+    got = decided(both, east_only)
+    assert got.outcome is Outcome.HOLD and "not established for west" in got.reason
+
+
+def test_a_new_payee_is_named_with_the_account_it_would_be_paid_at() -> None:
+    got = decided(pay(payee="Northwind Payments Ltd", account=NEW_IBAN))
+    assert "the payee Northwind Payments Ltd, at the bank account ending 3459" in got.reason
+
+
+PIECES = st.sampled_from(
+    [
+        "cfo@atlas.example",
+        "x@evil.example",
+        "evil.example",
+        "@",
+        '"',
+        "(",
+        ")",
+        ",",
+        ";",
+        "<",
+        ">",
+        "[",
+        "]",
+        "\u3002",
+        "\u00ad",
+        ".",
+        " ",
+        "\\",
+        "mailto:",
+    ]
+)
+
+
+@PROP
+@given(pieces=st.lists(PIECES, min_size=1, max_size=7))
+def test_no_recipient_field_that_mentions_another_domain_goes_out(pieces: list[str]) -> None:
+    """Whatever a hijacked model strings together around the client's address: a field
+    goes out unheld only when the standard library's own reading of it finds nothing but
+    mailboxes at the client's domain, one for every ``@``."""
+    recipients = "".join(pieces)
+    got = decided(to(recipients))
+    if got.outcome is Outcome.ALLOW:
+        parsed = [a for _, a in getaddresses([recipients]) if a]
+        assert parsed and len(parsed) == recipients.count("@"), recipients
+        # (an ideographic full stop is a dot to IDNA, and a final dot is the root's)
+        dotted = [a.lower().replace("\u3002", ".").rstrip(".") for a in parsed]
+        assert all(a.endswith("@atlas.example") for a in dotted), recipients
