@@ -64,6 +64,7 @@ class GraphActivities:
             released=tuple(o.step_id for o in shown),
             withheld=tuple(o.step_id for o in hidden),
             read_reach=tuple(sorted({p for o in shown for p in o.projects})),
+            read_refs=tuple(sorted({r for o in shown for r in o.read_refs})),
         )
 
     @activity.defn(name="graph_prepare_step")

@@ -152,6 +152,7 @@ class WorkGraphWorkflow:
                 task=prepared.task,
                 requested_by=start.requested_by,
                 read_reach=prepared.read_reach,
+                read_refs=prepared.read_refs,
                 scripted_reply=start.scripted_replies.get(step.id),
                 hold_timeout_seconds=start.hold_timeout_seconds,
             ),

@@ -126,6 +126,9 @@ class StepOutput(Frozen):
     """Each action its run was allowed to take, as ``tool: outcome``."""
     projects: tuple[str, ...] = ()
     """What the output reaches: the run's projects and its intents' reach."""
+    read_refs: tuple[str, ...] = ()
+    """The memory records the step's run read (its recall, and what it was handed): what
+    a later step's holds may name as where a destination came from."""
 
 
 class StepState(Frozen):
@@ -205,6 +208,8 @@ class PreparedStep(Frozen):
     """The steps whose outputs the agent may not read (named, never shown)."""
     read_reach: tuple[str, ...] = ()
     """The projects the passed-on outputs reach: the step's run knows of them."""
+    read_refs: tuple[str, ...] = ()
+    """The records the passed-on outputs' runs read: their provenance travels on."""
 
 
 class StepHeld(Frozen):
@@ -259,6 +264,7 @@ def output_of(step_id: str, prepared: PreparedStep, state: RunState) -> StepOutp
         summary=state.summary,
         did=tuple(did),
         projects=tuple(sorted(reach)),
+        read_refs=tuple(sorted({*state.released, *prepared.read_refs})),
     )
 
 

@@ -8,14 +8,17 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from domain.runs.run import RunState, RunStatus
 from domain.work_graph.graph import (
     GraphStatus,
     GraphStep,
+    PreparedStep,
     StepOutput,
     StepStatus,
     WorkGraph,
     graph_status,
     layers,
+    output_of,
     released,
     step_task,
 )
@@ -93,3 +96,14 @@ def test_the_graph_is_done_only_when_every_step_is() -> None:
     assert graph_status({"a": StepStatus.DONE, "b": StepStatus.HELD}) is GraphStatus.NEEDS_HUMAN
     assert graph_status({"a": StepStatus.FAILED, "b": StepStatus.SKIPPED}) is GraphStatus.FAILED
     assert graph_status({"a": StepStatus.FAILED, "b": StepStatus.RUNNING}) is GraphStatus.RUNNING
+
+
+def test_what_a_step_read_travels_to_the_steps_after_it() -> None:
+    """The records a step's run read (and those it was handed) go on with its output: a
+    later step's hold can name the invoice an earlier step read."""
+    prepared = PreparedStep(
+        run_id="r1", workflow_id="w1", handle="ledger", task="t", read_refs=("inv-1",)
+    )
+    state = RunState(run_id="r1", status=RunStatus.COMPLETED, released=("mail-2",))
+    output = output_of("pay", prepared, state)
+    assert output.read_refs == ("inv-1", "mail-2")
