@@ -41,6 +41,7 @@ from adapters.store.tables import (
 from domain.audit.chain import AuditDraft, AuditEntry, ChainKeys
 from domain.errors import FoundationBroken, StoreFailure, UnknownOrganization
 from domain.governance import records
+from domain.governance.addresses import domain_of, within
 from domain.governance.broker import known_reach, operation_key, spend_of, wildcard_key
 from domain.governance.destinations import Source, governs, read_sources, recipients_of
 from domain.governance.intents import Decision, DispatchResult, DispatchToken, Intent, Outcome
@@ -87,12 +88,18 @@ _SPENDING_IDS = select(_intents.c.id).where(
     _intents.c.status.in_(SPENDING),
     _intents.c.spend_cents > 0,
 )
-_RUN_SENDS = select(_intents.c.id, _intents.c.tool, _intents.c.body).where(
+_SENDING_TOOLS = tuple(name for name, t in REGISTRY.items() if t.recipient_param is not None)
+_RUN_SENDS = select(_intents.c.id).where(
     _intents.c.run_id == bindparam("run_id"),
     _intents.c.org_id == bindparam("org_id"),
+    _intents.c.tool.in_(_SENDING_TOOLS),
     _intents.c.status.in_((*SPENDING, Outcome.HOLD.value)),
 )
-"""The run's intents let through or held: whom its messages write to."""
+"""The run's messages let through or held: whom the run writes to (their ids; what each
+writes to is read once per process, a payload never changes)."""
+_SEND_BODIES = select(_intents.c.id, _intents.c.tool, _intents.c.body).where(
+    _intents.c.id.in_(bindparam("ids", expanding=True))
+)
 _LET_THROUGH = (
     select(func.max(_decisions.c.decided_at))
     .where(_decisions.c.intent_id == _intents.c.id, _decisions.c.outcome.in_(SPENDING))
@@ -426,28 +433,40 @@ class SqlGovernanceUnit:
             completed=self._completed(intent),
             counterparties=policy.counterparties(self._now) if egress else None,
             sources=self._sources(intent) if egress else (),
-            run_recipients=self._run_recipients(intent) if egress else frozenset(),
+            run_recipients=self._run_recipients(intent, policy) if egress else frozenset(),
             tools=REGISTRY,
         )
 
-    def _run_recipients(self, intent: Intent) -> frozenset[str]:
-        """Whom the run's other messages (let through or held) write to."""
+    def _run_recipients(self, intent: Intent, policy: OrgPolicy) -> frozenset[str]:
+        """Whom the run's other messages (let through or held) write to; read only for a
+        message to someone outside the firm (only those make a mailing)."""
         tool = REGISTRY.get(intent.tool)
-        if tool is None or tool.recipient_param is None:
+        mine = recipients_of(tool, intent.payload)
+        if all(a in policy.colleagues or within(domain_of(a), policy.own_domains) for a in mine):
             return frozenset()
-        rows = self._c.execute(_RUN_SENDS, {"run_id": intent.run_id, "org_id": self.org_id})
-        bodies = [(r.id, r.tool, r.body) for r in rows]
-        bodies += [
-            (i["id"], i["tool"], i["body"])
-            for i in self._rows.intents
-            if i["run_id"] == intent.run_id and i["status"] in (*SPENDING, Outcome.HOLD.value)
+        known = self._cache.recipients  # shared by threads: only get and set
+        ids = [
+            i
+            for i in self._c.execute(
+                _RUN_SENDS, {"run_id": intent.run_id, "org_id": self.org_id}
+            ).scalars()
+            if i != intent.id
         ]
-        return frozenset(
-            address
-            for intent_id, name, body in bodies
-            if intent_id != intent.id
-            for address in recipients_of(REGISTRY.get(name), body.get("payload") or {})
+        missing = [i for i in ids if i not in known]
+        if len(known) + len(missing) > _FACTS_KEPT:
+            known.clear()
+        for start in range(0, len(missing), 500):
+            rows = self._c.execute(_SEND_BODIES, {"ids": missing[start : start + 500]})
+            for r in rows:
+                known[r.id] = recipients_of(REGISTRY.get(r.tool), r.body.get("payload") or {})
+        pending = (
+            recipients_of(REGISTRY.get(i["tool"]), i["body"].get("payload") or {})
+            for i in self._rows.intents
+            if i["run_id"] == intent.run_id
+            and i["id"] != intent.id
+            and i["status"] in (*SPENDING, Outcome.HOLD.value)
         )
+        return frozenset().union(*(known.get(i, frozenset()) for i in ids), *pending)
 
     def _sources(self, intent: Intent) -> tuple[Source, ...]:
         """The records the intent's run read, as its holds name them."""

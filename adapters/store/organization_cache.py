@@ -190,6 +190,8 @@ class OrgCache:
         self.charges: dict[str, int] = {}
         """Run id → what its model call was charged (written before the run proposes
         anything, never changed)."""
+        self.recipients: dict[str, frozenset[str]] = {}
+        """Intent id → whom its message writes to (its payload never changes)."""
 
     def policy(self, s: Session, org_id: str, config_seq: int) -> OrgPolicy:
         """The configuration as of ``config_seq`` (read in ``s`` if this process has no
