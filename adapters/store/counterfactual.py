@@ -134,7 +134,8 @@ class SqlReplayUnit:
         assert now is not None and decision.audit_seq is not None
         seq = decision.audit_seq
         basis = SnapshotBasis.AS_DECIDED if policy.config_seq < seq else SnapshotBasis.NOW
-        found = self._memory.retrieve(self.org_id, list(intent.references))
+        refs = list(dict.fromkeys((*intent.references, *intent.read_refs)))
+        found = self._memory.retrieve(self.org_id, refs)
         records = {node.ref: node.projects for node in found}
         status, written, let_through = self._as_of(seq)
         rows: list[Any] = list(
@@ -176,7 +177,7 @@ class SqlReplayUnit:
             completed=completed,
             # Destinations keep their history: as established when it was decided.
             counterparties=policy.counterparties(now),
-            sources=read_sources(self._memory.retrieve(self.org_id, list(intent.read_refs))),
+            sources=read_sources(n for n in found if n.ref in set(intent.read_refs)),
             tools=REGISTRY,
         )
         return snapshot, basis

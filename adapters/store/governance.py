@@ -475,10 +475,11 @@ class SqlGovernanceUnit:
         return read_sources(self._memory.retrieve(self.org_id, list(intent.read_refs)))
 
     def _records(self, intent: Intent) -> dict[str, tuple[str, ...]]:
-        if not intent.references:
+        """The projects of the records the intent cites and its run read."""
+        refs = list(dict.fromkeys((*intent.references, *intent.read_refs)))
+        if not refs:
             return {}
-        found = self._memory.retrieve(self.org_id, list(intent.references))
-        return {node.ref: node.projects for node in found}
+        return {node.ref: node.projects for node in self._memory.retrieve(self.org_id, refs)}
 
     def _spend(
         self,

@@ -221,9 +221,10 @@ def _staffing(p: _Path) -> Reject | None:
 
 def known_reach(intent: Intent, records: Mapping[str, tuple[str, ...]]) -> set[str]:
     """What ``intent`` reaches as far as ``records`` (projects by reference) knows: its
-    declared projects, the projects of what its run read, and of the records it cites.
+    declared projects, the projects of what its run read (and of each record it read),
+    and of the records it cites.
     (A snapshot's loader asks it which spend caps may cover the intent.)"""
-    cited = (p for ref in intent.references for p in records.get(ref, ()))
+    cited = (p for ref in (*intent.references, *intent.read_refs) for p in records.get(ref, ()))
     return {*intent.projects, *intent.read_reach, *cited}
 
 
@@ -234,6 +235,8 @@ def _scope(p: _Path) -> Reject | Hold | None:
         if projects is None:
             return Reject("unknown_reference", f"record {ref!r} is unknown; reach cannot be known")
         reach.update(projects)
+    for ref in p.intent.read_refs:  # each record the run read: its projects, whatever else
+        reach.update(p.snap.records.get(ref, ()))
     p.reach = frozenset(reach)
     crossed = p.policy.crossed(p.reach)
     if crossed is not None:
@@ -336,6 +339,12 @@ def _listed(projects: Iterable[str]) -> str:
     return ", ".join(sorted(projects)) or "no project"
 
 
+RECORD = "record:"
+"""How a decision's evidence names a memory record the run read (``record:inv-0412``),
+beside the intents it names by id. The record is within the intent's reach (its
+projects count in it), so a reader who may read the decision may read that it exists."""
+
+
 def _egress(p: _Path) -> Hold | None:
     """Hold an action that sends or pays somewhere its projects have not established (a
     new recipient, a new payee, changed bank details, a link to an unknown site), naming
@@ -383,12 +392,12 @@ def _drawn_on_outside(p: _Path, known: Counterparties, cited: list[str]) -> list
     text = " \n".join(str(p.intent.payload.get(name, "")) for name in p.tool.content_params)
     copied = relayed(text, p.snap.sources)
     if copied is not None:
-        cited.append(copied.ref)
+        cited.append(RECORD + copied.ref)
         return [("relays_outside_text", f"its text copies a passage of {copied.words()}")]
     strangers = unknown_senders(p.snap.sources, reach, known, text)
     if not strangers:
         return []
-    cited.extend(s.ref for s in strangers)
+    cited.extend(RECORD + s.ref for s in strangers)
     named = ", ".join(s.words() for s in strangers[:2])
     return [
         (
@@ -422,11 +431,11 @@ def _new(found: Found, sources: Sequence[Source], cited: list[str]) -> str:
     said = f"{found.what} is not established for {_listed(found.projects)}"
     origin = first_seen(found.value, sources)
     if origin is not None:
-        cited.append(origin.ref)
+        cited.append(RECORD + origin.ref)
         return f"{said}; it first appears in {origin.words()}"
     outside = [s for s in sources if s.outside]
     if outside:
-        cited.extend(s.ref for s in outside)
+        cited.extend(RECORD + s.ref for s in outside)
         read = ", ".join(s.words() for s in outside[:2])
         return f"{said}; the run read outside content: {read}"
     return said

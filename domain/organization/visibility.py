@@ -223,6 +223,9 @@ def evidence_for(
     kept: list[str] = []
     hidden: list[str] = []
     for intent_id in evidence:
+        if intent_id.startswith("record:"):  # a record the run read: within its reach
+            kept.append(intent_id)
+            continue
         reach = reach_of.get(intent_id)
         (kept if reach is not None and may_read(readable, reach) else hidden).append(intent_id)
     if hidden:

@@ -177,7 +177,7 @@ async def test_showcase_exercises_every_broker_outcome(
     assert (
         f"first appears in the inbound invoice {REDIRECT_REF}" in (redirected["decision"]["reason"])
     )
-    assert redirected["decision"]["evidence"] == [REDIRECT_REF]
+    assert redirected["decision"]["evidence"] == [f"record:{REDIRECT_REF}"]
 
     # every run is findable by its search attributes
     query = f"VerleticaOrg = '{org}' AND WorkflowType = 'AgentRunWorkflow'"

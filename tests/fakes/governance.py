@@ -527,7 +527,8 @@ class FakeUnit:
         org = self._org
         tool = REGISTRY.get(intent.tool)
         spends = tool is not None and spend_of(intent, tool) > 0
-        found = {ref: org.records[ref] for ref in intent.references if ref in org.records}
+        refs = (*intent.references, *intent.read_refs)
+        found = {ref: org.records[ref] for ref in refs if ref in org.records}
         index = PolicyIndex.of(tuple(org.barriers), tuple(org.commitments))
         run_spent, committed, (paid, payments) = (
             self._spend(intent, index, found) if spends else (0, {}, (0, ()))

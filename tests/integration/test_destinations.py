@@ -15,10 +15,11 @@ from adapters.store.store import Store
 from adapters.store.tables import DestinationRow
 from domain.errors import Forbidden, NotFound
 from domain.governance.intents import Intent, Outcome, Stage
-from domain.organization.kinds import DestinationKind
+from domain.needs_you.items import QueueItem
+from domain.organization.kinds import DestinationKind, StaffRole
 from tests.fakes.governance import FIRM_PAYEE
 from tests.support import Firm, payment_intent, utc_now
-from usecases import destinations, governance, memory
+from usecases import counterfactual, destinations, governance, memory, needs_you, organization
 from usecases.context import Ports
 
 NEW_IBAN = "GB94 BARC 1020 1530 0934 59"
@@ -132,7 +133,7 @@ def test_changed_bank_details_are_held_naming_the_invoice_they_came_from(
     assert f"the bank account ending 3459 for {FIRM_PAYEE}" in held.reason
     assert "first appears in the inbound invoice inv-0412, received " in held.reason
     assert "from billing@northwind-payments.example" in held.reason
-    assert held.evidence == ("inv-0412",)
+    assert held.evidence == ("record:inv-0412",)
     # The founder establishes the new details for the payee (what approving with
     # "establish" does); the next payment to them goes out.
     made = destinations.establish_for(services, firm.org, firm.founder, redirected, held.reach)
@@ -216,3 +217,57 @@ def test_a_mailing_in_one_run_waits_for_a_human_even_in_one_batch(
     assert [d.outcome for d in got] == [Outcome.ALLOW] * 5 + [Outcome.HOLD]
     assert got[5].rule == "many_recipients"
     assert store.audit.verify(firm.org).ok
+
+
+def test_an_approver_who_is_not_the_founder_sees_the_provenance_in_the_queue(
+    services: Ports, store: Store, firm: Firm
+) -> None:
+    """The hold's provenance is for whoever decides it: an East approver (not the
+    founder) sees the invoice named in the reason and as the record it rests on; the
+    counterfactual replays the same hold."""
+    cleo = organization.add_human(services, firm.org, firm.founder, "cleo@hv.example", "Cleo").id
+    organization.staff(
+        services, firm.org, firm.founder, organization.AssignStaff(cleo, "east", StaffRole.APPROVER)
+    )
+    memory.remember(
+        services,
+        firm.org,
+        firm.founder,
+        memory.Remember(
+            "inv-0413",
+            ("east",),
+            f"Invoice 0413. New bank details: {NEW_IBAN}.",
+            kind="invoice",
+            source="billing@northwind-payments.example",
+        ),
+    )
+    intent = payment_intent(firm.org, firm.agents["ledger"], 5_000)
+    intent = intent.model_copy(
+        update={
+            "payload": {**intent.payload, "payee": FIRM_PAYEE, "account": NEW_IBAN},
+            "read_refs": ("inv-0413",),
+        }
+    )
+    assert _decide(store, intent).outcome is Outcome.HOLD
+    (item,) = (
+        i
+        for i in needs_you.needs_you(services, firm.org, cleo).items
+        if isinstance(i, QueueItem) and i.subject_id == intent.id
+    )
+    said = [(e.label, e.detail, e.ref) for e in item.evidence]
+    reason = next(d for label, d, _ in said if label == "reason")
+    assert "first appears in the inbound invoice inv-0413" in reason
+    assert ("rests on", "record", "inv-0413") in said
+    replayed = counterfactual.counterfactual(services, intent.id, cleo)
+    assert any("inv-0413" in (s.reason or "") for s in replayed.stages)
+
+
+def test_a_record_the_run_read_counts_in_the_reach_though_nothing_else_says_so(
+    services: Ports, store: Store, firm: Firm
+) -> None:
+    """A run handed a West record (a work graph's earlier step read it) proposes East
+    work: the record's project is in the reach, so the wall stands."""
+    intent = _email(firm, "cfo@client.example").model_copy(update={"read_refs": ("birch-cim",)})
+    got = _decide(store, intent)
+    assert (got.outcome, got.rule) == (Outcome.REJECT, "barrier_crossed")
+    assert set(got.reach) == {"east", "west"}

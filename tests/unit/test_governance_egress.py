@@ -142,7 +142,7 @@ def test_changed_bank_details_are_held_with_where_they_first_appear() -> None:
     assert "the bank account ending 3459 for Northwind Supplies" in got.reason
     assert "first appears in the inbound invoice inv-0412" in got.reason
     assert "from billing@northwind-payments.example" in got.reason
-    assert got.evidence == ("inv-0412",)
+    assert got.evidence == ("record:inv-0412",)
 
 
 def test_a_new_payee_is_held() -> None:
@@ -226,7 +226,7 @@ def test_a_note_filed_inside_is_named_as_such_and_is_no_stranger() -> None:
     )
     got = decided(to("deals@atlas-advisors-intl.example"), sources=(note,))
     assert "first appears in the note note-standing-1, filed " in got.reason
-    assert "(forwarded by Ben)" in got.reason and got.evidence == ("note-standing-1",)
+    assert "(forwarded by Ben)" in got.reason and got.evidence == ("record:note-standing-1",)
     copied = to("cfo@atlas.example", body=note.text)
     assert decided(copied, sources=(note,)).outcome is Outcome.HOLD  # its address, in the text
     plain = to("cfo@atlas.example", body="Whenever you reply about exclusivity, we listen.")

@@ -99,7 +99,12 @@ class HeldIntents:
                 Evidence(label="reason", detail=reason, ref=f"audit#{hold.audit_seq}"),
                 Evidence(label="rule", detail=f"{hold.stage}: {hold.rule}"),
                 *(Evidence(label="release", detail=r) for r in hold.release),
-                *(Evidence(label="rests on", detail="intent", ref=i) for i in rests_on),
+                *(
+                    Evidence(label="rests on", detail="record", ref=i.removeprefix("record:"))
+                    if i.startswith("record:")
+                    else Evidence(label="rests on", detail="intent", ref=i)
+                    for i in rests_on
+                ),
                 *(Evidence(label="refused review", detail=r) for r in hold.refused_reviews),
                 Evidence(label="justification", detail=hold.justification),
                 Evidence(label="asked by", detail=_asker(context, hold)),
