@@ -92,6 +92,11 @@ async def _sign_in(page: Page, api: str, subject: str) -> None:
     await page.wait_for_url("**/console/**")
 
 
+def _redirected(report: DemoReport) -> str:
+    """The demo's payment at new bank details from an outside invoice, held."""
+    return str(report.runs["redirect"]["state"]["intents"][0]["intent"]["id"])
+
+
 async def shoot(api: str, report: DemoReport, intent: str, browser_path: str) -> list[Path]:
     """Photograph every page; the files written."""
     OUT.mkdir(parents=True, exist_ok=True)
@@ -111,6 +116,7 @@ async def shoot(api: str, report: DemoReport, intent: str, browser_path: str) ->
             ("07-run", f"/console/runs/{run_id}"),
             ("08-audit", "/console/audit"),
             ("09-metrics", "/console/metrics"),
+            ("12-held-new-bank-details", f"/console/intents/{_redirected(report)}"),
         ):
             await page.goto(f"{api}{path}")
             await page.screenshot(path=OUT / f"{name}.png", full_page=True)

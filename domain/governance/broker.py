@@ -369,10 +369,9 @@ def _egress(p: _Path) -> Hold | None:
     release = [_approver_approves(p)]
     for f in found:
         if f.establish is not None:
-            kind, value = f.establish
             release.append(
-                f"or the founder establishes {value} ({kind.value.replace('_', ' ')}) for "
-                f"{_listed(f.projects)} (approving may establish it), and the run proposes again"
+                f"or the founder establishes {f.what} for {_listed(f.projects)} (approving "
+                "may establish it), and the run proposes again"
             )
     rule = "+".join(dict.fromkeys(rule for rule, _ in held))
     return Hold(rule, "; ".join(reason for _, reason in held), tuple(dict.fromkeys(release)))

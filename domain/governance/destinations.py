@@ -283,8 +283,7 @@ def _payment(
         if changed:
             out.append(
                 Found(
-                    f"the bank account {_tail(folded)} for {shown}, which is not the one "
-                    "established for them",
+                    f"the bank account {_tail(folded)} for {shown}",
                     folded,
                     tuple(sorted(changed)),
                     (DestinationKind.PAYEE, shown),

@@ -80,7 +80,10 @@ def test_a_new_recipient_is_held_naming_it_and_what_would_release_it() -> None:
     got = decided(to("deals@gmail.example"))
     assert (got.outcome, got.stage, got.rule) == (Outcome.HOLD, Stage.EGRESS, "new_destination")
     assert "the recipient deals@gmail.example is not established for east" in got.reason
-    assert any("establishes deals@gmail.example (email) for east" in r for r in got.release)
+    assert any(
+        "the founder establishes the recipient deals@gmail.example for east" in r
+        for r in got.release
+    )
     assert any("approves this exact intent" in r for r in got.release)
 
 
