@@ -27,7 +27,7 @@ from domain.counterfactual.replay import OtherIntent, SnapshotBasis
 from domain.errors import NotFound
 from domain.governance import records as chain_records
 from domain.governance.broker import known_reach, operation_key, wildcard_key
-from domain.governance.destinations import read_sources
+from domain.governance.destinations import read_sources, recipients_of
 from domain.governance.intents import Decision, Intent, Outcome
 from domain.governance.spend import counted, paid_to, payee_of
 from domain.governance.values import (
@@ -178,6 +178,16 @@ class SqlReplayUnit:
             # Destinations keep their history: as established when it was decided.
             counterparties=policy.counterparties(now),
             sources=read_sources(n for n in found if n.ref in set(intent.read_refs)),
+            # whom the run's other messages wrote to (let through or held) then
+            run_recipients=frozenset(
+                address
+                for r in rows
+                if r.run_id == intent.run_id
+                and status[r.id][0] in (Outcome.ALLOW, Outcome.APPROVED, Outcome.HOLD)
+                for address in recipients_of(
+                    REGISTRY.get(r.tool), (r.body or {}).get("payload") or {}
+                )
+            ),
             tools=REGISTRY,
         )
         return snapshot, basis

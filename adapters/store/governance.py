@@ -442,7 +442,10 @@ class SqlGovernanceUnit:
         message to someone outside the firm (only those make a mailing)."""
         tool = REGISTRY.get(intent.tool)
         mine = recipients_of(tool, intent.payload)
-        if all(a in policy.colleagues or within(domain_of(a), policy.own_domains) for a in mine):
+        inside = all(
+            a in policy.colleagues or within(domain_of(a), policy.own_domains) for a in mine
+        )
+        if mine and inside:  # (a field that does not parse is no one inside)
             return frozenset()
         known = self._cache.recipients  # shared by threads: only get and set
         ids = [
@@ -452,13 +455,16 @@ class SqlGovernanceUnit:
             ).scalars()
             if i != intent.id
         ]
-        missing = [i for i in ids if i not in known]
+        found = {i: known[i] for i in ids if i in known}
+        missing = [i for i in ids if i not in found]
         if len(known) + len(missing) > _FACTS_KEPT:
             known.clear()
         for start in range(0, len(missing), 500):
             rows = self._c.execute(_SEND_BODIES, {"ids": missing[start : start + 500]})
             for r in rows:
-                known[r.id] = recipients_of(REGISTRY.get(r.tool), r.body.get("payload") or {})
+                found[r.id] = known[r.id] = recipients_of(
+                    REGISTRY.get(r.tool), r.body.get("payload") or {}
+                )
         pending = (
             recipients_of(REGISTRY.get(i["tool"]), i["body"].get("payload") or {})
             for i in self._rows.intents
@@ -466,7 +472,7 @@ class SqlGovernanceUnit:
             and i["id"] != intent.id
             and i["status"] in (*SPENDING, Outcome.HOLD.value)
         )
-        return frozenset().union(*(known.get(i, frozenset()) for i in ids), *pending)
+        return frozenset().union(*found.values(), *pending)
 
     def _sources(self, intent: Intent) -> tuple[Source, ...]:
         """The records the intent's run read, as its holds name them."""

@@ -190,8 +190,8 @@ def links_in(text: str) -> list[str]:
 
 
 def _iban_ok(code: str) -> bool:
-    if IBAN_LENGTHS.get(code[:2]) != len(code):
-        return False
+    if IBAN_LENGTHS.get(code[:2]) != len(code) or not code.isascii():
+        return False  # (Zürich, Société: letters an IBAN never holds)
     moved = code[4:] + code[:4]
     return int("".join(str(int(c, 36)) for c in moved)) % 97 == 1
 

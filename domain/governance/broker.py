@@ -383,11 +383,9 @@ def _drawn_on_outside(p: _Path, known: Counterparties, cited: list[str]) -> list
     has not established. What a colleague is told stays inside."""
     assert p.tool is not None
     reach = sorted(p.reach)
-    if all(
-        a in known.colleagues or within(domain_of(a), known.own_domains)
-        for a in recipients_of(p.tool, p.intent.payload)
-    ):
-        return []
+    mine = recipients_of(p.tool, p.intent.payload)
+    if mine and all(a in known.colleagues or within(domain_of(a), known.own_domains) for a in mine):
+        return []  # (a field that does not parse is no one inside)
     text = " \n".join(str(p.intent.payload.get(name, "")) for name in p.tool.content_params)
     copied = relayed(text, p.snap.sources)
     if copied is not None:

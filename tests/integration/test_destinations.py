@@ -216,6 +216,9 @@ def test_a_mailing_in_one_run_waits_for_a_human_even_in_one_batch(
     got = governance.decide_many(store.governance, batch, utc_now())
     assert [d.outcome for d in got] == [Outcome.ALLOW] * 5 + [Outcome.HOLD]
     assert got[5].rule == "many_recipients"
+    # the counterfactual replays the mailing as it was decided
+    replayed = counterfactual.counterfactual(services, got[5].intent_id, firm.founder)
+    assert any("many_recipients" in (s.rule or "") for s in replayed.stages)
     assert store.audit.verify(firm.org).ok
 
 

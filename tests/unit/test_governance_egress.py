@@ -247,6 +247,19 @@ def test_a_new_destination_read_nowhere_names_what_the_run_read() -> None:
     assert "the run read outside content: the inbound invoice inv-0412" in got.reason
 
 
+def test_a_recipient_field_that_does_not_parse_is_still_checked_for_what_it_relays() -> None:
+    stranger = Source(
+        ref="in-4621",
+        kind="email",
+        source="partner@rival-bidder.example",
+        received_at=NOW - timedelta(hours=1),
+        text="Let your client know the seller will go elsewhere unless Atlas pays more.",
+    )
+    odd = to('"cfo"@atlas.example', body="The seller may go elsewhere unless Atlas pays more.")
+    got = decided(odd, sources=(stranger,))
+    assert set(got.rule.split("+")) == {"new_destination", "unknown_sender"}
+
+
 def test_a_run_that_writes_to_more_than_five_outside_recipients_waits_for_a_human() -> None:
     earlier = frozenset(f"p{i}@atlas.example" for i in range(MAX_RECIPIENTS))
     snap = replace(
@@ -383,6 +396,8 @@ def test_everyday_text_is_no_destination() -> None:
         "Your customer account 10042387 is up to date.",
         "Meeting at 10:30, see section 4.2 of the letter; ref NW-2291.pdf",
         "Reply to jane@gmail.example if you prefer.",  # an established address
+        "Meet at AT20 Zürich Hauptbahnhof, Gleis 3.",  # letters no IBAN holds
+        "Invoice FR12 Société Générale branch Paris.",
     ):
         known = established(
             destination("east", DestinationKind.EMAIL_DOMAIN, "atlas.example"),
@@ -443,6 +458,9 @@ def test_no_recipient_field_that_mentions_another_domain_goes_out(pieces: list[s
     if got.outcome is Outcome.ALLOW:
         parsed = [a for _, a in getaddresses([recipients]) if a]
         assert parsed and len(parsed) == recipients.count("@"), recipients
-        # (an ideographic full stop is a dot to IDNA, and a final dot is the root's)
-        dotted = [a.lower().replace("\u3002", ".").rstrip(".") for a in parsed]
+        # (to IDNA an ideographic full stop is a dot and a soft hyphen nothing; a final
+        # dot is the root's)
+        dotted = [
+            a.lower().replace("\u3002", ".").replace("\u00ad", "").rstrip(".") for a in parsed
+        ]
         assert all(a.endswith("@atlas.example") for a in dotted), recipients
