@@ -19,6 +19,7 @@ with workflow.unsafe.imports_passed_through():
     from activities.governance import BrokerActivities
     from activities.heartbeat import HeartbeatActivities
     from domain.governance.intents import Decision, Intent, Outcome
+    from domain.governance.standing import HEARTBEAT as HEARTBEAT_SCHEDULE
     from domain.heartbeat.checks import (
         HEARTBEAT_RUN_PREFIX,
         Finding,
@@ -43,6 +44,12 @@ with workflow.unsafe.imports_passed_through():
 DOES_NOT_WAIT = "heartbeat_does_not_wait"
 """The rule a held proposal is closed under: the heartbeat waits for no human (the hold
 is on the record, and the finding comes up again at the next heartbeat)."""
+
+SCHEDULE_STANDING = "heartbeat-schedule-standing"
+"""Patch: Sentinel's proposals carry the heartbeat schedule as who asked
+(``Intent.requested_by``, in the digest): they stand on the schedule's written standing
+(:mod:`domain.governance.standing`), not on Sentinel's staffing alone. Histories that
+proposed before the patch rebuild their intents without it, as they were decided."""
 
 
 @workflow.defn
@@ -112,12 +119,14 @@ class HeartbeatWorkflow:
         assert snap.sentinel_id is not None
         outcomes = []
         for action in proposals(finding, snap):
+            asked = workflow.patched(SCHEDULE_STANDING)
             intent = Intent.from_proposal(
                 action,
                 intent_id=str(workflow.uuid4()),
                 org_id=snap.org_id,
                 run_id=f"{HEARTBEAT_RUN_PREFIX}{run.id}",
                 principal_id=snap.sentinel_id,
+                requested_by=HEARTBEAT_SCHEDULE if asked else None,
             )
             decision = await workflow.execute_local_activity_method(
                 BrokerActivities.decide,

@@ -20,6 +20,7 @@ from api.console.session import Session
 from domain.audit.chain import AuditEntry
 from domain.errors import Conflict, NotFound
 from domain.governance.intents import Stage
+from domain.governance.standing import requester_words
 from domain.needs_you.items import ItemKind, QueueItem
 from usecases import audit, counterfactual, needs_you, organization, runs
 from usecases.context import Ports
@@ -135,7 +136,7 @@ async def intent_context(
         "decided": decided,
         "written": any(s.what == "written" for s in story),
         "proposer": handles.get(intent.principal_id, intent.principal_id),
-        "requester": None if asker is None else handles.get(asker, asker),
+        "requester": None if asker is None else requester_words(asker, handles),
     }
 
 

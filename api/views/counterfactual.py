@@ -7,6 +7,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from domain.counterfactual.replay import Counterfactual, OtherView, WouldWrite
+from domain.governance.standing import requester_words
 
 
 def _write(write: WouldWrite | None) -> str:
@@ -39,11 +40,10 @@ def counterfactual_table(cf: Counterfactual) -> Table:
         escape(f"{done.outcome} at {done.stage}: {done.rule}\n{done.reason}\nnow: {done.status}"),
         escape(f"{cf.would}: nothing stops it"),
     )
-    table.add_row(
-        "asked by",
-        escape(cf.requested_by or "the system (no one asked)"),
-        escape(cf.requested_by or "the system (no one asked)"),
-    )
+    asked = "the system (no one asked)"
+    if cf.requested_by is not None:
+        asked = requester_words(cf.requested_by, {})
+    table.add_row("asked by", escape(asked), escape(asked))
     for stage in cf.stages:
         recorded = done.rule if stage.stage == done.stage else ""
         said = stage.verdict + (f" {stage.rule}" if stage.rule else "")

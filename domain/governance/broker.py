@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from domain.governance.addresses import domain_of, within
+from domain.governance.addresses import domain_of, recipient_list, within
 from domain.governance.destinations import (
     MAX_RECIPIENTS,
     Counterparties,
@@ -29,6 +29,7 @@ from domain.governance.destinations import (
 from domain.governance.index import PolicyIndex
 from domain.governance.intents import Decision, Intent, Outcome, Stage
 from domain.governance.spend import SPLIT_WINDOW
+from domain.governance.standing import DIAGNOSTIC, DIAGNOSTIC_KIND, Standing, is_schedule, scheduled
 from domain.governance.values import BrokerMode, BrokerSnapshot, Verdict
 from domain.organization.contracts import (
     AgentDefinition,
@@ -203,6 +204,20 @@ def _identity(p: _Path) -> Reject | None:
             "budget_exceeded",
             f"run would spend {s.run_spent_cents + spend} cents; effective budget is {budget}",
         )
+    if s.principal.agent_kind == DIAGNOSTIC_KIND:
+        beyond = _beyond(DIAGNOSTIC, intent.tool, spend)
+        if beyond is not None:
+            return Reject("diagnostic_standing", f"{s.principal.handle} is {beyond}")
+    return None
+
+
+def _beyond(standing: Standing, tool: str, spend: int) -> str | None:
+    """What ``standing`` does not cover of an intent (its tool, its money), in words that
+    follow its name; None when it covers it."""
+    if tool not in standing.tools:
+        return f"{standing.words}: it may only {standing.what()}, not {tool}"
+    if spend > 0:
+        return f"{standing.words}: it moves no money"
     return None
 
 
@@ -270,10 +285,14 @@ def _requester(p: _Path) -> Reject | Hold | None:
     and on the same side of every wall; an approver there for an intent that moves
     money, or a human approver decides it. The founder stands where they are staffed,
     like anyone (on every project unless they chose a side when a wall went up). Work
-    nobody asked for (a heartbeat, a schedule) acts on the agent's own standing."""
+    nobody asked for acts on the standing of the schedule that started it
+    (:mod:`domain.governance.standing`); an intent recorded before intents named who
+    asked (None) on the agent's own."""
     asked = p.intent.requested_by
     if asked is None:
         return None
+    if is_schedule(asked):
+        return _scheduled(p, asked)
     human = p.snap.requester
     if human is None or human.id != asked:
         return Reject(
@@ -314,6 +333,19 @@ def _requester(p: _Path) -> Reject | Hold | None:
     return None
 
 
+def _scheduled(p: _Path, asked: str) -> Reject | None:
+    """Work a schedule started stands on the schedule's written standing alone: its tools,
+    no money, and no message at all unless it may write (then only inside, checked at
+    egress)."""
+    standing = scheduled(asked)
+    if standing is None:
+        return Reject("requester_unknown", f"the run was started by {asked}, which has no standing")
+    beyond = _beyond(standing, p.intent.tool, p.spend)
+    if beyond is not None:
+        return Reject("schedule_standing", f"the run was started by {beyond}")
+    return None
+
+
 def _approver_approves(p: _Path) -> str:
     """What releases most holds: a human approver on the reach approves this intent."""
     return (
@@ -345,7 +377,7 @@ beside the intents it names by id. The record is within the intent's reach (its
 projects count in it), so a reader who may read the decision may read that it exists."""
 
 
-def _egress(p: _Path) -> Hold | None:
+def _egress(p: _Path) -> Reject | Hold | None:
     """Hold an action that sends or pays somewhere its projects have not established (a
     new recipient, a new payee, changed bank details, a link to an unknown site), naming
     the record the run read where it first appears; a message to someone outside the firm
@@ -356,6 +388,14 @@ def _egress(p: _Path) -> Hold | None:
     if not governs(tool):
         return None
     known = p.snap.counterparties or Counterparties({}, {}, frozenset(), p.snap.now)
+    narrow = _narrow_standing(p)
+    if narrow is not None:
+        outsider = _outsider(p, known)
+        if outsider is not None:
+            return Reject(
+                "diagnostic_standing" if narrow is DIAGNOSTIC else "schedule_standing",
+                f"{narrow.words} writes only to the firm's own people; {outsider} is not one",
+            )
     found = new_destinations(tool, payload, sorted(p.reach), known)
     cited: list[str] = []
     held = [("new_destination", _new(f, p.snap.sources, cited)) for f in found]
@@ -375,6 +415,35 @@ def _egress(p: _Path) -> Hold | None:
             )
     rule = "+".join(dict.fromkeys(rule for rule, _ in held))
     return Hold(rule, "; ".join(reason for _, reason in held), tuple(dict.fromkeys(release)))
+
+
+def _narrow_standing(p: _Path) -> Standing | None:
+    """The written standing an intent acts on when a person's does not apply: its
+    agent's, when a diagnostic agent; else the schedule's that started its run."""
+    principal = p.snap.principal
+    if principal is not None and principal.agent_kind == DIAGNOSTIC_KIND:
+        return DIAGNOSTIC
+    return scheduled(p.intent.requested_by)
+
+
+def _outsider(p: _Path, known: Counterparties) -> str | None:
+    """The first recipient of an intent who is not one of the firm's people (a colleague,
+    or an address at the firm's own domains); a field that does not parse is one."""
+    assert p.tool is not None
+    if p.tool.recipient_param is None:
+        return None
+    raw = str(p.intent.payload.get(p.tool.recipient_param, ""))
+    mine = recipient_list(raw)
+    if mine is None:
+        return repr(" ".join(raw.split())[:200])
+    return next(
+        (
+            a
+            for a in mine
+            if a not in known.colleagues and not within(domain_of(a), known.own_domains)
+        ),
+        None,
+    )
 
 
 def _drawn_on_outside(p: _Path, known: Counterparties, cited: list[str]) -> list[tuple[str, str]]:

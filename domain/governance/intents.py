@@ -55,7 +55,9 @@ class Intent(Frozen):
     requested_by: str | None = None
     """The human whose request the run carries out (who started it, or the work graph or
     deliberation it belongs to); the broker lets the agent act only where that human has
-    standing. None for work the system started (a heartbeat, a schedule)."""
+    standing. A schedule's id (``schedule:heartbeat``) for work a schedule started: it
+    stands on the schedule's written standing (:mod:`domain.governance.standing`). None
+    only for an intent recorded before intents named who asked."""
 
     @cached_property
     def digest(self) -> str:

@@ -67,8 +67,8 @@ class BrokerSnapshot:
     staffing: tuple[Staffing, ...]
     """The acting principal's staffing rows (current or not; the stage filters by time)."""
     requester: Principal | None = None
-    """The human the intent's run acts for (``Intent.requested_by``), None when unknown or
-    when nobody asked."""
+    """The human the intent's run acts for (``Intent.requested_by``), None when unknown,
+    when a schedule asked, or when nobody did."""
     requester_staffing: tuple[Staffing, ...] = ()
     """The requester's staffing rows (current or not)."""
     barriers: tuple[Barrier, ...] = ()

@@ -101,6 +101,8 @@ BY_RULE: dict[str, FailureClass] = {
     # who asked for the run: the agent acts only where that human stands
     "requester_unknown": _A,
     "requester_not_human": _A,
+    "schedule_standing": _A,
+    "diagnostic_standing": _A,
     "requester_inactive": _A,
     "requester_not_staffed": _A,
     "requester_not_approver": _A,

@@ -257,6 +257,9 @@ async def test_a_heartbeat_changes_no_row_except_through_brokered_intents(beat: 
     for key in changed["intents"]:
         intent = json.loads(after["intents"][key])
         assert intent["principal_id"] == beat.sentinel and intent["id"] in outcomes
+        # on the schedule's written standing, not on Sentinel's staffing alone
+        body = intent["body"] if isinstance(intent["body"], dict) else json.loads(intent["body"])
+        assert body["requested_by"] == "schedule:heartbeat", body
     for key in changed["audit_entries"]:
         entry = json.loads(after["audit_entries"][key])
         assert entry["intent_id"] in outcomes

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Protocol
 
+from domain.governance.standing import requester_words
 from domain.needs_you.chain import ChainStory, FailedRun, HeldIntent
 from domain.needs_you.items import ActionKind, Evidence, ItemAction, ItemKind, QueueItem
 from domain.organization.contracts import Commitment, Obligation, SpendCap
@@ -79,7 +80,8 @@ def _dollars(cents: int) -> str:
 def _asker(context: QueueContext, hold: HeldIntent) -> str:
     """Who the held intent's run acts for: the intent says (or, for one recorded before
     intents named their requester, the run's record does); the system when no one asked."""
-    return context.handle(asker_of(context.ports, hold.requested_by, hold.run_id) or "system")
+    asker = asker_of(context.ports, hold.requested_by, hold.run_id)
+    return "system" if asker is None else requester_words(asker, context.handles)
 
 
 class HeldIntents:
