@@ -220,6 +220,8 @@ class AgentRunActivities:
                 RunRef(request.org_id, request.run_id, request.agent_id),
                 question=parsed.question,
                 summary=parsed.summary,
+                read_refs=tuple(sorted({*request.read_refs, *request.context.refs})),
+                read_reach=tuple(sorted({*request.read_reach, *request.context.reach})),
                 now=self._clock(),
             )
         return ReasoningResult(

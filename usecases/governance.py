@@ -238,10 +238,17 @@ def record_question(
     question: str,
     summary: str,
     now: datetime,
+    read_refs: tuple[str, ...] = (),
+    read_reach: tuple[str, ...] = (),
 ) -> None:
-    """Record that an agent put a question to a human instead of acting (once per run)."""
+    """Record that an agent put a question to a human instead of acting (once per run),
+    with what its run read: the run that goes on with the answer knows it too."""
     with store.unit(run.org_id, now) as unit:
-        unit.append(records.question_draft(run.run_id, run.agent_id, question, summary))
+        unit.append(
+            records.question_draft(
+                run.run_id, run.agent_id, question, summary, read_refs, read_reach
+            )
+        )
 
 
 def _refuse_dispatch(

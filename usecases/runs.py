@@ -128,6 +128,11 @@ class StartRun:
     scripted_reply: str | None = None
     client_key: str | None = None
     hold_timeout_seconds: int | None = None
+    read_refs: tuple[str, ...] = ()
+    """Records handed to the run with its task (what the run whose question it answers
+    read): never from a client, only from the system's own runs."""
+    read_reach: tuple[str, ...] = ()
+    """The projects of those records."""
 
 
 async def start_run(
@@ -167,6 +172,8 @@ async def start_run(
         agent_id=command.agent_id,
         task=command.task,
         requested_by=actor_id,
+        read_refs=command.read_refs,
+        read_reach=command.read_reach,
         scripted_reply=command.scripted_reply,
         **(
             {"hold_timeout_seconds": command.hold_timeout_seconds}

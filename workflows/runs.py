@@ -407,6 +407,8 @@ class AgentRunWorkflow:
                 projects=resolved.projects,
                 scripted_reply=run.scripted_reply,
                 pin=resolved.pin,
+                read_refs=run.read_refs,
+                read_reach=run.read_reach,
             ),
             start_to_close_timeout=timedelta(seconds=120),
             heartbeat_timeout=HEARTBEAT,

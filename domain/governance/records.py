@@ -173,16 +173,25 @@ AGENT_QUESTION = "agent_question"
 RUN_ANSWERED = "run_answered"
 
 
-def question_draft(run_id: str, agent_id: str, question: str, summary: str) -> AuditDraft:
+def question_draft(
+    run_id: str,
+    agent_id: str,
+    question: str,
+    summary: str,
+    read_refs: tuple[str, ...] = (),
+    read_reach: tuple[str, ...] = (),
+) -> AuditDraft:
     """An agent's reply that puts a question to the human who asked (no actions): one per
-    run, waiting for a human's answer."""
+    run, waiting for a human's answer. With the records its run read and their projects
+    (when it read any): the run that answers goes on knowing them."""
+    read = {"read_refs": list(read_refs), "read_reach": list(read_reach)} if read_refs else {}
     return AuditDraft(
         event_key=f"question:{run_id}",
         actor=agent_id,
         decision="asked",
         stage=RUN_STAGE,
         rule=AGENT_QUESTION,
-        payload={"run_id": run_id, "question": question, "summary": summary},
+        payload={"run_id": run_id, "question": question, "summary": summary, **read},
     )
 
 

@@ -96,6 +96,11 @@ class AgentQuestion(Frozen):
     summary: str
     asked_at: UtcInstant
     audit_seq: int
+    read_refs: tuple[str, ...] = ()
+    """What the asking run read (its recall and what it was handed): the answering run
+    is handed it too."""
+    read_reach: tuple[str, ...] = ()
+    """The projects of that."""
 
 
 @dataclass
@@ -194,6 +199,14 @@ class ChainStory:
             (f for run, f in failed.items() if run not in self.retried),
             key=lambda f: (f.failed_at, f.run_id),
         )
+
+
+def _strings(value: object) -> tuple[str, ...]:
+    """A list of strings from an entry's payload; nothing for anything else (an entry
+    recorded before it was kept)."""
+    if not isinstance(value, list):
+        return ()
+    return tuple(v for v in value if isinstance(v, str))
 
 
 def _held(entry: AuditEntry, story: IntentStory) -> HeldIntent:
@@ -307,6 +320,8 @@ def read_chain(entries: Iterable[AuditEntry], into: ChainStory | None = None) ->
                     summary=str(entry.payload.get("summary", "")),
                     asked_at=at(entry),
                     audit_seq=entry.seq,
+                    read_refs=_strings(entry.payload.get("read_refs")),
+                    read_reach=_strings(entry.payload.get("read_reach")),
                 ),
             )
         elif entry.stage == RUN_STAGE and entry.rule == RUN_ANSWERED and isinstance(run_id, str):

@@ -58,11 +58,12 @@ class RunInput(Frozen):
     The run reads memory only as far as both the agent and this human may see."""
     read_reach: tuple[str, ...] = ()
     """Projects of what is handed to the run with its task (a work graph's earlier
-    outputs, a deliberation's recalled context): the run knows of them, so the broker
-    counts them in the reach of every intent it proposes, beside what it recalls."""
+    outputs, a deliberation's recalled context, what the run whose question it answers
+    read): the run knows of them, so the broker counts them in the reach of every intent
+    it proposes, beside what it recalls."""
     read_refs: tuple[str, ...] = ()
-    """The memory records handed to the run with its task (a deliberation's recalled
-    context): the broker names the outside ones where a hold's destination came from."""
+    """The memory records handed to the run with its task (as ``read_reach``): the broker
+    names the outside ones where a hold's destination came from."""
     scripted_reply: str | None = None
     hold_timeout_seconds: int = Field(
         default=DEFAULT_HOLD_SECONDS, ge=MIN_HOLD_SECONDS, le=MAX_HOLD_SECONDS
@@ -161,6 +162,11 @@ class ReasoningRequest(Frozen):
     scripted_reply: str | None = None
     pin: AgentPin | None = None
     """The version the run resolved: its charter, definition and skills make the prompt."""
+    read_refs: tuple[str, ...] = ()
+    """What was handed to the run with its task (``RunInput.read_refs``): recorded with
+    a question the agent asks, so that the run answering it knows it too."""
+    read_reach: tuple[str, ...] = ()
+    """The projects of that (``RunInput.read_reach``)."""
 
 
 class ReasoningResult(Frozen):

@@ -167,7 +167,7 @@ def test_no_schedule_grants_a_tool_beyond_its_standing(
     only for a tool its standing names."""
     standing = SCHEDULES[schedule]
     spec = REGISTRY[tool]
-    payload = {name: "x" for name in spec.params}
+    payload: dict[str, object] = {name: "x" for name in spec.params}
     for name, kind in spec.params.items():
         if kind.value == "integer":
             payload[name] = 0

@@ -3,17 +3,29 @@ the question and the answer, once, on the record."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from pydantic import BaseModel
 
 from domain.errors import Conflict
 from domain.governance.records import answer_draft
-from domain.needs_you.chain import read_chain
+from domain.needs_you.chain import ChainStory, read_chain
 from domain.organization.contracts import MAX_REASON
+from domain.runs.run import RunRecord
 from usecases.access import run_for
 from usecases.context import Ports
 from usecases.runs import RunStarted, StartRun, start_run
 
 MAX_ANSWER = MAX_REASON
+
+
+@dataclass(frozen=True)
+class Handed:
+    """Records handed to a run with its task, and their projects (``RunInput.read_refs``,
+    ``RunInput.read_reach``)."""
+
+    refs: tuple[str, ...] = ()
+    reach: tuple[str, ...] = ()
 
 
 class RunAnswered(BaseModel):
@@ -27,6 +39,23 @@ class RunAnswered(BaseModel):
 def answered_task(task: str, question: str, answer: str, handle: str) -> str:
     """The task of the run that goes on: the first task, the question and the answer."""
     return f"{task}\n\nYou asked: {question}\nThe answer from {handle}: {answer}"
+
+
+def handed(ports: Ports, story: ChainStory, run: RunRecord) -> Handed:
+    """What a plain run was handed with its task: for a run answering a question, what
+    the asking run read; for a retry, what the run it retries was handed; nothing else."""
+    seen: set[str] = set()
+    while run.id not in seen:
+        seen.add(run.id)
+        key = run.client_key or ""
+        if key.startswith("answer:"):
+            asked = story.questions.get(key.removeprefix("answer:"))
+            return Handed() if asked is None else Handed(asked.read_refs, asked.read_reach)
+        earlier = ports.runs.get(key.removeprefix("retry:")) if key.startswith("retry:") else None
+        if earlier is None:
+            break
+        run = earlier
+    return Handed()
 
 
 async def answer_run(ports: Ports, run_id: str, actor_id: str, answer: str) -> RunAnswered:
@@ -52,6 +81,10 @@ async def answer_run(ports: Ports, run_id: str, actor_id: str, answer: str) -> R
             run.agent_id,
             answered_task(run.task, asked.question, answer, actor.handle),
             client_key=f"answer:{run_id}",
+            # The question was written from what the asking run read: the answering run
+            # knows it too, for its reach and for where a destination came from.
+            read_refs=asked.read_refs,
+            read_reach=asked.read_reach,
         ),
     )
     answering = ports.runs.get(started.run_id)

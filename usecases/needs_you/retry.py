@@ -11,6 +11,7 @@ from domain.runs.failures import NEXT_STEP, RETRIES, retries_left
 from domain.runs.run import RunStatus
 from usecases.access import run_for
 from usecases.context import Ports
+from usecases.needs_you.answer import handed
 from usecases.runs import RunStarted, StartRun, start_run
 
 ENDED_BADLY = frozenset({"failed", "terminated", "timed_out", "canceled"})
@@ -49,8 +50,19 @@ async def retry_run(ports: Ports, run_id: str, actor_id: str) -> RunRetried:
         ended = status in ENDED_BADLY or (state is not None and state.status is RunStatus.FAILED)
         if not ended:
             raise Conflict(f"run {run_id} did not fail: there is nothing to retry")
+    # A retry of a run that answered a question knows what that question was asked from.
+    given = handed(ports, story, run)
     started = await start_run(
-        ports, run.org_id, actor_id, StartRun(run.agent_id, run.task, client_key=f"retry:{run_id}")
+        ports,
+        run.org_id,
+        actor_id,
+        StartRun(
+            run.agent_id,
+            run.task,
+            client_key=f"retry:{run_id}",
+            read_refs=given.refs,
+            read_reach=given.reach,
+        ),
     )
     with ports.governance.unit(run.org_id, ports.clock()) as unit:
         unit.append(retry_draft(run_id, started.run_id, actor_id))
