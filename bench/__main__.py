@@ -5,7 +5,8 @@ the same run, with its target.
   (throughput with 32 in flight, unloaded p50, approval signal → connector write);
 - decisions: durable decisions per second for one organization with concurrent runs,
   against the database's one-row commit floor;
-- pure stages: p99 of the broker's stages on a large organization against a small one;
+- pure stages: p99 of the broker's stages on a large organization against a small one
+  (and, beside it, reading what each intent carries out of the firm: done before the lock);
 - chain: verification against SHA-256 over the same entries;
 - memory: a gated top-10 similarity query over 10k and 100k records against an ungated
   numpy top-10, and ingestion against embedding alone;
@@ -141,6 +142,16 @@ def _pure_figures(quick: bool) -> list[Figure]:
             "—",
             large.p50_ms,
             small.p50_ms,
+            "ms",
+            "small org",
+            "(context)",
+            True,
+        ),
+        Figure(
+            "reading what an intent carries out, p99 (before the lock)",
+            "—",
+            large.read_p99_ms,
+            small.read_p99_ms,
             "ms",
             "small org",
             "(context)",

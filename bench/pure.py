@@ -9,8 +9,10 @@ agent works), half of them from runs that read what they act on (two records, on
 outside). Every project has established a client domain, a team address and two payees;
 one email in three goes somewhere new or carries a link, and one payment in four names
 bank details. Each snapshot is built
-beforehand, as the store does before calling the broker; the figure is the time of
-:func:`evaluate` alone, per intent.
+beforehand, as the store does before calling the broker, and what each intent carries out
+of the firm is read beforehand, as the decision does before it takes the organization's
+lock (:func:`usecases.governance.read_outbound`); the figure is the time of
+:func:`evaluate` alone, per intent. The reading is timed on its own beside it.
 """
 
 from __future__ import annotations
@@ -21,10 +23,11 @@ import time
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
-from domain.governance.broker import evaluate
+from domain.governance.broker import STAGES, evaluate
 from domain.governance.destinations import Counterparties, Source, normalized
 from domain.governance.index import PolicyIndex
 from domain.governance.intents import Intent, Outcome
+from domain.governance.outbound import outbound
 from domain.governance.values import BrokerSnapshot, InFlight, in_flight_by_key
 from domain.organization.contracts import (
     AgentDefinition,
@@ -68,11 +71,14 @@ SMALL = OrgShape(principals=10, projects=4, barriers=1, commitments=2, in_flight
 
 @dataclass(frozen=True)
 class StageTimes:
-    """Per-intent times of :func:`evaluate`, in milliseconds."""
+    """Per-intent times of :func:`evaluate`, in milliseconds, and of reading what each
+    intent carries out of the firm (before the lock)."""
 
     p50_ms: float
     p99_ms: float
     outcomes: dict[str, int]
+    read_p50_ms: float = 0.0
+    read_p99_ms: float = 0.0
 
 
 def _org(shape: OrgShape, rng: random.Random) -> tuple[list[BrokerSnapshot], list[str]]:
@@ -284,26 +290,33 @@ def stage_times(shape: OrgShape, n: int = 20_000, seed: int = 7) -> StageTimes:
     """Time :func:`evaluate` on ``n`` intents against an organization of ``shape``."""
     rng = random.Random(seed)
     snapshots, projects = _org(shape, rng)
+    clock = time.perf_counter_ns
     work = []
+    reads = []
     for i in range(n):
         snap = snapshots[i % len(snapshots)]
         intent = _intent(i, snap, projects, rng)
         _ = intent.digest  # computed once when the intent is proposed, not by the stages
-        work.append((intent, snap))
-    for intent, snap in work[:2000]:  # warm up
-        evaluate(intent, snap)
+        start = clock()
+        out = outbound(REGISTRY.get(intent.tool), intent.payload)  # before the lock
+        reads.append(clock() - start)
+        work.append((intent, snap, out))
+    for intent, snap, out in work[:2000]:  # warm up
+        evaluate(intent, snap, STAGES, out)
     samples = []
     outcomes: dict[str, int] = {}
-    clock = time.perf_counter_ns
-    for intent, snap in work:
+    for intent, snap, out in work:
         start = clock()
-        verdict = evaluate(intent, snap)
+        verdict = evaluate(intent, snap, STAGES, out)
         samples.append(clock() - start)
         rule = verdict.decision.rule
         outcomes[rule] = outcomes.get(rule, 0) + 1
     samples.sort()
+    reads.sort()
     return StageTimes(
         p50_ms=statistics.median(samples) / 1e6,
         p99_ms=samples[int(len(samples) * 0.99)] / 1e6,
         outcomes=outcomes,
+        read_p50_ms=statistics.median(reads) / 1e6,
+        read_p99_ms=reads[int(len(reads) * 0.99)] / 1e6,
     )

@@ -22,6 +22,7 @@ from domain.governance.destinations import (
     normalized,
 )
 from domain.governance.intents import Intent
+from domain.governance.outbound import outbound
 from domain.organization.contracts import Destination, Staffing, is_slug
 from domain.organization.kinds import DestinationKind
 from domain.organization.ports import OrgChange
@@ -158,9 +159,10 @@ def to_establish(ports: Ports, intent: Intent, reach: tuple[str, ...]) -> list[E
     tool = REGISTRY.get(intent.tool)
     if tool is None:
         return []
-    found = new_destinations(
-        tool, intent.payload, sorted(reach), counterparties(ports, intent.org_id)
-    )
+    out = outbound(tool, intent.payload)
+    if out is None:
+        return []
+    found = new_destinations(out, sorted(reach), counterparties(ports, intent.org_id))
     wanted: list[Establish] = []
     account = intent.payload.get(tool.account_param or "")
     for f in found:

@@ -30,6 +30,7 @@ from domain.governance.intents import (
     Outcome,
     Stage,
 )
+from domain.governance.outbound import Outbound, outbound
 from domain.governance.ports import Connector, ConnectorWrite, GovernanceStore, GovernanceUnit
 from domain.governance.tokens import token_for
 from domain.governance.values import (
@@ -57,6 +58,7 @@ def _first_decision(
     now: datetime,
     mode: BrokerMode,
     stages: Sequence[tuple[Stage, StageFn]],
+    out: Outbound | None = None,
 ) -> Decision:
     existing = unit.latest(intent.id)
     if existing is not None:  # a retry after a crash: answer as recorded
@@ -68,12 +70,23 @@ def _first_decision(
             intent, Stage.AUDIT, "broker_poisoned", f"the broker is poisoned: {poisoned}", now
         )
     else:
-        verdict = evaluate(intent, unit.snapshot(intent), stages)
+        verdict = evaluate(intent, unit.snapshot(intent), stages, out)
         decision, claim = verdict.decision, verdict.claim
         if mode is BrokerMode.OBSERVE:
             decision = observed(decision)
     draft = records.decision_draft(intent, decision, f"decision:{intent.id}", intent.principal_id)
     return unit.record(intent, decision, effects_of(decision, claim), draft)
+
+
+def read_outbound(intent: Intent) -> Outbound | None:
+    """What ``intent`` carries out of the firm (:mod:`domain.governance.outbound`), read
+    before the decision takes the organization's lock. None when its tool sends and pays
+    nothing, is unknown, or its payload cannot be read: the egress stage then reads it
+    itself, under the lock, where a failure is a recorded rejection."""
+    try:
+        return outbound(REGISTRY.get(intent.tool), intent.payload)
+    except Exception:  # the broker is total: the stage meets it again and records it
+        return None
 
 
 MAX_FAULT = 300
@@ -106,8 +119,9 @@ def decide(
     the caller to retry. An unknown organization is :class:`UnknownOrganization`: there
     is no chain to record on."""
     try:
+        out = read_outbound(intent)  # before the lock: it depends on the intent alone
         with store.unit(intent.org_id, now) as unit:
-            return _first_decision(unit, intent, now, mode, stages)
+            return _first_decision(unit, intent, now, mode, stages, out)
     except UnknownOrganization:
         raise
     except Exception as exc:  # the broker is total: recorded below, never lost
@@ -136,8 +150,12 @@ def decide_many(
     if any(i.org_id != org_id for i in intents):
         raise ValueError("a batch of decisions is for one organization")
     try:
+        outs = [read_outbound(intent) for intent in intents]  # before the lock
         with store.unit(org_id, now) as unit:
-            return [_first_decision(unit, intent, now, mode, stages) for intent in intents]
+            return [
+                _first_decision(unit, intent, now, mode, stages, out)
+                for intent, out in zip(intents, outs, strict=True)
+            ]
     except UnknownOrganization:
         raise
     except Exception:  # each again on its own: a failure is recorded as its own intent's

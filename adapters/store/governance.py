@@ -43,8 +43,9 @@ from domain.errors import FoundationBroken, StoreFailure, UnknownOrganization
 from domain.governance import records
 from domain.governance.addresses import domain_of, within
 from domain.governance.broker import known_reach, operation_key, spend_of, wildcard_key
-from domain.governance.destinations import Source, governs, read_sources, recipients_of
+from domain.governance.destinations import Source, read_sources, recipients_of
 from domain.governance.intents import Decision, DispatchResult, DispatchToken, Intent, Outcome
+from domain.governance.outbound import governs
 from domain.governance.spend import Spending, counted, paid_to, payee_of
 from domain.governance.tokens import token_for
 from domain.governance.usage import usage_key

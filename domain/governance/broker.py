@@ -13,21 +13,20 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from domain.governance.addresses import domain_of, recipient_list, within
+from domain.governance.addresses import domain_of, within
 from domain.governance.destinations import (
     MAX_RECIPIENTS,
     Counterparties,
     Found,
     Source,
     first_seen,
-    governs,
     new_destinations,
-    recipients_of,
     relayed,
     unknown_senders,
 )
 from domain.governance.index import PolicyIndex
 from domain.governance.intents import Decision, Intent, Outcome, Stage
+from domain.governance.outbound import Outbound, outbound
 from domain.governance.spend import SPLIT_WINDOW
 from domain.governance.standing import DIAGNOSTIC, DIAGNOSTIC_KIND, Standing, is_schedule, scheduled
 from domain.governance.values import BrokerMode, BrokerSnapshot, Verdict
@@ -82,6 +81,9 @@ class _Path:
 
     spend: int = 0
     """Money the intent moves (set by the identity stage)."""
+    out: Outbound | None = None
+    """What the intent carries out of the firm, when read before the lock (else the egress
+    stage reads it)."""
     _policy: PolicyIndex | None = None
     _staffed: set[str] | None = None
 
@@ -384,23 +386,25 @@ def _egress(p: _Path) -> Reject | Hold | None:
     that copies outside content or draws on an unknown sender's words; and a mailing. A
     hijacked model words an ordinary email; it cannot make its destination established."""
     assert p.tool is not None
-    tool, payload = p.tool, p.intent.payload
-    if not governs(tool):
+    out = (
+        p.out if p.out is not None and p.out.tool is p.tool else outbound(p.tool, p.intent.payload)
+    )
+    if out is None:
         return None
     known = p.snap.counterparties or Counterparties({}, {}, frozenset(), p.snap.now)
     narrow = _narrow_standing(p)
     if narrow is not None:
-        outsider = _outsider(p, known)
+        outsider = _outsider(out, known)
         if outsider is not None:
             return Reject(
                 "diagnostic_standing" if narrow is DIAGNOSTIC else "schedule_standing",
                 f"{narrow.words} writes only to the firm's own people; {outsider} is not one",
             )
-    found = new_destinations(tool, payload, sorted(p.reach), known)
+    found = new_destinations(out, sorted(p.reach), known)
     cited: list[str] = []
     held = [("new_destination", _new(f, p.snap.sources, cited)) for f in found]
-    held += _drawn_on_outside(p, known, cited)
-    many = _many_recipients(p, known)
+    held += _drawn_on_outside(p, out, known, cited)
+    many = _many_recipients(p, out, known)
     if many is not None:
         held.append(("many_recipients", many))
     if not held:
@@ -426,41 +430,34 @@ def _narrow_standing(p: _Path) -> Standing | None:
     return scheduled(p.intent.requested_by)
 
 
-def _outsider(p: _Path, known: Counterparties) -> str | None:
-    """The first recipient of an intent who is not one of the firm's people (a colleague,
-    or an address at the firm's own domains); a field that does not parse is one."""
-    assert p.tool is not None
-    if p.tool.recipient_param is None:
+def _outsider(out: Outbound, known: Counterparties) -> str | None:
+    """The first recipient of an intent who is not one of the firm's people, by their own
+    address (a domain is no person: a colleague's may be a public mail provider's); a
+    field that does not parse is one."""
+    if out.recipients_raw is None:
         return None
-    raw = str(p.intent.payload.get(p.tool.recipient_param, ""))
-    mine = recipient_list(raw)
-    if mine is None:
-        return repr(" ".join(raw.split())[:200])
-    return next(
-        (
-            a
-            for a in mine
-            if a not in known.colleagues and not within(domain_of(a), known.own_domains)
-        ),
-        None,
-    )
+    if out.recipients is None:
+        return repr(" ".join(out.recipients_raw.split())[:200])
+    return next((a for a in out.recipients if a not in known.colleagues), None)
 
 
-def _drawn_on_outside(p: _Path, known: Counterparties, cited: list[str]) -> list[tuple[str, str]]:
+def _drawn_on_outside(
+    p: _Path, out: Outbound, known: Counterparties, cited: list[str]
+) -> list[tuple[str, str]]:
     """A message to someone outside the firm that copies a passage of outside content the
     run read (a relay is not a reply), or that draws on the words of a sender the reach
     has not established. What a colleague is told stays inside."""
-    assert p.tool is not None
     reach = sorted(p.reach)
-    mine = recipients_of(p.tool, p.intent.payload)
+    mine = out.recipients or ()
     if mine and all(a in known.colleagues or within(domain_of(a), known.own_domains) for a in mine):
         return []  # (a field that does not parse is no one inside)
-    text = " \n".join(str(p.intent.payload.get(name, "")) for name in p.tool.content_params)
-    copied = relayed(text, p.snap.sources)
+    if not p.snap.sources:
+        return []
+    copied = relayed(out.shingles, p.snap.sources)
     if copied is not None:
         cited.append(RECORD + copied.ref)
         return [("relays_outside_text", f"its text copies a passage of {copied.words()}")]
-    strangers = unknown_senders(p.snap.sources, reach, known, text)
+    strangers = unknown_senders(p.snap.sources, reach, known, out.words)
     if not strangers:
         return []
     cited.extend(RECORD + s.ref for s in strangers)
@@ -474,10 +471,10 @@ def _drawn_on_outside(p: _Path, known: Counterparties, cited: list[str]) -> list
     ]
 
 
-def _many_recipients(p: _Path, known: Counterparties) -> str | None:
+def _many_recipients(p: _Path, out: Outbound, known: Counterparties) -> str | None:
     """More than :data:`MAX_RECIPIENTS` distinct outside recipients in one run (its other
     messages, let through or held, and this one): a mailing waits for a person."""
-    mine = recipients_of(p.tool, p.intent.payload)
+    mine = frozenset(out.recipients or ())
     if not mine:
         return None
     outside = {
@@ -705,12 +702,15 @@ def evaluate(
     intent: Intent,
     snap: BrokerSnapshot,
     stages: Sequence[tuple[Stage, StageFn]] = STAGES,
+    out: Outbound | None = None,
 ) -> Verdict:
     """Run every stage in order; always return a verdict (an exception is a rejection).
 
     ``stages`` is a seam for tests that inject faults; production uses :data:`STAGES`.
+    ``out`` is what the intent carries out of the firm (:func:`outbound` of it), when the
+    caller read it before taking the lock; otherwise the egress stage reads it.
     """
-    path = _Path(intent=intent, snap=snap)
+    path = _Path(intent=intent, snap=snap, out=out)
     stage, rejection = _verdict(path, stages)
     # A rejection before the scope stage reaches what is known of the intent all the same:
     # its recorded reach says who may read it.

@@ -22,14 +22,12 @@ not established is held too (what it says may be that sender's words, reworded).
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from functools import lru_cache
 
 from domain.governance.addresses import (
-    accounts_in,
     address,
     addresses_in,
     domain_of,
@@ -41,6 +39,7 @@ from domain.governance.addresses import (
     recipient_list,
     within,
 )
+from domain.governance.outbound import Outbound, content_words, shingles
 from domain.memory.release import StoredNode
 from domain.organization.contracts import Destination, Principal, Staffing, ToolSpec
 from domain.organization.kinds import DestinationKind, PrincipalKind, PrincipalStatus, StaffRole
@@ -49,16 +48,10 @@ MAX_RECIPIENTS = 5
 """Distinct outside recipients one run may write to without a human: more is a mailing,
 and a mailing is a person's decision (a hijacked run that writes to every client)."""
 
-RELAY_WORDS = 12
-"""Consecutive words an outgoing text may share with outside content the run read before
-it is held as relaying that content (a reply quotes a phrase; a relay copies a passage)."""
-
 OUTSIDE_KINDS = frozenset(
     {"email", "invoice", "web", "message", "chat", "attachment", "letter", "form", "ticket"}
 )
 """Kinds of memory record that arrive from outside the firm."""
-
-_WORD = re.compile(r"\w+", re.UNICODE)
 
 
 def normalized(kind: DestinationKind, value: str) -> str:
@@ -216,28 +209,21 @@ def colleagues_of(
     }
 
 
-def governs(tool: ToolSpec | None) -> bool:
-    """Whether ``tool`` sends or pays somewhere: the broker checks where."""
-    return tool is not None and bool(
-        tool.recipient_param or tool.payee_param or tool.content_params
-    )
-
-
-def new_destinations(
-    tool: ToolSpec, payload: Mapping[str, object], reach: Sequence[str], known: Counterparties
-) -> list[Found]:
+def new_destinations(out: Outbound, reach: Sequence[str], known: Counterparties) -> list[Found]:
     """Every destination of an action (see the module's docstring) that some project of
     ``reach`` has not established, in the order the payload names them."""
     found: list[Found] = []
-    if tool.recipient_param is not None:
-        raw = str(payload.get(tool.recipient_param, ""))
-        named = recipient_list(raw)
-        if named is None:  # what a relay would deliver to is not plain: nothing is trusted
-            shown = " ".join(raw.split())[:200]
+    if out.recipients_raw is not None:
+        if out.recipients is None:  # what a relay would deliver to is not plain: nothing is trusted
+            shown = " ".join(out.recipients_raw.split())[:200]
             found.append(
-                Found(f"the recipients {shown!r}, not plainly addresses", raw, tuple(reach))
+                Found(
+                    f"the recipients {shown!r}, not plainly addresses",
+                    out.recipients_raw,
+                    tuple(reach),
+                )
             )
-        for mailbox in named or ():
+        for mailbox in out.recipients or ():
             missing = known.recipient_missing(mailbox, reach)
             if missing:
                 found.append(
@@ -248,27 +234,21 @@ def new_destinations(
                         (DestinationKind.EMAIL, mailbox),
                     )
                 )
-    if tool.payee_param is not None:
-        found += _payment(tool, payload, reach, known)
-    texts = [str(payload.get(name, "")) for name in tool.content_params]
-    if texts:
-        found += _content(" \n".join(texts), reach, known, found)
+    if out.payee is not None:
+        found += _payment(out, reach, known)
+    if out.text.strip():
+        found += _content(out, reach, known, found)
     return found
 
 
-def _payment(
-    tool: ToolSpec, payload: Mapping[str, object], reach: Sequence[str], known: Counterparties
-) -> list[Found]:
-    assert tool.payee_param is not None
-    shown = " ".join(str(payload.get(tool.payee_param, "")).split())
-    payee = fold_name(shown)
-    account = payload.get(tool.account_param or "")
-    folded = fold_account(account) if isinstance(account, str) and account.strip() else None
-    out: list[Found] = []
+def _payment(out: Outbound, reach: Sequence[str], known: Counterparties) -> list[Found]:
+    assert out.payee is not None and out.payee_shown is not None
+    shown, payee, folded = out.payee_shown, out.payee, out.account
+    result: list[Found] = []
     unknown = [p for p in reach if known.payee(p, payee) is None]
     if unknown:
         at = "" if folded is None else f", at the bank account {_tail(folded)}"
-        out.append(
+        result.append(
             Found(
                 f"the payee {shown}{at}",
                 shown,
@@ -281,7 +261,7 @@ def _payment(
             p for p in reach if (d := known.payee(p, payee)) is not None and d.account != folded
         ]
         if changed:
-            out.append(
+            result.append(
                 Found(
                     f"the bank account {_tail(folded)} for {shown}",
                     folded,
@@ -289,21 +269,21 @@ def _payment(
                     (DestinationKind.PAYEE, shown),
                 )
             )
-    return out
+    return result
 
 
 def _content(
-    text: str, reach: Sequence[str], known: Counterparties, already: list[Found]
+    out: Outbound, reach: Sequence[str], known: Counterparties, already: list[Found]
 ) -> list[Found]:
     seen = {f.value for f in already}
-    out: list[Found] = []
-    for mailbox in addresses_in(text):
+    result: list[Found] = []
+    for mailbox in out.addresses:
         # the recipient rule exactly (the firm's own addresses aside): naming an address
         # in a message sends the reader there
         missing = known.recipient_missing(mailbox, reach)
         if within(domain_of(mailbox), known.own_domains) or mailbox in seen or not missing:
             continue
-        out.append(
+        result.append(
             Found(
                 f"the address {mailbox} in the text",
                 mailbox,
@@ -311,15 +291,15 @@ def _content(
                 (DestinationKind.EMAIL, mailbox),
             )
         )
-    for host in links_in(text):
+    for host in out.links:
         missing = known.domain_missing(host, reach)
         if missing:  # approved once; trusting a site is establishing its domain, by hand
-            out.append(Found(f"a link to {host} in the text", host, missing))
-    for account in accounts_in(text):
+            result.append(Found(f"a link to {host} in the text", host, missing))
+    for account in out.accounts:
         missing = known.account_missing(account, reach)
         if missing:
-            out.append(Found(f"the bank account {_tail(account)} in the text", account, missing))
-    return out
+            result.append(Found(f"the bank account {_tail(account)} in the text", account, missing))
+    return result
 
 
 def _tail(account: str) -> str:
@@ -333,38 +313,23 @@ DRAWN_SHARE = 0.25
 share of them) are the source's: it is about what the source says. Recall brings back
 records near the task, and a message that shares nothing with one did not come from it."""
 
-_STOP = frozenset(
-    "a an and are as at be been but by can could do for from had has have here his her "
-    "how i if in into is it its just may me more most my no not now of on or our out "
-    "over please so some than that the their them then there these they this those to "
-    "too up us very was we were what when which while who will with would you your".split()
-)
 
-
-@lru_cache(maxsize=4096)
-def _content_words(text: str) -> frozenset[str]:
-    """The words that carry meaning, a plural or third-person ``s`` dropped."""
-    words = (w.casefold() for w in _WORD.findall(text))
-    return frozenset(
-        w[:-1] if len(w) > 3 and w.endswith("s") else w for w in words if w not in _STOP
-    )
-
-
-def draws_on(text: str, source: Source) -> bool:
-    """Whether ``text`` shares enough content words with ``source`` to be drawn on it."""
-    mine = _content_words(text)
-    shared = mine & _content_words(source.text)
+def draws_on(mine: frozenset[str], source: Source) -> bool:
+    """Whether a text of content words ``mine`` (:attr:`Outbound.words`) shares enough
+    of them with ``source`` to be drawn on it."""
+    shared = mine & content_words(source.text)
     return len(shared) >= DRAWN_WORDS and len(shared) >= DRAWN_SHARE * len(mine)
 
 
 def unknown_senders(
-    sources: Sequence[Source], reach: Sequence[str], known: Counterparties, text: str = ""
+    sources: Sequence[Source], reach: Sequence[str], known: Counterparties, words: frozenset[str]
 ) -> list[Source]:
-    """The outside sources ``text`` draws on whose sender no project of ``reach`` has
-    established (by address, domain or link; a source naming neither is unknown)."""
+    """The outside sources a text of content ``words`` draws on whose sender no project of
+    ``reach`` has established (by address, domain or link; a source naming neither is
+    unknown)."""
     out = []
     for s in sources:
-        if not s.outside or not draws_on(text, s):
+        if not s.outside or not draws_on(words, s):
             continue
         said = s.source or ""
         named = addresses_in(said)
@@ -406,16 +371,9 @@ def _squeezed(text: str) -> str:
     return fold_account(text)
 
 
-@lru_cache(maxsize=1024)
-def _shingles(text: str, words: int) -> frozenset[tuple[str, ...]]:
-    """Every run of ``words`` consecutive words of ``text``, case folded."""
-    found = [w.casefold() for w in _WORD.findall(text)]
-    return frozenset(tuple(found[i : i + words]) for i in range(len(found) - words + 1))
-
-
-def relayed(text: str, sources: Sequence[Source], words: int = RELAY_WORDS) -> Source | None:
-    """The first outside source that ``text`` copies ``words`` consecutive words of."""
-    mine = _shingles(text, words)
+def relayed(mine: frozenset[tuple[str, ...]], sources: Sequence[Source]) -> Source | None:
+    """The first outside source that a text of ``mine`` shingles
+    (:attr:`Outbound.shingles`) copies a passage of."""
     if not mine:
         return None
-    return next((s for s in sources if s.outside and mine & _shingles(s.text, words)), None)
+    return next((s for s in sources if s.outside and mine & shingles(s.text)), None)

@@ -184,7 +184,11 @@ def question_draft(
     """An agent's reply that puts a question to the human who asked (no actions): one per
     run, waiting for a human's answer. With the records its run read and their projects
     (when it read any): the run that answers goes on knowing them."""
-    read = {"read_refs": list(read_refs), "read_reach": list(read_reach)} if read_refs else {}
+    read = (
+        {"read_refs": list(read_refs), "read_reach": list(read_reach)}
+        if read_refs or read_reach
+        else {}
+    )
     return AuditDraft(
         event_key=f"question:{run_id}",
         actor=agent_id,

@@ -50,7 +50,8 @@ HEARTBEAT = f"{SCHEDULE}heartbeat"
 """The requester of the heartbeat's proposals."""
 
 DIAGNOSTIC = Standing("a diagnostic agent", _NARROWING | {"email.send"}, writes=True)
-"""A diagnostic agent's standing, whoever asks: it reports and narrows, never pays."""
+"""A diagnostic agent's standing, whoever asks: it reports (to the firm's people, by their
+own addresses) and narrows; it never pays."""
 
 
 def scheduled(requested_by: str | None) -> Standing | None:

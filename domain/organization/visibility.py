@@ -158,6 +158,8 @@ class ChainReach:
         parts += [self._by_run.get(p[k]) for k in _RUN_KEYS if isinstance(p.get(k), str)]
         if "projects" in p:
             parts.append(_names(p["projects"]))
+        if "read_reach" in p:  # a question: what its run read names those projects' records
+            parts.append(_names(p["read_reach"]))
         if isinstance(record, dict):
             if p.get("table") == "memory_link" or {"src", "dst"} <= set(record):
                 parts += [self._refs.get(str(record.get(k))) for k in ("src", "dst")]

@@ -49,12 +49,12 @@ from domain.governance.broker import known_reach, operation_key, spend_of, wildc
 from domain.governance.destinations import (
     Counterparties,
     colleagues_of,
-    governs,
     normalized,
     recipients_of,
 )
 from domain.governance.index import PolicyIndex
 from domain.governance.intents import Decision, DispatchResult, DispatchToken, Intent, Outcome
+from domain.governance.outbound import governs
 from domain.governance.ports import ConnectorWrite
 from domain.governance.spend import Spending, counted, paid_to, payee_of
 from domain.governance.tokens import token_for, token_problem

@@ -15,12 +15,12 @@ from domain.governance.addresses import addresses_in, fold_account
 from domain.governance.broker import decide
 from domain.governance.destinations import (
     MAX_RECIPIENTS,
-    RELAY_WORDS,
     Counterparties,
     Source,
     normalized,
 )
 from domain.governance.intents import Intent, Outcome, Stage
+from domain.governance.outbound import RELAY_WORDS
 from domain.organization.contracts import Staffing
 from domain.organization.kinds import DestinationKind, StaffRole
 from tests.unit.test_governance_broker_properties import (

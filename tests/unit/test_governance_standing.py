@@ -176,10 +176,29 @@ def test_no_schedule_grants_a_tool_beyond_its_standing(
     assert (got.outcome is Outcome.ALLOW) == (tool in standing.tools), got.reason
 
 
-def test_a_member_without_standing_gains_none_through_a_schedule_name() -> None:
-    # A requester id that looks like a person but names no one is no schedule.
+def test_a_requester_that_is_neither_a_person_nor_a_schedule_grants_nothing() -> None:
     got = decide(finding("p-nobody"), snap(SENTINEL))
     assert (got.outcome, got.rule) == (Outcome.REJECT, "requester_unknown")
+
+
+@pytest.mark.parametrize(
+    ("agent", "requested_by", "rule"),
+    [(SENTINEL, None, "diagnostic_standing"), (AGENT, HEARTBEAT, "schedule_standing")],
+    ids=["diagnostic agent", "schedule"],
+)
+def test_narrow_standing_moves_no_money_even_with_a_tool_it_may_use(
+    agent: Principal, requested_by: str | None, rule: str
+) -> None:
+    costly = finding(requested_by).model_copy(update={"cost_cents": 5})
+    got = decide(costly, snap(agent))
+    assert (got.outcome, got.rule) == (Outcome.REJECT, rule)
+    assert got.reason.endswith("it moves no money")
+
+
+def test_a_diagnostic_agent_writes_to_people_not_to_a_domain() -> None:
+    # The firm's people may use a public mail provider: its domain is no colleague.
+    stranger = decide(by(email(to="someone@harbor-vale.example"), None), snap(SENTINEL))
+    assert (stranger.outcome, stranger.rule) == (Outcome.REJECT, "diagnostic_standing")
 
 
 def test_staffing_still_binds_a_schedules_work() -> None:

@@ -10,6 +10,7 @@ from typing import cast
 from domain.audit.chain import AuditEntry
 from domain.governance.records import question_draft
 from domain.needs_you.chain import read_chain
+from domain.organization.visibility import ChainReach
 from domain.runs.run import RunRecord
 from usecases.context import Ports
 from usecases.needs_you.answer import Handed, handed
@@ -81,3 +82,20 @@ def test_a_question_recorded_before_reads_were_kept_hands_nothing() -> None:
 def test_a_loop_of_retry_keys_ends() -> None:
     a, b = run("a", "retry:b"), run("b", "retry:a")
     assert handed(cast(Ports, _Ports(a, b)), read_chain([]), a) == Handed()
+
+
+def test_projects_handed_without_records_are_kept_with_the_question() -> None:
+    # A work graph's later step is handed the projects of earlier outputs, often with no
+    # record of their own: the run answering its question must still count them.
+    asked = entry(1, "r-1", (), ("east",))
+    assert asked.payload["read_reach"] == ["east"]
+    answer = run("r-2", "answer:r-1")
+    assert handed(cast(Ports, _Ports(answer)), read_chain([asked]), answer) == Handed((), ("east",))
+
+
+def test_a_question_is_read_only_where_everything_its_run_read_may_be() -> None:
+    # The run was on north when it asked; what it read was east's: the entry names east's
+    # records, so its readers are those of both.
+    asked = entry(1, "r-1", ("inv-1",), ("east",))
+    reach = ChainReach([asked], by_run={"r-1": ("north",)}, by_intent={})
+    assert reach.of(asked) == frozenset({"north", "east"})
