@@ -72,9 +72,17 @@ IBAN_LENGTHS = {
 _NOT_REGISTRABLE = frozenset({"co", "com", "org", "net", "ac", "gov", "edu", "ltd", "plc"})
 
 
+_ASCII_PUNCTUATION = {c: " " for c in range(128) if unicodedata.category(chr(c)).startswith("P")}
+"""ASCII punctuation, each to a space (as :func:`fold_name` treats every punctuation)."""
+_NOT_ALNUM = re.compile(r"[^A-Za-z0-9]+")
+"""What :func:`fold_account` drops of ASCII text (``str.isalnum`` is exactly this there)."""
+
+
 def fold(text: str) -> str:
     """``text`` as names compare: compatibility forms folded (NFKC), invisible format
     characters dropped, case ignored, spacing collapsed."""
+    if text.isascii():  # NFKC leaves ASCII as it is, and ASCII has no format character
+        return " ".join(text.split()).casefold()
     folded = unicodedata.normalize("NFKC", text)
     kept = "".join(c for c in folded if unicodedata.category(c) != "Cf")
     return " ".join(kept.split()).casefold()
@@ -82,12 +90,16 @@ def fold(text: str) -> str:
 
 def fold_name(name: str) -> str:
     """A payee's name as it compares: :func:`fold`, with punctuation dropped too."""
+    if name.isascii():
+        return fold(name.translate(_ASCII_PUNCTUATION))
     folded = unicodedata.normalize("NFKC", name)
     return fold("".join(" " if unicodedata.category(c)[0] == "P" else c for c in folded))
 
 
 def fold_account(account: str) -> str:
     """Bank details as they compare: letters and digits only, upper case."""
+    if account.isascii():
+        return _NOT_ALNUM.sub("", account).upper()
     folded = unicodedata.normalize("NFKC", account)
     return "".join(c for c in folded if c.isalnum()).upper()
 

@@ -475,8 +475,8 @@ def _many_recipients(p: _Path, out: Outbound, known: Counterparties) -> str | No
     """More than :data:`MAX_RECIPIENTS` distinct outside recipients in one run (its other
     messages, let through or held, and this one): a mailing waits for a person."""
     mine = frozenset(out.recipients or ())
-    if not mine:
-        return None
+    if not mine or len(p.snap.run_recipients) + len(mine) <= MAX_RECIPIENTS:
+        return None  # (however many of them are outside, not a mailing)
     outside = {
         a for a in p.snap.run_recipients | mine if not within(domain_of(a), known.own_domains)
     }

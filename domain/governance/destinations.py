@@ -123,6 +123,9 @@ class Found:
     destination is not one that can be established as it stands."""
 
 
+_ROLES = frozenset(StaffRole)
+
+
 @dataclass(frozen=True, slots=True)
 class Counterparties:
     """The destinations and colleagues one decision checks an action against."""
@@ -145,17 +148,24 @@ class Counterparties:
         address, by its domain, or as a colleague staffed there now."""
         domain = domain_of(address)
         rows = self.colleagues.get(address, ())
-        standing = {s.project for s in rows if s.active_at(self.now) and s.role in set(StaffRole)}
+        standing = {s.project for s in rows if s.active_at(self.now) and s.role in _ROLES}
         missing = []
+        email, by_domain = DestinationKind.EMAIL, DestinationKind.EMAIL_DOMAIN
         for project in reach:
             if project in standing:
                 continue
-            if any(d.value == address for d in self._current(project, DestinationKind.EMAIL)):
-                continue
-            domains = (d.value for d in self._current(project, DestinationKind.EMAIL_DOMAIN))
-            if within(domain, domains):
-                continue
-            missing.append(project)
+            # one pass over the project's destinations (this runs under the lock)
+            for d in self.destinations.get(project, ()):
+                if (
+                    (d.kind is email and d.value == address)
+                    or (
+                        d.kind is by_domain
+                        and (domain == d.value or domain.endswith("." + d.value))
+                    )
+                ) and d.current(self.now):
+                    break
+            else:
+                missing.append(project)
         return tuple(sorted(missing))
 
     def domain_missing(self, domain: str, reach: Iterable[str]) -> tuple[str, ...]:
@@ -331,9 +341,7 @@ def unknown_senders(
     for s in sources:
         if not s.outside or not draws_on(words, s):
             continue
-        said = s.source or ""
-        named = addresses_in(said)
-        hosts = links_in(said)
+        named, hosts = _sender(s.source or "")
         if named:
             fine = all(not known.recipient_missing(a, reach) for a in named)
         elif hosts:
@@ -343,6 +351,12 @@ def unknown_senders(
         if not fine:
             out.append(s)
     return out
+
+
+@lru_cache(maxsize=1024)
+def _sender(said: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The addresses and link hosts a record's ``source`` names (one sender, many runs)."""
+    return tuple(addresses_in(said)), tuple(links_in(said))
 
 
 def first_seen(value: str, sources: Sequence[Source]) -> Source | None:

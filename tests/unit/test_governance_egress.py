@@ -3,6 +3,7 @@ held for a human, with where the run read it; established destinations go out.""
 
 from __future__ import annotations
 
+import unicodedata
 from dataclasses import replace
 from datetime import timedelta
 from email.utils import getaddresses
@@ -11,7 +12,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from domain.governance.addresses import addresses_in, fold_account
+from domain.governance.addresses import addresses_in, fold, fold_account, fold_name
 from domain.governance.broker import decide
 from domain.governance.destinations import (
     MAX_RECIPIENTS,
@@ -455,3 +456,21 @@ def test_no_recipient_field_that_mentions_another_domain_goes_out(pieces: list[s
             a.lower().replace("\u3002", ".").replace("\u00ad", "").rstrip(".") for a in parsed
         ]
         assert all(a.endswith("@atlas.example") for a in dotted), recipients
+
+
+def _slow_fold(text: str) -> str:
+    folded = unicodedata.normalize("NFKC", text)
+    kept = "".join(c for c in folded if unicodedata.category(c) != "Cf")
+    return " ".join(kept.split()).casefold()
+
+
+@PROP
+@given(st.text(alphabet=st.characters(max_codepoint=127)) | st.text())
+def test_the_fast_folds_of_plain_text_agree_with_the_unicode_ones(text: str) -> None:
+    """ASCII text takes a shortcut through the folds; it must fold exactly as the general
+    path does (any text: the general path is the one a non-ASCII text takes anyway)."""
+    normalized_text = unicodedata.normalize("NFKC", text)
+    assert fold(text) == _slow_fold(text)
+    assert fold_account(text) == "".join(c for c in normalized_text if c.isalnum()).upper()
+    punctuated = "".join(" " if unicodedata.category(c)[0] == "P" else c for c in normalized_text)
+    assert fold_name(text) == _slow_fold(punctuated)
