@@ -17,11 +17,12 @@ from temporalio.testing import WorkflowEnvironment
 
 from adapters.models.scripted import ScriptedProvider
 from adapters.store.store import Store
-from adapters.store.tables import AuditEntryRow, ClaimRow, EmailRow
+from adapters.store.tables import AuditEntryRow, ClaimRow, EmailRow, PaymentRow
 from domain.errors import Conflict
 from domain.governance.approvals import Decided, sign
 from domain.governance.intents import Outcome
 from domain.model_provider import ModelReply, ModelRequest
+from domain.organization.kinds import DestinationKind, StaffRole
 from domain.runs.failures import ErrorType, FailureClass
 from domain.runs.run import ApprovalSignal, DispatchRequest, RunInput, RunState, RunStatus
 from tests.fakes.governance import FIRM_PAYEE
@@ -31,12 +32,13 @@ from tests.support import (
     Firm,
     make_settings,
     model_reply,
+    next_payee,
     pay_action,
     until,
     utc_now,
     wire,
 )
-from usecases import memory, needs_you, runs
+from usecases import destinations, memory, needs_you, organization, runs
 from usecases.context import Ports
 from worker.bootstrap import build_worker
 from workflows import search_attributes as sa
@@ -427,3 +429,69 @@ async def test_the_run_that_answers_a_question_knows_what_the_asking_run_read(en
     assert "ns-0412" in tracked.intent.read_refs
     assert "new_destination" in tracked.decision.rule
     assert "first appears in the inbound invoice ns-0412" in tracked.decision.reason
+
+
+async def test_an_answer_cannot_carry_what_was_read_where_the_agent_no_longer_stands(
+    env: Env,
+) -> None:
+    """The asking run read a North invoice; Ledger is then taken off North. The run that
+    goes on with the answer recalls nothing of North (its agent may not), yet it was
+    handed what the question was asked from: its East payment reaches North, and is
+    refused. Without what it was handed it would have gone out."""
+    svc, firm, store = env.svc, env.firm, env.store
+    organization.add_project(svc, firm.org, firm.founder, "north", "Cobalt")
+    on_north = organization.staff(
+        svc,
+        firm.org,
+        firm.founder,
+        organization.AssignStaff(firm.agents["ledger"], "north", StaffRole.MEMBER),
+    )
+    payee = next_payee()
+    destinations.establish(
+        svc, firm.org, firm.founder, destinations.Establish("north", DestinationKind.PAYEE, payee)
+    )
+    memory.remember(
+        svc,
+        firm.org,
+        firm.founder,
+        memory.Remember(
+            "cobalt-inv-9",
+            ("north",),
+            f"{payee} invoice CB-9 for the Cobalt survey, USD 50.00, due on receipt.",
+            kind="invoice",
+            source="billing@cobalt-vendor.example",
+        ),
+    )
+    asking = json.dumps(
+        {"summary": "One invoice is due.", "actions": [], "question": "Pay CB-9 from East?"}
+    )
+    action = pay_action("CB-9", 5_000)
+    action["payload"] |= {"payee": payee}
+    async with build_worker(
+        env.temporal.client, svc.settings, store, model=_Obeying(model_reply(action))
+    ):
+        started = await runs.start_run(
+            svc,
+            firm.org,
+            firm.founder,
+            runs.StartRun(
+                firm.agents["ledger"],
+                f"Pay the {payee} invoice CB-9 for the Cobalt survey.",
+                scripted_reply=asking,
+            ),
+        )
+        await asyncio.wait_for(runs.wait_run(svc, started.run_id, firm.founder), 60)
+        (asked,) = [e for e in store.audit.entries(firm.org) if e.rule == "agent_question"]
+        assert "cobalt-inv-9" in asked.payload["read_refs"]
+        organization.unstaff(svc, firm.org, firm.founder, on_north.id)
+
+        answered = await needs_you.answer_run(svc, started.run_id, firm.founder, "Yes.")
+        final = await asyncio.wait_for(runs.wait_run(svc, answered.answer.run_id, firm.founder), 60)
+    (tracked,) = final.intents
+    assert tracked.intent.projects == ("east",) and "north" in tracked.intent.read_reach
+    assert (tracked.decision.outcome, tracked.decision.rule) == (
+        Outcome.REJECT,
+        "reach_outside_staffing",
+    )
+    assert "north" in tracked.decision.reason
+    assert _count(store, select(func.count()).select_from(PaymentRow)) == 0
