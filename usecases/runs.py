@@ -10,7 +10,14 @@ from pydantic import BaseModel
 
 from domain.errors import Conflict, Forbidden, NotFound, Unavailable
 from domain.governance.approvals import Decided, sign
-from domain.governance.intents import ApprovalVerdict, Decision, Intent, Outcome, held_decision
+from domain.governance.intents import (
+    ApprovalVerdict,
+    Decision,
+    Intent,
+    Outcome,
+    held_decision,
+    repeats_a_write,
+)
 from domain.governance.review import authority_refusal
 from domain.organization.contracts import Principal, Staffing
 from domain.organization.kinds import PrincipalKind
@@ -264,6 +271,7 @@ async def decide_hold(
     reason: str = "",
     hold_seq: int | None = None,
     establish: bool = False,
+    again: bool = False,
 ) -> HoldSignalled:
     """Send an approve or deny bound to the intent's digest and to the hold it answers,
     with a proof signed by this process's approval key; the broker verifies the proof and
@@ -277,7 +285,11 @@ async def decide_hold(
     hold open as the API signs.
 
     ``establish`` (the founder's, with an approval) first establishes the new
-    destinations the intent would reach for its projects, on the record."""
+    destinations the intent would reach for its projects, on the record.
+
+    ``again``: an approval of a hold on a write already done (an invoice paid once) does it
+    a second time; it is sent only when the person says so, else :class:`Conflict`
+    (``repeat_write``) and nothing is sent."""
     if approver_id != actor_id:
         raise Forbidden("approver_id must be the acting principal")
     found = ports.runs.intent(intent_id)
@@ -304,6 +316,11 @@ async def decide_hold(
         raise Conflict(
             f"hold_changed: the hold you were shown (audit entry {hold_seq}) is no longer the "
             f"one open; it is now held because {newest.reason[:300]}. Look again, then decide"
+        )
+    if approve and repeats_a_write(newest.rule) and not again:
+        raise Conflict(
+            f"repeat_write: {newest.reason[:300]}. Approving does it a second time: say that "
+            "you mean to (again), or deny it"
         )
     if establish:
         if not approve:

@@ -96,6 +96,7 @@ def _decide(
     approve: bool,
     hold: int | None,
     establish: bool = False,
+    again: bool = False,
 ) -> None:
     from usecases import runs
 
@@ -110,6 +111,7 @@ def _decide(
                 reason=reason,
                 hold_seq=hold,
                 establish=establish,
+                again=again,
             ),
             temporal=True,
         )
@@ -128,9 +130,16 @@ def approve(
             "its projects: the founder's to do."
         ),
     ] = False,
+    again: Annotated[
+        bool,
+        typer.Option(
+            help="For a write already done (an invoice paid once): you mean it done a second "
+            "time. Without it such an approval is refused and nothing is sent."
+        ),
+    ] = False,
 ) -> None:
     """Approve a held intent (the broker re-checks your authority)."""
-    _decide(intent_id, actor, reason, True, hold, establish)
+    _decide(intent_id, actor, reason, True, hold, establish, again)
 
 
 def deny(intent_id: str, actor: As = "", reason: str = "", hold: HoldSeq = None) -> None:

@@ -13,7 +13,7 @@ from domain.needs_you.items import ActionKind, ItemKind
 from usecases import commitments, heartbeat, needs_you, offers, runs
 from usecases.context import Ports
 
-ACT_FIELDS = ("item", "action", "subject", "reason", "answer", "name", "hold")
+ACT_FIELDS = ("item", "action", "subject", "reason", "answer", "name", "hold", "again")
 """The fields of an action's form that :class:`ActRequest` reads."""
 
 
@@ -29,6 +29,8 @@ class ActRequest(Body):
     name: str = ""
     hold: int | None = Field(default=None, ge=1)
     """For a held intent: the audit entry of the hold the page showed."""
+    again: bool = False
+    """For a held write already done: the person ticked that they mean it done again."""
 
 
 async def act(ports: Ports, actor: str, ask: ActRequest) -> str:
@@ -51,6 +53,7 @@ async def act(ports: Ports, actor: str, ask: ActRequest) -> str:
                 reason=body.reason,
                 hold_seq=ask.hold,
                 establish=establish,
+                again=ask.again,
             )
             verb = "approval" if approve else "denial"
             if lacking is not None:

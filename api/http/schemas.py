@@ -169,6 +169,10 @@ class DecisionBody(Body):
     """With an approval (the founder's): also establish the new destinations the intent
     would reach (its recipients, payee, bank details) for its projects, so the next such
     action goes out without a hold."""
+    again: bool = False
+    """With an approval of a hold on a write already done (``already_done``: an invoice
+    paid once): you mean it to be done a second time. Without it, 409 ``repeat_write``
+    and nothing is sent."""
 
 
 class ExtractBody(Body):

@@ -25,7 +25,7 @@ from domain.governance.destinations import (
     unknown_senders,
 )
 from domain.governance.index import PolicyIndex
-from domain.governance.intents import Decision, Intent, Outcome, Stage
+from domain.governance.intents import REPEAT_RULE, Decision, Intent, Outcome, Stage
 from domain.governance.outbound import Outbound, outbound
 from domain.governance.spend import SPLIT_WINDOW
 from domain.governance.standing import DIAGNOSTIC, DIAGNOSTIC_KIND, Standing, is_schedule, scheduled
@@ -631,7 +631,7 @@ def _collisions(p: _Path) -> Hold | None:
     if done:
         p.evidence = done
         return Hold(
-            "already_done",
+            REPEAT_RULE,
             f"{key} was already done by another intent; {p.tool.name} is not repeated silently",
             (
                 f"a human staffed as approver on {', '.join(sorted(p.reach))} approves "

@@ -152,6 +152,16 @@ class BrokerMode(StrEnum):
     enforcement would have done, and lets the intent through."""
 
 
+REPEAT_RULE = "already_done"
+"""The rule of a hold on a write that may not be repeated and was already done (an invoice
+paid once): approving it does it a second time, so the approval says so (``again``)."""
+
+
+def repeats_a_write(rule: str) -> bool:
+    """Whether a decision of ``rule`` (rules joined by ``+``) would do a write again."""
+    return REPEAT_RULE in rule.split("+")
+
+
 class Decision(Frozen):
     """The broker's answer for one intent: always present, never an exception."""
 

@@ -159,6 +159,46 @@ async def test_a_founder_approves_a_held_payment_in_place_and_it_is_paid_once(
     await expect(page.locator("dd").filter(has_text="completed")).to_be_visible()
 
 
+async def test_paying_an_invoice_a_second_time_needs_a_second_explicit_yes(
+    console: Console,
+) -> None:
+    """An invoice paid once comes back in another run: the page says first that it was
+    paid, and the Approve button pays it again only with "Yes, do it a second time"
+    ticked. The server holds to that without the browser's help."""
+    c = console
+    first = await _held(c, "WEB-9")
+    await runs.decide_hold(c.svc, first, c.firm.founder, c.firm.founder, approve=True)
+    await until(c.payments, accept=lambda n: n == 1, what="the first payment is made")
+    again = await _held(c, "WEB-9")
+    page = await c.signed_in("ada@hv.example")
+    await page.goto(f"{c.url}/console/intents/{again}")
+    warning = page.locator("#already-done")
+    await expect(warning).to_contain_text(
+        "Already done. Invoice WEB-9 was already paid: approving pays it a second time."
+    )
+    approve = page.locator("form").filter(has=page.get_by_role("button", name="Approve"))
+    tick = approve.get_by_label("Yes, do it a second time")
+    await expect(tick).to_have_attribute("required", "")
+    # Without the browser's check (a script, an old page): refused, nothing sent.
+    await tick.evaluate("box => box.removeAttribute('required')")
+    await approve.get_by_role("button", name="Approve").click()
+    await expect(page.get_by_role("alert").first).to_contain_text("Approving does it a second time")
+    await asyncio.sleep(1)
+    assert c.payments() == 1
+    # Said on purpose, it is paid again, once more.
+    approve = page.locator("form").filter(has=page.get_by_role("button", name="Approve"))
+    await approve.get_by_label("Yes, do it a second time").check()
+    await approve.get_by_role("button", name="Approve").click()
+    await expect(page.get_by_role("status").first).to_contain_text("approval sent")
+    await until(c.payments, accept=lambda n: n == 2, what="the second payment is made")
+    # In the queue too, the fact comes first and the tick is asked for.
+    third = await _held(c, "WEB-9")
+    await page.goto(f"{c.url}/console/queue")
+    item = _item(page, third)
+    await expect(item.locator("p.danger")).to_contain_text("Invoice WEB-9 was already paid")
+    await expect(item.get_by_label("Yes, do it a second time").first).to_be_visible()
+
+
 async def test_a_founder_denies_a_held_payment_and_nothing_is_paid(console: Console) -> None:
     intent = await _held(console, "WEB-2")
     page = await console.signed_in("ada@hv.example")

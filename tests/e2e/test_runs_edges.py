@@ -21,6 +21,7 @@ from adapters.models.scripted import ScriptedProvider
 from adapters.store.store import Store
 from adapters.store.tables import AuditEntryRow, ClaimRow, PaymentRow, RunRow
 from api.cli.main import app as cli_app
+from domain.errors import Conflict
 from domain.governance.intents import Outcome
 from domain.runs.run import DispatchRequest, RunInput, RunStatus
 from tests.e2e.test_runs_hardening import _held
@@ -29,7 +30,7 @@ from tests.servers import start_time_skipping
 from tests.support import TEST_KEYS, Firm, make_settings, skip_to_the_end, until, utc_now, wire
 from tests.support import model_reply as _reply
 from tests.support import pay_action as _pay
-from usecases import organization, runs
+from usecases import needs_you, organization, runs
 from usecases.context import Ports
 from worker.bootstrap import build_worker
 from workflows.runs import AgentRunWorkflow
@@ -191,6 +192,18 @@ async def test_an_invoice_paid_once_is_not_paid_again_by_another_run(env: Env) -
         assert held.decision.rule == "already_done"
         # the earlier payment is the evidence, never named in the reason (issue 19.20)
         assert done.intents[0].intent.id in held.decision.evidence
+        # Approving it pays it again: only when the approver says so, else nothing is sent.
+        with pytest.raises(Conflict, match="repeat_write"):
+            await runs.decide_hold(svc, held.intent.id, firm.founder, firm.founder, approve=True)
+        (item,) = [
+            i
+            for i in needs_you.needs_you(svc, firm.org, firm.founder).items
+            if getattr(i, "subject_id", None) == held.intent.id
+        ]
+        assert item.evidence[0].label == "already done"  # type: ignore[union-attr]
+        assert "Invoice inv-7 was already paid" in item.evidence[0].detail  # type: ignore[union-attr]
+        approve = item.actions[0]  # type: ignore[union-attr]
+        assert (approve.needs, approve.cli.endswith("--again")) == (("again",), True)
         await runs.decide_hold(svc, held.intent.id, firm.founder, firm.founder, approve=False)
         await asyncio.wait_for(runs.wait_run(svc, again.run_id, firm.founder), 60)
     assert _count(store, select(func.count()).select_from(PaymentRow)) == 1

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Protocol
 
+from domain.governance.intents import repeats_a_write
 from domain.governance.standing import requester_words
 from domain.needs_you.chain import ChainStory, FailedRun, HeldIntent
 from domain.needs_you.items import ActionKind, Evidence, ItemAction, ItemKind, QueueItem
@@ -77,6 +78,25 @@ def _dollars(cents: int) -> str:
     return f"${cents / 100:,.2f}"
 
 
+ALREADY_DONE = "already done"
+"""The label of a held write's first evidence when approving it would do it again."""
+
+
+def _done_before(hold: HeldIntent) -> str:
+    """What was already done, as an owner reads it: approving does it a second time."""
+    tool = REGISTRY.get(hold.tool)
+    given = hold.payload.get(tool.resource_param) if tool and tool.resource_param else None
+    resource = " ".join(str(given).split()) if given is not None else None
+    if hold.tool == "payments.pay":
+        what = f"Invoice {resource} was already paid" if resource else "This was already paid"
+        return f"{what}: approving pays it a second time."
+    if hold.tool == "email.send":
+        to = f" to {resource}" if resource else ""
+        return f"This email{to} was already sent: approving sends it a second time."
+    on = f" on {resource}" if resource else ""
+    return f"This ({hold.tool}{on}) was already done: approving does it a second time."
+
+
 def _asker(context: QueueContext, hold: HeldIntent) -> str:
     """Who the held intent's run acts for: the intent says (or, for one recorded before
     intents named their requester, the run's record does); the system when no one asked."""
@@ -97,7 +117,9 @@ class HeldIntents:
             rests_on, reason = evidence_for(
                 context.readable, hold.evidence, hold.reason, context.intent_reach
             )
+            repeat = repeats_a_write(hold.rule)
             evidence = [
+                *((Evidence(label=ALREADY_DONE, detail=_done_before(hold)),) if repeat else ()),
                 Evidence(label="reason", detail=reason, ref=f"audit#{hold.audit_seq}"),
                 Evidence(label="rule", detail=f"{hold.stage}: {hold.rule}"),
                 *(Evidence(label="release", detail=r) for r in hold.release),
@@ -127,15 +149,17 @@ class HeldIntents:
                     ItemAction(
                         kind=ActionKind.APPROVE,
                         path=f"{base}/approve",
-                        cli=f"verletica approve {hold.intent_id}",
+                        cli=f"verletica approve {hold.intent_id}" + (" --again" if repeat else ""),
+                        needs=("again",) if repeat else (),
                     ),
                     *(
                         (
                             ItemAction(
                                 kind=ActionKind.ESTABLISH,
                                 path=f"{base}/approve",
-                                cli=f"verletica approve {hold.intent_id} --establish",
-                                needs=("establish",),
+                                cli=f"verletica approve {hold.intent_id} --establish"
+                                + (" --again" if repeat else ""),
+                                needs=("establish", "again") if repeat else ("establish",),
                             ),
                         )
                         if context.founder and "new_destination" in hold.rule.split("+")

@@ -46,6 +46,7 @@ async def approve(
         reason=body.reason,
         hold_seq=body.hold_seq,
         establish=body.establish,
+        again=body.again,
     )
 
 
