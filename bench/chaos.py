@@ -396,7 +396,8 @@ async def _approve_holds(
     ports: Ports, store: Store, org: str, founder: str, saw: dict[str, str]
 ) -> None:
     """The founder approves every hold a human may release (not the collisions), and
-    notes in ``saw`` what became of each."""
+    notes in ``saw`` what became of each. A repeat of an invoice another run paid is
+    approved on purpose too (``again``): the harness is an approver who says yes."""
     with store.db.read() as s:
         held = list(
             s.execute(
@@ -410,7 +411,7 @@ async def _approve_holds(
             saw[intent_id] = f"skipped: latest {latest and (latest.outcome, latest.rule)}"
             continue
         try:
-            await runs.decide_hold(ports, intent_id, founder, founder, approve=True)
+            await runs.decide_hold(ports, intent_id, founder, founder, approve=True, again=True)
             saw[intent_id] = f"sent for {latest.rule} at {datetime.now(UTC):%H:%M:%S}"
         except (Unavailable, Conflict, NotFound) as exc:
             # Temporal down, or the run moved on: try again next round

@@ -77,10 +77,3 @@ def readable(refused: Exception) -> str:
         parts.append(f"{label}: {said}" if label else said[:1].upper() + said[1:])
     text = "; ".join(dict.fromkeys(parts)) or "the form is not valid"
     return f"Not done: {text}."[:MAX_SAID]
-
-
-def money(cents: int, currency: str = "USD") -> str:
-    """An amount as its owner reads it: ``$2,500.00``, or ``2,500.00 EUR`` in another
-    currency."""
-    amount = f"{cents / 100:,.2f}"
-    return f"${amount}" if currency == "USD" else f"{amount} {currency}"

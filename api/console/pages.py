@@ -21,13 +21,14 @@ from fastapi.templating import Jinja2Templates
 from starlette.concurrency import run_in_threadpool
 
 from api.console import session as cookies
-from api.console.forms import SLUG_INPUT, SLUG_LIST_INPUT, money, readable
+from api.console.forms import SLUG_INPUT, SLUG_LIST_INPUT, readable
 from api.console.session import Session
 from api.http.deps import prove
 from api.refusals import REFUSALS, answer_to
 from domain.errors import Forbidden, NotFound, Unavailable
 from domain.ingress import ConsoleSignIn, Refusal, Unauthenticated
 from domain.needs_you.items import ActionKind
+from domain.words import money
 from usecases.context import Ports
 
 templates = Jinja2Templates(directory=Path(__file__).parent / "templates")

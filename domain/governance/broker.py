@@ -41,6 +41,7 @@ from domain.organization.contracts import (
     payload_problem,
 )
 from domain.organization.kinds import CharterStatus, PrincipalKind, PrincipalStatus, StaffRole
+from domain.words import money, tool_words
 
 UNBOUNDED_SPEND = 10**15
 """What a malformed amount counts as: more than any budget or cap."""
@@ -204,7 +205,8 @@ def _identity(p: _Path) -> Reject | None:
     if s.run_spent_cents + spend > budget:
         return Reject(
             "budget_exceeded",
-            f"run would spend {s.run_spent_cents + spend} cents; effective budget is {budget}",
+            f"the run would spend {money(s.run_spent_cents + spend)}; its budget is "
+            f"{money(budget)}",
         )
     if s.principal.agent_kind == DIAGNOSTIC_KIND:
         beyond = _beyond(DIAGNOSTIC, intent.tool, spend)
@@ -547,13 +549,14 @@ def _spend_caps(p: _Path) -> Hold | None:
             )
         if spent + spend > c.constraint.limit_cents:
             remaining = max(c.constraint.limit_cents - spent, 0)
+            cur, limit = c.constraint.currency, c.constraint.limit_cents
             return Hold(
                 "spend_cap",
-                f"{spend} cents would exceed '{c.title}': {spent} of "
-                f"{c.constraint.limit_cents} {c.constraint.currency} cents already committed",
+                f"{money(spend, cur)} would bring '{c.title}' to {money(spent + spend, cur)} "
+                f"of its {money(limit, cur)} cap ({money(spent, cur)} already committed)",
                 (
                     _approver_approves(p),
-                    f"or a new intent spends at most {remaining} cents",
+                    f"or a new intent spends at most {money(remaining, cur)}",
                 ),
             )
     return None
@@ -651,7 +654,8 @@ def _approval(p: _Path) -> Hold | None:
     if spend > threshold:
         return Hold(
             "money_over_threshold",
-            f"{p.tool.name} of {spend} cents is over the {threshold}-cent approval threshold",
+            f"{tool_words(p.tool.name)} of {money(spend, _currency(p))} is over the "
+            f"{money(threshold, _currency(p))} approval threshold",
             approves,
         )
     paid = p.snap.paid_to_payee
@@ -664,11 +668,18 @@ def _approval(p: _Path) -> Hold | None:
         payee = p.intent.payload.get(p.tool.payee_param or "")
         return Hold(
             "split_payments",
-            f"{spend} cents to {payee}, with what {payee} was paid in the last "
-            f"{SPLIT_WINDOW.days} days, passes the {threshold}-cent approval threshold",
+            f"{money(spend, _currency(p))} to {payee}, with what {payee} was paid in the last "
+            f"{SPLIT_WINDOW.days} days, passes the {money(threshold, _currency(p))} approval "
+            "threshold",
             approves,
         )
     return None
+
+
+def _currency(p: _Path) -> str:
+    """The currency an intent's amounts are in (its payload says; US dollars if not)."""
+    given = p.intent.payload.get("currency")
+    return given if isinstance(given, str) and given else "USD"
 
 
 STAGES: tuple[tuple[Stage, StageFn], ...] = (

@@ -103,7 +103,7 @@ async def test_model_tokens_are_charged_to_the_run_and_count_against_its_budget(
         Stage.IDENTITY,
         "budget_exceeded",
     )
-    assert "6000" in refused.decision.reason and "5000" in refused.decision.reason
+    assert "$60.00" in refused.decision.reason and "$50.00" in refused.decision.reason
     assert (second.model_cents, second.spent_cents) == (6_000, 6_000)
     charges = [e for e in store.audit.entries(firm.org) if e.rule == "model_usage"]
     assert [
@@ -158,7 +158,7 @@ async def test_a_deliberations_persona_rounds_are_charged_to_its_run(
     assert final.synthesis is not None
     (refused,) = final.synthesis.intents
     assert (refused.decision.outcome, refused.decision.rule) == (Outcome.REJECT, "budget_exceeded")
-    assert "5100" in refused.decision.reason
+    assert "$51.00" in refused.decision.reason
     charges = [e for e in store.audit.entries(firm.org) if e.rule == "model_usage"]
     assert sorted(e.payload["cents"] for e in charges) == [600, 2_000, 2_500]
     assert {e.payload["run_id"] for e in charges} == {final.run_id}

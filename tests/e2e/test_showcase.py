@@ -299,7 +299,10 @@ async def test_a_signal_sent_straight_to_temporal_is_refused(
     for signal in attempts:
         await handle.signal("approve", signal)
     associate = report.associate_id
-    await runs.decide_hold(stack.services, intent.id, associate, associate, approve=True)
+    # (the invoice was paid in the showcase: approving it again is said on purpose)
+    await runs.decide_hold(
+        stack.services, intent.id, associate, associate, approve=True, again=True
+    )
     await runs.decide_hold(stack.services, intent.id, founder, founder, approve=False, reason="no")
     final = await handle.result()
     (view,) = final.intents

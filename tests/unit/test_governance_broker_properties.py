@@ -573,7 +573,12 @@ def test_over_cap_and_over_threshold_gathers_both_holds() -> None:
     assert decision.rule == "spend_cap+money_over_threshold"
     # The approver line is common to both holds and is listed once.
     assert len(decision.release) == len(set(decision.release)) == 2
-    assert any("spends at most 50000 cents" in line for line in decision.release)
+    assert any("spends at most $500.00" in line for line in decision.release)
+    # In the owner's words: money as money, the cap by name, what it would bring it to.
+    assert decision.reason.startswith(
+        f"$1,500.00 would bring '{cap.title}' to $1,500.00 of its $500.00 cap ($0.00 already "
+        "committed); a payment of $1,500.00 is over the $1,000.00 approval threshold"
+    )
 
 
 # --- d. unconfirmed or out-of-window caps never block ------------------------------------

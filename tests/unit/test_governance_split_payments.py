@@ -60,8 +60,8 @@ def test_instalments_that_together_pass_the_threshold_are_held_with_the_earlier_
     assert (second.outcome, second.rule) == (Outcome.HOLD, "split_payments")
     assert second.evidence == ("p-1",)
     assert second.reason == (
-        "99000 cents to acme, with what acme was paid in the last 7 days, passes the "
-        "100000-cent approval threshold"
+        "$990.00 to acme, with what acme was paid in the last 7 days, passes the "
+        "$1,000.00 approval threshold"
     )
     assert second.release and "approves this exact intent" in second.release[0]
     within = decide(payment(APPROVAL_THRESHOLD - 99_000), snap)

@@ -21,6 +21,7 @@ from domain.organization.visibility import evidence_for
 from domain.runs.failures import NEXT_STEP, retries_left
 from domain.runs.run import DEFAULT_HOLD_SECONDS
 from domain.tools import REGISTRY
+from domain.words import money, tool_words
 from usecases.context import Ports
 from usecases.runs import asker_of
 
@@ -74,8 +75,19 @@ def _money(hold: HeldIntent) -> int:
     return amount if isinstance(amount, int) and amount >= 0 else hold.cost_cents
 
 
-def _dollars(cents: int) -> str:
-    return f"${cents / 100:,.2f}"
+def _title(hold: HeldIntent, amount: int, by: str) -> str:
+    """A held intent as a line an owner reads: ``A payment of $2,500.00 to Northwind, by
+    ledger``."""
+    tool = REGISTRY.get(hold.tool)
+    what = tool_words(hold.tool)
+    what = what[:1].upper() + what[1:]
+    if amount:
+        what += f" of {money(amount, str(hold.payload.get('currency') or 'USD'))}"
+    payee = hold.payload.get(tool.payee_param) if tool and tool.payee_param else None
+    to = hold.payload.get(tool.recipient_param) if tool and tool.recipient_param else None
+    if isinstance(payee or to, str) and (payee or to):
+        what += f" to {' '.join(str(payee or to).split())[:80]}"
+    return f"{what}, by {by}"
 
 
 ALREADY_DONE = "already done"
@@ -112,7 +124,7 @@ class HeldIntents:
 
     def items(self, context: QueueContext) -> Iterable[QueueItem]:
         for hold in context.story.open_holds():
-            money = _money(hold)
+            amount = _money(hold)
             # A hold the reader may read may rest on intents they may not (a collision).
             rests_on, reason = evidence_for(
                 context.readable, hold.evidence, hold.reason, context.intent_reach
@@ -139,10 +151,10 @@ class HeldIntents:
                 kind=ItemKind.HELD_INTENT,
                 subject_id=hold.intent_id,
                 hold_seq=hold.audit_seq,
-                title=f"{hold.tool} {_dollars(money)} by {context.handle(hold.principal_id)}",
+                title=_title(hold, amount, context.handle(hold.principal_id)),
                 waiting_since=hold.held_at,
                 due=hold.held_at + timedelta(seconds=context.hold_seconds(hold.run_id)),
-                money_cents=money,
+                money_cents=amount,
                 reach=tuple(sorted(reach)),
                 evidence=tuple(evidence),
                 actions=(
@@ -177,7 +189,7 @@ class HeldIntents:
 def _constraint(commitment: Commitment) -> str:
     match commitment.constraint:
         case SpendCap(limit_cents=cents, currency=currency):
-            return f"spend cap {_dollars(cents)} {currency}"
+            return f"spend cap of {money(cents, currency)}"
         case Obligation(text=text):
             return f"obligation: {text}"
     # Other kinds (deliveries, notice periods…) as their fields say them.
