@@ -7,6 +7,10 @@ engine's units (cents, tool ids) stay one click away, in the detail.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
+from domain.tools import REGISTRY
+
 TOOL_WORDS = {
     "payments.pay": "a payment",
     "email.send": "an email",
@@ -16,6 +20,15 @@ TOOL_WORDS = {
     "keys.close": "closing what an ended run left open",
 }
 """What each published tool does, as a noun phrase."""
+
+
+DONE_WORDS = {"payments.pay": "paid", "email.send": "sent", "webhook.post": "delivered"}
+"""What doing each tool's write is called, once it is done."""
+
+
+def done_words(tool: str) -> str:
+    """What doing ``tool``'s write is called once done (``paid``); ``done`` otherwise."""
+    return DONE_WORDS.get(tool, "done")
 
 
 def money(cents: int, currency: str = "USD") -> str:
@@ -29,3 +42,22 @@ def money(cents: int, currency: str = "USD") -> str:
 def tool_words(tool: str) -> str:
     """What ``tool`` does (``a payment``); the tool's id for one without words."""
     return TOOL_WORDS.get(tool, tool)
+
+
+def action(tool: str, payload: Mapping[str, object], cost_cents: int = 0) -> str:
+    """An action as a line an owner reads: ``A payment of $2,500.00 to Northwind``, ``An
+    email to cfo@atlas.example``."""
+    spec = REGISTRY.get(tool)
+    said = tool_words(tool)
+    said = said[:1].upper() + said[1:]
+    given = payload.get(spec.money_param) if spec and spec.money_param else None
+    amount = given if isinstance(given, int) and given >= 0 else cost_cents
+    if amount:
+        said += f" of {money(amount, str(payload.get('currency') or 'USD'))}"
+    to = None
+    for param in (spec.payee_param, spec.recipient_param) if spec else ():
+        value = payload.get(param) if param else None
+        if isinstance(value, str) and value.strip():
+            to = " ".join(value.split())[:80]
+            break
+    return f"{said} to {to}" if to else said

@@ -22,6 +22,7 @@ from domain.errors import Conflict, NotFound
 from domain.governance.intents import Stage
 from domain.governance.standing import requester_words
 from domain.needs_you.items import ItemKind, QueueItem
+from domain.words import action, done_words
 from usecases import audit, counterfactual, needs_you, organization, runs
 from usecases.context import Ports
 
@@ -136,6 +137,8 @@ async def intent_context(
         "decided": decided,
         "written": any(s.what == "written" for s in story),
         "proposer": handles.get(intent.principal_id, intent.principal_id),
+        "headline": action(intent.tool, intent.payload, intent.cost_cents),
+        "done_word": done_words(intent.tool),
         "requester": None if asker is None else requester_words(asker, handles),
     }
 

@@ -21,7 +21,7 @@ from domain.organization.visibility import evidence_for
 from domain.runs.failures import NEXT_STEP, retries_left
 from domain.runs.run import DEFAULT_HOLD_SECONDS
 from domain.tools import REGISTRY
-from domain.words import money, tool_words
+from domain.words import action, money
 from usecases.context import Ports
 from usecases.runs import asker_of
 
@@ -78,16 +78,7 @@ def _money(hold: HeldIntent) -> int:
 def _title(hold: HeldIntent, amount: int, by: str) -> str:
     """A held intent as a line an owner reads: ``A payment of $2,500.00 to Northwind, by
     ledger``."""
-    tool = REGISTRY.get(hold.tool)
-    what = tool_words(hold.tool)
-    what = what[:1].upper() + what[1:]
-    if amount:
-        what += f" of {money(amount, str(hold.payload.get('currency') or 'USD'))}"
-    payee = hold.payload.get(tool.payee_param) if tool and tool.payee_param else None
-    to = hold.payload.get(tool.recipient_param) if tool and tool.recipient_param else None
-    if isinstance(payee or to, str) and (payee or to):
-        what += f" to {' '.join(str(payee or to).split())[:80]}"
-    return f"{what}, by {by}"
+    return f"{action(hold.tool, hold.payload, amount)}, by {by}"
 
 
 ALREADY_DONE = "already done"
