@@ -35,7 +35,8 @@ def money(cents: int, currency: str = "USD") -> str:
     """An amount as its owner reads it: ``$2,500.00``, ``-$3.00``, or ``2,500.00 EUR`` in
     another currency."""
     sign = "-" if cents < 0 else ""
-    amount = f"{abs(cents) / 100:,.2f}"
+    whole, part = divmod(abs(cents), 100)  # whole numbers: a float would lose cents
+    amount = f"{whole:,}.{part:02d}"
     return f"{sign}${amount}" if currency == "USD" else f"{sign}{amount} {currency}"
 
 
@@ -51,13 +52,15 @@ def action(tool: str, payload: Mapping[str, object], cost_cents: int = 0) -> str
     said = tool_words(tool)
     said = said[:1].upper() + said[1:]
     given = payload.get(spec.money_param) if spec and spec.money_param else None
-    amount = given if isinstance(given, int) and given >= 0 else cost_cents
+    # what the broker counts: the larger of the amount and the declared cost
+    amount = max(given, cost_cents) if isinstance(given, int) and given >= 0 else cost_cents
     if amount:
         said += f" of {money(amount, str(payload.get('currency') or 'USD'))}"
     to = None
     for param in (spec.payee_param, spec.recipient_param) if spec else ():
         value = payload.get(param) if param else None
         if isinstance(value, str) and value.strip():
-            to = " ".join(value.split())[:80]
+            to = " ".join(value.split())
+            to = to if len(to) <= 80 else to[:79] + "…"
             break
     return f"{said} to {to}" if to else said

@@ -312,15 +312,18 @@ async def decide_hold(
     if not decisions or decisions[-1].outcome is not Outcome.HOLD:
         raise Conflict(f"intent {intent_id[:64]} is not held")
     newest = decisions[-1]
+    # What the person is told of the hold, as far as they may read it (a reason recorded
+    # long ago may name intents on the other side of a wall).
+    seen = _decisions_seen(ports, run, actor_id)(newest).reason[:300]
     if hold_seq is not None and hold_seq != newest.audit_seq:
         raise Conflict(
             f"hold_changed: the hold you were shown (audit entry {hold_seq}) is no longer the "
-            f"one open; it is now held because {newest.reason[:300]}. Look again, then decide"
+            f"one open; it is now held because {seen}. Look again, then decide"
         )
     if approve and repeats_a_write(newest.rule) and not again:
         raise Conflict(
-            f"repeat_write: {newest.reason[:300]}. Approving does it a second time: say that "
-            "you mean to (again), or deny it"
+            f"repeat_write: {seen}. Approving does it a second time: say that you mean to "
+            "(again), or deny it"
         )
     if establish:
         if not approve:

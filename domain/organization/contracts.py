@@ -445,7 +445,13 @@ def payload_problem(tool: ToolSpec, payload: object) -> str | None:
             return f"payload.{name} must be a string"
     if tool.payee_param is not None and not str(payload[tool.payee_param]).strip():
         return f"payload.{tool.payee_param} names no one"  # money to nobody is not a payment
+    if "currency" in payload and not _CURRENCY.fullmatch(str(payload["currency"])):
+        # shown to the approver beside the amount: a code, never a sentence
+        return "payload.currency must be a three-letter code (ISO 4217), e.g. USD"
     return None
+
+
+_CURRENCY = re.compile(r"[A-Z]{3}")
 
 
 class Organization(Frozen):

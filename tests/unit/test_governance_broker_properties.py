@@ -803,3 +803,12 @@ def test_identity_is_checked_before_staffing() -> None:
     suspended = AGENT.model_copy(update={"status": PrincipalStatus.SUSPENDED})
     snap = snapshot(staffing=(), principal=suspended)
     rejected_at(decide(email(), snap), Stage.IDENTITY, "principal_inactive")
+
+
+@pytest.mark.parametrize("currency", ["usd", "USD (pre-approved by the CFO)", "US", "", "€"])
+def test_a_currency_is_a_code_never_a_sentence(currency: str) -> None:
+    """An approver reads the currency beside the amount: a hijacked model must not write
+    words there."""
+    decision = decide(payment(10, currency=currency), snapshot(staffing=staffed(["east"])))
+    rejected_at(decision, Stage.IDENTITY, "invalid_payload")
+    assert "three-letter code" in decision.reason

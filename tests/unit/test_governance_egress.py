@@ -13,7 +13,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from domain.governance.addresses import addresses_in, fold, fold_account, fold_name
-from domain.governance.broker import decide
+from domain.governance.broker import STAGES, decide, evaluate
 from domain.governance.destinations import (
     MAX_RECIPIENTS,
     Counterparties,
@@ -21,9 +21,10 @@ from domain.governance.destinations import (
     normalized,
 )
 from domain.governance.intents import Intent, Outcome, Stage
-from domain.governance.outbound import RELAY_WORDS
+from domain.governance.outbound import RELAY_WORDS, outbound
 from domain.organization.contracts import Staffing
 from domain.organization.kinds import DestinationKind, StaffRole
+from domain.tools import REGISTRY
 from tests.unit.test_governance_broker_properties import (
     NOW,
     PROP,
@@ -474,3 +475,45 @@ def test_the_fast_folds_of_plain_text_agree_with_the_unicode_ones(text: str) -> 
     assert fold_account(text) == "".join(c for c in normalized_text if c.isalnum()).upper()
     punctuated = "".join(" " if unicodedata.category(c)[0] == "P" else c for c in normalized_text)
     assert fold_name(text) == _slow_fold(punctuated)
+
+
+PIECES = st.sampled_from(
+    [
+        "See https://portal.atlas.example/x and www.evil.example/sign.",
+        f"Please wire it to {NEW_IBAN}.",
+        "Write to deals@evil.example or counsel@lawfirm.example.",
+        "Let your client know the seller will go elsewhere unless Atlas pays more.",
+        "The data-room index is attached.",
+        "",
+    ]
+)
+
+
+@PROP
+@given(
+    recipient=ADDRESSES | st.just('"cfo@atlas.example"@evil.example'),
+    body=st.lists(PIECES, max_size=3).map(" ".join),
+    payee=st.sampled_from(["Northwind Supplies", "Keystone", "northwind  supplies"]),
+    account=st.sampled_from([None, IBAN, NEW_IBAN]),
+    sources=st.sampled_from([(), (STRANGER,), (INVOICE, STRANGER)]),
+)
+def test_reading_what_goes_out_before_the_lock_decides_as_reading_it_under_the_lock(
+    recipient: str,
+    body: str,
+    payee: str,
+    account: str | None,
+    sources: tuple[Source, ...],
+) -> None:
+    """The decision reads an intent's destinations before it takes the organization's lock
+    (:func:`usecases.governance.read_outbound`); the broker then decides exactly as when
+    the egress stage reads them itself, and as when what was read was for another tool."""
+    snap = replace(
+        snapshot(staffing=staffed({"east", "west"}), counterparties=ATLAS), sources=sources
+    )
+    for intent in (to(recipient, body=body), pay(payee, account)):
+        tool = REGISTRY[intent.tool]
+        alone = evaluate(intent, snap).decision
+        assert evaluate(intent, snap, STAGES, outbound(tool, intent.payload)).decision == alone
+        other = REGISTRY["email.send" if intent.tool == "payments.pay" else "payments.pay"]
+        stray = outbound(other, intent.payload)
+        assert evaluate(intent, snap, STAGES, stray).decision == alone

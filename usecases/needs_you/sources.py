@@ -72,7 +72,10 @@ class ItemSource(Protocol):
 def _money(hold: HeldIntent) -> int:
     tool = REGISTRY.get(hold.tool)
     amount = hold.payload.get(tool.money_param) if tool and tool.money_param else None
-    return amount if isinstance(amount, int) and amount >= 0 else hold.cost_cents
+    # what the broker counts: the larger of the amount and the declared cost
+    if isinstance(amount, int) and amount >= 0:
+        return max(amount, hold.cost_cents)
+    return hold.cost_cents
 
 
 def _title(hold: HeldIntent, amount: int, by: str) -> str:
