@@ -403,7 +403,7 @@ async def test_the_queue_is_keyboard_navigable_and_readable_without_script(
     bare = await context.new_page()
     await bare.context.add_cookies(await page.context.cookies())
     await bare.goto(f"{console.url}/console/queue")
-    await expect(bare.locator("li.item").first).to_contain_text("payments.pay")
+    await expect(bare.locator("li.item").first).to_contain_text("A payment of $2,000.00 to")
 
 
 SHOTS = Path(os.environ.get("VERLETICA_CONSOLE_SHOTS", "/tmp/verletica-console-shots"))
