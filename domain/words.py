@@ -8,6 +8,7 @@ engine's units (cents, tool ids) stay one click away, in the detail.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from datetime import UTC, datetime
 
 from domain.tools import REGISTRY
 
@@ -64,3 +65,33 @@ def action(tool: str, payload: Mapping[str, object], cost_cents: int = 0) -> str
             to = to if len(to) <= 80 else to[:79] + "…"
             break
     return f"{said} to {to}" if to else said
+
+
+def ago(then: datetime, now: datetime) -> str:
+    """How long ago ``then`` was, as a person says it: ``just now``, ``5 minutes ago``,
+    ``3 hours ago``, ``yesterday``, ``3 days ago``; past a week, the date (``2 Dec
+    2026``). A time ahead of ``now`` (clocks a little apart) reads as ``just now``."""
+    seconds = (now - then).total_seconds()
+    minutes = round(seconds / 60)
+    hours = round(seconds / 3600)
+    if seconds < 45:
+        return "just now"
+    if minutes < 60:
+        return _count(minutes, "minute")
+    days = (now.date() - then.date()).days
+    if hours < 24 or days == 0:
+        return _count(min(hours, 23), "hour")
+    if days == 1:
+        return "yesterday"
+    if days < 7:
+        return f"{days} days ago"
+    return f"{then.day} {then:%b %Y}"
+
+
+def _count(n: int, unit: str) -> str:
+    return f"{n} {unit}{'' if n == 1 else 's'} ago"
+
+
+def absolute(at: datetime) -> str:
+    """An instant in full, for a tooltip beside :func:`ago`: ``2026-12-06 17:15 UTC``."""
+    return f"{at.astimezone(UTC):%Y-%m-%d %H:%M} UTC"

@@ -17,6 +17,7 @@ from adapters.memory.embedders import GeminiEmbedder, local_embedder
 from adapters.memory.screen_classifier import local_classifier
 from adapters.memory.screen_judge import ModelJudge
 from adapters.models.gemini import GeminiProvider
+from adapters.models.replay import answered_tasks
 from adapters.store.counterfactual import SqlReplay
 from adapters.store.heartbeat import SqlHeartbeat
 from adapters.store.learning import SqlLearning
@@ -146,6 +147,7 @@ def build_ports(
         clock=clock,
         # A reply given by a person is honoured only where no real model answers.
         scripted_replies=settings.resolved_provider in ("scripted", "replay"),
+        answered_tasks=answered_tasks() if settings.resolved_provider == "replay" else {},
         screen_classifier=local_classifier(),
         screen_judge=build_judge(settings),
         compactor=compaction_engine(settings.compaction_engine),

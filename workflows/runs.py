@@ -30,6 +30,7 @@ with workflow.unsafe.imports_passed_through():
     from domain.runs.failures import ErrorType
     from domain.runs.parser import ParseRejection
     from domain.runs.run import (
+        CANCELLED_ERROR,
         MAX_REFUSED_SHOWN,
         ApprovalSignal,
         BrokerRequest,
@@ -299,7 +300,7 @@ class AgentRunWorkflow:
         except asyncio.CancelledError:
             # Cancelled (from the UI or CLI): close what is open, on the record, then end
             # as cancelled. (A terminated run runs no code; the heartbeat sweeps it.)
-            self._fail("the run was cancelled")
+            self._fail(CANCELLED_ERROR)
             await self._close_unfinished(run, "run_cancelled")
             await self._record_failure(run, "run_cancelled")
             await self._drain(run)

@@ -58,6 +58,17 @@ def fixtures(directory: Path = FIXTURES) -> list[Fixture]:
     return found
 
 
+def answered_tasks(directory: Path = FIXTURES) -> dict[str, tuple[str, ...]]:
+    """The tasks the fixtures answer, by agent handle, in file order (what a person
+    trying Verletica offline may give each agent)."""
+    found: dict[str, list[str]] = {}
+    for item in fixtures(directory):
+        tasks = found.setdefault(item.agent, [])
+        if item.task not in tasks:
+            tasks.append(item.task)
+    return {agent: tuple(tasks) for agent, tasks in found.items()}
+
+
 def fixture_key(agent_handle: str, task: str) -> str:
     """The lookup key of a fixture."""
     return digest({"agent": agent_handle, "task": " ".join(task.split())})

@@ -2,15 +2,21 @@
 
 from __future__ import annotations
 
-from sqlalchemy import select
+from collections.abc import Sequence
+from datetime import datetime
+
+from sqlalchemy import func, select
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import col
 
 from adapters.store import convert
 from adapters.store.db import utc
+from adapters.store.governance import SPENDING
 from adapters.store.session import Database
-from adapters.store.tables import DecisionRow, IntentRow, RunRow
+from adapters.store.tables import AuditEntryRow, DecisionRow, IntentRow, RunRow
 from domain.governance.intents import Decision, Intent
+from domain.governance.records import RUN_ENDED_BADLY, run_failure_key
+from domain.runs.outcome import RunEnd
 from domain.runs.run import RunRecord
 
 
@@ -123,6 +129,46 @@ class Runs:
                 intents[row.id] = set(row.reach)
                 runs.setdefault(row.run_id, set()).update(row.reach)
             return runs, intents
+
+    def spent(self, org_id: str, since: datetime) -> dict[str, int]:
+        with self._db.read() as s:
+            rows = s.execute(
+                select(col(IntentRow.principal_id), func.sum(col(IntentRow.spend_cents)))
+                .where(
+                    col(IntentRow.org_id) == org_id,
+                    col(IntentRow.status).in_(SPENDING),
+                    col(IntentRow.created_at) >= since,
+                )
+                .group_by(col(IntentRow.principal_id))
+            )
+            return {agent: int(total or 0) for agent, total in rows}
+
+    def ends(self, org_id: str, run_ids: Sequence[str]) -> dict[str, RunEnd]:
+        """Each run's intents' latest outcomes and its bad end, in two indexed reads."""
+        if not run_ids:
+            return {}
+        statuses: dict[str, list[str]] = {}
+        bad: dict[str, str] = {}
+        keys = {run_failure_key(r): r for r in run_ids}
+        with self._db.read() as s:
+            for run_id, status in s.execute(
+                select(col(IntentRow.run_id), col(IntentRow.status)).where(
+                    col(IntentRow.run_id).in_(list(run_ids))
+                )
+            ):
+                statuses.setdefault(run_id, []).append(status)
+            for key, rule in s.execute(
+                select(col(AuditEntryRow.event_key), col(AuditEntryRow.rule)).where(
+                    col(AuditEntryRow.org_id) == org_id,
+                    col(AuditEntryRow.event_key).in_(list(keys)),
+                    col(AuditEntryRow.decision) == RUN_ENDED_BADLY,
+                )
+            ):
+                bad[keys[key]] = rule
+        return {
+            r: RunEnd(statuses=tuple(sorted(statuses.get(r, ()))), ended_badly=bad.get(r))
+            for r in {*statuses, *bad}
+        }
 
     def intent(self, intent_id: str) -> tuple[Intent, str, str] | None:
         """An intent, its status and its run id."""

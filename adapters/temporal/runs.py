@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import timedelta
 from typing import Any
 
@@ -40,6 +41,23 @@ class TemporalRuns:
 
     def ui_url(self, workflow_id: str) -> str:
         return f"{self._ui}/{workflow_id}"
+
+    async def statuses(self, workflow_ids: Sequence[str]) -> dict[str, str]:
+        """One visibility query for a page of runs; Temporal out of reach answers
+        nothing (the page then says what the record knows)."""
+        if not workflow_ids or self._client_or_none is None:
+            return {}
+        quoted = ", ".join("'" + w.replace("'", "") + "'" for w in workflow_ids)
+        found: dict[str, str] = {}
+        try:
+            async for execution in self._client_or_none.list_workflows(
+                f"WorkflowId IN ({quoted})", page_size=len(workflow_ids)
+            ):
+                status = execution.status or WorkflowExecutionStatus.RUNNING
+                found.setdefault(execution.id, status.name.lower())
+        except RPCError:
+            return {}
+        return found
 
     async def start(
         self, run: RunInput, workflow_id: str, agent_handle: str, projects: tuple[str, ...] = ()

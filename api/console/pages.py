@@ -11,6 +11,7 @@ from __future__ import annotations
 import secrets
 import uuid
 from collections.abc import Awaitable, Callable
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, quote, urlsplit
@@ -18,6 +19,7 @@ from urllib.parse import parse_qs, quote, urlsplit
 from fastapi import Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from fastapi.templating import Jinja2Templates
+from markupsafe import Markup
 from starlette.concurrency import run_in_threadpool
 
 from api.console import session as cookies
@@ -26,15 +28,61 @@ from api.console.session import Session
 from api.http.deps import prove
 from api.refusals import REFUSALS, answer_to
 from domain.errors import Forbidden, NotFound, Unavailable
+from domain.governance.intents import Intent
 from domain.ingress import ConsoleSignIn, Refusal, Unauthenticated
 from domain.needs_you.items import ActionKind
-from domain.words import money
+from domain.runs.run import RunState
+from domain.words import absolute, action, ago, done_words, money, tool_words
 from usecases.context import Ports
+from usecases.runs import IntentRecord
 
 templates = Jinja2Templates(directory=Path(__file__).parent / "templates")
 templates.env.globals["ActionKind"] = ActionKind
 templates.env.globals["SLUG_INPUT"] = SLUG_INPUT
 templates.env.filters["money"] = money
+
+
+def when(at: datetime | None) -> Markup:
+    """An instant as a person reads it (``5 minutes ago``), the full time on hover and
+    for machines."""
+    if at is None:
+        return Markup("")
+    return Markup('<time datetime="{}" title="{}">{}</time>').format(
+        at.astimezone(UTC).isoformat(timespec="seconds"), absolute(at), ago(at, datetime.now(UTC))
+    )
+
+
+templates.env.filters["when"] = when
+
+
+def intent_words(intent: Intent) -> str:
+    """An intent as the line an owner reads (``A payment of $2,000.00 to Northwind``)."""
+    return action(intent.tool, intent.payload, intent.cost_cents)
+
+
+_STATUS_WORDS = {
+    "allow": "Allowed",
+    "approved": "Approved",
+    "hold": "Waits for you",
+    "reject": "Refused",
+    "denied": "Denied",
+    "expired": "Expired",
+}
+
+
+def intent_said(record: IntentRecord, state: RunState | None = None) -> str:
+    """What became of an intent, in a word or two: ``Paid`` once its write happened,
+    else its latest outcome (``Waits for you``, ``Refused``…)."""
+    if state is not None and record.status in ("allow", "approved"):
+        for view in state.intents:
+            if view.intent.id == record.intent.id and view.dispatch is not None:
+                return done_words(record.intent.tool).capitalize()
+    return _STATUS_WORDS.get(record.status, record.status)
+
+
+templates.env.globals["words"] = intent_words
+templates.env.globals["said"] = intent_said
+templates.env.globals["tool_words"] = tool_words
 templates.env.globals["SLUG_LIST_INPUT"] = SLUG_LIST_INPUT
 
 Page = Callable[[Ports, str, Session], Awaitable[Response]]

@@ -1,46 +1,203 @@
-"""The runs' pages: the runs the signed-in person may read, and one run."""
+"""The runs' pages: the runs the signed-in person may read (how each came out, found by
+words and filtered by outcome), starting one, and one run, which follows its workflow
+live (server-sent events: the page's changing part, sent again whenever it changes)."""
 
 from __future__ import annotations
 
+import asyncio
+import hashlib
+from collections.abc import AsyncIterator
+from typing import Any
+
 from fastapi import APIRouter, Request
-from fastapi.responses import Response
+from fastapi.responses import Response, StreamingResponse
 from starlette.concurrency import run_in_threadpool
 
+from api.console.forms import readable
 from api.console.pages import (
+    FORM_REFUSALS,
+    flash_back,
     org_of,
+    read_form,
     render,
     serve,
+    status_of,
+    templates,
 )
 from api.console.session import Session
-from usecases import organization, runs
+from domain.errors import Unavailable
+from domain.organization.kinds import PrincipalKind
+from domain.runs.outcome import RunOutcome
+from usecases import organization, run_list, runs
 from usecases.context import Ports
 
 router = APIRouter()
 
+LIVE_EVERY = 0.4
+"""How often (seconds) an open run page's stream looks at its run: a change reaches the
+page within this and the render."""
+LIVE_FOR = 600.0
+"""How long one stream lasts (seconds); the browser opens the next by itself."""
+
+FILTERS = (
+    RunOutcome.WAITING,
+    RunOutcome.RUNNING,
+    RunOutcome.DONE,
+    RunOutcome.COMPLETED,
+    RunOutcome.REFUSED,
+    RunOutcome.DENIED,
+    RunOutcome.EXPIRED,
+    RunOutcome.FAILED,
+    RunOutcome.CANCELLED,
+)
+
+
+async def _agents(ports: Ports, org_id: str, principal: str) -> list[dict[str, Any]]:
+    """The agents a run may be given to, with their projects and, offline, the tasks the
+    committed replies answer."""
+    people = await run_in_threadpool(organization.principals, ports, org_id, principal)
+    staffing = await run_in_threadpool(organization.staffing, ports, org_id, principal)
+    return [
+        {
+            "id": p.id,
+            "name": p.display_name or p.handle,
+            "kind": p.agent_kind or "agent",
+            "projects": sorted({s.project for s in staffing if s.principal_id == p.id}),
+            "tasks": ports.answered_tasks.get(p.handle, ()),
+        }
+        for p in people
+        if p.kind is PrincipalKind.AGENT
+    ]
+
+
+async def _list_page(
+    request: Request,
+    ports: Ports,
+    principal: str,
+    found: Session,
+    code: int = 200,
+    error: str = "",
+    kept: dict[str, str] | None = None,
+) -> Response:
+    org_id = org_of(found)
+    wanted = [o for o in FILTERS if o.value in request.query_params.getlist("outcome")]
+    text = request.query_params.get("q", "")[:200]
+    listed = await run_list.listed_runs(ports, org_id, principal, outcomes=wanted, text=text)
+    return render(
+        request,
+        "runs.html",
+        code,
+        session=found,
+        runs=listed,
+        filters=FILTERS,
+        wanted=wanted,
+        text=text,
+        agents=await _agents(ports, org_id, principal),
+        error=error,
+        kept=kept or {},
+    )
+
 
 @router.get("/runs", response_model=None)
-async def run_list(request: Request) -> Response:
-    """The runs you may read, newest first."""
+async def run_list_page(request: Request) -> Response:
+    """The runs you may read, newest first, how each came out; and a form to start one."""
 
     async def page(ports: Ports, principal: str, found: Session) -> Response:
-        org_id = org_of(found)
-        people = await run_in_threadpool(organization.principals, ports, org_id, principal)
-        handles = {p.id: p.handle for p in people}
-        listed = await run_in_threadpool(runs.recent_runs, ports, org_id, principal)
-        return render(request, "runs.html", session=found, runs=listed, handles=handles)
+        return await _list_page(request, ports, principal, found)
 
     return await serve(request, page)
 
 
-@router.get("/runs/{run_id}", response_model=None)
-async def run_detail(request: Request, run_id: str) -> Response:
-    """A run: node states, decisions, the memory released to it, the Temporal UI link."""
+@router.post("/runs", response_model=None)
+async def start(request: Request) -> Response:
+    """Start a run for the signed-in person; then its page, which follows it live."""
 
     async def page(ports: Ports, principal: str, found: Session) -> Response:
-        view = await runs.run_view(ports, run_id, principal)
-        people = await run_in_threadpool(organization.principals, ports, org_of(found), principal)
-        handles = {p.id: p.handle for p in people}
-        asked = None if view.started_by is None else handles.get(view.started_by, view.started_by)
-        return render(request, "run.html", session=found, run=view, asked=asked)
+        fields = await read_form(request, found)
+        try:
+            started = await runs.start_run(
+                ports,
+                org_of(found),
+                principal,
+                runs.StartRun(agent_id=fields.get("agent", ""), task=fields.get("task", "")),
+            )
+        except FORM_REFUSALS as refused:
+            # the list again, the form as it was filled, with what to change
+            return await _list_page(
+                request, ports, principal, found, status_of(refused), readable(refused), fields
+            )
+        return flash_back(
+            request,
+            found,
+            f"/console/runs/{started.run_id}",
+            "Started: this page follows the run as it goes.",
+        )
+
+    return await serve(request, page, acting=True)
+
+
+async def _run_context(ports: Ports, principal: str, found: Session, run_id: str) -> dict[str, Any]:
+    view = await runs.run_view(ports, run_id, principal)
+    people = await run_in_threadpool(organization.principals, ports, org_of(found), principal)
+    who = run_list.names(people)
+    record = ports.runs.get(run_id)
+    return {
+        "run": view,
+        "outcome": run_list.view_outcome(view),
+        "agent": who.get(view.agent_id, view.agent_id),
+        "asked": None if view.started_by is None else who.get(view.started_by, view.started_by),
+        "started_at": None if record is None else record.created_at,
+    }
+
+
+@router.get("/runs/{run_id}", response_model=None)
+async def run_detail(request: Request, run_id: str) -> Response:
+    """A run in the owner's words: who asked, what it read, what it proposed and what
+    became of each, what it wrote; the engineering detail one click away."""
+
+    async def page(ports: Ports, principal: str, found: Session) -> Response:
+        shown = await _run_context(ports, principal, found, run_id)
+        return render(request, "run.html", session=found, **shown)
+
+    return await serve(request, page)
+
+
+@router.get("/runs/{run_id}/live", response_model=None)
+async def run_live(request: Request, run_id: str) -> Response:
+    """The run page's changing part as server-sent events: sent first at once, then
+    whenever it changes, for :data:`LIVE_FOR` seconds (the browser then asks again).
+    The reader is checked as for the page, once per stream."""
+
+    async def page(ports: Ports, principal: str, found: Session) -> Response:
+        await runs.run_view(ports, run_id, principal)  # a run they may not read: refused
+
+        async def events() -> AsyncIterator[str]:
+            sent = ""
+            loop = asyncio.get_running_loop()
+            ends = loop.time() + LIVE_FOR
+            while loop.time() < ends:
+                if await request.is_disconnected():
+                    return
+                try:
+                    shown = await _run_context(ports, principal, found, run_id)
+                except Unavailable:
+                    # Temporal out of reach a moment: the page keeps what it shows
+                    await asyncio.sleep(LIVE_EVERY)
+                    continue
+                html = templates.get_template("run_live.html").render(
+                    session=found, request=request, **shown
+                )
+                mark = hashlib.sha256(html.encode()).hexdigest()
+                if mark != sent:
+                    sent = mark
+                    yield "event: run\n" + "".join(f"data: {line}\n" for line in html.splitlines())
+                    yield "\n"
+                await asyncio.sleep(LIVE_EVERY)
+
+        return StreamingResponse(
+            events(),
+            media_type="text/event-stream",
+            headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"},
+        )
 
     return await serve(request, page)

@@ -15,6 +15,7 @@ import shutil
 import sys
 import tempfile
 from pathlib import Path
+from typing import Any
 
 import httpx
 from playwright.async_api import Page, async_playwright
@@ -82,12 +83,22 @@ async def _held_payment(api: str, report: DemoReport, token: str) -> str:
     raise TimeoutError("the courier payment was not held")
 
 
-async def _sign_in(page: Page, api: str, subject: str) -> None:
+VARIANTS = (
+    ("", {"width": WIDTH, "height": HEIGHT}, "light"),
+    ("-dark", {"width": WIDTH, "height": HEIGHT}, "dark"),
+    ("-phone", {"width": 360, "height": 780}, "light"),
+    ("-phone-dark", {"width": 360, "height": 780}, "dark"),
+)
+"""Each page is photographed four ways: desktop and a 360 px phone, light and dark (the
+reader's own setting, which the console follows)."""
+
+
+async def _sign_in(page: Page, api: str, subject: str, suffix: str) -> None:
     await page.goto(f"{api}/console/signin")
-    await page.screenshot(path=OUT / "01-sign-in.png")
+    await page.screenshot(path=OUT / f"01-sign-in{suffix}.png")
     await page.get_by_role("link", name="Sign in with your identity provider").click()
     await page.get_by_label("Your email").fill(subject)
-    await page.screenshot(path=OUT / "02-issuer-sign-in.png")
+    await page.screenshot(path=OUT / f"02-issuer-sign-in{suffix}.png")
     await page.get_by_role("button", name="Sign in").click()
     await page.wait_for_url("**/console/**")
 
@@ -97,40 +108,50 @@ def _redirected(report: DemoReport) -> str:
     return str(report.runs["redirect"]["state"]["intents"][0]["intent"]["id"])
 
 
+def pages(report: DemoReport, intent: str) -> list[tuple[str, str]]:
+    """Every page the founder sees, by file name."""
+    run_id = next(iter(report.runs.values()))["run_id"]
+    return [
+        ("03-needs-you", "/console/queue"),
+        ("04-held-intent", f"/console/intents/{intent}"),
+        ("05-workspace", "/console/workspace"),
+        ("06-runs", "/console/runs"),
+        ("07-run", f"/console/runs/{run_id}"),
+        ("08-audit", "/console/audit"),
+        ("09-metrics", "/console/metrics"),
+        ("12-held-new-bank-details", f"/console/intents/{_redirected(report)}"),
+        ("13-agents", "/console/agents"),
+    ]
+
+
 async def shoot(api: str, report: DemoReport, intent: str, browser_path: str) -> list[Path]:
-    """Photograph every page; the files written."""
+    """Photograph every page, four ways; the files written."""
     OUT.mkdir(parents=True, exist_ok=True)
     async with async_playwright() as playwright:
         browser = await playwright.chromium.launch(
             executable_path=browser_path, headless=True, args=["--no-sandbox"]
         )
-        context = await browser.new_context(viewport={"width": WIDTH, "height": HEIGHT})
-        page = await context.new_page()
-        await _sign_in(page, api, report.founder_subject)
-        run_id = next(iter(report.runs.values()))["run_id"]
-        for name, path in (
-            ("03-needs-you", "/console/queue"),
-            ("04-held-intent", f"/console/intents/{intent}"),
-            ("05-workspace", "/console/workspace"),
-            ("06-runs", "/console/runs"),
-            ("07-run", f"/console/runs/{run_id}"),
-            ("08-audit", "/console/audit"),
-            ("09-metrics", "/console/metrics"),
-            ("12-held-new-bank-details", f"/console/intents/{_redirected(report)}"),
-        ):
-            await page.goto(f"{api}{path}")
-            await page.screenshot(path=OUT / f"{name}.png", full_page=True)
-        # An East member: West's items withheld; the approval they may not give, explained.
-        ben = await browser.new_context(viewport={"width": WIDTH, "height": HEIGHT})
-        as_ben = await ben.new_page()
-        await _sign_in(as_ben, api, report.associate_subject)
-        await as_ben.goto(f"{api}/console/intents/{intent}")
-        await as_ben.screenshot(path=OUT / "10-held-intent-no-authority.png", full_page=True)
-        # A newcomer: the guided onboarding.
-        new = await browser.new_context(viewport={"width": WIDTH, "height": HEIGHT})
-        newcomer = await new.new_page()
-        await _sign_in(newcomer, api, "cleo@newfirm.example")
-        await newcomer.screenshot(path=OUT / "11-onboarding.png", full_page=True)
+        for suffix, viewport, scheme in VARIANTS:
+
+            async def context(subject: str, suffix: str = suffix, **look: Any) -> Page:
+                page = await (await browser.new_context(**look)).new_page()
+                await _sign_in(page, api, subject, suffix)
+                return page
+
+            look: dict[str, Any] = {"viewport": viewport, "color_scheme": scheme}
+            page = await context(report.founder_subject, **look)
+            for name, path in pages(report, intent):
+                await page.goto(f"{api}{path}")
+                await page.screenshot(path=OUT / f"{name}{suffix}.png", full_page=True)
+            # An East member: the approval they may not give, explained.
+            as_ben = await context(report.associate_subject, **look)
+            await as_ben.goto(f"{api}/console/intents/{intent}")
+            await as_ben.screenshot(
+                path=OUT / f"10-held-intent-no-authority{suffix}.png", full_page=True
+            )
+            # A newcomer: the guided onboarding.
+            newcomer = await context(f"cleo{suffix.replace('-', '.')}@newfirm.example", **look)
+            await newcomer.screenshot(path=OUT / f"11-onboarding{suffix}.png", full_page=True)
         await browser.close()
     return sorted(OUT.glob("*.png"))
 

@@ -149,6 +149,11 @@ RUN_ENDED_BADLY = "ended_badly"
 """The decision of a run's failure entry."""
 
 
+def run_failure_key(run_id: str) -> str:
+    """The event key of a run's bad end (one per run)."""
+    return f"run-failed:{run_id}"
+
+
 def run_failure_draft(
     run_id: str, agent_id: str, rule: str, reason: str, error_type: str = ""
 ) -> AuditDraft:
@@ -156,7 +161,7 @@ def run_failure_draft(
     key), so that a failure before any intent (the model unreachable) is on the record
     too, and a retried recording adds nothing."""
     return AuditDraft(
-        event_key=f"run-failed:{run_id}",
+        event_key=run_failure_key(run_id),
         actor=agent_id,
         decision=RUN_ENDED_BADLY,
         stage=RUN_STAGE,

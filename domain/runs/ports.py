@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from datetime import datetime
 from typing import Protocol
 
 from domain.fleet.registry import Rollout
 from domain.governance.intents import Decision, Intent
 from domain.organization.contracts import AgentDefinition, Charter, Frozen, Principal, Staffing
+from domain.runs.outcome import RunEnd
 from domain.runs.run import ApprovalSignal, RunInput, RunRecord, RunState
 
 
@@ -75,6 +78,16 @@ class RunRecords(Protocol):
         """The reach of every run and every intent of an organization."""
         ...
 
+    def spent(self, org_id: str, since: datetime) -> dict[str, int]:
+        """What each agent's allowed and approved intents since ``since`` moved (cents,
+        as the broker counts them), by agent id."""
+        ...
+
+    def ends(self, org_id: str, run_ids: Sequence[str]) -> dict[str, RunEnd]:
+        """What the record holds of each run's course (its intents' outcomes, a bad
+        end), in one read; a run with neither is absent."""
+        ...
+
 
 class RunGateway(Protocol):
     """Where runs execute (Temporal). Unreachable: :class:`~domain.errors.Unavailable`."""
@@ -101,4 +114,9 @@ class RunGateway(Protocol):
 
     def ui_url(self, workflow_id: str) -> str:
         """Where a person sees the run in the Temporal UI."""
+        ...
+
+    async def statuses(self, workflow_ids: Sequence[str]) -> dict[str, str]:
+        """Temporal's status of each workflow (``running``, ``completed``…), in one
+        visibility query; those it does not list are absent."""
         ...

@@ -278,6 +278,9 @@ class RunStatus(StrEnum):
     FAILED = "failed"
 
 
+CANCELLED_ERROR = "the run was cancelled"
+"""A cancelled run's error, as its state says it."""
+
 MAX_REFUSED_SHOWN = 100
 """How many refused signals a run's state shows: a flood of forged signals must not grow
 the state (the query answer and the result) without bound."""

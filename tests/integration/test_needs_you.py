@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -69,6 +69,9 @@ class FakeRuns:
 
     def ui_url(self, workflow_id: str) -> str:
         return f"http://ui.test/{workflow_id}"
+
+    async def statuses(self, workflow_ids: Sequence[str]) -> dict[str, str]:
+        return {w: self.states.get(w, ("running", None))[0] for w in workflow_ids}
 
 
 @dataclass

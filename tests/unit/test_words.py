@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime, timedelta
+
 from hypothesis import given
 from hypothesis import strategies as st
 
-from domain.words import action, done_words, money, tool_words
+from domain.words import absolute, action, ago, done_words, money, tool_words
 
 
 def test_money_reads_as_money() -> None:
@@ -36,3 +38,36 @@ def test_an_action_reads_as_a_line() -> None:
     assert action("email.send", {"to": long}).endswith("…")
     assert (done_words("payments.pay"), done_words("holds.place")) == ("paid", "done")
     assert tool_words("webhook.post") == "a webhook call"
+
+
+NOW = datetime(2026, 12, 6, 17, 0, tzinfo=UTC)
+
+
+def test_a_time_reads_as_how_long_ago() -> None:
+    def said(seconds: float) -> str:
+        return ago(NOW - timedelta(seconds=seconds), NOW)
+
+    assert said(-30) == "just now"  # a clock a little ahead
+    assert said(10) == "just now"
+    assert said(60) == "1 minute ago"
+    assert said(59 * 60) == "59 minutes ago"
+    assert said(3600) == "1 hour ago"
+    assert said(5 * 3600) == "5 hours ago"
+    assert said(17 * 3600 + 1) == "17 hours ago"  # under a day: hours, even past midnight
+    assert said(30 * 3600) == "yesterday"
+    assert said(3 * 86400) == "3 days ago"
+    assert said(10 * 86400) == "26 Nov 2026"
+    late = datetime(2026, 12, 6, 23, 59, tzinfo=UTC)
+    assert ago(datetime(2026, 12, 6, 0, 1, tzinfo=UTC), late) == "23 hours ago"  # same day
+    assert absolute(NOW) == "2026-12-06 17:00 UTC"
+
+
+@given(st.integers(min_value=-86400, max_value=400 * 86400))
+def test_a_later_time_never_reads_as_longer_ago(seconds: int) -> None:
+    """Order is kept: what happened earlier never reads as more recent than what
+    happened later (compared in the units each phrase uses)."""
+    first = ago(NOW - timedelta(seconds=seconds), NOW)
+    later = ago(NOW - timedelta(seconds=max(seconds - 1800, -86400)), NOW)
+    order = ["just now", "minute", "hour", "yesterday", "days ago", "20"]
+    position = [next(i for i, w in enumerate(order) if w in s) for s in (first, later)]
+    assert position[1] <= position[0], (first, later)

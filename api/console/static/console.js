@@ -1,5 +1,40 @@
-// Progressive: every page works without this. With it, queue actions happen in place
-// and the queue follows what others decide (fetched again every few seconds, and swapped
+// Progressive: every page works without this script.
+//
+// A run's page follows its run: the server sends the page's changing part (server-sent
+// events) whenever it changes, and it is swapped in place; the browser reconnects by
+// itself when a stream ends.
+(function () {
+  "use strict";
+  const run = document.getElementById("run");
+  if (!run || !window.EventSource) return;
+  const source = new EventSource(run.dataset.live);
+  source.addEventListener("run", function (event) {
+    // a detail the reader opened stays open across the swap
+    const open = Array.from(run.querySelectorAll("details[open][id]")).map((d) => d.id);
+    run.innerHTML = event.data;
+    open.forEach(function (id) {
+      const again = document.getElementById(id);
+      if (again) again.open = true;
+    });
+    run.dataset.updated = String(Date.now());
+  });
+})();
+
+// The start form: a task the offline model answers is filled in with one click.
+(function () {
+  "use strict";
+  const form = document.getElementById("start");
+  if (!form) return;
+  form.addEventListener("click", function (event) {
+    const chosen = event.target.closest("button[data-task]");
+    if (!chosen) return;
+    form.querySelector("#agent").value = chosen.dataset.agent;
+    form.querySelector("#task").value = chosen.dataset.task;
+    form.querySelector("#task").focus();
+  });
+})();
+
+// The queue: actions happen in place and the queue follows what others decide (fetched again every few seconds, and swapped
 // in only when it changed and nobody is typing in it).
 (function () {
   "use strict";

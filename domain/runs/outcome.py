@@ -1,0 +1,97 @@
+"""How a run came out, in one word an owner reads at a glance: from what the record says
+of its intents (their latest outcomes), whether it ended badly, and whether Temporal
+still runs it."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from enum import StrEnum
+
+from domain.organization.contracts import Frozen
+
+
+class RunOutcome(StrEnum):
+    """A run's state as the runs list shows it (the first that holds, in this order)."""
+
+    WAITING = "waiting"
+    """An intent of it waits for a human's decision."""
+    FAILED = "failed"
+    CANCELLED = "cancelled"
+    REFUSED = "refused"
+    """The broker refused something it proposed."""
+    DENIED = "denied"
+    """A human denied something it proposed."""
+    EXPIRED = "expired"
+    """A hold of it waited past its deadline."""
+    RUNNING = "running"
+    DONE = "done"
+    """It ended, and what it proposed was carried out."""
+    COMPLETED = "completed"
+    """It ended without proposing anything (a summary, an answer)."""
+    UNKNOWN = "unknown"
+    """Nothing on the record, and Temporal could not be asked."""
+
+    @property
+    def words(self) -> str:
+        """The badge's word."""
+        return _WORDS[self]
+
+
+_WORDS = {
+    RunOutcome.WAITING: "Waits for you",
+    RunOutcome.FAILED: "Failed",
+    RunOutcome.CANCELLED: "Cancelled",
+    RunOutcome.REFUSED: "Refused",
+    RunOutcome.DENIED: "Denied",
+    RunOutcome.EXPIRED: "Expired",
+    RunOutcome.RUNNING: "Running",
+    RunOutcome.DONE: "Done",
+    RunOutcome.COMPLETED: "Completed",
+    RunOutcome.UNKNOWN: "Unknown",
+}
+
+
+class RunEnd(Frozen):
+    """What the record holds of a run's course: its intents' latest outcomes and the rule
+    of its bad end (``run_failed``, ``run_cancelled``), if it had one."""
+
+    statuses: tuple[str, ...] = ()
+    ended_badly: str | None = None
+
+
+def outcome_of(end: RunEnd, workflow_status: str | None) -> RunOutcome:
+    """The run's outcome: what waits for a human first, then how it ended badly, then
+    what the broker or a human refused, then whether it still runs.
+
+    ``workflow_status`` is Temporal's word for the execution (``running``, ``completed``,
+    ``failed``…) or None when Temporal was not asked or did not answer."""
+    statuses = set(end.statuses)
+    if "hold" in statuses:
+        return RunOutcome.WAITING
+    if end.ended_badly == "run_cancelled" or workflow_status in ("canceled", "terminated"):
+        return RunOutcome.CANCELLED
+    if end.ended_badly is not None or workflow_status in ("failed", "timed_out"):
+        return RunOutcome.FAILED
+    for status, outcome in _REFUSALS:
+        if status in statuses:
+            return outcome
+    if workflow_status == "running":
+        return RunOutcome.RUNNING
+    if statuses & {"allow", "approved"}:
+        return RunOutcome.DONE
+    if workflow_status is None:
+        return RunOutcome.UNKNOWN
+    return RunOutcome.COMPLETED
+
+
+_REFUSALS = (
+    ("reject", RunOutcome.REFUSED),
+    ("denied", RunOutcome.DENIED),
+    ("expired", RunOutcome.EXPIRED),
+)
+
+
+def matches(outcome: RunOutcome, wanted: Iterable[RunOutcome]) -> bool:
+    """Whether a filter that asks for ``wanted`` (empty: everything) shows ``outcome``."""
+    chosen = set(wanted)
+    return not chosen or outcome in chosen

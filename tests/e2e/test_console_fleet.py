@@ -1,0 +1,240 @@
+"""The console's fleet pages in Debian's Chromium, on SQLite and PostgreSQL: a founder
+gives Ledger a task from the browser, watches the run reach its hold without reloading
+(server-sent events), approves it and sees it paid; the runs list says how each run came
+out and finds runs by words and outcome; the agents page says what each agent is doing;
+an East member sees nothing of West on these pages; every page passes axe-core (no
+serious or critical violation) in light and dark, and fits a 360 px phone without
+horizontal scroll.
+
+The worker's model is the replay provider over a fixture written here: the task the
+founder picks answers with a payment, as the offline demo's fixtures do."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from axe_playwright_python.async_playwright import Axe
+from playwright.async_api import Page, expect
+from temporalio.testing import WorkflowEnvironment
+
+from adapters.models.replay import ReplayProvider, answered_tasks
+from tests.e2e.test_console import Console, _held, serving
+from tests.identity import ServedIssuer
+from tests.support import (
+    model_reply,
+    pay_action,
+    until,
+)
+from usecases import runs
+
+pytestmark = pytest.mark.temporal
+
+expect.set_options(timeout=30_000)
+
+TASK = "Pay the courier invoice SC-9 for the Atlas originals."
+WEST_TASK = "Summarise the Birch diligence note for the West team."
+
+
+@pytest.fixture
+async def fleet(
+    temporal_env: WorkflowEnvironment,
+    db_url: str,
+    served_issuer: ServedIssuer,
+    tmp_path: Path,
+) -> AsyncIterator[Console]:
+    """The console over a worker whose model answers from a fixture written here (and
+    honours scripted replies, as the offline demo does)."""
+    replies = tmp_path / "replies"
+    replies.mkdir()
+    (replies / "fleet.json").write_text(
+        json.dumps(
+            [
+                {"agent": "ledger", "task": TASK, "reply": model_reply(pay_action("SC-9"))},
+                {"agent": "vega", "task": WEST_TASK, "reply": model_reply()},
+            ]
+        )
+    )
+    async with serving(
+        temporal_env,
+        db_url,
+        served_issuer,
+        ReplayProvider(replies),
+        answered_tasks=answered_tasks(replies),
+    ) as console:
+        yield console
+
+
+async def _west_run(c: Console) -> str:
+    """A finished run of Vega's, on West (behind the wall from East)."""
+    started = await runs.start_run(
+        c.svc, c.firm.org, c.firm.founder, runs.StartRun(c.firm.agents["vega"], WEST_TASK)
+    )
+    await until(
+        lambda: runs.run_view(c.svc, started.run_id, c.firm.founder),
+        accept=lambda v: v.workflow_status == "completed",
+        what="Vega's West run ends",
+    )
+    return started.run_id
+
+
+async def test_a_founder_starts_a_run_watches_it_to_its_hold_approves_it_and_sees_it_paid(
+    fleet: Console,
+) -> None:
+    page = await fleet.signed_in("ada@hv.example")
+    await page.goto(f"{fleet.url}/console/runs")
+    start = page.locator("#start")
+    await start.locator("#offline summary").click()
+    await start.get_by_role("button", name=TASK).click()  # fills in the agent and the task
+    await expect(start.get_by_label("Task, in your words")).to_have_value(TASK)
+    await start.get_by_role("button", name="Start the run").click()
+    await page.wait_for_url("**/console/runs/*")
+    run_page = page.url
+    await expect(page.get_by_role("status").first).to_contain_text("Started")
+    await page.evaluate("window.kept = 'this page was not reloaded'")
+    outcome = page.locator("#outcome")
+    await expect(outcome).to_have_text("Waits for you")
+    waits = page.locator("p.danger")
+    await expect(waits).to_contain_text("A payment of $2,000.00 to")
+    await expect(page.locator(".lede")).to_contain_text("for Ada")
+    # Approved in another tab: this page, left open, turns to paid by itself.
+    other = await page.context.new_page()
+    await other.goto(f"{fleet.url}{await waits.get_by_role('link').get_attribute('href')}")
+    await other.get_by_role("button", name="Approve").click()
+    await expect(other.get_by_role("status").first).to_contain_text("approval sent")
+    await until(fleet.payments, accept=lambda n: n == 1, what="the payment is made")
+    await expect(outcome).to_have_text("Done")
+    await expect(page.locator(".timeline li").first).to_contain_text("Paid")
+    assert await page.evaluate("window.kept") == "this page was not reloaded"
+    await other.goto(run_page)
+    await expect(other.locator("#outcome")).to_have_text("Done")
+    await asyncio.sleep(1)
+    assert fleet.payments() == 1
+    # The list says it, and finds it by words and by outcome.
+    await page.goto(f"{fleet.url}/console/runs?q=courier&outcome=done")
+    row = page.locator("#runs tbody tr")
+    await expect(row).to_have_count(1)
+    await expect(row).to_contain_text("Done")
+    await page.goto(f"{fleet.url}/console/runs?q=courier&outcome=waiting")
+    await expect(row).to_contain_text("No run you may read matches")
+
+
+async def test_a_run_the_form_cannot_start_is_refused_in_a_sentence_with_the_form_kept(
+    fleet: Console,
+) -> None:
+    page = await fleet.signed_in("ada@hv.example")
+    await page.goto(f"{fleet.url}/console/runs")
+    task = page.get_by_label("Task, in your words")
+    await page.get_by_label("Agent", exact=True).select_option(fleet.firm.agents["orion"])
+    await task.evaluate("box => box.removeAttribute('required')")  # past the browser's check
+    await task.fill("   ")
+    await page.get_by_role("button", name="Start the run").click()
+    await expect(page.locator("#refused")).to_contain_text("a run needs a task")
+    await expect(page.get_by_label("Agent", exact=True)).to_have_value(fleet.firm.agents["orion"])
+    # A task for an agent whose offline model has no reply: the run fails, and says why.
+    await page.get_by_label("Task, in your words").fill("Write a limerick about audits.")
+    await page.get_by_role("button", name="Start the run").click()
+    await page.wait_for_url("**/console/runs/*")
+    await expect(page.locator("#outcome")).to_have_text("Failed")
+    await expect(page.locator("p.refusal")).to_contain_text("no replay fixture")
+
+
+async def test_the_agents_page_says_what_each_agent_is_doing(fleet: Console) -> None:
+    await _held(fleet, "AG-1")  # Ledger waits for a human
+    page = await fleet.signed_in("ada@hv.example")
+    await page.goto(f"{fleet.url}/console/agents")
+    ledger = page.locator('section[data-agent="ledger"]')
+    await expect(ledger).to_contain_text("1 waiting for you")
+    await expect(ledger).to_contain_text("Waits for you")
+    await expect(ledger).to_contain_text("a payment")
+    await expect(ledger.locator("dd").nth(1)).to_contain_text("east")
+    await ledger.get_by_role("link", name="pay").click()
+    await expect(page.locator("#outcome")).to_have_text("Waits for you")
+
+
+async def test_an_east_member_sees_nothing_of_west_on_the_fleet_pages(fleet: Console) -> None:
+    west = await _west_run(fleet)
+    page = await fleet.signed_in("ben@hv.example")
+    await page.goto(f"{fleet.url}/console/runs")
+    await expect(page.locator("#runs")).not_to_contain_text("Birch")
+    await page.goto(f"{fleet.url}/console/runs?q=Birch")
+    await expect(page.locator("#runs tbody tr")).to_contain_text("No run you may read matches")
+    await page.goto(f"{fleet.url}/console/agents")
+    vega = page.locator('section[data-agent="vega"]')
+    await expect(vega).to_contain_text("nothing you may see yet")
+    assert "Birch" not in await page.content()
+    answer = await page.goto(f"{fleet.url}/console/runs/{west}")
+    assert answer is not None and answer.status == 404
+    live = await page.request.get(f"{fleet.url}/console/runs/{west}/live")
+    assert live.status == 404
+    assert "Birch" not in await live.text()
+    # The founder reads it.
+    founder = await fleet.signed_in("ada@hv.example")
+    await founder.goto(f"{fleet.url}/console/runs/{west}")
+    await expect(founder.locator("h1")).to_contain_text("Birch")
+
+
+async def _pages(c: Console) -> list[str]:
+    intent = await _held(c, "AXE-1")
+    found = c.svc.runs.intent(intent)
+    assert found is not None
+    return [
+        "/console/queue",
+        f"/console/intents/{intent}",
+        "/console/workspace",
+        "/console/runs",
+        f"/console/runs/{found[2]}",
+        "/console/agents",
+        "/console/audit",
+        "/console/metrics",
+    ]
+
+
+SERIOUS = ("serious", "critical")
+
+
+async def _violations(page: Page) -> list[str]:
+    results = await Axe().run(page)
+    return [
+        f"{v['id']} ({v['impact']}): {[n['target'] for n in v['nodes']][:3]}"
+        for v in results.response["violations"]
+        if v.get("impact") in SERIOUS
+    ]
+
+
+async def _sideways(page: Page) -> int:
+    """How far the page scrolls sideways (0: it fits)."""
+    width: Any = await page.evaluate(
+        "document.documentElement.scrollWidth - document.documentElement.clientWidth"
+    )
+    return int(width)
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+async def test_every_page_passes_axe_and_fits_a_phone(fleet: Console, scheme: str) -> None:
+    paths = await _pages(fleet)
+    found: dict[str, list[str]] = {}
+    for viewport in ({"width": 1280, "height": 900}, {"width": 360, "height": 780}):
+        context = await fleet.browser.new_context(viewport=viewport, color_scheme=scheme)  # type: ignore[arg-type]
+        page = await context.new_page()
+        await page.goto(f"{fleet.url}/console/signin")
+        found["/console/signin"] = await _violations(page)
+        await page.get_by_role("link", name="Sign in with your identity provider").click()
+        await page.get_by_label("Your email").fill("ada@hv.example")
+        await page.get_by_role("button", name="Sign in").click()
+        await page.wait_for_url("**/console/**")
+        for path in paths:
+            await page.goto(f"{fleet.url}{path}")
+            await expect(page.locator("main")).to_be_visible()
+            key = f"{path} at {viewport['width']} px"
+            found[key] = await _violations(page)
+            if viewport["width"] == 360:
+                sideways = await _sideways(page)
+                if sideways:
+                    found[key].append(f"scrolls sideways by {sideways} px")
+        await context.close()
+    assert {k: v for k, v in found.items() if v} == {}

@@ -1,0 +1,111 @@
+"""The agents page's view: each agent of the firm as its owner meets it (what it is for,
+the version that serves, what a run of it may spend, where it works, what it is doing
+now and what its runs moved lately), read as the signed-in person may read it."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+
+from pydantic import BaseModel
+
+from domain.fleet import registry
+from domain.governance.broker import effective_budget
+from domain.organization.kinds import PrincipalKind, StaffRole
+from domain.runs.outcome import RunOutcome
+from usecases.access import member
+from usecases.context import Ports
+from usecases.run_list import RunLine, listed_runs
+
+LATELY = timedelta(days=30)
+"""How far back an agent's spending is summed."""
+
+
+class Working(BaseModel):
+    """Where an agent is staffed, and until when (None: open-ended)."""
+
+    project: str
+    role: StaffRole
+    until: datetime | None
+
+
+class AgentCard(BaseModel):
+    """One agent, in the owner's words."""
+
+    id: str
+    name: str
+    handle: str
+    kind: str
+    role: str
+    purpose: str
+    version: int | None
+    """The version new runs get (None: nothing published)."""
+    serving: str
+    """The rollout in words: ``v3``, or ``v3, v4 on 20% of new runs``."""
+    tools: tuple[str, ...]
+    budget_cents: int
+    """What one run of it may spend: the tighter of its definition and its charter."""
+    working: list[Working]
+    waiting: int
+    """Its runs that wait for a human now (of those the reader may read, lately)."""
+    running: int
+    latest: RunLine | None
+    spent_cents: int
+    """What its allowed and approved actions moved in the last :data:`LATELY`."""
+
+
+def roster(ports: Ports, org_id: str, actor_id: str, lines: list[RunLine]) -> list[AgentCard]:
+    """Every agent of the organization, with what ``lines`` (the runs the reader may read,
+    newest first) say it is doing."""
+    member(ports, org_id, actor_id)
+    now = ports.clock()
+    spent = ports.runs.spent(org_id, now - LATELY)
+    cards = []
+    for principal in ports.directory.principals(org_id):
+        if principal.kind is not PrincipalKind.AGENT:
+            continue
+        agent = ports.directory.agent(org_id, principal.id)
+        charter = None if agent is None else agent.charter
+        definition = None if agent is None else agent.definition
+        rollout = None if agent is None else agent.rollout
+        mine = [line for line in lines if line.run.agent_id == principal.id]
+        cards.append(
+            AgentCard(
+                id=principal.id,
+                name=principal.display_name or principal.handle,
+                handle=principal.handle,
+                kind=principal.agent_kind or "agent",
+                role="" if charter is None else charter.role,
+                purpose="" if charter is None else charter.purpose,
+                version=None if rollout is None else rollout.stable,
+                serving=_serving(rollout),
+                tools=() if charter is None else charter.tools,
+                budget_cents=0
+                if charter is None or definition is None
+                else effective_budget(definition, charter),
+                working=[
+                    Working(project=s.project, role=s.role, until=s.valid_until)
+                    for s in (() if agent is None else agent.staffing)
+                    if s.valid_from <= now and (s.valid_until is None or s.valid_until > now)
+                ],
+                waiting=sum(1 for line in mine if line.outcome is RunOutcome.WAITING),
+                running=sum(1 for line in mine if line.outcome is RunOutcome.RUNNING),
+                latest=mine[0] if mine else None,
+                spent_cents=spent.get(principal.id, 0),
+            )
+        )
+    return cards
+
+
+def _serving(rollout: registry.Rollout | None) -> str:
+    if rollout is None:
+        return "nothing published"
+    said = f"v{rollout.stable}"
+    if rollout.candidate is not None and rollout.share:
+        said += f", v{rollout.candidate} on {rollout.share}% of new runs"
+    return said
+
+
+async def agents_page(ports: Ports, org_id: str, actor_id: str) -> list[AgentCard]:
+    """The roster, with the newest runs the reader may read."""
+    lines = await listed_runs(ports, org_id, actor_id, limit=200)
+    return roster(ports, org_id, actor_id, lines)
