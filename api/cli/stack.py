@@ -47,7 +47,7 @@ def _stack_session(play: bool, keep_running: bool | None) -> None:
     import httpx
 
     from api.local.demo import play as play_demo
-    from api.local.demo_report import ENV_FILE, env_file, render
+    from api.local.demo_report import ENV_FILE, env_file, render, waiting_lines
     from api.local.stack import Stack, StackRefused
     from worker.settings import Settings
 
@@ -93,6 +93,13 @@ def _stack_session(play: bool, keep_running: bool | None) -> None:
                 f"{played.founder_subject} (Ada, the founder) or {played.associate_subject} "
                 "(Ben, a member of East)"
             )
+            left = waiting_lines(played, f"{stack.api_url}/console/")
+            console.print(
+                f"[bold]Waiting for Ada in the console[/] ({len(left)}): approve or deny "
+                "each there, no terminal needed",
+            )
+            for line in left:
+                console.print(f"  • {escape(line)}", soft_wrap=True)
             console.print(
                 "[bold]Command line[/] (the README's walkthrough): "
                 + escape(

@@ -347,6 +347,7 @@ async def play(
         .json()
     )
     principals = (await http.get(f"/v1/orgs/{org_id}/principals", auth=as_founder)).json()
+    left = (await http.get(f"/v1/orgs/{org_id}/needs-you", auth=as_founder)).raise_for_status()
     return DemoReport(
         org_id=org_id,
         founder_id=founder,
@@ -366,6 +367,7 @@ async def play(
         graph=graph_final,
         deliberation=deliberation,
         commitments={kind: c["id"] for kind, c in by_kind.items()},
+        waiting=left.json()["items"],
     )
 
 

@@ -62,6 +62,30 @@ class DemoReport(BaseModel):
     """The deliberation at its end."""
     commitments: dict[str, str] = {}
     """The engagement letter's extracted commitments: kind → id."""
+    waiting: list[dict[str, Any]] = []
+    """The founder's needs-you queue as the demo leaves it: what the console shows."""
+
+
+def waiting_lines(report: DemoReport, console_url: str) -> list[str]:
+    """What the demo leaves for the owner to decide in the console, a line each: the
+    item, the reason that matters first, and where to open it."""
+    lines = []
+    for item in report.waiting:
+        if item.get("kind") == "withheld":
+            continue
+        said = {e["label"]: e["detail"] for e in item.get("evidence", ())}
+        reason = said.get("already done") or said.get("reason") or said.get("summary") or ""
+        if not reason and "constraint" in said:
+            reason = said["constraint"] + (
+                f", extracted from {said['source']}" if said.get("source") else ""
+            )
+        where = (
+            f"{console_url}intents/{item['subject_id']}"
+            if item["kind"] == "held_intent"
+            else f"{console_url}queue"
+        )
+        lines.append(f"{item['title']}" + (f" — {reason}" if reason else "") + f"  {where}")
+    return lines
 
 
 ENV_FILE = "demo.env"

@@ -14,6 +14,7 @@ from adapters.store.store import Store
 from adapters.store.tables import AuditEntryRow, EmailRow, PaymentRow
 from api.http.app import create_app
 from api.local.demo import play
+from api.local.demo_report import waiting_lines
 from api.local.demo_script import (
     INVOICE,
     INVOICE_REF,
@@ -178,6 +179,14 @@ async def test_showcase_exercises_every_broker_outcome(
         f"first appears in the inbound invoice {REDIRECT_REF}" in (redirected["decision"]["reason"])
     )
     assert redirected["decision"]["evidence"] == [f"record:{REDIRECT_REF}"]
+
+    # the demo leaves the owner a held payment (with its reason) and an extracted
+    # commitment to decide in the console, and says where
+    left = waiting_lines(report, "http://console/")
+    held = [line for line in left if line.startswith("A payment of $380.00 to Keystone")]
+    assert len(held) == 1 and "not established for east" in held[0]
+    assert held[0].endswith(f"http://console/intents/{redirected['intent']['id']}")
+    assert any(line.startswith("confirm commitment:") and "extracted from" in line for line in left)
 
     # every run is findable by its search attributes
     query = f"VerleticaOrg = '{org}' AND WorkflowType = 'AgentRunWorkflow'"
