@@ -7,8 +7,9 @@ engine's units (cents, tool ids) stay one click away, in the detail.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
+from enum import StrEnum
 
 from domain.tools import REGISTRY
 
@@ -39,6 +40,19 @@ def money(cents: int, currency: str = "USD") -> str:
     whole, part = divmod(abs(cents), 100)  # whole numbers: a float would lose cents
     amount = f"{whole:,}.{part:02d}"
     return f"{sign}${amount}" if currency == "USD" else f"{sign}{amount} {currency}"
+
+
+def already_done(tool: str, payload: Mapping[str, object]) -> str:
+    """What was already done, as an owner reads it: ``Invoice NW-7 was already paid``,
+    ``This email to cfo@atlas.example was already sent``."""
+    spec = REGISTRY.get(tool)
+    given = payload.get(spec.resource_param) if spec and spec.resource_param else None
+    resource = " ".join(str(given).split()) if given is not None else None
+    if tool == "payments.pay":
+        return f"Invoice {resource} was already paid" if resource else "This was already paid"
+    if tool == "email.send":
+        return f"This email{f' to {resource}' if resource else ''} was already sent"
+    return f"This ({tool}{f' on {resource}' if resource else ''}) was already done"
 
 
 def tool_words(tool: str) -> str:
@@ -95,3 +109,51 @@ def _count(n: int, unit: str) -> str:
 def absolute(at: datetime) -> str:
     """An instant in full, for a tooltip beside :func:`ago`: ``2026-12-06 17:15 UTC``."""
     return f"{at.astimezone(UTC):%Y-%m-%d %H:%M} UTC"
+
+
+class Severity(StrEnum):
+    """How much a cause of a hold should worry its owner: the console colours it so."""
+
+    DANGER = "danger"
+    """It may be a mistake or a fraud: doing it twice, new bank details, words from outside."""
+    WARN = "warn"
+    """It breaks a limit the firm set: a cap, a deadline, a wall, another action at once."""
+    ROUTINE = "routine"
+    """The firm's rule for anything of this size or kind: a person signs it."""
+
+
+_SEVERITY = {
+    "already_done": Severity.DANGER,
+    "new_destination": Severity.DANGER,
+    "relays_outside_text": Severity.DANGER,
+    "unknown_sender": Severity.DANGER,
+    "spend_cap": Severity.WARN,
+    "spend_cap_currency": Severity.WARN,
+    "split_payments": Severity.WARN,
+    "delivery_overdue": Severity.WARN,
+    "collision": Severity.WARN,
+    "standing_hold": Severity.WARN,
+    "many_recipients": Severity.WARN,
+}
+
+
+def severity(rule: str) -> Severity:
+    """How worrying a hold's cause is, by its rule (unknown rules: routine)."""
+    return _SEVERITY.get(rule, Severity.ROUTINE)
+
+
+def causes_in_order(
+    rule: str, reason: str, causes: Sequence[tuple[str, str]] = ()
+) -> list[tuple[Severity, str]]:
+    """A hold's causes as its owner reads them: one line each, the most worrying first
+    (in the broker's order among equals). A hold recorded with one cause, or before
+    causes were kept, is its one reason, at its rule's severity (the worst of a
+    combined rule's)."""
+    if not causes:
+        worst = min((severity(r) for r in rule.split("+")), key=_RANK.__getitem__)
+        return [(worst, reason)]
+    ranked = sorted(enumerate(causes), key=lambda c: (_RANK[severity(c[1][0])], c[0]))
+    return [(severity(r), text) for _, (r, text) in ranked]
+
+
+_RANK = {Severity.DANGER: 0, Severity.WARN: 1, Severity.ROUTINE: 2}

@@ -200,6 +200,7 @@ def decision(row: DecisionRow | Row[Any]) -> Decision:
         stage=Stage(row.stage),
         rule=row.rule,
         reason=row.reason,
+        reasons=tuple((str(c[0]), str(c[1])) for c in row.reasons or ()),
         release=tuple(row.release),
         reach=tuple(row.reach),
         evidence=tuple(row.evidence),

@@ -619,6 +619,7 @@ class SqlGovernanceUnit:
                 "release": list(recorded.release),
                 "reach": list(recorded.reach),
                 "evidence": list(recorded.evidence),
+                "reasons": [list(cause) for cause in recorded.reasons],
                 "mode": recorded.mode.value,
                 "enforced": None if recorded.enforced is None else recorded.enforced.value,
                 "intent_digest": intent.digest,

@@ -233,6 +233,10 @@ class DecisionRow(SQLModel, table=True):
     evidence: list[str] = Field(
         default_factory=list, sa_column=Column(JSON, nullable=False, server_default="[]")
     )
+    reasons: list[list[str]] = Field(
+        default_factory=list, sa_column=Column(JSON, nullable=False, server_default="[]")
+    )
+    """For a hold of several causes: each one's [rule, reason]."""
     mode: str = Field(default="enforce", sa_column_kwargs={"server_default": "enforce"})
     enforced: str | None = None
     """In observe mode: what enforcement would have decided."""

@@ -73,7 +73,9 @@ def waiting_lines(report: DemoReport, console_url: str) -> list[str]:
     for item in report.waiting:
         if item.get("kind") == "withheld":
             continue
-        said = {e["label"]: e["detail"] for e in item.get("evidence", ())}
+        said: dict[str, str] = {}
+        for e in item.get("evidence", ()):  # the first of a label: the most worrying cause
+            said.setdefault(e["label"], e["detail"])
         reason = said.get("already done") or said.get("reason") or said.get("summary") or ""
         if not reason and "constraint" in said:
             reason = said["constraint"] + (

@@ -41,7 +41,7 @@ from domain.organization.contracts import (
     payload_problem,
 )
 from domain.organization.kinds import CharterStatus, PrincipalKind, PrincipalStatus, StaffRole
-from domain.words import money, tool_words
+from domain.words import already_done, money, tool_words
 
 UNBOUNDED_SPEND = 10**15
 """What a malformed amount counts as: more than any budget or cap."""
@@ -67,6 +67,9 @@ class Hold:
     by_human: bool = True
     """False when no human may release it (a collision: only the other intents'
     completing does)."""
+    parts: tuple[tuple[str, str], ...] = ()
+    """For a hold of several causes (``reason`` joins them): each cause's rule and
+    reason."""
 
 
 @dataclass(slots=True)
@@ -420,7 +423,12 @@ def _egress(p: _Path) -> Reject | Hold | None:
                 "may establish it), and the run proposes again"
             )
     rule = "+".join(dict.fromkeys(rule for rule, _ in held))
-    return Hold(rule, "; ".join(reason for _, reason in held), tuple(dict.fromkeys(release)))
+    return Hold(
+        rule,
+        "; ".join(reason for _, reason in held),
+        tuple(dict.fromkeys(release)),
+        parts=tuple(held) if len(held) > 1 else (),
+    )
 
 
 def _narrow_standing(p: _Path) -> Standing | None:
@@ -635,7 +643,8 @@ def _collisions(p: _Path) -> Hold | None:
         p.evidence = done
         return Hold(
             REPEAT_RULE,
-            f"{key} was already done by another intent; {p.tool.name} is not repeated silently",
+            f"{already_done(p.tool.name, p.intent.payload)} (by another intent), and "
+            f"{tool_words(p.tool.name)} is not repeated silently",
             (
                 f"a human staffed as approver on {', '.join(sorted(p.reach))} approves "
                 f"doing it again with this exact intent (digest {p.intent.digest[:12]}…)",
@@ -728,6 +737,7 @@ def evaluate(
     reach = tuple(sorted(path.reach or known_reach(intent, snap.records)))
     release: tuple[str, ...] = ()
     evidence: tuple[str, ...] = ()
+    reasons: tuple[tuple[str, str], ...] = ()
     if rejection is not None:
         outcome, rule, reason = Outcome.REJECT, rejection.rule, rejection.reason
     elif path.holds:
@@ -735,6 +745,8 @@ def evaluate(
         outcome = Outcome.HOLD
         rule = "+".join(h.rule for _, h in path.holds)
         reason = "; ".join(h.reason for _, h in path.holds)
+        causes = tuple(c for _, h in path.holds for c in (h.parts or ((h.rule, h.reason),)))
+        reasons = causes if len(causes) > 1 else ()
         release = tuple(dict.fromkeys(r for _, h in path.holds for r in h.release))
         evidence = path.evidence
     else:
@@ -745,6 +757,7 @@ def evaluate(
         stage=stage,
         rule=rule,
         reason=reason,
+        reasons=reasons,
         release=release,
         reach=reach,
         evidence=evidence,

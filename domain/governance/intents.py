@@ -170,6 +170,9 @@ class Decision(Frozen):
     stage: Stage
     rule: str
     reason: str
+    reasons: tuple[tuple[str, str], ...] = ()
+    """For a hold of several causes (``reason`` joins them with "; "): each cause's rule
+    and reason, in the order the stages found them; empty for a single cause."""
     release: tuple[str, ...] = ()
     """For a hold: what would need to be true to release it."""
     reach: tuple[str, ...] = ()

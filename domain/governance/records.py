@@ -44,6 +44,8 @@ def decision_draft(intent: Intent, decision: Decision, event_key: str, actor: st
     }
     if decision.enforced is not None:
         payload["enforced"] = decision.enforced
+    if decision.reasons:
+        payload["reasons"] = [list(cause) for cause in decision.reasons]
     return AuditDraft(
         event_key=event_key,
         actor=actor,

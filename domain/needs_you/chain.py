@@ -59,6 +59,8 @@ class HeldIntent(Frozen):
     stage: str
     rule: str
     reason: str
+    causes: tuple[tuple[str, str], ...] = ()
+    """For a hold of several causes: each one's rule and reason (``reason`` joins them)."""
     release: tuple[str, ...] = ()
     """What would release it, as the broker said (newest hold)."""
     evidence: tuple[str, ...] = ()
@@ -209,6 +211,17 @@ def _strings(value: object) -> tuple[str, ...]:
     return tuple(v for v in value if isinstance(v, str))
 
 
+def causes_of(payload: dict[str, Any]) -> tuple[tuple[str, str], ...]:
+    """A decision entry's causes (rule, reason), as the broker recorded them; none for
+    a single cause or an entry from before causes were kept."""
+    found = payload.get("reasons")
+    if not isinstance(found, list):
+        return ()
+    return tuple(
+        (str(c[0]), str(c[1])) for c in found if isinstance(c, list | tuple) and len(c) == 2
+    )
+
+
 def _held(entry: AuditEntry, story: IntentStory) -> HeldIntent:
     p = entry.payload
     intent = p.get("intent") or {}
@@ -228,6 +241,7 @@ def _held(entry: AuditEntry, story: IntentStory) -> HeldIntent:
         stage=entry.stage,
         rule=entry.rule,
         reason=str(p.get("reason", "")),
+        causes=causes_of(p),
         release=tuple(str(r) for r in p.get("release", ())),
         evidence=tuple(str(e) for e in p.get("evidence", ())),
         reach=tuple(str(r) for r in p.get("reach", ())),

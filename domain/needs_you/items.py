@@ -12,6 +12,7 @@ from pydantic import Field
 
 from domain.organization.contracts import Frozen, UtcInstant
 from domain.organization.visibility import may_read
+from domain.words import Severity
 
 
 class ItemKind(StrEnum):
@@ -66,6 +67,9 @@ class Evidence(Frozen):
     detail: str
     ref: str | None = None
     """Where to find it: an audit sequence (``audit#12``), an intent or a run id."""
+    severity: Severity | None = None
+    """For a cause of a hold: how much it should worry the owner (the console colours
+    it); None for the rest."""
 
 
 class QueueItem(Frozen):

@@ -208,6 +208,25 @@ WITHHELD_EVIDENCE = "withheld: it names work outside your projects"
 """What a reader sees of a reason that names work beyond their projects."""
 
 
+def _split(
+    readable: frozenset[str], evidence: tuple[str, ...], reach_of: Mapping[str, Iterable[str]]
+) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """``evidence`` as (what the reader may see, the intents they may not)."""
+    kept: list[str] = []
+    hidden: list[str] = []
+    for intent_id in evidence:
+        if intent_id.startswith("record:"):  # a record the run read: within its reach
+            kept.append(intent_id)
+            continue
+        reach = reach_of.get(intent_id)
+        (kept if reach is not None and may_read(readable, reach) else hidden).append(intent_id)
+    return tuple(kept), tuple(hidden)
+
+
+def _withheld(part: str, hidden: tuple[str, ...]) -> str:
+    return WITHHELD_EVIDENCE if any(i in part for i in hidden) else part
+
+
 def evidence_for(
     readable: frozenset[str] | None,
     evidence: Iterable[str],
@@ -222,20 +241,31 @@ def evidence_for(
     evidence = tuple(evidence)
     if readable is None:
         return evidence, reason
-    kept: list[str] = []
-    hidden: list[str] = []
-    for intent_id in evidence:
-        if intent_id.startswith("record:"):  # a record the run read: within its reach
-            kept.append(intent_id)
-            continue
-        reach = reach_of.get(intent_id)
-        (kept if reach is not None and may_read(readable, reach) else hidden).append(intent_id)
+    kept, hidden = _split(readable, evidence, reach_of)
     if hidden:
-        parts = reason.split("; ")
-        reason = "; ".join(
-            WITHHELD_EVIDENCE if any(i in part for i in hidden) else part for part in parts
-        )
-    return tuple(kept), reason
+        reason = "; ".join(_withheld(part, hidden) for part in reason.split("; "))
+    return kept, reason
+
+
+def causes_for(
+    readable: frozenset[str] | None,
+    evidence: Iterable[str],
+    causes: Iterable[tuple[str, str]],
+    reach_of: Mapping[str, Iterable[str]],
+) -> tuple[tuple[str, str], ...]:
+    """A hold's causes (rule, reason) as :func:`evidence_for` shows its reason: each
+    part of a cause's reason that names an intent beyond the reader's projects is
+    withheld."""
+    causes = tuple(causes)
+    if readable is None:
+        return causes
+    _, hidden = _split(readable, tuple(evidence), reach_of)
+    if not hidden:
+        return causes
+    return tuple(
+        (rule, "; ".join(_withheld(part, hidden) for part in reason.split("; ")))
+        for rule, reason in causes
+    )
 
 
 def decision_for(
@@ -246,4 +276,5 @@ def decision_for(
     evidence, reason = evidence_for(readable, decision.evidence, decision.reason, reach_of)
     if evidence == decision.evidence and reason == decision.reason:
         return decision
-    return decision.model_copy(update={"evidence": evidence, "reason": reason})
+    causes = causes_for(readable, decision.evidence, decision.reasons, reach_of)
+    return decision.model_copy(update={"evidence": evidence, "reason": reason, "reasons": causes})

@@ -25,6 +25,7 @@ from domain.governance.outbound import RELAY_WORDS, outbound
 from domain.organization.contracts import Staffing
 from domain.organization.kinds import DestinationKind, StaffRole
 from domain.tools import REGISTRY
+from domain.words import Severity, causes_in_order
 from tests.unit.test_governance_broker_properties import (
     NOW,
     PROP,
@@ -517,3 +518,22 @@ def test_reading_what_goes_out_before_the_lock_decides_as_reading_it_under_the_l
         other = REGISTRY["email.send" if intent.tool == "payments.pay" else "payments.pay"]
         stray = outbound(other, intent.payload)
         assert evaluate(intent, snap, STAGES, stray).decision == alone
+
+
+def test_each_cause_of_a_hold_is_kept_and_read_most_worrying_first() -> None:
+    """New bank details on a large payment: two causes, each with its rule; the joined
+    reason is unchanged, and the owner reads the new bank details first."""
+    large = payment(5_000_000, payee="Northwind Supplies", memo="due", account=NEW_IBAN)
+    got = decided(large, sources=(INVOICE,))
+    assert got.outcome is Outcome.HOLD
+    rules = [rule for rule, _ in got.reasons]
+    assert set(rules) == set(got.rule.split("+")) and len(rules) >= 2
+    assert got.reason == "; ".join(text for _, text in got.reasons)
+    lines = causes_in_order(got.rule, got.reason, got.reasons)
+    assert lines[0][0] is Severity.DANGER
+    assert "the bank account ending 3459" in lines[0][1]
+    assert [s for s, _ in lines] == sorted((s for s, _ in lines), key=list(Severity).index)
+    # one cause: none kept beside the reason
+    single = decided(pay(account=NEW_IBAN), sources=(INVOICE,))
+    assert single.reasons == ()
+    assert causes_in_order(single.rule, single.reason) == [(Severity.DANGER, single.reason)]

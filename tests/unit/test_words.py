@@ -7,7 +7,17 @@ from datetime import UTC, datetime, timedelta
 from hypothesis import given
 from hypothesis import strategies as st
 
-from domain.words import absolute, action, ago, done_words, money, tool_words
+from domain.words import (
+    Severity,
+    absolute,
+    action,
+    ago,
+    causes_in_order,
+    done_words,
+    money,
+    severity,
+    tool_words,
+)
 
 
 def test_money_reads_as_money() -> None:
@@ -71,3 +81,29 @@ def test_a_later_time_never_reads_as_longer_ago(seconds: int) -> None:
     order = ["just now", "minute", "hour", "yesterday", "days ago", "20"]
     position = [next(i for i, w in enumerate(order) if w in s) for s in (first, later)]
     assert position[1] <= position[0], (first, later)
+
+
+RULES = st.sampled_from(
+    ["already_done", "new_destination", "spend_cap", "collision", "money_over_threshold", "x"]
+)
+
+
+@given(st.lists(st.tuples(RULES, st.text(min_size=1, max_size=20)), min_size=2, max_size=6))
+def test_a_holds_causes_are_all_shown_most_worrying_first(causes: list[tuple[str, str]]) -> None:
+    rule = "+".join(r for r, _ in causes)
+    lines = causes_in_order(rule, "; ".join(t for _, t in causes), causes)
+    assert sorted(t for _, t in lines) == sorted(t for _, t in causes)  # none lost
+    ranks = [list(Severity).index(s) for s, _ in lines]
+    assert ranks == sorted(ranks)
+    assert [s for s, _ in lines] == sorted(
+        (severity(r) for r, _ in causes), key=list(Severity).index
+    )
+
+
+def test_a_reason_recorded_before_causes_were_kept_is_one_line_at_its_worst_rule() -> None:
+    assert causes_in_order("money_over_threshold", "over $1,000") == [
+        (Severity.ROUTINE, "over $1,000")
+    ]
+    assert causes_in_order("money_over_threshold+already_done", "a; b") == [
+        (Severity.DANGER, "a; b")
+    ]

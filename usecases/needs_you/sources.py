@@ -17,11 +17,11 @@ from domain.needs_you.chain import ChainStory, FailedRun, HeldIntent
 from domain.needs_you.items import ActionKind, Evidence, ItemAction, ItemKind, QueueItem
 from domain.organization.contracts import Commitment, Obligation, SpendCap
 from domain.organization.kinds import ReviewState
-from domain.organization.visibility import evidence_for
+from domain.organization.visibility import causes_for, evidence_for
 from domain.runs.failures import NEXT_STEP, retries_left
 from domain.runs.run import DEFAULT_HOLD_SECONDS
 from domain.tools import REGISTRY
-from domain.words import action, money
+from domain.words import action, already_done, causes_in_order, money
 from usecases.context import Ports
 from usecases.runs import asker_of
 
@@ -90,17 +90,8 @@ ALREADY_DONE = "already done"
 
 def _done_before(hold: HeldIntent) -> str:
     """What was already done, as an owner reads it: approving does it a second time."""
-    tool = REGISTRY.get(hold.tool)
-    given = hold.payload.get(tool.resource_param) if tool and tool.resource_param else None
-    resource = " ".join(str(given).split()) if given is not None else None
-    if hold.tool == "payments.pay":
-        what = f"Invoice {resource} was already paid" if resource else "This was already paid"
-        return f"{what}: approving pays it a second time."
-    if hold.tool == "email.send":
-        to = f" to {resource}" if resource else ""
-        return f"This email{to} was already sent: approving sends it a second time."
-    on = f" on {resource}" if resource else ""
-    return f"This ({hold.tool}{on}) was already done: approving does it a second time."
+    again = {"payments.pay": "pays it", "email.send": "sends it"}.get(hold.tool, "does it")
+    return f"{already_done(hold.tool, hold.payload)}: approving {again} a second time."
 
 
 def _asker(context: QueueContext, hold: HeldIntent) -> str:
@@ -123,10 +114,17 @@ class HeldIntents:
             rests_on, reason = evidence_for(
                 context.readable, hold.evidence, hold.reason, context.intent_reach
             )
+            causes = causes_for(context.readable, hold.evidence, hold.causes, context.intent_reach)
             repeat = repeats_a_write(hold.rule)
             evidence = [
                 *((Evidence(label=ALREADY_DONE, detail=_done_before(hold)),) if repeat else ()),
-                Evidence(label="reason", detail=reason, ref=f"audit#{hold.audit_seq}"),
+                # each cause a line, the most worrying first
+                *(
+                    Evidence(
+                        label="reason", detail=line, ref=f"audit#{hold.audit_seq}", severity=tone
+                    )
+                    for tone, line in causes_in_order(hold.rule, reason, causes)
+                ),
                 Evidence(label="rule", detail=f"{hold.stage}: {hold.rule}"),
                 *(Evidence(label="release", detail=r) for r in hold.release),
                 *(
