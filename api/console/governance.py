@@ -25,6 +25,7 @@ from domain.needs_you.items import ItemKind, QueueItem
 from domain.words import action, done_words
 from usecases import audit, counterfactual, needs_you, organization, runs
 from usecases.context import Ports
+from usecases.run_list import names
 
 router = APIRouter()
 
@@ -117,7 +118,7 @@ async def intent_context(
     )
     trail = await run_in_threadpool(audit.audit, ports, org_id, principal, verify=False)
     people = await run_in_threadpool(organization.principals, ports, org_id, principal)
-    handles = {p.id: p.handle for p in people}
+    handles = names(people)  # people and agents by name
     story = [_step(e, handles) for e in trail.entries if e.intent_id == intent_id]
     decided = next((s for s in reversed(story) if s.what in _DECIDED), None)
     asker = runs.asker_of(ports, intent.requested_by, run_id)

@@ -10,6 +10,7 @@ from fastapi import APIRouter, Request
 from fastapi.responses import Response
 from starlette.concurrency import run_in_threadpool
 
+from api.console import session as cookies
 from api.console.actions import ACT_FIELDS, ActRequest, act
 from api.console.forms import readable
 from api.console.governance import INTENT_PAGE, intent_context
@@ -24,7 +25,7 @@ from api.console.pages import (
     status_of,
 )
 from api.console.session import Session
-from usecases import needs_you
+from usecases import decided, needs_you
 from usecases.context import Ports
 
 router = APIRouter()
@@ -64,10 +65,29 @@ async def queue(request: Request, partial: bool = False, start: int = 0) -> Resp
 
     async def page(ports: Ports, principal: str, found: Session) -> Response:
         view = await run_in_threadpool(needs_you.needs_you, ports, org_of(found), principal)
-        name = "queue_items.html" if partial else "queue.html"
-        return render(request, name, session=found, kept={}, **_queue_page(view, start))
+        if partial:
+            return render(
+                request, "queue_items.html", session=found, kept={}, **_queue_page(view, start)
+            )
+        return render(
+            request,
+            "queue.html",
+            session=found,
+            kept={},
+            confirmations=await _confirmations(request, ports, principal, found),
+            **_queue_page(view, start),
+        )
 
     return await serve(request, page)
+
+
+async def _confirmations(
+    request: Request, ports: Ports, principal: str, found: Session
+) -> list[decided.DecidedLine]:
+    """The person's decisions they have not dismissed yet (the newest few)."""
+    seen = cookies.seen_up_to(request, found)
+    lines = await run_in_threadpool(decided.decided_by, ports, org_of(found), principal, 10)
+    return [line for line in lines if line.seq > seen]
 
 
 KEPT_FIELDS = ("item", "action", "subject", "reason", "answer", "name")

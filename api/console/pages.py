@@ -121,11 +121,26 @@ def render(request: Request, name: str, code: int = 200, **context: Any) -> HTML
     if name not in NO_FLASH and console is not None:
         shown = cookies.take_flash(request, console.session_key, context.get("session"))
     response = templates.TemplateResponse(
-        request, name, {**context, "notice": shown or ""}, status_code=code
+        request,
+        name,
+        {**context, "notice": shown or "", "me": _me(request, context)},
+        status_code=code,
     )
     if shown is not None:
         cookies.clear_flash(response)
     return response
+
+
+def _me(request: Request, context: dict[str, Any]) -> str:
+    """The signed-in person's name, for the header ("" before they belong to a firm)."""
+    found = context.get("session")
+    if not isinstance(found, Session) or found.principal_id is None or found.org_id is None:
+        return ""
+    try:
+        person = ports_of(request).directory.principal(found.org_id, found.principal_id)
+    except NotFound:
+        return ""
+    return person.display_name or person.handle
 
 
 def flash_back(request: Request, found: Session, back: str, text: str) -> RedirectResponse:

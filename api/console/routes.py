@@ -3,7 +3,8 @@
 Each group is a module along its capability's stem (what every page shares is
 :mod:`api.console.pages`): :mod:`~api.console.ingress` (signing in and out),
 :mod:`~api.console.organization` (onboarding, the workspace), :mod:`~api.console.needs_you`
-(the queue, its actions, the autonomy metrics), :mod:`~api.console.governance` (a held
+(the queue, its actions, the autonomy metrics), :mod:`~api.console.decided` (what you
+decided), :mod:`~api.console.governance` (a held
 intent), :mod:`~api.console.runs`, :mod:`~api.console.agents` and :mod:`~api.console.audit`.
 """
 
@@ -11,8 +12,17 @@ from __future__ import annotations
 
 from fastapi import APIRouter
 
-from api.console import agents, audit, governance, ingress, needs_you, organization, runs
+from api.console import (
+    agents,
+    audit,
+    decided,
+    governance,
+    ingress,
+    needs_you,
+    organization,
+    runs,
+)
 
 router = APIRouter(prefix="/console", include_in_schema=False)
-for group in (ingress, organization, needs_you, governance, runs, agents, audit):
+for group in (ingress, organization, needs_you, decided, governance, runs, agents, audit):
     router.include_router(group.router)

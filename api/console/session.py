@@ -153,3 +153,20 @@ def take_flash(request: Request, key: bytes, session: Session | None) -> str | N
 def clear_flash(response: Response) -> None:
     """The flash was shown: forget it."""
     response.delete_cookie(FLASH_COOKIE, path="/console")
+
+
+SEEN_COOKIE = "vl_seen"
+SEEN_SECONDS = 400 * 24 * 3600
+"""How long the console remembers which of your decisions' confirmations you dismissed."""
+
+
+def mark_seen(response: Response, request: Request, session: Session, seq: int) -> None:
+    """The person dismissed the confirmations of their decisions up to chain entry ``seq``
+    (hiding a confirmation is all it does: no signature needed, bound to the person)."""
+    _set(response, request, SEEN_COOKIE, f"{session.principal_id}:{seq}", SEEN_SECONDS)
+
+
+def seen_up_to(request: Request, session: Session) -> int:
+    """Up to which chain entry the person dismissed their confirmations (0: none)."""
+    who, _, seq = request.cookies.get(SEEN_COOKIE, "").rpartition(":")
+    return int(seq) if who == session.principal_id and seq.isdigit() else 0

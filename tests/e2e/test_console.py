@@ -512,7 +512,7 @@ async def test_a_link_with_a_message_shows_nothing_and_a_decision_is_told_once(
 
     await until(reloaded, what="the page shows the decision")
     await expect(page.locator("p.message")).to_have_count(0)  # the flash was shown once
-    await expect(decided).to_contain_text("Denied by ada at")
+    await expect(decided).to_contain_text("Denied by Ada at")
     await expect(decided).to_contain_text("not this month")
     await expect(
         page.get_by_role("heading", name=re.compile(r"^A payment of .+: denied$"))
@@ -523,7 +523,7 @@ async def test_a_link_with_a_message_shows_nothing_and_a_decision_is_told_once(
     assert run is not None
     await page.goto(f"{console.url}/console/runs/{run[2]}")
     await page.get_by_role("link", name=re.compile(r"^A payment of ")).first.click()
-    await expect(page.locator("#decided")).to_contain_text("Denied by ada")
+    await expect(page.locator("#decided")).to_contain_text("Denied by Ada")
     assert page.url.endswith(f"/console/intents/{intent}")
 
 

@@ -191,6 +191,7 @@ async def _pages(c: Console) -> list[str]:
         "/console/agents",
         "/console/audit",
         "/console/metrics",
+        "/console/decided",
     ]
 
 
@@ -238,3 +239,40 @@ async def test_every_page_passes_axe_and_fits_a_phone(fleet: Console, scheme: st
                     found[key].append(f"scrolls sideways by {sideways} px")
         await context.close()
     assert {k: v for k, v in found.items() if v} == {}
+
+
+async def test_a_decision_stays_confirmed_until_dismissed_and_is_listed_as_yours(
+    fleet: Console,
+) -> None:
+    intent = await _held(fleet, "DEC-1")
+    page = await fleet.signed_in("ada@hv.example")
+    item = page.locator(f'li.item[data-subject="{intent}"]')
+    await item.get_by_role("button", name="Approve").click()
+    await until(fleet.payments, accept=lambda n: n == 1, what="the payment is made")
+    confirmed = page.locator("#confirmations")
+
+    async def paid() -> str:
+        await page.goto(f"{fleet.url}/console/queue")
+        return await confirmed.inner_text() if await confirmed.count() else ""
+
+    said = await until(paid, accept=lambda text: "paid" in text, what="the confirmation says paid")
+    assert "You approved" in said and "A payment of $2,000.00 to" in said
+    await page.reload()  # it stays
+    await expect(confirmed).to_contain_text("You approved")
+    await confirmed.get_by_role("button", name="Dismiss").click()
+    await expect(confirmed).to_have_count(0)
+    await page.reload()
+    await expect(confirmed).to_have_count(0)
+    # What you decided keeps it for good, in your words.
+    await page.get_by_role("link", name="What you decided").click()
+    row = page.locator("#decided-list tbody tr")
+    await expect(row).to_have_count(1)
+    await expect(row).to_contain_text("approved")
+    await expect(row).to_contain_text("paid")
+    await row.get_by_role("link").click()
+    await expect(page.locator("#decided")).to_contain_text("Approved by Ada")
+    # Ben decided nothing: his list is empty, and Ada's decision is not his.
+    ben = await fleet.signed_in("ben@hv.example")
+    await ben.goto(f"{fleet.url}/console/decided")
+    await expect(ben.locator("#decided-list tbody tr")).to_contain_text("Nothing yet")
+    await expect(ben.locator("#confirmations")).to_have_count(0)

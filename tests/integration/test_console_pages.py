@@ -111,11 +111,11 @@ def test_a_held_intent_stays_readable_after_it_is_decided(web: tuple, ending: st
     summary = _text(decided.group(1))
     what = ending.split()[0]
     when = r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC"
-    by = "the run" if ending == "expired" else "ada"
+    by = "the run" if ending == "expired" else "Ada"
     if ending == "expired":
         assert re.match(rf" ?Expired at {when}, no one having decided it", summary), summary
     else:
-        assert re.match(rf" ?{what.capitalize()} by ada at {when}", summary), summary
+        assert re.match(rf" ?{what.capitalize()} by Ada at {when}", summary), summary
     assert ("Its write happened" in summary) is (ending == "approved and paid")
     # What the broker said, and the record: held, then the decision (and the write).
     assert "money_over_threshold" in said and "approval threshold" in said
