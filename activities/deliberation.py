@@ -16,6 +16,7 @@ from domain.deliberation.gate import GATE_RULE, GateResult, gate
 from domain.deliberation.prompts import feedback, persona_prompt, persona_system_prompt
 from domain.deliberation.state import (
     DELIBERATION_STAGE,
+    QUESTION_PREFIX,
     DeliberationBegun,
     DeliberationInput,
     PersonaRound,
@@ -64,7 +65,7 @@ class DeliberationActivities:
             ) from exc
         record = new_run(
             agent,
-            f"Deliberation: {start.question}",
+            f"{QUESTION_PREFIX}{start.question}",
             self._directory.staffing(start.org_id, agent.id),
             started_by=start.requested_by,
             client_key=f"deliberation:{start.deliberation_id}",

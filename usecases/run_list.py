@@ -9,7 +9,7 @@ from collections.abc import Iterable
 from pydantic import BaseModel
 
 from domain.organization.contracts import Principal
-from domain.runs.outcome import RunEnd, RunOutcome, matches, outcome_of
+from domain.runs.outcome import PartOf, RunEnd, RunOutcome, matches, outcome_of, part_of
 from domain.runs.run import CANCELLED_ERROR, RunRecord, RunStatus
 from usecases.context import Ports
 from usecases.runs import RECENT_SCANNED, RunView, recent_runs
@@ -27,6 +27,8 @@ class RunLine(BaseModel):
     """The agent's name."""
     asked_by: str | None
     """Who asked for it, by name (None: no person, a schedule or the system)."""
+    part_of: PartOf | None = None
+    """The work graph or deliberation it is part of."""
 
 
 def names(people: Iterable[Principal]) -> dict[str, str]:
@@ -73,6 +75,7 @@ async def listed_runs(
                     outcome=outcome,
                     agent=who.get(run.agent_id, run.agent_id),
                     asked_by=None if run.started_by is None else who.get(run.started_by),
+                    part_of=part_of(run.client_key),
                 )
             )
             if len(found) == limit:

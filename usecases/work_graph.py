@@ -75,7 +75,13 @@ async def graph_view(ports: Ports, graph_id: str, actor_id: str) -> tuple[str, G
     for step in state.steps:
         if step.run_id is not None and not may_read(allowed, ports.runs.reach(step.run_id)):
             step = step.model_copy(
-                update={"summary": "", "withheld": True, "run_id": None, "workflow_id": None}
+                update={
+                    "summary": "",
+                    "task": "",
+                    "withheld": True,
+                    "run_id": None,
+                    "workflow_id": None,
+                }
             )
         steps.append(step)
     return status, state.model_copy(update={"steps": tuple(steps)})

@@ -92,7 +92,9 @@ class WorkGraphWorkflow:
     async def run(self, start: GraphInput) -> GraphState:
         self._graph_id, self._org_id, self._name = start.graph_id, start.org_id, start.graph.name
         self._steps = {
-            s.id: StepState(id=s.id, agent=start.handles.get(s.agent, s.agent))
+            s.id: StepState(
+                id=s.id, agent=start.handles.get(s.agent, s.agent), task=s.task, after=s.after
+            )
             for s in start.graph.steps
         }
         await asyncio.gather(*(self._step(start, step) for step in start.graph.steps))

@@ -8,16 +8,18 @@ request does (the token proven again, the budgets charged)."""
 
 from __future__ import annotations
 
+import asyncio
+import hashlib
 import secrets
 import uuid
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, quote, urlsplit
 
 from fastapi import Request
-from fastapi.responses import HTMLResponse, RedirectResponse, Response
+from fastapi.responses import HTMLResponse, RedirectResponse, Response, StreamingResponse
 from fastapi.templating import Jinja2Templates
 from markupsafe import Markup
 from starlette.concurrency import run_in_threadpool
@@ -247,3 +249,43 @@ def org_of(found: Session) -> str:
     if found.org_id is None:
         raise NotFound("you belong to no organization yet")
     return found.org_id
+
+
+LIVE_EVERY = 0.4
+"""How often (seconds) an open page's stream looks again: a change reaches the page
+within this and the render."""
+LIVE_FOR = 600.0
+"""How long one stream lasts (seconds); the browser opens the next by itself."""
+
+
+def live(
+    request: Request, template: str, context: Callable[[], Awaitable[dict[str, Any]]]
+) -> StreamingResponse:
+    """A page's changing part (``template`` over ``context()``) as server-sent events: at
+    once, then whenever it changes, for :data:`LIVE_FOR` seconds. The reader was checked
+    by :func:`serve` as for the page; ``context`` reads as them each time."""
+
+    async def events() -> AsyncIterator[str]:
+        sent = ""
+        loop = asyncio.get_running_loop()
+        ends = loop.time() + LIVE_FOR
+        while loop.time() < ends and not await request.is_disconnected():
+            try:
+                shown = await context()
+            except Unavailable:
+                # Temporal out of reach a moment: the page keeps what it shows
+                await asyncio.sleep(LIVE_EVERY)
+                continue
+            html = templates.get_template(template).render(request=request, **shown)
+            mark = hashlib.sha256(html.encode()).hexdigest()
+            if mark != sent:
+                sent = mark
+                yield "event: live\n" + "".join(f"data: {line}\n" for line in html.splitlines())
+                yield "\n"
+            await asyncio.sleep(LIVE_EVERY)
+
+    return StreamingResponse(
+        events(),
+        media_type="text/event-stream",
+        headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"},
+    )

@@ -16,13 +16,26 @@ from api.console import (
     agents,
     audit,
     decided,
+    deliberation,
     governance,
     ingress,
     needs_you,
     organization,
     runs,
+    work_graph,
 )
 
 router = APIRouter(prefix="/console", include_in_schema=False)
-for group in (ingress, organization, needs_you, decided, governance, runs, agents, audit):
+for group in (
+    ingress,
+    organization,
+    needs_you,
+    decided,
+    governance,
+    runs,
+    work_graph,
+    deliberation,
+    agents,
+    audit,
+):
     router.include_router(group.router)

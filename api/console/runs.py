@@ -4,40 +4,30 @@ live (server-sent events: the page's changing part, sent again whenever it chang
 
 from __future__ import annotations
 
-import asyncio
-import hashlib
-from collections.abc import AsyncIterator
 from typing import Any
 
 from fastapi import APIRouter, Request
-from fastapi.responses import Response, StreamingResponse
+from fastapi.responses import Response
 from starlette.concurrency import run_in_threadpool
 
 from api.console.forms import readable
 from api.console.pages import (
     FORM_REFUSALS,
     flash_back,
+    live,
     org_of,
     read_form,
     render,
     serve,
     status_of,
-    templates,
 )
 from api.console.session import Session
-from domain.errors import Unavailable
 from domain.organization.kinds import PrincipalKind
-from domain.runs.outcome import RunOutcome
+from domain.runs.outcome import RunOutcome, part_of
 from usecases import organization, run_list, runs
 from usecases.context import Ports
 
 router = APIRouter()
-
-LIVE_EVERY = 0.4
-"""How often (seconds) an open run page's stream looks at its run: a change reaches the
-page within this and the render."""
-LIVE_FOR = 600.0
-"""How long one stream lasts (seconds); the browser opens the next by itself."""
 
 FILTERS = (
     RunOutcome.WAITING,
@@ -147,6 +137,7 @@ async def _run_context(ports: Ports, principal: str, found: Session, run_id: str
         "agent": who.get(view.agent_id, view.agent_id),
         "asked": None if view.started_by is None else who.get(view.started_by, view.started_by),
         "started_at": None if record is None else record.created_at,
+        "part_of": None if record is None else part_of(record.client_key),
     }
 
 
@@ -164,40 +155,10 @@ async def run_detail(request: Request, run_id: str) -> Response:
 
 @router.get("/runs/{run_id}/live", response_model=None)
 async def run_live(request: Request, run_id: str) -> Response:
-    """The run page's changing part as server-sent events: sent first at once, then
-    whenever it changes, for :data:`LIVE_FOR` seconds (the browser then asks again).
-    The reader is checked as for the page, once per stream."""
+    """The run page's changing part, as server-sent events (:func:`live`)."""
 
     async def page(ports: Ports, principal: str, found: Session) -> Response:
         await runs.run_view(ports, run_id, principal)  # a run they may not read: refused
-
-        async def events() -> AsyncIterator[str]:
-            sent = ""
-            loop = asyncio.get_running_loop()
-            ends = loop.time() + LIVE_FOR
-            while loop.time() < ends:
-                if await request.is_disconnected():
-                    return
-                try:
-                    shown = await _run_context(ports, principal, found, run_id)
-                except Unavailable:
-                    # Temporal out of reach a moment: the page keeps what it shows
-                    await asyncio.sleep(LIVE_EVERY)
-                    continue
-                html = templates.get_template("run_live.html").render(
-                    session=found, request=request, **shown
-                )
-                mark = hashlib.sha256(html.encode()).hexdigest()
-                if mark != sent:
-                    sent = mark
-                    yield "event: run\n" + "".join(f"data: {line}\n" for line in html.splitlines())
-                    yield "\n"
-                await asyncio.sleep(LIVE_EVERY)
-
-        return StreamingResponse(
-            events(),
-            media_type="text/event-stream",
-            headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"},
-        )
+        return live(request, "run_live.html", lambda: _run_context(ports, principal, found, run_id))
 
     return await serve(request, page)

@@ -121,6 +121,12 @@ def pages(report: DemoReport, intent: str) -> list[tuple[str, str]]:
         ("09-metrics", "/console/metrics"),
         ("12-held-new-bank-details", f"/console/intents/{_redirected(report)}"),
         ("13-agents", "/console/agents"),
+        ("14-work-graph", f"/console/graphs/{report.graph['state']['graph_id']}"),
+        (
+            "15-deliberation",
+            f"/console/deliberations/{report.deliberation['state']['deliberation_id']}",
+        ),
+        ("16-decided", "/console/decided"),
     ]
 
 

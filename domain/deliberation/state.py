@@ -68,6 +68,9 @@ SYNTHESIS = "synthesis"
 """The key of the synthesising run's reply among scripted replies."""
 
 
+QUESTION_PREFIX = "Deliberation: "
+"""A deliberation's run's task: this, then the question."""
+
 DELIBERATION_STAGE = "deliberation"
 """The stage of a round's audit entry."""
 

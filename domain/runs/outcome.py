@@ -95,3 +95,27 @@ def matches(outcome: RunOutcome, wanted: Iterable[RunOutcome]) -> bool:
     """Whether a filter that asks for ``wanted`` (empty: everything) shows ``outcome``."""
     chosen = set(wanted)
     return not chosen or outcome in chosen
+
+
+class PartOf(Frozen):
+    """The larger work a run is part of: a step of a work graph, or a deliberation's
+    synthesis (its client key says which)."""
+
+    kind: str
+    """``graph`` or ``deliberation``."""
+    id: str
+    step: str = ""
+
+
+def part_of(client_key: str | None) -> PartOf | None:
+    """What a run's client key says it is part of (``graph:<id>:<step>``,
+    ``deliberation:<id>``); None for a run started on its own."""
+    if client_key is None:
+        return None
+    kind, _, rest = client_key.partition(":")
+    if kind == "graph" and ":" in rest:
+        graph_id, _, step = rest.rpartition(":")
+        return PartOf(kind="graph", id=graph_id, step=step)
+    if kind == "deliberation" and rest:
+        return PartOf(kind="deliberation", id=rest)
+    return None

@@ -136,6 +136,10 @@ class StepState(Frozen):
 
     id: str
     agent: str
+    task: str = ""
+    """What the step was asked (empty in states recorded before it was shown)."""
+    after: tuple[str, ...] = ()
+    """The steps it waits for (empty in states recorded before they were shown)."""
     status: StepStatus = StepStatus.WAITING
     run_id: str | None = None
     workflow_id: str | None = None

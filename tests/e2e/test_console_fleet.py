@@ -24,13 +24,15 @@ from temporalio.testing import WorkflowEnvironment
 
 from adapters.models.replay import ReplayProvider, answered_tasks
 from tests.e2e.test_console import Console, _held, serving
+from tests.e2e.test_deliberation import REPLIES as PERSONA_REPLIES
+from tests.e2e.test_work_graph import DILIGENCE, REPLIES
 from tests.identity import ServedIssuer
 from tests.support import (
     model_reply,
     pay_action,
     until,
 )
-from usecases import runs
+from usecases import deliberation, runs, work_graph
 
 pytestmark = pytest.mark.temporal
 
@@ -182,7 +184,16 @@ async def _pages(c: Console) -> list[str]:
     intent = await _held(c, "AXE-1")
     found = c.svc.runs.intent(intent)
     assert found is not None
+    graph = await work_graph.start_graph(c.svc, c.firm.org, c.firm.founder, DILIGENCE, REPLIES)
+    talk = await deliberation.start_deliberation(
+        c.svc,
+        c.firm.org,
+        c.firm.founder,
+        deliberation.StartDeliberation("orion", "Send it?", scripted_replies=PERSONA_REPLIES),
+    )
     return [
+        f"/console/graphs/{graph.graph_id}",
+        f"/console/deliberations/{talk.deliberation_id}",
         "/console/queue",
         f"/console/intents/{intent}",
         "/console/workspace",
@@ -276,3 +287,62 @@ async def test_a_decision_stays_confirmed_until_dismissed_and_is_listed_as_yours
     await ben.goto(f"{fleet.url}/console/decided")
     await expect(ben.locator("#decided-list tbody tr")).to_contain_text("Nothing yet")
     await expect(ben.locator("#confirmations")).to_have_count(0)
+
+
+async def test_a_work_graph_is_drawn_and_its_held_step_is_followed_live(fleet: Console) -> None:
+    c = fleet
+    started = await work_graph.start_graph(c.svc, c.firm.org, c.firm.founder, DILIGENCE, REPLIES)
+    page = await c.signed_in("ada@hv.example")
+    await page.goto(f"{c.url}/console/graphs/{started.graph_id}")
+    pay = page.locator('#graph-steps tr[data-step="pay"]')
+    await expect(pay).to_contain_text("Waits for you")
+    await expect(page.locator("svg.dag g.step")).to_have_count(5)
+    await expect(page.locator("svg.dag path.edge")).to_have_count(5)
+    await expect(page.locator("#outcome")).to_have_text("Waits for you")
+    await page.evaluate("window.kept = 'not reloaded'")
+    # Approved elsewhere: the drawing and the steps follow, with no reload.
+    _, state = await work_graph.graph_view(c.svc, started.graph_id, c.firm.founder)
+    (step,) = [s for s in state.steps if s.id == "pay"]
+    assert step.run_id is not None
+    view = await runs.run_view(c.svc, step.run_id, c.firm.founder)
+    await runs.decide_hold(
+        c.svc, view.intents[0].intent.id, c.firm.founder, c.firm.founder, approve=True
+    )
+    await expect(pay).to_contain_text("Done")
+    await expect(page.locator("#outcome")).to_have_text("Done")
+    await expect(page.locator("svg.dag g.s-done")).to_have_count(5)
+    assert await page.evaluate("window.kept") == "not reloaded"
+    # The step's run says what it is part of.
+    await pay.get_by_role("link", name="pay").click()
+    await expect(page.get_by_text("It is step pay of")).to_be_visible()
+    # Ben, of East: the West step's state only, never its task or its run.
+    ben = await c.signed_in("ben@hv.example")
+    await ben.goto(f"{c.url}/console/graphs/{started.graph_id}")
+    birch = ben.locator('#graph-steps tr[data-step="birch"]')
+    await expect(birch).to_contain_text("withheld")
+    await expect(birch.get_by_role("link")).to_have_count(0)
+    assert "Birch's status" not in await ben.content()
+
+
+async def test_a_deliberation_shows_its_personas_their_claims_and_the_gate(
+    fleet: Console,
+) -> None:
+    c = fleet
+    question = "Is the Atlas kickoff agenda ready to send?"
+    started = await deliberation.start_deliberation(
+        c.svc,
+        c.firm.org,
+        c.firm.founder,
+        deliberation.StartDeliberation("orion", question, scripted_replies=PERSONA_REPLIES),
+    )
+    page = await c.signed_in("ada@hv.example")
+    await page.goto(f"{c.url}/console/deliberations/{started.deliberation_id}")
+    await expect(page.locator("#outcome")).to_have_text("Done")  # followed live to its end
+    await expect(page.locator("h1")).to_contain_text(question)
+    await expect(page.locator('li[data-persona="skeptic"]')).to_contain_text("after 2 rounds")
+    refused = page.locator("#provenance tr").filter(has_text="failed")
+    await expect(refused).to_contain_text("birch-cim")
+    await expect(refused).to_contain_text("citation")
+    await expect(page.locator("section").filter(has=page.locator("#synthesis"))).to_contain_text(
+        "An email to"
+    )

@@ -1,14 +1,14 @@
 // Progressive: every page works without this script.
 //
-// A run's page follows its run: the server sends the page's changing part (server-sent
-// events) whenever it changes, and it is swapped in place; the browser reconnects by
-// itself when a stream ends.
+// A live page (a run, a work graph, a deliberation) follows what it shows: the server
+// sends the page's changing part (server-sent events) whenever it changes, and it is
+// swapped in place; the browser reconnects by itself when a stream ends.
 (function () {
   "use strict";
-  const run = document.getElementById("run");
+  const run = document.querySelector("[data-live]");
   if (!run || !window.EventSource) return;
   const source = new EventSource(run.dataset.live);
-  source.addEventListener("run", function (event) {
+  source.addEventListener("live", function (event) {
     // a detail the reader opened stays open across the swap
     const open = Array.from(run.querySelectorAll("details[open][id]")).map((d) => d.id);
     run.innerHTML = event.data;
