@@ -157,3 +157,28 @@ def causes_in_order(
 
 
 _RANK = {Severity.DANGER: 0, Severity.WARN: 1, Severity.ROUTINE: 2}
+
+
+DETAIL_WORDS = {
+    "email": ("email address", "email addresses"),
+    "phone": ("phone number", "phone numbers"),
+    "iban": ("bank account", "bank accounts"),
+    "card": ("card number", "card numbers"),
+    "national_id": ("national id number", "national id numbers"),
+    "person": ("person's name", "people's names"),
+    "address": ("postal address", "postal addresses"),
+    "ip": ("IP address", "IP addresses"),
+}
+"""Each kind of identifying detail the memory screen finds, as an owner says it."""
+
+
+def detail_words(counts: Mapping[str, int]) -> str:
+    """Identifying detail by kind as a phrase: ``2 email addresses and 1 card number``
+    (``nothing`` when there is none)."""
+    said = []
+    for kind, n in sorted(counts.items()):
+        one, many = DETAIL_WORDS.get(kind, (kind, kind))
+        said.append(f"{n} {one if n == 1 else many}")
+    if not said:
+        return "nothing"
+    return said[0] if len(said) == 1 else ", ".join(said[:-1]) + " and " + said[-1]

@@ -22,7 +22,7 @@ from domain.memory.ports import (
     ProcedureView,
     QueryResult,
 )
-from domain.memory.release import NodeView, Release
+from domain.memory.release import NodeView, Release, Span
 from domain.memory.screen import ScreenResult, screen
 from domain.organization import configuration as rules
 from domain.organization.kinds import (
@@ -299,12 +299,28 @@ class Remember:
     source: str | None = None
 
 
+class Remembered(BaseModel):
+    """What keeping a record did to its text: the identifying detail removed (never
+    kept) and the detail tagged (kept, masked for readers who may not see it), by kind."""
+
+    ref: str
+    removed: dict[str, int]
+    tagged: dict[str, int]
+
+
+def _counted(spans: Sequence[Span]) -> dict[str, int]:
+    counts: dict[str, int] = {}
+    for span in spans:
+        counts[span.kind] = counts.get(span.kind, 0) + 1
+    return counts
+
+
 def remember(
     ports: Ports,
     org_id: str,
     actor_id: str,
     command: Remember,
-) -> None:
+) -> Remembered:
     """Ingest a record into memory (the founder's, until roles arrive with the ingress):
     ``text`` of document ``kind`` (``note``, ``email``, ``contract``…) from ``source``.
     The text is screened first: instruction-like text is refused (:class:`Refused`) and
@@ -332,3 +348,4 @@ def remember(
         )
         if removed or kept:
             change.note(redaction_draft(actor_id, command.ref, removed, kept))
+    return Remembered(ref=command.ref, removed=_counted(removed), tagged=_counted(kept))

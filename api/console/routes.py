@@ -19,6 +19,7 @@ from api.console import (
     deliberation,
     governance,
     ingress,
+    memory,
     needs_you,
     organization,
     runs,
@@ -36,6 +37,7 @@ for group in (
     work_graph,
     deliberation,
     agents,
+    memory,
     audit,
 ):
     router.include_router(group.router)

@@ -34,6 +34,26 @@
   });
 })();
 
+// Keeping a document: a text file chosen fills the text box (read in the browser).
+(function () {
+  "use strict";
+  const file = document.getElementById("file");
+  const text = document.getElementById("text");
+  if (!file || !text) return;
+  file.addEventListener("change", function () {
+    const chosen = file.files && file.files[0];
+    if (!chosen) return;
+    chosen.text().then(function (content) {
+      text.value = content;
+      const ref = document.getElementById("ref");
+      if (ref && !ref.value) {
+        ref.value = chosen.name.toLowerCase().replace(/\.[a-z0-9]+$/, "")
+          .replace(/[^a-z0-9]+/g, "-").replace(/^-+|-+$/g, "").slice(0, 63);
+      }
+    });
+  });
+})();
+
 // The queue: actions happen in place and the queue follows what others decide (fetched again every few seconds, and swapped
 // in only when it changed and nobody is typing in it).
 (function () {
