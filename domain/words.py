@@ -84,8 +84,12 @@ def action(tool: str, payload: Mapping[str, object], cost_cents: int = 0) -> str
 def ago(then: datetime, now: datetime) -> str:
     """How long ago ``then`` was, as a person says it: ``just now``, ``5 minutes ago``,
     ``3 hours ago``, ``yesterday``, ``3 days ago``; past a week, the date (``2 Dec
-    2026``). A time ahead of ``now`` (clocks a little apart) reads as ``just now``."""
+    2026``). A time ahead of ``now`` reads the same way forward (``in 3 hours``, ``in 2
+    days``, ``on 31 Dec 2099``); within a few seconds (clocks a little apart), ``just
+    now``."""
     seconds = (now - then).total_seconds()
+    if seconds < -45:
+        return _ahead(-seconds, then, now)
     minutes = round(seconds / 60)
     hours = round(seconds / 3600)
     if seconds < 45:
@@ -100,6 +104,20 @@ def ago(then: datetime, now: datetime) -> str:
     if days < 7:
         return f"{days} days ago"
     return f"{then.day} {then:%b %Y}"
+
+
+def _ahead(seconds: float, then: datetime, now: datetime) -> str:
+    minutes, hours = round(seconds / 60), round(seconds / 3600)
+    days = (then.date() - now.date()).days
+    if minutes < 60:
+        return f"in {minutes} minute{'' if minutes == 1 else 's'}"
+    if hours < 24 or days == 0:
+        return f"in {min(hours, 23)} hour{'' if hours == 1 else 's'}"
+    if days == 1:
+        return "tomorrow"
+    if days < 7:
+        return f"in {days} days"
+    return f"on {then.day} {then:%b %Y}"
 
 
 def _count(n: int, unit: str) -> str:

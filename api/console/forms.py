@@ -4,6 +4,7 @@ validation library's dump."""
 
 from __future__ import annotations
 
+from datetime import UTC, date, datetime, time
 from typing import Any
 
 from pydantic import ValidationError
@@ -77,3 +78,25 @@ def readable(refused: Exception) -> str:
         parts.append(f"{label}: {said}" if label else said[:1].upper() + said[1:])
     text = "; ".join(dict.fromkeys(parts)) or "the form is not valid"
     return f"Not done: {text}."[:MAX_SAID]
+
+
+def cents_from(text: str, field: str = "amount") -> int:
+    """An amount as a person types it (``5,000``, ``$5,000.50``, ``120``) in cents; a
+    refusal in words for anything else."""
+    cleaned = text.strip().removeprefix("$").replace(",", "").strip()
+    whole, _, part = cleaned.partition(".")
+    if not whole.isdigit() or (part and (not part.isdigit() or len(part) > 2)):
+        raise ValueError(f"{field}: write an amount such as 5,000 or 5,000.50")
+    return int(whole) * 100 + int(part.ljust(2, "0") or 0)
+
+
+def day_from(text: str, field: str = "date") -> datetime | None:
+    """A day as a date input sends it (``2026-12-31``), as the end of that day in UTC;
+    None when left empty."""
+    if not text.strip():
+        return None
+    try:
+        day = date.fromisoformat(text.strip())
+    except ValueError:
+        raise ValueError(f"{field}: pick a day (year-month-day)") from None
+    return datetime.combine(day, time(23, 59, 59), tzinfo=UTC)

@@ -11,7 +11,7 @@ from fastapi.responses import RedirectResponse, Response
 from starlette.concurrency import run_in_threadpool
 
 from api.console import session as cookies
-from api.console.forms import readable
+from api.console.forms import cents_from, day_from, readable
 from api.console.pages import (
     FORM_REFUSALS,
     config_of,
@@ -35,8 +35,9 @@ from api.http.schemas import (
 from domain.errors import Conflict
 from domain.fleet.starter import STARTER_FLEET
 from domain.ingress import Unauthenticated
-from domain.organization.kinds import DestinationKind, StaffRole
-from usecases import destinations, organization
+from domain.organization.contracts import SpendCap
+from domain.organization.kinds import DestinationKind, PrincipalKind, StaffRole
+from usecases import commitments, destinations, organization
 from usecases.context import Ports
 
 router = APIRouter()
@@ -116,6 +117,8 @@ async def _workspace_context(ports: Ports, principal: str, found: Session) -> di
             destinations.destinations, ports, org_of(found), principal
         ),
         "founder": principal == view.org.founder_id,
+        "agents": [p for p in view.principals if p.kind is PrincipalKind.AGENT],
+        "now": ports.clock(),
     }
 
 
@@ -147,14 +150,54 @@ async def _change(ports: Ports, org_id: str, principal: str, fields: dict[str, s
             project=fields.get("project", ""),
             role=StaffRole(fields.get("role", "member")),
         )
+        until = day_from(fields.get("until", ""), "until")
         await run_in_threadpool(
             organization.staff,
             ports,
             org_id,
             principal,
-            organization.AssignStaff(staffing.principal_id, staffing.project, staffing.role),
+            organization.AssignStaff(
+                staffing.principal_id, staffing.project, staffing.role, valid_until=until
+            ),
         )
-        return "staffed"
+        return "staffed" + (f" until {until:%d %b %Y}" if until else "")
+    if what == "unstaff":
+        ended = await run_in_threadpool(
+            organization.unstaff, ports, org_id, principal, fields.get("staffing", "")
+        )
+        return f"staffing on {ended.project} ended: its authority ends now, its history stays"
+    if what == "commitment":
+        cap = SpendCap(
+            limit_cents=cents_from(fields.get("limit", ""), "cap"),
+            currency=(fields.get("currency") or "USD").strip().upper(),
+        )
+        recorded = await run_in_threadpool(
+            commitments.add_commitment,
+            ports,
+            org_id,
+            principal,
+            commitments.AddCommitment(
+                title=fields.get("title", "").strip() or "untitled",
+                constraint=cap,
+                source=fields.get("source", "").strip() or "recorded in the console",
+                excerpt=fields.get("excerpt", "").strip(),
+                projects=tuple(
+                    p.strip() for p in fields.get("projects", "").split(",") if p.strip()
+                ),
+            ),
+        )
+        return f"commitment {recorded.title} recorded: it binds once confirmed in your queue"
+    if what == "extract":
+        found = await commitments.extract(
+            ports, org_id, principal, fields.get("ref", "").strip(), fields.get("extractor", "")
+        )
+        if found.rejection is not None:
+            raise ValueError(f"nothing extracted: {found.rejection.reason}")
+        titles = ", ".join(c.title for c in found.commitments) or "none"
+        return (
+            f"{len(found.commitments)} commitment(s) extracted ({titles}): each waits in your "
+            "queue to be confirmed"
+        )
     if what == "barrier":
         groups = [
             [p.strip() for p in fields.get(side, "").split(",") if p.strip()]

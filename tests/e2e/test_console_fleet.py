@@ -394,3 +394,39 @@ async def test_memory_is_searched_as_the_reader_may_read_it_and_kept_screened(
     answer = await ben.goto(f"{c.url}/console/memory/birch-cim")
     assert answer is not None and answer.status == 404
     assert "Birch CIM projections" not in await ben.content()
+
+
+async def test_the_founder_staffs_until_a_day_ends_a_staffing_and_records_a_cap(
+    fleet: Console,
+) -> None:
+    c = fleet
+    page = await c.signed_in("ada@hv.example")
+    await page.goto(f"{c.url}/console/workspace")
+    staff = page.locator("form").filter(has=page.get_by_role("button", name="Staff"))
+    await staff.get_by_label("Who").select_option(c.firm.agents["scout"])
+    await staff.get_by_label("Project").select_option("east")
+    await staff.get_by_label("Until (optional)").fill("2099-12-31")
+    await staff.get_by_role("button", name="Staff").click()
+    await expect(page.get_by_role("status").first).to_contain_text("staffed until 31 Dec 2099")
+    row = page.locator("#staffing-list tr").filter(has_text="Scout").filter(has_text="east")
+    await expect(row).to_contain_text("31 Dec 2099")
+    await row.get_by_role("button", name=re.compile("^End")).click()
+    await expect(page.get_by_role("status").first).to_contain_text("staffing on east ended")
+    await expect(row).to_contain_text("(ended)")
+    await expect(row.get_by_role("button")).to_have_count(0)
+    # A spend cap, in dollars; a bad amount is said in words, the form kept.
+    await page.locator("#record-commitment summary").click()
+    cap = page.locator("#record-commitment form")
+    await cap.get_by_label("What it is called").fill("Atlas courier cap")
+    await cap.get_by_label("The most the fleet may spend").fill("five grand")
+    await cap.get_by_label("Projects it binds").fill("east")
+    await cap.get_by_role("button", name=re.compile("^Record it")).click()
+    await expect(page.locator("#refused")).to_contain_text("write an amount such as 5,000")
+    cap = page.locator("#record-commitment form")
+    await expect(cap.get_by_label("What it is called")).to_have_value("Atlas courier cap")
+    await cap.get_by_label("The most the fleet may spend").fill("5,000")
+    await cap.get_by_role("button", name=re.compile("^Record it")).click()
+    await expect(page.get_by_role("status").first).to_contain_text("Atlas courier cap recorded")
+    listed = page.locator("tr").filter(has_text="Atlas courier cap")
+    await expect(listed).to_contain_text("spend cap of $5,000.00")
+    await expect(listed).to_contain_text("waits for your confirmation")
