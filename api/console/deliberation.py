@@ -9,13 +9,48 @@ from typing import Any
 from fastapi import APIRouter, Request
 from fastapi.responses import Response
 
-from api.console.pages import live, render, serve
+from api.console.pages import flash_back, live, org_of, read_form, render, serve
 from api.console.session import Session
+from api.local.demo_script import DELIBERATION_REPLIES, QUESTION
 from domain.deliberation.state import QUESTION_PREFIX
 from usecases import deliberation
 from usecases.context import Ports
 
 router = APIRouter()
+
+EXAMPLE = QUESTION
+"""The question the console offers as an example: where no model answers (offline), the
+personas' committed replies answer it, and only it."""
+
+
+@router.post("/deliberations", response_model=None)
+async def start(request: Request) -> Response:
+    """Ask an agent's personas a question; then the deliberation's page."""
+
+    async def page(ports: Ports, principal: str, found: Session) -> Response:
+        fields = await read_form(request, found)
+        question = " ".join(fields.get("question", "").split())
+        if not question:
+            raise ValueError("a deliberation needs a question")
+        offline = ports.scripted_replies and question == EXAMPLE
+        started = await deliberation.start_deliberation(
+            ports,
+            org_of(found),
+            principal,
+            deliberation.StartDeliberation(
+                fields.get("agent", ""),
+                question,
+                scripted_replies=dict(DELIBERATION_REPLIES) if offline else None,
+            ),
+        )
+        return flash_back(
+            request,
+            found,
+            f"/console/deliberations/{started.deliberation_id}",
+            "Asked: this page follows the personas as they answer.",
+        )
+
+    return await serve(request, page, acting=True)
 
 
 async def _context(ports: Ports, principal: str, deliberation_id: str) -> dict[str, Any]:

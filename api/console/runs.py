@@ -10,6 +10,7 @@ from fastapi import APIRouter, Request
 from fastapi.responses import Response
 from starlette.concurrency import run_in_threadpool
 
+from api.console.deliberation import EXAMPLE
 from api.console.forms import readable
 from api.console.pages import (
     FORM_REFUSALS,
@@ -22,6 +23,7 @@ from api.console.pages import (
     status_of,
 )
 from api.console.session import Session
+from api.console.work_graph import template_json
 from domain.organization.kinds import PrincipalKind
 from domain.runs.outcome import RunOutcome, part_of
 from usecases import organization, run_list, runs
@@ -85,6 +87,8 @@ async def _list_page(
         agents=await _agents(ports, org_id, principal),
         error=error,
         kept=kept or {},
+        graph_json=template_json("diligence"),
+        example_question=EXAMPLE if ports.scripted_replies else "",
     )
 
 

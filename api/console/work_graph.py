@@ -5,18 +5,64 @@ only."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from fastapi import APIRouter, Request
 from fastapi.responses import Response
+from pydantic import ValidationError
 
-from api.console.pages import live, render, serve
+from api.console.forms import readable
+from api.console.pages import flash_back, live, org_of, read_form, render, serve
 from api.console.session import Session
+from api.local.demo_script import CHECKLIST, CHECKLIST_REPLIES
+from domain.work_graph.graph import WorkGraph
 from domain.work_graph.layout import BOX_H, BOX_W, draw
 from usecases import work_graph
 from usecases.context import Ports
 
 router = APIRouter()
+
+TEMPLATES: dict[str, tuple[dict[str, Any], dict[str, str]]] = {
+    "diligence": (CHECKLIST, CHECKLIST_REPLIES),
+}
+"""The work graphs the console offers to start, by key: the graph, and the replies its
+steps give where no model answers (offline; honoured only there)."""
+
+
+def template_json(key: str) -> str:
+    """A template's graph as the form shows it (edited there before starting)."""
+    return json.dumps(TEMPLATES[key][0], indent=2)
+
+
+@router.post("/graphs", response_model=None)
+async def start(request: Request) -> Response:
+    """Start a work graph from a template (its steps as the form sent them); then its
+    page. Offline, the template's own replies answer the steps it kept unchanged."""
+
+    async def page(ports: Ports, principal: str, found: Session) -> Response:
+        fields = await read_form(request, found)
+        try:
+            graph = WorkGraph.model_validate_json(fields.get("graph", ""))
+        except ValidationError as refused:
+            raise ValueError(f"the graph's steps: {readable(refused)}") from None
+        _, replies = TEMPLATES.get(fields.get("template", ""), ({}, {}))
+        kept = {s.id: replies[s.id] for s in graph.steps if s.id in replies}
+        started = await work_graph.start_graph(
+            ports,
+            org_of(found),
+            principal,
+            graph,
+            scripted_replies=kept if ports.scripted_replies else None,
+        )
+        return flash_back(
+            request,
+            found,
+            f"/console/graphs/{started.graph_id}",
+            f"Started {graph.name}: this page follows its steps.",
+        )
+
+    return await serve(request, page, acting=True)
 
 
 async def _graph_context(ports: Ports, principal: str, graph_id: str) -> dict[str, Any]:

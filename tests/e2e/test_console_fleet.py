@@ -430,3 +430,30 @@ async def test_the_founder_staffs_until_a_day_ends_a_staffing_and_records_a_cap(
     listed = page.locator("tr").filter(has_text="Atlas courier cap")
     await expect(listed).to_contain_text("spend cap of $5,000.00")
     await expect(listed).to_contain_text("waits for your confirmation")
+
+
+async def test_a_work_graph_and_a_deliberation_are_started_from_the_browser(
+    fleet: Console,
+) -> None:
+    page = await fleet.signed_in("ada@hv.example")
+    await page.goto(f"{fleet.url}/console/runs")
+    await page.locator("#start-graph summary").click()
+    await page.get_by_role("button", name="Start the work graph").click()
+    await page.wait_for_url("**/console/graphs/*")
+    await expect(page.get_by_role("status").first).to_contain_text("Started Atlas diligence")
+    await expect(page.locator("svg.dag g.step")).to_have_count(5)
+    await expect(page.locator('#graph-steps tr[data-step="index"]')).not_to_contain_text("Waiting")
+    # A graph whose steps do not hold together is refused in words, nothing started.
+    await page.goto(f"{fleet.url}/console/runs")
+    await page.locator("#start-graph summary").click()
+    await page.get_by_label("Its steps").fill('{"name": "x", "steps": []}')
+    await page.get_by_role("button", name="Start the work graph").click()
+    await expect(page.locator(".refusal")).to_contain_text("the graph's steps")
+    # The offline example question: its personas answer, the page follows it to its end.
+    await page.goto(f"{fleet.url}/console/runs")
+    await page.locator("#start-deliberation summary").click()
+    await expect(page.get_by_label("The question")).not_to_have_value("")
+    await page.get_by_role("button", name="Ask").click()
+    await page.wait_for_url("**/console/deliberations/*")
+    await expect(page.locator("#outcome")).to_have_text(re.compile("^(Done|Waits for you)$"))
+    await expect(page.locator('li[data-persona="skeptic"]')).to_contain_text("spoke")
