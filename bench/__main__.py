@@ -231,8 +231,30 @@ def _memory_figures(kind: str, where: str, quick: bool) -> list[Figure]:
 
 def _console_figures(kind: str, where: str, quick: bool) -> list[Figure]:
     with database(kind) as url:
-        got = pages.measure(url, items=200 if quick else 1000, requests=10 if quick else 30)
-    figures = []
+        got = pages.measure(
+            url,
+            items=200 if quick else 1000,
+            requests=10 if quick else 30,
+            runs=1_000 if quick else 10_000,
+        )
+    with database(kind) as url:
+        live = pages.live_latency(url, changes=10 if quick else 30)
+    figures = [
+        Figure(
+            f"console: a run's change reaches its open page {stat}",
+            where,
+            value,
+            base,
+            "ms",
+            "the whole run page, loaded again",
+            "≤ 1,000 ms",
+            value <= 1000,
+        )
+        for stat, value, base in (
+            ("p50", live.p50_ms, live.page_p50_ms),
+            ("p95", live.p95_ms, live.page_p95_ms),
+        )
+    ]
     for path, name in (
         ("/console/queue", "console: needs-you page"),
         ("/console/queue?partial=1", "console: queue refresh (partial)"),
@@ -240,6 +262,10 @@ def _console_figures(kind: str, where: str, quick: bool) -> list[Figure]:
         ("/console/workspace", "console: workspace page"),
         ("/console/metrics", "console: metrics page"),
         ("/console/runs", "console: runs page"),
+        ("/console/runs?outcome=refused&q=invoice", "console: runs found by outcome and words"),
+        ("/console/agents", "console: agents page"),
+        ("/console/decided", "console: what you decided"),
+        ("/console/memory?q=kickoff notes", "console: memory search"),
     ):
         for stat, value, base in (
             ("p50", got.p50_ms[path], got.json_p50_ms),
@@ -247,7 +273,7 @@ def _console_figures(kind: str, where: str, quick: bool) -> list[Figure]:
         ):
             figures.append(
                 Figure(
-                    f"{name} {stat}, {got.items:,} queue items",
+                    f"{name} {stat}, {got.items:,} queue items, {got.runs:,} runs",
                     where,
                     value,
                     base,

@@ -4,16 +4,23 @@ through the front door, the use case, the template), against the same queue as J
 from the API (the use case without a page).
 
 The queue holds ``items`` extracted commitments awaiting confirmation (every one an
-item with its evidence and two actions) and a held payment; the organization's chain
-holds their entries.
+item with its evidence and two actions); the organization holds ``runs`` runs, one in
+ten with a payment the broker decided (let through, or refused over the budget), and
+the chain holds all their entries. Temporal is not reached (the runs list says what
+the record knows).
 """
 
 from __future__ import annotations
 
 import statistics
+import threading
 import time
+import uuid
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
 
+import httpx
+import uvicorn
 from fastapi.testclient import TestClient
 
 from adapters.ingress.local_issuer import LOCAL_AUDIENCE, LocalIssuer
@@ -22,10 +29,13 @@ from adapters.store.store import Store
 from api.console import session as cookies
 from api.http.app import create_app, tune_gc
 from bench.stack import bench_keys
+from domain.governance.intents import Intent
 from domain.ingress import ConsoleSignIn
 from domain.organization.contracts import Identity, SpendCap
-from domain.organization.kinds import IdentityKind
-from usecases import commitments, organization
+from domain.organization.kinds import IdentityKind, StaffRole
+from domain.runs.run import RunRecord, RunState
+from usecases import commitments, governance, memory, organization
+from usecases.context import Ports
 from worker.ports import build_ports
 from worker.settings import Settings
 
@@ -36,6 +46,10 @@ PAGES = (
     "/console/audit",
     "/console/metrics",
     "/console/runs",
+    "/console/runs?outcome=refused&q=invoice",
+    "/console/agents",
+    "/console/decided",
+    "/console/memory?q=kickoff notes",
 )
 
 
@@ -52,6 +66,7 @@ class PageFigures:
     """Server time per page (median and p95 of ``requests``), and the JSON queue's."""
 
     items: int
+    runs: int
     p50_ms: dict[str, float]
     p95_ms: dict[str, float]
     json_p50_ms: float
@@ -74,7 +89,52 @@ def _p95(values: list[float]) -> float:
     return ordered[max(int(len(ordered) * 0.95) - 1, 0)]
 
 
-def measure(url: str, items: int = 1000, requests: int = 20) -> PageFigures:
+def _runs(ports: Ports, store: Store, org: str, founder: str, ledger: str, count: int) -> None:
+    """``count`` runs of Ledger's, one in ten with a payment the broker decided."""
+    now = ports.clock()
+    for i in range(count):
+        run_id = f"bench-run-{i}"
+        store.runs.create(
+            RunRecord(
+                id=run_id,
+                org_id=org,
+                agent_id=ledger,
+                task=f"Pay invoice B-{i} for the east engagement",
+                workflow_id=f"run-ledger-{run_id}",
+                started_by=founder,
+                projects=("east",),
+                created_at=now,
+            )
+        )
+        if i % 10 == 0:
+            amount = 5_000 if i % 20 else 90_000_000  # the second: over any run's budget
+            governance.decide(
+                store.governance, payment_intent(org, ledger, amount, run_id), ports.clock()
+            )
+
+
+def payment_intent(org: str, agent: str, amount: int, run_id: str) -> Intent:
+    return Intent(
+        id=str(uuid.uuid4()),
+        org_id=org,
+        run_id=run_id,
+        principal_id=agent,
+        tool="payments.pay",
+        projects=("east",),
+        cost_cents=amount,
+        justification="due",
+        requested_by=None,
+        payload={
+            "payee": "Northwind",
+            "invoice": run_id,
+            "amount_cents": amount,
+            "currency": "USD",
+            "memo": "m",
+        },
+    )
+
+
+def measure(url: str, items: int = 1000, requests: int = 20, runs: int = 10_000) -> PageFigures:
     """Build the organization, then time each page ``requests`` times."""
     issuer = LocalIssuer.generate("http://127.0.0.1:9")
     settings = Settings(database_url=url, environment="development")
@@ -100,6 +160,14 @@ def measure(url: str, items: int = 1000, requests: int = 20) -> PageFigures:
                     principal_id=founder,
                 )
             )
+        ledger = next(a.id for a in made.agents if a.handle == "ledger")
+        organization.staff(
+            ports, org, founder, organization.AssignStaff(ledger, "east", StaffRole.MEMBER)
+        )
+        memory.remember(
+            ports, org, founder, memory.Remember("kickoff", ("east",), "East kickoff notes")
+        )
+        _runs(ports, store, org, founder, ledger, runs)
         for i in range(items):
             commitments.add_commitment(
                 ports,
@@ -138,6 +206,7 @@ def measure(url: str, items: int = 1000, requests: int = 20) -> PageFigures:
             json_took = _timed(client, api, requests, headers=headers)
         return PageFigures(
             items=items,
+            runs=runs,
             p50_ms=p50,
             p95_ms=p95,
             json_p50_ms=statistics.median(json_took),
@@ -145,3 +214,121 @@ def measure(url: str, items: int = 1000, requests: int = 20) -> PageFigures:
         )
     finally:
         store.close()
+
+
+class _Gateway:
+    """A run gateway whose one run's state the bench changes by hand (no Temporal): what
+    an open run page is told, and when."""
+
+    def __init__(self) -> None:
+        self.summary = "0"
+
+    async def state(self, workflow_id: str) -> tuple[str, RunState | None]:
+        return "running", RunState(run_id=workflow_id, summary=self.summary)
+
+    async def statuses(self, workflow_ids: Sequence[str]) -> dict[str, str]:
+        return {}
+
+    def ui_url(self, workflow_id: str) -> str:
+        return f"http://ui/{workflow_id}"
+
+
+@dataclass(frozen=True)
+class LiveFigures:
+    """How long after its run changed an open run page was told (server-sent event
+    received), and how long the whole page takes to load, median and p95."""
+
+    p50_ms: float
+    p95_ms: float
+    page_p50_ms: float
+    page_p95_ms: float
+
+
+def live_latency(url: str, changes: int = 20) -> LiveFigures:
+    """Serve the app on a loopback port, open a run page's event stream as a browser
+    does, change the run ``changes`` times and time each change's arrival."""
+    issuer = LocalIssuer.generate("http://127.0.0.1:9")
+    settings = Settings(database_url=url, environment="development")
+    store = Store.open(url, bench_keys(), migrate_schema=False)
+    gateway = _Gateway()
+    try:
+        ports = replace(
+            build_ports(store, None, settings),
+            tokens=OidcVerifier(issuer.issuer, LOCAL_AUDIENCE, KeySet(_Keys(issuer.jwks()))),
+            console=ConsoleSignIn(
+                issuer=issuer.issuer, client_id=LOCAL_AUDIENCE, session_key=bytes(32)
+            ),
+            budgets=None,
+            gateway=gateway,  # type: ignore[arg-type]
+        )
+        made = organization.onboard(ports, "Live & Co", "ada@live.example", "Ada")
+        org, founder = made.org.id, made.founder.id
+        organization.add_project(ports, org, founder, "east", "East")
+        with ports.configuration.change(org, founder, ports.clock) as change:
+            change.link_identity(
+                Identity(
+                    org_id=org, kind=IdentityKind.OIDC, external_id="ada@live.example",
+                    principal_id=founder,
+                )
+            )  # fmt: skip
+        ledger = next(a.id for a in made.agents if a.handle == "ledger")
+        _runs(ports, store, org, founder, ledger, 1)
+        token = issuer.mint("ada@live.example", LOCAL_AUDIENCE, seconds=3600)
+        found = cookies.Session(
+            id_token=token,
+            subject="ada@live.example",
+            principal_id=founder,
+            org_id=org,
+            csrf="x",
+            expires_at=int(time.time()) + 3600,
+        )
+        value = cookies._signer(bytes(32), "session").dumps(found.model_dump())
+        server = uvicorn.Server(
+            uvicorn.Config(create_app(settings, ports), host="127.0.0.1", port=0, log_level="error")
+        )
+        thread = threading.Thread(target=server.run, daemon=True)
+        thread.start()
+        while not server.started:
+            time.sleep(0.01)
+        port = server.servers[0].sockets[0].getsockname()[1]
+        base = f"http://127.0.0.1:{port}/console/runs/bench-run-0"
+        jar = {cookies.SESSION_COOKIE: value}
+        took: list[float] = []
+        pages: list[float] = []
+        try:
+            with httpx.Client(cookies=jar, timeout=30) as http:
+                for _ in range(changes):
+                    started = time.perf_counter()
+                    http.get(base).raise_for_status()
+                    pages.append((time.perf_counter() - started) * 1000)
+                with http.stream("GET", f"{base}/live") as stream:
+                    lines = stream.iter_lines()
+                    _next_event(lines)  # the page as it is when opened
+                    for i in range(changes):
+                        time.sleep(0.13 * (i % 4))  # changes fall anywhere between looks
+                        gateway.summary = str(i + 1)
+                        changed = time.perf_counter()
+                        _next_event(lines)
+                        took.append((time.perf_counter() - changed) * 1000)
+        finally:
+            server.should_exit = True
+            thread.join(timeout=10)
+        return LiveFigures(
+            p50_ms=statistics.median(took),
+            p95_ms=_p95(took),
+            page_p50_ms=statistics.median(pages),
+            page_p95_ms=_p95(pages),
+        )
+    finally:
+        store.close()
+
+
+def _next_event(lines: Iterator[str]) -> None:
+    """Read up to the end of the next server-sent event."""
+    seen = False
+    for line in lines:
+        if line.startswith("event: live"):
+            seen = True
+        elif seen and line == "":
+            return
+    raise RuntimeError("the stream ended")
