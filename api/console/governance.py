@@ -25,7 +25,7 @@ from domain.needs_you.items import ItemKind, QueueItem
 from domain.words import action, done_words
 from usecases import audit, counterfactual, needs_you, organization, runs
 from usecases.context import Ports
-from usecases.run_list import names
+from usecases.runs_list import names
 
 router = APIRouter()
 

@@ -25,8 +25,9 @@ from api.console.pages import (
     status_of,
 )
 from api.console.session import Session
-from usecases import decided, needs_you
+from usecases import needs_you
 from usecases.context import Ports
+from usecases.needs_you import decided
 
 router = APIRouter()
 

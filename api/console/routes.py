@@ -3,9 +3,11 @@
 Each group is a module along its capability's stem (what every page shares is
 :mod:`api.console.pages`): :mod:`~api.console.ingress` (signing in and out),
 :mod:`~api.console.organization` (onboarding, the workspace), :mod:`~api.console.needs_you`
-(the queue, its actions, the autonomy metrics), :mod:`~api.console.decided` (what you
-decided), :mod:`~api.console.governance` (a held
-intent), :mod:`~api.console.runs`, :mod:`~api.console.agents` and :mod:`~api.console.audit`.
+(the queue, its actions, the autonomy metrics) and :mod:`~api.console.needs_you_decided`
+(what you decided), :mod:`~api.console.governance` (a held intent),
+:mod:`~api.console.runs` (the runs, starting one, a run live), :mod:`~api.console.work_graph`
+and :mod:`~api.console.deliberation`, :mod:`~api.console.fleet` (the agents),
+:mod:`~api.console.memory` and :mod:`~api.console.audit`.
 """
 
 from __future__ import annotations
@@ -13,14 +15,14 @@ from __future__ import annotations
 from fastapi import APIRouter
 
 from api.console import (
-    agents,
     audit,
-    decided,
     deliberation,
+    fleet,
     governance,
     ingress,
     memory,
     needs_you,
+    needs_you_decided,
     organization,
     runs,
     work_graph,
@@ -31,12 +33,12 @@ for group in (
     ingress,
     organization,
     needs_you,
-    decided,
+    needs_you_decided,
     governance,
     runs,
     work_graph,
     deliberation,
-    agents,
+    fleet,
     memory,
     audit,
 ):

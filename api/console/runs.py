@@ -26,7 +26,7 @@ from api.console.session import Session
 from api.console.work_graph import template_json
 from domain.organization.kinds import PrincipalKind
 from domain.runs.outcome import RunOutcome, part_of
-from usecases import organization, run_list, runs
+from usecases import organization, runs, runs_list
 from usecases.context import Ports
 
 router = APIRouter()
@@ -74,7 +74,7 @@ async def _list_page(
     org_id = org_of(found)
     wanted = [o for o in FILTERS if o.value in request.query_params.getlist("outcome")]
     text = request.query_params.get("q", "")[:200]
-    listed = await run_list.listed_runs(ports, org_id, principal, outcomes=wanted, text=text)
+    listed = await runs_list.listed_runs(ports, org_id, principal, outcomes=wanted, text=text)
     return render(
         request,
         "runs.html",
@@ -133,11 +133,11 @@ async def start(request: Request) -> Response:
 async def _run_context(ports: Ports, principal: str, found: Session, run_id: str) -> dict[str, Any]:
     view = await runs.run_view(ports, run_id, principal)
     people = await run_in_threadpool(organization.principals, ports, org_of(found), principal)
-    who = run_list.names(people)
+    who = runs_list.names(people)
     record = ports.runs.get(run_id)
     return {
         "run": view,
-        "outcome": run_list.view_outcome(view),
+        "outcome": runs_list.view_outcome(view),
         "agent": who.get(view.agent_id, view.agent_id),
         "asked": None if view.started_by is None else who.get(view.started_by, view.started_by),
         "started_at": None if record is None else record.created_at,

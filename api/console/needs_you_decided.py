@@ -11,8 +11,8 @@ from starlette.concurrency import run_in_threadpool
 from api.console import session as cookies
 from api.console.pages import org_of, read_form, render, serve
 from api.console.session import Session
-from usecases import decided
 from usecases.context import Ports
+from usecases.needs_you import decided
 
 router = APIRouter()
 

@@ -14,7 +14,7 @@ from domain.organization.kinds import PrincipalKind, StaffRole
 from domain.runs.outcome import RunOutcome
 from usecases.access import member
 from usecases.context import Ports
-from usecases.run_list import RunLine, listed_runs
+from usecases.runs_list import RunLine, listed_runs
 
 LATELY = timedelta(days=30)
 """How far back an agent's spending is summed."""
