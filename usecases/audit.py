@@ -5,7 +5,8 @@ from __future__ import annotations
 from pydantic import BaseModel
 
 from domain.audit.chain import AuditEntry, ChainVerification
-from domain.organization.visibility import ChainReach, evidence_for, may_read
+from domain.needs_you.chain import causes_of
+from domain.organization.visibility import ChainReach, causes_for, evidence_for, may_read
 from usecases import governance
 from usecases.access import founder, member, readable
 from usecases.context import Ports
@@ -42,9 +43,12 @@ def _for_reader(entry: AuditEntry, projects: frozenset[str], reach: ChainReach) 
     )
     if list(kept) == evidence and reason == entry.payload.get("reason"):
         return entry
-    return entry.model_copy(
-        update={"payload": {**entry.payload, "evidence": list(kept), "reason": reason}}
-    )
+    payload = {**entry.payload, "evidence": list(kept), "reason": reason}
+    causes = causes_of(entry.payload)
+    if causes:  # each cause of a hold, as the joined reason: what names hidden work withheld
+        seen = causes_for(projects, map(str, evidence), causes, reach.by_intent)
+        payload["reasons"] = [list(cause) for cause in seen]
+    return entry.model_copy(update={"payload": payload})
 
 
 def chain_reach(ports: Ports, org_id: str, entries: list[AuditEntry]) -> ChainReach:

@@ -3,11 +3,20 @@ projects is withheld, the others stay; the joined reason and the causes agree.""
 
 from __future__ import annotations
 
+import json
+
 from hypothesis import given
 from hypothesis import strategies as st
 
+from domain.audit.chain import AuditEntry
 from domain.governance.intents import Decision, Outcome, Stage
-from domain.organization.visibility import WITHHELD_EVIDENCE, causes_for, decision_for
+from domain.organization.visibility import (
+    WITHHELD_EVIDENCE,
+    ChainReach,
+    causes_for,
+    decision_for,
+)
+from usecases.audit import _for_reader
 
 WEST_INTENT = "intent-west-7"
 EAST_INTENT = "intent-east-3"
@@ -52,3 +61,32 @@ def test_no_cause_ever_shows_an_intent_the_reader_may_not_read(readable: set[str
         if not set(reach) <= readable:
             assert all(intent not in text for _, text in causes)
     assert [rule for rule, _ in causes] == [rule for rule, _ in CAUSES]
+
+
+def test_the_audit_trail_withholds_a_cause_naming_west_from_an_east_reader() -> None:
+    """An entry of a hold of several causes, read by an East member: its joined reason and
+    its kept causes both withhold what names West's intent."""
+    entry = AuditEntry(
+        org_id="o",
+        seq=1,
+        at="2026-12-06T17:00:00.000000+00:00",
+        event_key="decide:i",
+        actor="agent",
+        intent_id=EAST_INTENT,
+        decision="hold",
+        stage="collisions",
+        rule="collision+money_over_threshold",
+        payload={
+            "reason": "; ".join(text for _, text in CAUSES),
+            "reasons": [list(cause) for cause in CAUSES],
+            "evidence": [WEST_INTENT, EAST_INTENT],
+            "reach": ["east"],
+        },
+        prev_hash="0" * 64,
+        entry_hash="1" * 64,
+    )
+    reach = ChainReach([entry], {}, {**REACH, "i": ["east"]})
+    seen = _for_reader(entry, frozenset({"east"}), reach)
+    assert WEST_INTENT not in json.dumps(seen.payload)
+    assert seen.payload["reasons"][0] == ["collision", WITHHELD_EVIDENCE]
+    assert seen.payload["reasons"][1:] == [list(CAUSES[1]), list(CAUSES[2])]
