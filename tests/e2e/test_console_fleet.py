@@ -18,12 +18,16 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 from axe_playwright_python.async_playwright import Axe
 from playwright.async_api import Page, expect
 from temporalio.testing import WorkflowEnvironment
 
+from adapters.ingress.local_issuer import LOCAL_AUDIENCE
 from adapters.models.replay import ReplayProvider, answered_tasks
+from api.local.demo import play
+from api.local.demo_report import DemoReport
 from tests.e2e.test_console import Console, _held, serving
 from tests.e2e.test_deliberation import REPLIES as PERSONA_REPLIES
 from tests.e2e.test_work_graph import DILIGENCE, REPLIES
@@ -457,3 +461,52 @@ async def test_a_work_graph_and_a_deliberation_are_started_from_the_browser(
     await page.wait_for_url("**/console/deliberations/*")
     await expect(page.locator("#outcome")).to_have_text(re.compile("^(Done|Waits for you)$"))
     await expect(page.locator('li[data-persona="skeptic"]')).to_contain_text("spoke")
+
+
+@pytest.fixture
+async def demo_console(
+    temporal_env: WorkflowEnvironment, db_url: str, served_issuer: ServedIssuer
+) -> AsyncIterator[tuple[Console, DemoReport]]:
+    """The console after the demo has played (its committed replies, its people signing
+    in through the served issuer)."""
+    async with serving(
+        temporal_env,
+        db_url,
+        served_issuer,
+        ReplayProvider(),
+        answered_tasks=answered_tasks(),
+    ) as console:
+
+        def sign_in(subject: str) -> str:
+            return served_issuer.issuer.mint(subject, LOCAL_AUDIENCE)
+
+        async with httpx.AsyncClient(base_url=console.url, timeout=60) as http:
+            report = await play(http, sign_in)
+        yield console, report
+
+
+async def test_a_newcomer_approves_the_demos_payment_in_the_browser_and_sees_it_paid(
+    demo_console: tuple[Console, DemoReport],
+) -> None:
+    """The README's five minutes: after the demo, no terminal. Sign in as the founder it
+    names, open the payment that waits, approve it, see it paid."""
+    c, report = demo_console
+    page = await c.signed_in(report.founder_subject)
+    await page.goto(f"{c.url}/console/queue")
+    payment = page.locator("li.item").filter(has_text="A payment of $380.00 to Keystone")
+    await expect(payment.locator("p.cause").first).to_contain_text("bank account ending")
+    await payment.get_by_role("link").first.click()
+    await expect(page.get_by_role("heading", level=1)).to_contain_text("why it waits for you")
+    before = c.payments()
+    await page.get_by_role("button", name="Approve", exact=True).click()
+    await expect(page.get_by_role("status").first).to_contain_text("approval sent")
+
+    async def paid() -> str:
+        await page.reload()
+        return await page.get_by_role("heading", level=1).inner_text()
+
+    await until(paid, accept=lambda h: h.endswith("approved and paid"), what="it reads paid")
+    assert c.payments() == before + 1
+    await page.get_by_role("link", name="its run").click()
+    await expect(page.locator("#outcome")).to_have_text("Done")
+    await expect(page.locator(".timeline li").first).to_contain_text("Paid")
