@@ -20,7 +20,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
 
-from domain.errors import NotFound
+from domain.errors import Conflict, NotFound
 from domain.ingress import Refusal, RefusedRequest, TokenClaims, Unauthenticated
 from domain.organization.contracts import Identity, Principal
 from domain.organization.kinds import IdentityKind, PrincipalKind, PrincipalStatus
@@ -55,6 +55,47 @@ def link_identity(
         ):
             raise ValueError("only an active human signs in: agents act through runs")
         return change.link_identity(identity)
+
+
+def invitee(ports: Ports, org_id: str, principal_id: str) -> Principal:
+    """The colleague an invitation names, while it can still be accepted: an active
+    human of ``org_id`` whom no OIDC identity proves yet. Anything else is
+    :class:`~domain.errors.NotFound` (a stale or spent link says no more than that)."""
+    gone = NotFound("this invitation is no longer valid: ask for a new link")
+    try:
+        person = ports.directory.principal(org_id, principal_id)
+    except NotFound:
+        raise gone from None
+    if person.kind is not PrincipalKind.HUMAN or person.status is not PrincipalStatus.ACTIVE:
+        raise gone
+    if any(
+        i.principal_id == principal_id and i.kind is IdentityKind.OIDC
+        for i in ports.directory.identities(org_id)
+    ):
+        raise gone
+    return person
+
+
+def accept_invitation(ports: Ports, org_id: str, principal_id: str, subject: str) -> Principal:
+    """Let the signed-in ``subject`` prove the invited colleague ``principal_id``: once
+    (the first to accept spends the invitation, checked under the organization's lock),
+    never for a subject that already proves someone, on the chain as the colleague's own
+    act."""
+    person = invitee(ports, org_id, principal_id)
+    if ports.directory.identity(IdentityKind.OIDC, subject) is not None:
+        raise Conflict("you already belong to a firm here: sign out, then open the link again")
+    with ports.configuration.change(org_id, principal_id, ports.clock) as change:
+        if any(i.kind is IdentityKind.OIDC for i in change.identities_of(principal_id)):
+            raise NotFound("this invitation is no longer valid: ask for a new link")
+        change.link_identity(
+            Identity(
+                org_id=org_id,
+                kind=IdentityKind.OIDC,
+                external_id=subject,
+                principal_id=principal_id,
+            )
+        )
+    return person
 
 
 def proven(ports: Ports, kind: IdentityKind, external_id: str) -> Principal:

@@ -400,6 +400,15 @@ class OrgConfiguration:
         self._audit(memory_config_record(node), "memory_record_added")
 
     # identities -------------------------------------------------------------------------
+    def identities_of(self, principal_id: str) -> list[Identity]:
+        rows = self._s.execute(
+            select(IdentityRow).where(
+                col(IdentityRow.org_id) == self.org.id,
+                col(IdentityRow.principal_id) == principal_id,
+            )
+        ).scalars()
+        return [convert.identity(r) for r in rows]
+
     def link_identity(self, identity: Identity) -> Identity:
         row = IdentityRow(**identity.model_dump(mode="json"), created_at=self.now)
         self._add(row, f"{identity.kind.value} identity {identity.external_id!r} is linked")

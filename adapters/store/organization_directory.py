@@ -71,6 +71,11 @@ class Directory:
             row = s.get(IdentityRow, (kind.value, external_id))
             return None if row is None else convert.identity(row)
 
+    def identities(self, org_id: str) -> list[Identity]:
+        with self._db.read() as s:
+            rows = s.execute(select(IdentityRow).where(col(IdentityRow.org_id) == org_id))
+            return [convert.identity(r) for r in rows.scalars()]
+
     def find_principal(self, principal_id: str) -> Principal | None:
         """A principal by id, in whatever organization."""
         with self._db.read() as s:

@@ -7,21 +7,27 @@ import secrets
 
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
+from starlette.concurrency import run_in_threadpool
 
 from api.console import oidc
 from api.console import session as cookies
 from api.console.forms import readable
 from api.console.pages import (
     config_of,
+    flash_back,
     ports_of,
     read_form,
     render,
     safe_back,
+    serve,
 )
 from api.console.session import LoginState, Session
-from domain.errors import Unavailable
+from domain.errors import Conflict, NotFound, Unavailable
 from domain.ingress import Refusal, Unauthenticated
+from domain.organization.contracts import Principal
 from domain.organization.kinds import IdentityKind
+from usecases import ingress
+from usecases.context import Ports
 
 router = APIRouter()
 
@@ -103,7 +109,9 @@ async def callback(request: Request, code: str = "", state: str = "") -> Respons
         csrf=cookies.new_csrf(),
         expires_at=claims.expires_at,
     )
-    target = pending.next if principal is not None else "/console/onboard"
+    # someone no firm knows yet founds one, unless they came to accept an invitation
+    joining = pending.next.startswith(JOIN_PAGE)
+    target = pending.next if principal is not None or joining else "/console/onboard"
     response = RedirectResponse(target, status_code=303)
     cookies.write(response, request, config.session_key, found)
     response.delete_cookie(cookies.LOGIN_COOKIE, path="/console")
@@ -120,3 +128,56 @@ async def signout(request: Request) -> RedirectResponse:
         await read_form(request, found)
     cookies.clear(response)
     return response
+
+
+JOIN_PAGE = "/console/join/"
+"""Where an invitation link leads (the token follows)."""
+
+
+@router.get("/join/{token}", response_model=None)
+async def join_page(request: Request, token: str) -> Response:
+    """An invitation: whom it makes of the signed-in person, and the button that does it
+    (signing in first, if need be, and coming back here)."""
+
+    async def page(ports: Ports, principal: str, found: Session) -> Response:
+        org_id, person = _invited(ports, token)
+        firm = ports.directory.org(org_id)
+        return render(
+            request,
+            "join.html",
+            session=found,
+            firm=firm,
+            person=person,
+            token=token,
+            already=bool(principal),
+        )
+
+    return await serve(request, page, unlinked=True)
+
+
+@router.post("/join/{token}", response_model=None)
+async def join(request: Request, token: str) -> Response:
+    """Accept the invitation: the signed-in person's sign-in proves the colleague from
+    now on (once; the link is then spent)."""
+
+    async def page(ports: Ports, principal: str, found: Session) -> Response:
+        await read_form(request, found)
+        if principal:
+            raise Conflict("you already belong to a firm here: sign out, then open the link again")
+        org_id, person = _invited(ports, token)
+        await run_in_threadpool(ingress.accept_invitation, ports, org_id, person.id, found.subject)
+        joined = found.model_copy(update={"principal_id": person.id, "org_id": org_id})
+        response = flash_back(request, joined, "/console/queue", f"Welcome, {person.display_name}.")
+        cookies.write(response, request, config_of(ports).session_key, joined)
+        return response
+
+    return await serve(request, page, acting=False, unlinked=True)
+
+
+def _invited(ports: Ports, token: str) -> tuple[str, Principal]:
+    """The organization and colleague a link invites, while it holds; NotFound else."""
+    found = cookies.invited(config_of(ports).session_key, token)
+    if found is None:
+        raise NotFound("this invitation is no longer valid: ask for a new link")
+    org_id, principal_id = found
+    return org_id, ingress.invitee(ports, org_id, principal_id)

@@ -12,6 +12,7 @@ from starlette.concurrency import run_in_threadpool
 
 from api.console import session as cookies
 from api.console.forms import cents_from, day_from, readable
+from api.console.ingress import JOIN_PAGE
 from api.console.pages import (
     FORM_REFUSALS,
     config_of,
@@ -28,6 +29,7 @@ from api.console.session import Session
 from api.http.schemas import (
     BarrierBody,
     DestinationBody,
+    HumanBody,
     OnboardBody,
     ProjectBody,
     StaffingBody,
@@ -37,7 +39,7 @@ from domain.fleet.starter import STARTER_FLEET
 from domain.ingress import Unauthenticated
 from domain.organization.contracts import SpendCap
 from domain.organization.kinds import DestinationKind, PrincipalKind, StaffRole
-from usecases import commitments, destinations, organization
+from usecases import commitments, destinations, ingress, organization
 from usecases.context import Ports
 
 router = APIRouter()
@@ -119,6 +121,10 @@ async def _workspace_context(ports: Ports, principal: str, found: Session) -> di
         "founder": principal == view.org.founder_id,
         "agents": [p for p in view.principals if p.kind is PrincipalKind.AGENT],
         "now": ports.clock(),
+        "joined": {
+            i.principal_id
+            for i in await run_in_threadpool(ports.directory.identities, org_of(found))
+        },
     }
 
 
@@ -135,7 +141,18 @@ async def workspace(request: Request) -> Response:
     return await serve(request, page)
 
 
-async def _change(ports: Ports, org_id: str, principal: str, fields: dict[str, str]) -> str:
+def _invite_words(ports: Ports, org_id: str, principal_id: str, name: str, base: str) -> str:
+    """What the founder is told: the link to send (it proves nothing until the colleague
+    signs in with it, once)."""
+    token = cookies.invitation(config_of(ports).session_key, org_id, principal_id)
+    return (
+        f"{name} is invited. Send them this link (good for 7 days, once): {base}{JOIN_PAGE}{token}"
+    )
+
+
+async def _change(
+    ports: Ports, org_id: str, principal: str, fields: dict[str, str], base: str = ""
+) -> str:
     """A project, a staffing or a barrier added; what was done, in a sentence."""
     what = fields.get("change")
     if what == "project":
@@ -161,6 +178,17 @@ async def _change(ports: Ports, org_id: str, principal: str, fields: dict[str, s
             ),
         )
         return "staffed" + (f" until {until:%d %b %Y}" if until else "")
+    if what == "invite":
+        body = HumanBody(email=fields.get("email", ""), display_name=fields.get("name", ""))
+        person = await run_in_threadpool(
+            organization.add_human, ports, org_id, principal, str(body.email), body.display_name
+        )
+        return _invite_words(ports, org_id, person.id, person.display_name, base)
+    if what == "reinvite":
+        person = await run_in_threadpool(
+            ingress.invitee, ports, org_id, fields.get("principal_id", "")
+        )
+        return _invite_words(ports, org_id, person.id, person.display_name, base)
     if what == "unstaff":
         ended = await run_in_threadpool(
             organization.unstaff, ports, org_id, principal, fields.get("staffing", "")
@@ -254,7 +282,8 @@ async def change_workspace(request: Request) -> Response:
     async def page(ports: Ports, principal: str, found: Session) -> Response:
         fields = await read_form(request, found)
         try:
-            done = await _change(ports, org_of(found), principal, fields)
+            base = str(request.base_url).rstrip("/")
+            done = await _change(ports, org_of(found), principal, fields, base)
         except FORM_REFUSALS as refused:
             shown = await _workspace_context(ports, principal, found)
             return render(

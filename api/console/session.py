@@ -170,3 +170,29 @@ def seen_up_to(request: Request, session: Session) -> int:
     """Up to which chain entry the person dismissed their confirmations (0: none)."""
     who, _, seq = request.cookies.get(SEEN_COOKIE, "").rpartition(":")
     return int(seq) if who == session.principal_id and seq.isdigit() else 0
+
+
+INVITATION_SECONDS = 7 * 24 * 3600
+"""How long an invitation link holds."""
+
+
+def invitation(key: bytes, org_id: str, principal_id: str) -> str:
+    """A link's token inviting ``principal_id`` to ``org_id``: signed with the console's
+    key (nobody can forge or alter one), good for :data:`INVITATION_SECONDS`, spent by the
+    first to accept it (the colleague is then proven by their sign-in)."""
+    return _signer(key, "invitation").dumps({"org": org_id, "principal": principal_id})
+
+
+def invited(key: bytes, token: str) -> tuple[str, str] | None:
+    """The (organization, colleague) a token invites, while its signature and age hold;
+    None for anything else."""
+    try:
+        data: Any = _signer(key, "invitation").loads(token, max_age=INVITATION_SECONDS)
+    except (BadSignature, ValueError):
+        return None
+    if not isinstance(data, dict):
+        return None
+    org, principal = data.get("org"), data.get("principal")
+    if not isinstance(org, str) or not isinstance(principal, str):
+        return None
+    return org, principal

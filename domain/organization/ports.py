@@ -44,6 +44,10 @@ class Directory(Protocol):
         """Whose an outside identity is (None: nobody's)."""
         ...
 
+    def identities(self, org_id: str) -> list[Identity]:
+        """Every outside identity linked to a principal of ``org_id``."""
+        ...
+
     def principal(self, org_id: str, principal_id: str) -> Principal:
         """A principal of ``org_id``; :class:`~domain.errors.NotFound` otherwise."""
         ...
@@ -176,6 +180,10 @@ class OrgChange(Protocol):
 
     def link_identity(self, identity: Identity) -> Identity:
         """Link an outside identity to a principal (a duplicate is a Conflict)."""
+        ...
+
+    def identities_of(self, principal_id: str) -> list[Identity]:
+        """The outside identities linked to ``principal_id``, read under the change."""
         ...
 
     def note(self, draft: AuditDraft) -> None:

@@ -510,3 +510,44 @@ async def test_a_newcomer_approves_the_demos_payment_in_the_browser_and_sees_it_
     await page.get_by_role("link", name="its run").click()
     await expect(page.locator("#outcome")).to_have_text("Done")
     await expect(page.locator(".timeline li").first).to_contain_text("Paid")
+
+
+async def test_a_colleague_invited_in_the_browser_joins_once_through_the_link(
+    fleet: Console,
+) -> None:
+    c = fleet
+    page = await c.signed_in("ada@hv.example")
+    await page.goto(f"{c.url}/console/workspace")
+    invite = page.locator("#invite")
+    await invite.get_by_label("Name").fill("Cleo")
+    await invite.get_by_label("Email").fill("cleo@hv.example")
+    await invite.get_by_role("button", name="Invite a colleague").click()
+    told = await page.get_by_role("status").first.inner_text()
+    link = re.search(r"(http://\S+/console/join/\S+)", told)
+    assert link is not None, told
+    await expect(page.locator('#people-list tr[data-person="cleo"]')).to_contain_text("not yet")
+    # Cleo opens it, signs in, lands back on it, joins.
+    cleo = await (await c.browser.new_context()).new_page()
+    await cleo.goto(link.group(1))
+    await cleo.get_by_role("link", name="Sign in with your identity provider").click()
+    await cleo.get_by_label("Your email").fill("cleo@hv.example")
+    await cleo.get_by_role("button", name="Sign in").click()
+    await cleo.wait_for_url("**/console/join/**")
+    await cleo.get_by_role("button", name="Join as Cleo").click()
+    await cleo.wait_for_url("**/console/queue")
+    await expect(cleo.get_by_role("status").first).to_contain_text("Welcome, Cleo")
+    await expect(cleo.locator(".signout")).to_contain_text("Cleo")
+    # The link is spent: someone else who opens it joins no one.
+    mallory = await (await c.browser.new_context()).new_page()
+    await mallory.goto(link.group(1))
+    await mallory.get_by_role("link", name="Sign in with your identity provider").click()
+    await mallory.get_by_label("Your email").fill("mallory@elsewhere.example")
+    await mallory.get_by_role("button", name="Sign in").click()
+    await mallory.wait_for_url("**/console/join/**")
+    await expect(mallory.locator("main")).to_contain_text("no longer valid")
+    await expect(mallory.get_by_role("button", name=re.compile("^Join"))).to_have_count(0)
+    # An altered link invites nobody.
+    answer = await mallory.goto(link.group(1)[:-3] + "xyz")
+    assert answer is not None and answer.status == 404
+    await page.reload()
+    await expect(page.locator('#people-list tr[data-person="cleo"]')).to_contain_text("yes")
