@@ -527,23 +527,13 @@ async def test_a_colleague_invited_in_the_browser_joins_once_through_the_link(
     assert link is not None, told
     await expect(page.locator('#people-list tr[data-person="cleo"]')).to_contain_text("not yet")
     # Cleo opens it, signs in, lands back on it, joins.
-    cleo = await (await c.browser.new_context()).new_page()
-    await cleo.goto(link.group(1))
-    await cleo.get_by_role("link", name="Sign in with your identity provider").click()
-    await cleo.get_by_label("Your email").fill("cleo@hv.example")
-    await cleo.get_by_role("button", name="Sign in").click()
-    await cleo.wait_for_url("**/console/join/**")
+    cleo = await _through(c, link.group(1), "cleo@hv.example")
     await cleo.get_by_role("button", name="Join as Cleo").click()
     await cleo.wait_for_url("**/console/queue")
     await expect(cleo.get_by_role("status").first).to_contain_text("Welcome, Cleo")
     await expect(cleo.locator(".signout")).to_contain_text("Cleo")
     # The link is spent: someone else who opens it joins no one.
-    mallory = await (await c.browser.new_context()).new_page()
-    await mallory.goto(link.group(1))
-    await mallory.get_by_role("link", name="Sign in with your identity provider").click()
-    await mallory.get_by_label("Your email").fill("mallory@elsewhere.example")
-    await mallory.get_by_role("button", name="Sign in").click()
-    await mallory.wait_for_url("**/console/join/**")
+    mallory = await _through(c, link.group(1), "mallory@elsewhere.example")
     await expect(mallory.locator("main")).to_contain_text("no longer valid")
     await expect(mallory.get_by_role("button", name=re.compile("^Join"))).to_have_count(0)
     # An altered link invites nobody.
@@ -551,3 +541,14 @@ async def test_a_colleague_invited_in_the_browser_joins_once_through_the_link(
     assert answer is not None and answer.status == 404
     await page.reload()
     await expect(page.locator('#people-list tr[data-person="cleo"]')).to_contain_text("yes")
+
+
+async def _through(c: Console, link: str, email: str) -> Page:
+    """A new browser that opens ``link``, signs in as ``email`` and lands back on it."""
+    page = await (await c.browser.new_context()).new_page()
+    await page.goto(link)
+    await page.get_by_role("link", name="Sign in with your identity provider").click()
+    await page.get_by_label("Your email").fill(email)
+    await page.get_by_role("button", name="Sign in").click()
+    await page.wait_for_url("**/console/join/**")
+    return page
