@@ -11,8 +11,9 @@ from pydantic import BaseModel
 from domain.fleet import registry
 from domain.governance.broker import effective_budget
 from domain.organization.kinds import PrincipalKind, StaffRole
+from domain.organization.visibility import may_read
 from domain.runs.outcome import RunOutcome
-from usecases.access import member
+from usecases.access import member, readable
 from usecases.context import Ports
 from usecases.runs_list import RunLine, listed_runs
 
@@ -50,15 +51,21 @@ class AgentCard(BaseModel):
     running: int
     latest: RunLine | None
     spent_cents: int
-    """What its allowed and approved actions moved in the last :data:`LATELY`."""
+    """What its allowed and approved actions moved in the last :data:`LATELY`, in the
+    projects the reader may read."""
 
 
 def roster(ports: Ports, org_id: str, actor_id: str, lines: list[RunLine]) -> list[AgentCard]:
     """Every agent of the organization, with what ``lines`` (the runs the reader may read,
     newest first) say it is doing."""
-    member(ports, org_id, actor_id)
+    org, actor = member(ports, org_id, actor_id)
+    allowed = readable(ports, org, actor)
     now = ports.clock()
-    spent = ports.runs.spent(org_id, now - LATELY)
+    spent: dict[str, int] = {}
+    for moved in ports.runs.spent(org_id, now - LATELY):
+        # only what the reader may read: a total over other projects tells their payments
+        if may_read(allowed, moved.reach):
+            spent[moved.agent_id] = spent.get(moved.agent_id, 0) + moved.cents
     cards = []
     for principal in ports.directory.principals(org_id):
         if principal.kind is not PrincipalKind.AGENT:

@@ -8,7 +8,7 @@ import uuid
 from domain.errors import NotFound, Unavailable
 from domain.organization.visibility import may_read
 from domain.runs.run import check_hold_timeout
-from domain.work_graph.graph import GraphInput, GraphState, WorkGraph
+from domain.work_graph.graph import GraphInput, GraphState, StepState, WorkGraph
 from domain.work_graph.ports import GraphGateway
 from usecases import ingress
 from usecases.access import agent_named, check_scripted, member, readable
@@ -73,7 +73,7 @@ async def graph_view(ports: Ports, graph_id: str, actor_id: str) -> tuple[str, G
     allowed = readable(ports, org, actor)
     steps = []
     for step in state.steps:
-        if step.run_id is not None and not may_read(allowed, ports.runs.reach(step.run_id)):
+        if not may_read(allowed, _step_reach(ports, state.org_id, step)):
             step = step.model_copy(
                 update={
                     "summary": "",
@@ -85,6 +85,24 @@ async def graph_view(ports: Ports, graph_id: str, actor_id: str) -> tuple[str, G
             )
         steps.append(step)
     return status, state.model_copy(update={"steps": tuple(steps)})
+
+
+def _step_reach(ports: Ports, org_id: str, step: StepState) -> set[str]:
+    """Where a step's words belong: its run's reach once it has a run; before (waiting,
+    skipped, or failed before its run), its agent's current projects, where its run would
+    reach."""
+    if step.run_id is not None:
+        return ports.runs.reach(step.run_id)
+    agent = agent_named(ports, org_id, step.agent)
+    if agent is None:
+        return {UNPLACED}
+    now = ports.clock()
+    staffed = {s.project for s in ports.directory.staffing(org_id, agent.id) if s.active_at(now)}
+    return staffed or {UNPLACED}
+
+
+UNPLACED = "\u0000unplaced"
+"""A reach no reader holds but the founder: a step whose agent works nowhere is theirs."""
 
 
 async def wait_graph(ports: Ports, graph_id: str, actor_id: str) -> GraphState:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import datetime
 
-from sqlalchemy import func, select
+from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import col
 
@@ -16,7 +16,7 @@ from adapters.store.session import Database
 from adapters.store.tables import AuditEntryRow, DecisionRow, IntentRow, RunRow
 from domain.governance.intents import Decision, Intent
 from domain.governance.records import RUN_ENDED_BADLY, run_failure_key
-from domain.runs.outcome import RunEnd
+from domain.runs.outcome import RunEnd, Spent
 from domain.runs.run import RunRecord
 
 
@@ -130,18 +130,19 @@ class Runs:
                 runs.setdefault(row.run_id, set()).update(row.reach)
             return runs, intents
 
-    def spent(self, org_id: str, since: datetime) -> dict[str, int]:
+    def spent(self, org_id: str, since: datetime) -> list[Spent]:
         with self._db.read() as s:
             rows = s.execute(
-                select(col(IntentRow.principal_id), func.sum(col(IntentRow.spend_cents)))
-                .where(
+                select(
+                    col(IntentRow.principal_id), col(IntentRow.reach), col(IntentRow.spend_cents)
+                ).where(
                     col(IntentRow.org_id) == org_id,
                     col(IntentRow.status).in_(SPENDING),
                     col(IntentRow.created_at) >= since,
+                    col(IntentRow.spend_cents) > 0,
                 )
-                .group_by(col(IntentRow.principal_id))
             )
-            return {agent: int(total or 0) for agent, total in rows}
+            return [Spent(agent_id=a, reach=tuple(r), cents=int(c)) for a, r, c in rows]
 
     def ends(self, org_id: str, run_ids: Sequence[str]) -> dict[str, RunEnd]:
         """Each run's intents' latest outcomes and its bad end, in two indexed reads."""
@@ -153,7 +154,7 @@ class Runs:
         with self._db.read() as s:
             for run_id, status in s.execute(
                 select(col(IntentRow.run_id), col(IntentRow.status)).where(
-                    col(IntentRow.run_id).in_(list(run_ids))
+                    col(IntentRow.org_id) == org_id, col(IntentRow.run_id).in_(list(run_ids))
                 )
             ):
                 statuses.setdefault(run_id, []).append(status)

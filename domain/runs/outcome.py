@@ -97,6 +97,14 @@ def matches(outcome: RunOutcome, wanted: Iterable[RunOutcome]) -> bool:
     return not chosen or outcome in chosen
 
 
+class Spent(Frozen):
+    """Money one let-through intent moved: whose, where (its reach), how much (cents)."""
+
+    agent_id: str
+    reach: tuple[str, ...]
+    cents: int
+
+
 class PartOf(Frozen):
     """The larger work a run is part of: a step of a work graph, or a deliberation's
     synthesis (its client key says which)."""

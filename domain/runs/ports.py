@@ -9,7 +9,7 @@ from typing import Protocol
 from domain.fleet.registry import Rollout
 from domain.governance.intents import Decision, Intent
 from domain.organization.contracts import AgentDefinition, Charter, Frozen, Principal, Staffing
-from domain.runs.outcome import RunEnd
+from domain.runs.outcome import RunEnd, Spent
 from domain.runs.run import ApprovalSignal, RunInput, RunRecord, RunState
 
 
@@ -78,9 +78,9 @@ class RunRecords(Protocol):
         """The reach of every run and every intent of an organization."""
         ...
 
-    def spent(self, org_id: str, since: datetime) -> dict[str, int]:
-        """What each agent's allowed and approved intents since ``since`` moved (cents,
-        as the broker counts them), by agent id."""
+    def spent(self, org_id: str, since: datetime) -> list[Spent]:
+        """Each allowed or approved intent since ``since`` that moved money: its agent,
+        its reach and what it moved (as the broker counts it)."""
         ...
 
     def ends(self, org_id: str, run_ids: Sequence[str]) -> dict[str, RunEnd]:

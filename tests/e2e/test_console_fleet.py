@@ -28,6 +28,7 @@ from adapters.ingress.local_issuer import LOCAL_AUDIENCE
 from adapters.models.replay import ReplayProvider, answered_tasks
 from api.local.demo import play
 from api.local.demo_report import DemoReport
+from domain.work_graph.graph import GraphStep, WorkGraph
 from tests.e2e.test_console import Console, _held, serving
 from tests.e2e.test_deliberation import REPLIES as PERSONA_REPLIES
 from tests.e2e.test_work_graph import DILIGENCE, REPLIES
@@ -552,3 +553,36 @@ async def _through(c: Console, link: str, email: str) -> Page:
     await page.get_by_role("button", name="Sign in").click()
     await page.wait_for_url("**/console/join/**")
     return page
+
+
+async def test_a_west_step_that_has_not_run_keeps_its_task_from_an_east_member(
+    fleet: Console,
+) -> None:
+    """A West step waits behind an East step held for a human: it has no run yet, and an
+    East member sees its state only, never its task."""
+    c = fleet
+    graph = WorkGraph(
+        name="Birch counter",
+        steps=(
+            GraphStep(id="pay", agent="ledger", task="Pay the data-room invoice."),
+            GraphStep(
+                id="counter", agent="vega", task="Draft the Birch counter-offer.", after=("pay",)
+            ),
+        ),
+    )
+    started = await work_graph.start_graph(
+        c.svc,
+        c.firm.org,
+        c.firm.founder,
+        graph,
+        {"pay": REPLIES["pay"], "counter": REPLIES["birch"]},
+    )
+    ben = await c.signed_in("ben@hv.example")
+    await ben.goto(f"{c.url}/console/graphs/{started.graph_id}")
+    await expect(ben.locator('#graph-steps tr[data-step="pay"]')).to_contain_text("Waits for you")
+    counter = ben.locator('#graph-steps tr[data-step="counter"]')
+    await expect(counter).to_contain_text("withheld")
+    await expect(counter).to_contain_text("Waiting")
+    assert "counter-offer" not in await ben.content()
+    _, seen = await work_graph.graph_view(c.svc, started.graph_id, c.firm.associate)
+    assert [s.task for s in seen.steps] == ["Pay the data-room invoice.", ""]

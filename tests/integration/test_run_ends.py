@@ -8,9 +8,11 @@ from datetime import timedelta
 
 from adapters.store.store import Store
 from domain.governance.intents import Outcome
-from domain.runs.outcome import RunEnd
+from domain.runs.outcome import RunEnd, Spent
+from tests.integration.test_wall_readers import _collision_across_the_wall
 from tests.support import Firm, payment_intent, utc_now
-from usecases import governance
+from usecases import fleet_roster, governance
+from usecases.context import Ports
 
 
 def test_the_record_tells_each_runs_course_and_each_agents_spending(firm: Firm) -> None:
@@ -34,8 +36,28 @@ def test_the_record_tells_each_runs_course_and_each_agents_spending(firm: Firm) 
         "run-large": RunEnd(statuses=("hold",)),
         "run-broken": RunEnd(ended_badly="run_failed"),
     }
-    assert store.runs.ends("another-org", ["run-broken"]) == {}  # another firm's: nothing
+    # another firm's: nothing, whatever it holds
+    assert store.runs.ends("another-org", ["run-small", "run-large", "run-broken"]) == {}
     assert store.runs.ends(firm.org, []) == {}
     # Only what was let through counts, and only since the day asked.
-    assert store.runs.spent(firm.org, utc_now() - timedelta(days=30)) == {ledger: 5_000}
-    assert store.runs.spent(firm.org, utc_now() + timedelta(minutes=5)) == {}
+    assert store.runs.spent(firm.org, utc_now() - timedelta(days=30)) == [
+        Spent(agent_id=ledger, reach=("east",), cents=5_000)
+    ]
+    assert store.runs.spent(firm.org, utc_now() + timedelta(minutes=5)) == []
+    assert store.runs.spent("another-org", utc_now() - timedelta(days=30)) == []
+
+
+def test_what_an_agent_moved_counts_only_where_the_reader_may_read(
+    firm: Firm, services: Ports
+) -> None:
+    """Ledger paid on West, then moved East: an East member's agents page says nothing
+    of the West payment (a total is as telling as the payment); the founder's says it."""
+    _collision_across_the_wall(firm, services)
+    ledger = firm.agents["ledger"]
+
+    def moved(reader: str) -> int:
+        (card,) = [c for c in fleet_roster.roster(services, firm.org, reader, []) if c.id == ledger]
+        return card.spent_cents
+
+    assert moved(firm.associate) == 0
+    assert moved(firm.founder) == 12_000
