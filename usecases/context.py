@@ -50,10 +50,10 @@ class Ports:
     embedder: Embedder
     clock: Callable[[], datetime]
     scripted_replies: bool = False
+    """Whether a run may carry the exact reply the model returns (the scripted provider)."""
     answered_tasks: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     """Offline (the replay provider): the tasks its committed replies answer, by agent
     handle, for the console to offer; empty where a real model answers anything."""
-    """Whether a run may carry the exact reply the model returns (the scripted provider)."""
     compactor: CompactionEngine | None = None
     """Summarises old records into compact ones (``usecases.memory.compact``)."""
     screen_classifier: InjectionScorer | None = None

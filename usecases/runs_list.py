@@ -5,17 +5,28 @@ its task or its agent's name and filtered by outcome."""
 from __future__ import annotations
 
 from collections.abc import Iterable
+from datetime import timedelta
 
 from pydantic import BaseModel
 
 from domain.organization.contracts import Principal
-from domain.runs.outcome import PartOf, RunEnd, RunOutcome, matches, outcome_of, part_of
+from domain.runs.outcome import (
+    PartOf,
+    RunEnd,
+    RunOutcome,
+    matches,
+    outcome_of,
+    part_of,
+    settled,
+)
 from domain.runs.run import CANCELLED_ERROR, RunRecord, RunStatus
 from usecases.context import Ports
 from usecases.runs import RECENT_SCANNED, RunView, recent_runs
 
 PAGE = 50
 """How many runs the list shows at most."""
+JUST_STARTED = timedelta(minutes=2)
+"""A run this young that Temporal's list does not show yet is running (its list lags)."""
 
 
 class RunLine(BaseModel):
@@ -51,6 +62,7 @@ async def listed_runs(
     The record says most of an outcome in one read; Temporal is asked (one visibility
     query per page) only for the runs the record cannot place: still running or not."""
     wanted = tuple(outcomes)
+    now = ports.clock()
     who = names(ports.directory.principals(org_id))
     words = " ".join(text.casefold().split())
     candidates = [
@@ -62,11 +74,14 @@ async def listed_runs(
     for start in range(0, len(candidates), limit):
         chunk = candidates[start : start + limit]
         ends = ports.runs.ends(org_id, [r.id for r in chunk])
-        open_ = [r.workflow_id for r in chunk if _needs_temporal(ends.get(r.id))]
+        open_ = [r.workflow_id for r in chunk if settled(ends.get(r.id, RunEnd())) is None]
         statuses = await ports.gateway.statuses(open_) if open_ else {}
         for run in chunk:
+            end = ends.get(run.id, RunEnd())
             status = statuses.get(run.workflow_id)
-            outcome = outcome_of(ends.get(run.id, RunEnd()), status)
+            if status is None and run.created_at > now - JUST_STARTED:
+                status = "running"  # Temporal's list has not caught up with it yet
+            outcome = settled(end) or outcome_of(end, status)
             if not matches(outcome, wanted):
                 continue
             found.append(
@@ -83,14 +98,6 @@ async def listed_runs(
     return found
 
 
-def _needs_temporal(end: RunEnd | None) -> bool:
-    """Whether the record alone leaves the run's outcome open (it may still run)."""
-    if end is None:
-        return True
-    settled = outcome_of(end, "completed")
-    return settled in (RunOutcome.DONE, RunOutcome.COMPLETED)
-
-
 def view_outcome(view: RunView) -> RunOutcome:
     """How the run a reader opened came out: what its record and its workflow say."""
     failed = view.state is not None and view.state.status is RunStatus.FAILED
@@ -99,4 +106,5 @@ def view_outcome(view: RunView) -> RunOutcome:
         statuses=tuple(i.status for i in view.intents),
         ended_badly=("run_cancelled" if cancelled else "run_failed") if failed else None,
     )
-    return outcome_of(end, None if view.workflow_status == "not_found" else view.workflow_status)
+    status = None if view.workflow_status == "not_found" else view.workflow_status
+    return settled(end) or outcome_of(end, status)

@@ -9,7 +9,7 @@ from typing import Any
 from fastapi import APIRouter, Request
 from fastapi.responses import Response
 
-from api.console.pages import flash_back, live, org_of, read_form, render, serve
+from api.console.pages import ENDED, FINAL, flash_back, live, org_of, read_form, render, serve
 from api.console.session import Session
 from api.local.demo_script import DELIBERATION_REPLIES, QUESTION
 from domain.deliberation.state import QUESTION_PREFIX
@@ -57,7 +57,7 @@ async def _context(ports: Ports, principal: str, deliberation_id: str) -> dict[s
     status, state = await deliberation.deliberation_view(ports, deliberation_id, principal)
     run = None if state.run_id is None else ports.runs.get(state.run_id)
     question = "" if run is None else run.task.removeprefix(QUESTION_PREFIX)
-    return {"d": state, "workflow_status": status, "question": question}
+    return {"d": state, "workflow_status": status, "question": question, FINAL: status in ENDED}
 
 
 @router.get("/deliberations/{deliberation_id}", response_model=None)

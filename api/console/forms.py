@@ -4,6 +4,7 @@ validation library's dump."""
 
 from __future__ import annotations
 
+import re
 from datetime import UTC, date, datetime, time
 from typing import Any
 
@@ -80,14 +81,20 @@ def readable(refused: Exception) -> str:
     return f"Not done: {text}."[:MAX_SAID]
 
 
+AMOUNT = re.compile(r"\$?\s*(\d{1,3}(?:,\d{3})+|\d+)(?:\.(\d{1,2}))?")
+"""An amount as a person types it: digits, thousands grouped by threes with commas or
+not grouped at all, cents after a point (``5,000``, ``5000.50``; never ``5,00``)."""
+
+
 def cents_from(text: str, field: str = "amount") -> int:
     """An amount as a person types it (``5,000``, ``$5,000.50``, ``120``) in cents; a
-    refusal in words for anything else."""
-    cleaned = text.strip().removeprefix("$").replace(",", "").strip()
-    whole, _, part = cleaned.partition(".")
-    if not whole.isdigit() or (part and (not part.isdigit() or len(part) > 2)):
+    refusal in words for anything else (``5,00`` too: a comma is never a decimal point
+    here)."""
+    found = AMOUNT.fullmatch(text.strip())
+    if found is None:
         raise ValueError(f"{field}: write an amount such as 5,000 or 5,000.50")
-    return int(whole) * 100 + int(part.ljust(2, "0") or 0)
+    whole, part = found.group(1).replace(",", ""), found.group(2) or "0"
+    return int(whole) * 100 + int(part.ljust(2, "0"))
 
 
 def day_from(text: str, field: str = "date") -> datetime | None:

@@ -55,6 +55,7 @@ def when(at: datetime | None) -> Markup:
 
 
 templates.env.filters["when"] = when
+templates.env.filters["day"] = lambda at: f"{at.day} {at:%b %Y}"
 
 
 def intent_words(intent: Intent) -> str:
@@ -258,12 +259,23 @@ LIVE_FOR = 600.0
 """How long one stream lasts (seconds); the browser opens the next by itself."""
 
 
+ENDED = frozenset({"completed", "failed", "canceled", "terminated", "timed_out", "not_found"})
+"""Temporal's words for an execution that has ended: what its page shows changes no more."""
+
+FINAL = "final"
+"""The key a live page's context sets once what it shows can no longer change (its
+workflow ended): the stream sends it and ends, and the page stops asking."""
+
+
 def live(
     request: Request, template: str, context: Callable[[], Awaitable[dict[str, Any]]]
 ) -> StreamingResponse:
     """A page's changing part (``template`` over ``context()``) as server-sent events: at
-    once, then whenever it changes, for :data:`LIVE_FOR` seconds. The reader was checked
-    by :func:`serve` as for the page; ``context`` reads as them each time."""
+    once, then whenever it changes, for :data:`LIVE_FOR` seconds, or until ``context()``
+    says it is :data:`FINAL` (an ``end`` event: the browser stops asking). The reader was
+    checked by :func:`serve` as for the page; ``context`` reads as them each time, and a
+    refusal then (they lost access) ends the stream with an ``end`` event, saying
+    nothing more."""
 
     async def events() -> AsyncIterator[str]:
         sent = ""
@@ -276,12 +288,18 @@ def live(
                 # Temporal out of reach a moment: the page keeps what it shows
                 await asyncio.sleep(LIVE_EVERY)
                 continue
+            except FORM_REFUSALS:
+                yield "event: end\ndata: \n\n"
+                return
             html = templates.get_template(template).render(request=request, **shown)
             mark = hashlib.sha256(html.encode()).hexdigest()
             if mark != sent:
                 sent = mark
                 yield "event: live\n" + "".join(f"data: {line}\n" for line in html.splitlines())
                 yield "\n"
+            if shown.get(FINAL):
+                yield "event: end\ndata: \n\n"
+                return
             await asyncio.sleep(LIVE_EVERY)
 
     return StreamingResponse(

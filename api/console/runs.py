@@ -4,6 +4,7 @@ live (server-sent events: the page's changing part, sent again whenever it chang
 
 from __future__ import annotations
 
+import uuid
 from typing import Any
 
 from fastapi import APIRouter, Request
@@ -13,6 +14,8 @@ from starlette.concurrency import run_in_threadpool
 from api.console.deliberation import EXAMPLE
 from api.console.forms import readable
 from api.console.pages import (
+    ENDED,
+    FINAL,
     FORM_REFUSALS,
     flash_back,
     live,
@@ -24,6 +27,7 @@ from api.console.pages import (
 )
 from api.console.session import Session
 from api.console.work_graph import template_json
+from api.http.schemas import RunBody
 from domain.organization.kinds import PrincipalKind
 from domain.runs.outcome import RunOutcome, part_of
 from usecases import organization, runs, runs_list
@@ -88,6 +92,7 @@ async def _list_page(
         error=error,
         kept=kept or {},
         graph_json=template_json("diligence"),
+        form_key=uuid.uuid4().hex,
         example_question=EXAMPLE if ports.scripted_replies else "",
     )
 
@@ -109,11 +114,17 @@ async def start(request: Request) -> Response:
     async def page(ports: Ports, principal: str, found: Session) -> Response:
         fields = await read_form(request, found)
         try:
+            # the form's own key: a double click (or a resend) starts the run once
+            body = RunBody(
+                agent_id=fields.get("agent", ""),
+                task=fields.get("task", "") or " ",
+                client_key=f"console:{fields['key']}" if fields.get("key") else None,
+            )
             started = await runs.start_run(
                 ports,
                 org_of(found),
                 principal,
-                runs.StartRun(agent_id=fields.get("agent", ""), task=fields.get("task", "")),
+                runs.StartRun(agent_id=body.agent_id, task=body.task, client_key=body.client_key),
             )
         except FORM_REFUSALS as refused:
             # the list again, the form as it was filled, with what to change
@@ -142,6 +153,7 @@ async def _run_context(ports: Ports, principal: str, found: Session, run_id: str
         "asked": None if view.started_by is None else who.get(view.started_by, view.started_by),
         "started_at": None if record is None else record.created_at,
         "part_of": None if record is None else part_of(record.client_key),
+        FINAL: view.workflow_status in ENDED,
     }
 
 

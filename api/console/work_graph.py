@@ -13,7 +13,7 @@ from fastapi.responses import Response
 from pydantic import ValidationError
 
 from api.console.forms import readable
-from api.console.pages import flash_back, live, org_of, read_form, render, serve
+from api.console.pages import ENDED, FINAL, flash_back, live, org_of, read_form, render, serve
 from api.console.session import Session
 from api.local.demo_script import CHECKLIST, CHECKLIST_REPLIES
 from domain.work_graph.graph import WorkGraph
@@ -46,8 +46,14 @@ async def start(request: Request) -> Response:
             graph = WorkGraph.model_validate_json(fields.get("graph", ""))
         except ValidationError as refused:
             raise ValueError(f"the graph's steps: {readable(refused)}") from None
-        _, replies = TEMPLATES.get(fields.get("template", ""), ({}, {}))
-        kept = {s.id: replies[s.id] for s in graph.steps if s.id in replies}
+        template, replies = TEMPLATES.get(fields.get("template", ""), ({}, {}))
+        as_shipped = {s.id: s for s in WorkGraph.model_validate(template).steps} if template else {}
+        # a reply answers only the step it was written for: same agent, task and order
+        kept = {
+            s.id: replies[s.id]
+            for s in graph.steps
+            if s.id in replies and as_shipped.get(s.id) == s
+        }
         started = await work_graph.start_graph(
             ports,
             org_of(found),
@@ -78,6 +84,7 @@ async def _graph_context(ports: Ports, principal: str, graph_id: str) -> dict[st
         "at": {b.id: b for b in drawing.boxes},
         "box_w": BOX_W,
         "box_h": BOX_H,
+        FINAL: status in ENDED,
     }
 
 

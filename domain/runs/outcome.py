@@ -84,6 +84,14 @@ def outcome_of(end: RunEnd, workflow_status: str | None) -> RunOutcome:
     return RunOutcome.COMPLETED
 
 
+def settled(end: RunEnd) -> RunOutcome | None:
+    """The outcome the record alone settles (a hold, a bad end, a refusal), whatever
+    Temporal says; None when it turns on whether the run still runs. The runs list and a
+    run's page both read it first, so they never disagree."""
+    found = outcome_of(end, "completed")
+    return None if found in (RunOutcome.DONE, RunOutcome.COMPLETED) else found
+
+
 _REFUSALS = (
     ("reject", RunOutcome.REFUSED),
     ("denied", RunOutcome.DENIED),

@@ -180,10 +180,15 @@ async def test_an_east_member_sees_nothing_of_west_on_the_fleet_pages(fleet: Con
     live = await page.request.get(f"{fleet.url}/console/runs/{west}/live")
     assert live.status == 404
     assert "Birch" not in await live.text()
-    # The founder reads it.
+    # The founder reads it; the run has ended, so its stream says so once and ends (the
+    # page stops asking).
     founder = await fleet.signed_in("ada@hv.example")
     await founder.goto(f"{fleet.url}/console/runs/{west}")
     await expect(founder.locator("h1")).to_contain_text("Birch")
+    await expect(founder.locator("#run")).to_have_attribute("data-ended", "yes")
+    ended = await founder.request.get(f"{fleet.url}/console/runs/{west}/live")
+    said = await ended.text()
+    assert ended.status == 200 and "event: live" in said and said.endswith("event: end\ndata: \n\n")
 
 
 async def _pages(c: Console) -> list[str]:

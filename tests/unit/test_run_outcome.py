@@ -7,7 +7,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from domain.runs.outcome import RunEnd, RunOutcome, matches, outcome_of
+from domain.runs.outcome import RunEnd, RunOutcome, matches, outcome_of, settled
 
 STATUSES = st.lists(
     st.sampled_from(["allow", "reject", "hold", "approved", "denied", "expired"]), max_size=5
@@ -70,3 +70,17 @@ def test_a_filter_with_nothing_ticked_shows_everything() -> None:
     assert matches(RunOutcome.DONE, [])
     assert matches(RunOutcome.DONE, [RunOutcome.DONE, RunOutcome.WAITING])
     assert not matches(RunOutcome.FAILED, [RunOutcome.DONE])
+
+
+@given(STATUSES, BAD_END, WORKFLOW)
+def test_the_list_and_the_page_agree_whatever_temporal_says(
+    statuses: list[str], bad: str | None, workflow: str | None
+) -> None:
+    """Both read what the record settles first: Temporal decides only the rest."""
+    end = RunEnd(statuses=tuple(statuses), ended_badly=bad)
+    found = settled(end)
+    if found is not None:
+        assert found is outcome_of(end, "completed")
+        assert found not in (RunOutcome.DONE, RunOutcome.COMPLETED, RunOutcome.RUNNING)
+    else:
+        assert not {"hold", "reject", "denied", "expired"} & set(statuses) and bad is None

@@ -38,10 +38,16 @@ class DecidedLine(BaseModel):
     """What the person wrote with it."""
 
 
-def _line(entry: AuditEntry, written: set[str], intent: dict[str, object]) -> DecidedLine:
+def _line(
+    entry: AuditEntry, written: set[str], closed: set[str], intent: dict[str, object]
+) -> DecidedLine:
     tool = str(intent.get("tool", ""))
     payload = intent.get("payload")
-    what = action(tool, payload if isinstance(payload, dict) else {}, _int(intent, "cost_cents"))
+    what = (
+        action(tool, payload if isinstance(payload, dict) else {}, _int(intent, "cost_cents"))
+        if tool
+        else "an action of a project you may no longer read"
+    )
     intent_id = entry.intent_id or ""
     done = intent_id in written
     verdict = VERDICTS[entry.decision]
@@ -50,7 +56,7 @@ def _line(entry: AuditEntry, written: set[str], intent: dict[str, object]) -> De
         became = f"the broker refused your decision: {entry.payload.get('reason', entry.rule)}"
     elif done:
         became = done_words(tool)
-    elif verdict == "approved":
+    elif verdict == "approved" and intent_id not in closed:
         became = f"the {noun} goes ahead: its run carries it out"
     else:
         became = f"nothing was {done_words(tool)}"
@@ -75,13 +81,15 @@ def decided_by(ports: Ports, org_id: str, actor_id: str, limit: int = 100) -> li
     """``actor_id``'s own decisions on held intents, newest first (at most ``limit``)."""
     trail = audit.audit(ports, org_id, actor_id, verify=False)
     written = {e.intent_id for e in trail.entries if e.decision == "dispatched" and e.intent_id}
+    # closed without its write (its run cancelled or ended first): nothing happened
+    closed = {e.intent_id for e in trail.entries if e.decision == "expired" and e.intent_id}
     proposed: dict[str, dict[str, object]] = {}
     for entry in trail.entries:
         intent = entry.payload.get("intent")
         if entry.intent_id and isinstance(intent, dict) and entry.intent_id not in proposed:
             proposed[entry.intent_id] = intent
     lines = [
-        _line(entry, written, proposed.get(entry.intent_id or "", {}))
+        _line(entry, written, closed, proposed.get(entry.intent_id or "", {}))
         for entry in reversed(trail.entries)
         if entry.actor == actor_id and entry.decision in VERDICTS and entry.intent_id
     ]

@@ -18,6 +18,8 @@
     });
     run.dataset.updated = String(Date.now());
   });
+  // what the page shows can no longer change (or may no longer be read): stop asking
+  source.addEventListener("end", function () { source.close(); run.dataset.ended = "yes"; });
 })();
 
 // The start form: a task the offline model answers is filled in with one click.
