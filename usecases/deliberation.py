@@ -11,7 +11,7 @@ from domain.deliberation.ports import DeliberationGateway
 from domain.deliberation.state import SYNTHESIS, DeliberationInput, DeliberationState
 from domain.errors import NotFound, Unavailable
 from domain.runs.run import check_hold_timeout
-from usecases import ingress
+from usecases import ingress, runs
 from usecases.access import agent_named, check_scripted, member, run_for
 from usecases.context import Ports
 
@@ -83,10 +83,14 @@ async def deliberation_view(
     status, state = await _gateway(ports).state(deliberation_id)
     try:
         member(ports, state.org_id, actor_id)
-        if state.run_id is not None:
-            run_for(ports, state.run_id, actor_id)
+        run = None if state.run_id is None else run_for(ports, state.run_id, actor_id)
     except NotFound:
         raise NotFound(f"no deliberation {deliberation_id}") from None
+    if run is not None and state.synthesis is not None:
+        # its decisions as the reader sees them: evidence and causes beyond their projects
+        # withheld, as on any run's page
+        seen = runs.decisions_seen(ports, run, actor_id)
+        state = state.model_copy(update={"synthesis": runs.state_seen(state.synthesis, seen)})
     return status, state
 
 

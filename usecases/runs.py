@@ -215,13 +215,13 @@ async def run_view(ports: Ports, run_id: str, actor_id: str) -> RunView:
     started it read it anyway); to anyone else it does not exist."""
     run = run_for(ports, run_id, actor_id)
     status, state = await ports.gateway.state(run.workflow_id)
-    seen = _decisions_seen(ports, run, actor_id)
+    seen = decisions_seen(ports, run, actor_id)
     intents = [
         IntentRecord(intent=i, status=s, decisions=[seen(x) for x in d])
         for i, s, d in ports.runs.intents(run_id)
     ]
     if state is not None:
-        state = _state_seen(state, seen)
+        state = state_seen(state, seen)
     return RunView(
         run_id=run.id,
         workflow_id=run.workflow_id,
@@ -239,12 +239,12 @@ async def run_view(ports: Ports, run_id: str, actor_id: str) -> RunView:
 async def wait_run(ports: Ports, run_id: str, actor_id: str) -> RunState:
     """Wait for a run to finish; its final state."""
     run = run_for(ports, run_id, actor_id)
-    return _state_seen(
-        await ports.gateway.result(run.workflow_id), _decisions_seen(ports, run, actor_id)
+    return state_seen(
+        await ports.gateway.result(run.workflow_id), decisions_seen(ports, run, actor_id)
     )
 
 
-def _decisions_seen(ports: Ports, run: RunRecord, actor_id: str) -> Callable[[Decision], Decision]:
+def decisions_seen(ports: Ports, run: RunRecord, actor_id: str) -> Callable[[Decision], Decision]:
     """A run's decisions as ``actor_id`` sees them: one they may read may rest on intents
     they may not (a collision), which its evidence and reason then do not name."""
     org, actor = member(ports, run.org_id, actor_id)
@@ -255,8 +255,8 @@ def _decisions_seen(ports: Ports, run: RunRecord, actor_id: str) -> Callable[[De
     return lambda decision: decision_for(projects, decision, reach_of)
 
 
-def _state_seen(state: RunState, seen: Callable[[Decision], Decision]) -> RunState:
-    """``state`` with each intent's decision as :func:`_decisions_seen` shows it."""
+def state_seen(state: RunState, seen: Callable[[Decision], Decision]) -> RunState:
+    """``state`` with each intent's decision as :func:`decisions_seen` shows it."""
     views = tuple(v.model_copy(update={"decision": seen(v.decision)}) for v in state.intents)
     return state.model_copy(update={"intents": views})
 
@@ -314,7 +314,7 @@ async def decide_hold(
     newest = decisions[-1]
     # What the person is told of the hold, as far as they may read it (a reason recorded
     # long ago may name intents on the other side of a wall).
-    seen = _decisions_seen(ports, run, actor_id)(newest).reason[:300]
+    seen = decisions_seen(ports, run, actor_id)(newest).reason[:300]
     if hold_seq is not None and hold_seq != newest.audit_seq:
         raise Conflict(
             f"hold_changed: the hold you were shown (audit entry {hold_seq}) is no longer the "
