@@ -74,6 +74,17 @@ class Runs:
             ).scalars()
             return [_record(r) for r in rows]
 
+    def records(self, org_id: str, run_ids: Sequence[str]) -> dict[str, RunRecord]:
+        if not run_ids:
+            return {}
+        with self._db.read() as s:
+            rows = s.execute(
+                select(RunRow).where(
+                    col(RunRow.org_id) == org_id, col(RunRow.id).in_(list(set(run_ids)))
+                )
+            ).scalars()
+            return {r.id: _record(r) for r in rows}
+
     def get(self, run_id: str) -> RunRecord | None:
         with self._db.read() as s:
             row = s.get(RunRow, run_id)
@@ -115,9 +126,12 @@ class Runs:
         """The reach of every run and every intent of an organization: (by run id, by
         intent id)."""
         with self._db.read() as s:
+            # two columns, not whole rows: an organization's every run is read here
             runs = {
                 r.id: set(r.projects)
-                for r in s.execute(select(RunRow).where(col(RunRow.org_id) == org_id)).scalars()
+                for r in s.execute(
+                    select(col(RunRow.id), col(RunRow.projects)).where(col(RunRow.org_id) == org_id)
+                )
             }
             intents: dict[str, set[str]] = {}
             rows = s.execute(

@@ -56,6 +56,10 @@ class RunRecords(Protocol):
 
     def get(self, run_id: str) -> RunRecord | None: ...
 
+    def records(self, org_id: str, run_ids: Sequence[str]) -> dict[str, RunRecord]:
+        """The records of ``run_ids`` of ``org_id``, in one read (unknown ones absent)."""
+        ...
+
     def recent(self, org_id: str, limit: int = 50) -> list[RunRecord]:
         """The organization's runs, newest first."""
         ...

@@ -84,6 +84,7 @@ def _context(
         intent_reach=intent_reach,
         handles={p.id: p.handle for p in ports.directory.principals(org_id)},
         readable=readable(ports, org, actor),
+        held_runs=ports.runs.records(org_id, [h.run_id for h in story.open_holds()]),
     )
     return context, context.readable
 

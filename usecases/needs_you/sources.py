@@ -7,7 +7,7 @@ and agents' questions. (Offers and findings are in :mod:`~usecases.needs_you.fin
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Protocol
 
@@ -19,11 +19,10 @@ from domain.organization.contracts import Commitment, Obligation, SpendCap
 from domain.organization.kinds import ReviewState
 from domain.organization.visibility import causes_for, evidence_for
 from domain.runs.failures import NEXT_STEP, retries_left
-from domain.runs.run import DEFAULT_HOLD_SECONDS
+from domain.runs.run import DEFAULT_HOLD_SECONDS, RunRecord
 from domain.tools import REGISTRY
 from domain.words import action, already_done, causes_in_order, money
 from usecases.context import Ports
-from usecases.runs import asker_of
 
 
 @dataclass(frozen=True)
@@ -44,10 +43,13 @@ class QueueContext:
     readable: frozenset[str] | None
     """The projects the asker may read (None: all): what an item's evidence may name."""
 
+    held_runs: dict[str, RunRecord] = field(default_factory=dict)
+    """The records of the runs whose intents are held, read at once."""
+
     def hold_seconds(self, run_id: str) -> int:
         """How long a run's holds wait for a human, as the run recorded it (runs recorded
         before it was kept, and the heartbeat's proposals: the default)."""
-        run = self.ports.runs.get(run_id)
+        run = self.held_runs.get(run_id)
         timeout = None if run is None else run.hold_timeout_seconds
         return timeout or DEFAULT_HOLD_SECONDS
 
@@ -97,7 +99,11 @@ def _done_before(hold: HeldIntent) -> str:
 def _asker(context: QueueContext, hold: HeldIntent) -> str:
     """Who the held intent's run acts for: the intent says (or, for one recorded before
     intents named their requester, the run's record does); the system when no one asked."""
-    asker = asker_of(context.ports, hold.requested_by, hold.run_id)
+    run = context.held_runs.get(hold.run_id)
+    # who the intent says asked; for one recorded before intents named them, its run's
+    asker = hold.requested_by
+    if asker is None and run is not None:
+        asker = run.started_by
     return "system" if asker is None else requester_words(asker, context.handles)
 
 
