@@ -35,7 +35,7 @@ async def seen(request: Request) -> Response:
     async def page(ports: Ports, principal: str, found: Session) -> Response:
         fields = await read_form(request, found)
         upto = fields.get("upto", "")
-        if not upto.isdigit():
+        if not (upto.isascii() and upto.isdigit()):
             raise ValueError("upto must be a chain position")
         response = RedirectResponse("/console/queue", status_code=303)
         cookies.mark_seen(response, request, found, int(upto))

@@ -169,7 +169,8 @@ def mark_seen(response: Response, request: Request, session: Session, seq: int) 
 def seen_up_to(request: Request, session: Session) -> int:
     """Up to which chain entry the person dismissed their confirmations (0: none)."""
     who, _, seq = request.cookies.get(SEEN_COOKIE, "").rpartition(":")
-    return int(seq) if who == session.principal_id and seq.isdigit() else 0
+    # ASCII digits only: "²".isdigit() holds, and int() refuses it
+    return int(seq) if who == session.principal_id and seq.isascii() and seq.isdigit() else 0
 
 
 INVITATION_SECONDS = 7 * 24 * 3600
