@@ -17,7 +17,9 @@ import threading
 import time
 import uuid
 from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
+from typing import Any
 
 import httpx
 import uvicorn
@@ -134,40 +136,74 @@ def payment_intent(org: str, agent: str, amount: int, run_id: str) -> Intent:
     )
 
 
-def measure(url: str, items: int = 1000, requests: int = 20, runs: int = 10_000) -> PageFigures:
-    """Build the organization, then time each page ``requests`` times."""
+@dataclass(frozen=True)
+class _Firm:
+    """A founded firm for the bench: its ports, its founder signed in (the ID token and
+    the console's session cookie), Ledger staffed on East."""
+
+    settings: Settings
+    store: Store
+    ports: Ports
+    org: str
+    founder: str
+    ledger: str
+    token: str
+    session: str
+
+
+@contextmanager
+def _firm(url: str, name: str, email: str, **ports: Any) -> Iterator[_Firm]:
+    """Found ``name`` on ``url`` with ``email`` as its founder (``ports`` replace those
+    the worker would build); the store is closed after."""
     issuer = LocalIssuer.generate("http://127.0.0.1:9")
     settings = Settings(database_url=url, environment="development")
     store = Store.open(url, bench_keys(), migrate_schema=False)
     try:
-        ports = replace(
+        built = replace(
             build_ports(store, None, settings),
             tokens=OidcVerifier(issuer.issuer, LOCAL_AUDIENCE, KeySet(_Keys(issuer.jwks()))),
             console=ConsoleSignIn(
                 issuer=issuer.issuer, client_id=LOCAL_AUDIENCE, session_key=bytes(32)
             ),
             budgets=None,
+            **ports,
         )
-        made = organization.onboard(ports, "Bench & Co", "ada@bench.example", "Ada")
+        made = organization.onboard(built, name, email, "Ada")
         org, founder = made.org.id, made.founder.id
-        organization.add_project(ports, org, founder, "east", "East")
-        with ports.configuration.change(org, founder, ports.clock) as change:
+        organization.add_project(built, org, founder, "east", "East")
+        with built.configuration.change(org, founder, built.clock) as change:
             change.link_identity(
                 Identity(
-                    org_id=org,
-                    kind=IdentityKind.OIDC,
-                    external_id="ada@bench.example",
-                    principal_id=founder,
+                    org_id=org, kind=IdentityKind.OIDC, external_id=email, principal_id=founder
                 )
             )
         ledger = next(a.id for a in made.agents if a.handle == "ledger")
         organization.staff(
-            ports, org, founder, organization.AssignStaff(ledger, "east", StaffRole.MEMBER)
+            built, org, founder, organization.AssignStaff(ledger, "east", StaffRole.MEMBER)
         )
+        token = issuer.mint(email, LOCAL_AUDIENCE, seconds=24 * 3600)
+        found = cookies.Session(
+            id_token=token,
+            subject=email,
+            principal_id=founder,
+            org_id=org,
+            csrf="x",
+            expires_at=int(time.time()) + 24 * 3600,
+        )
+        session = cookies._signer(bytes(32), "session").dumps(found.model_dump())
+        yield _Firm(settings, store, built, org, founder, ledger, token, session)
+    finally:
+        store.close()
+
+
+def measure(url: str, items: int = 1000, requests: int = 20, runs: int = 10_000) -> PageFigures:
+    """Build the organization, then time each page ``requests`` times."""
+    with _firm(url, "Bench & Co", "ada@bench.example") as firm:
+        ports, org, founder = firm.ports, firm.org, firm.founder
         memory.remember(
             ports, org, founder, memory.Remember("kickoff", ("east",), "East kickoff notes")
         )
-        _runs(ports, store, org, founder, ledger, runs)
+        _runs(ports, firm.store, org, founder, firm.ledger, runs)
         for i in range(items):
             commitments.add_commitment(
                 ports,
@@ -180,27 +216,17 @@ def measure(url: str, items: int = 1000, requests: int = 20, runs: int = 10_000)
                     projects=("east",),
                 ),
             )
-        token = issuer.mint("ada@bench.example", LOCAL_AUDIENCE, seconds=24 * 3600)
-        app = create_app(settings, ports)
+        app = create_app(firm.settings, ports)
         tune_gc()  # as the API process does once it has started
         with TestClient(app, base_url="http://127.0.0.1") as client:
-            found = cookies.Session(
-                id_token=token,
-                subject="ada@bench.example",
-                principal_id=founder,
-                org_id=org,
-                csrf="x",
-                expires_at=int(time.time()) + 24 * 3600,
-            )
-            value = cookies._signer(bytes(32), "session").dumps(found.model_dump())
-            client.cookies.set(cookies.SESSION_COOKIE, value, path="/console")
+            client.cookies.set(cookies.SESSION_COOKIE, firm.session, path="/console")
             p50: dict[str, float] = {}
             p95: dict[str, float] = {}
             for path in PAGES:
                 _timed(client, path, 2)  # warm: templates compiled, caches filled
                 took = _timed(client, path, requests)
                 p50[path], p95[path] = statistics.median(took), _p95(took)
-            headers = {"Authorization": f"Bearer {token}"}
+            headers = {"Authorization": f"Bearer {firm.token}"}
             api = f"/v1/orgs/{org}/needs-you"
             _timed(client, api, 2, headers=headers)
             json_took = _timed(client, api, requests, headers=headers)
@@ -212,8 +238,6 @@ def measure(url: str, items: int = 1000, requests: int = 20, runs: int = 10_000)
             json_p50_ms=statistics.median(json_took),
             json_p95_ms=_p95(json_took),
         )
-    finally:
-        store.close()
 
 
 class _Gateway:
@@ -247,44 +271,13 @@ class LiveFigures:
 def live_latency(url: str, changes: int = 20) -> LiveFigures:
     """Serve the app on a loopback port, open a run page's event stream as a browser
     does, change the run ``changes`` times and time each change's arrival."""
-    issuer = LocalIssuer.generate("http://127.0.0.1:9")
-    settings = Settings(database_url=url, environment="development")
-    store = Store.open(url, bench_keys(), migrate_schema=False)
     gateway = _Gateway()
-    try:
-        ports = replace(
-            build_ports(store, None, settings),
-            tokens=OidcVerifier(issuer.issuer, LOCAL_AUDIENCE, KeySet(_Keys(issuer.jwks()))),
-            console=ConsoleSignIn(
-                issuer=issuer.issuer, client_id=LOCAL_AUDIENCE, session_key=bytes(32)
-            ),
-            budgets=None,
-            gateway=gateway,  # type: ignore[arg-type]
-        )
-        made = organization.onboard(ports, "Live & Co", "ada@live.example", "Ada")
-        org, founder = made.org.id, made.founder.id
-        organization.add_project(ports, org, founder, "east", "East")
-        with ports.configuration.change(org, founder, ports.clock) as change:
-            change.link_identity(
-                Identity(
-                    org_id=org, kind=IdentityKind.OIDC, external_id="ada@live.example",
-                    principal_id=founder,
-                )
-            )  # fmt: skip
-        ledger = next(a.id for a in made.agents if a.handle == "ledger")
-        _runs(ports, store, org, founder, ledger, 1)
-        token = issuer.mint("ada@live.example", LOCAL_AUDIENCE, seconds=3600)
-        found = cookies.Session(
-            id_token=token,
-            subject="ada@live.example",
-            principal_id=founder,
-            org_id=org,
-            csrf="x",
-            expires_at=int(time.time()) + 3600,
-        )
-        value = cookies._signer(bytes(32), "session").dumps(found.model_dump())
+    with _firm(url, "Live & Co", "ada@live.example", gateway=gateway) as firm:
+        _runs(firm.ports, firm.store, firm.org, firm.founder, firm.ledger, 1)
         server = uvicorn.Server(
-            uvicorn.Config(create_app(settings, ports), host="127.0.0.1", port=0, log_level="error")
+            uvicorn.Config(
+                create_app(firm.settings, firm.ports), host="127.0.0.1", port=0, log_level="error"
+            )
         )
         thread = threading.Thread(target=server.run, daemon=True)
         thread.start()
@@ -292,7 +285,7 @@ def live_latency(url: str, changes: int = 20) -> LiveFigures:
             time.sleep(0.01)
         port = server.servers[0].sockets[0].getsockname()[1]
         base = f"http://127.0.0.1:{port}/console/runs/bench-run-0"
-        jar = {cookies.SESSION_COOKIE: value}
+        jar = {cookies.SESSION_COOKIE: firm.session}
         took: list[float] = []
         pages: list[float] = []
         try:
@@ -319,8 +312,6 @@ def live_latency(url: str, changes: int = 20) -> LiveFigures:
             page_p50_ms=statistics.median(pages),
             page_p95_ms=_p95(pages),
         )
-    finally:
-        store.close()
 
 
 def _next_event(lines: Iterator[str]) -> None:

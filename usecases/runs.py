@@ -199,14 +199,16 @@ async def start_run(
     )
 
 
-def asker_of(ports: Ports, requested_by: str | None, run_id: str) -> str | None:
+def asker_of(
+    ports: Ports, requested_by: str | None, run_id: str, run: RunRecord | None = None
+) -> str | None:
     """Who an intent's run acts for: the intent says (``requested_by``), or, for one
-    recorded before intents named their requester, its run's record; None when the
-    system started it."""
+    recorded before intents named their requester, its run's record (``run`` when the
+    caller has read it already); None when the system started it."""
     if requested_by is not None:
         return requested_by
-    run = ports.runs.get(run_id)
-    return None if run is None else run.started_by
+    record = run if run is not None else ports.runs.get(run_id)
+    return None if record is None else record.started_by
 
 
 async def run_view(ports: Ports, run_id: str, actor_id: str) -> RunView:

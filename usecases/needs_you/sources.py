@@ -23,6 +23,7 @@ from domain.runs.run import DEFAULT_HOLD_SECONDS, RunRecord
 from domain.tools import REGISTRY
 from domain.words import action, already_done, causes_in_order, money
 from usecases.context import Ports
+from usecases.runs import asker_of
 
 
 @dataclass(frozen=True)
@@ -99,11 +100,9 @@ def _done_before(hold: HeldIntent) -> str:
 def _asker(context: QueueContext, hold: HeldIntent) -> str:
     """Who the held intent's run acts for: the intent says (or, for one recorded before
     intents named their requester, the run's record does); the system when no one asked."""
-    run = context.held_runs.get(hold.run_id)
-    # who the intent says asked; for one recorded before intents named them, its run's
-    asker = hold.requested_by
-    if asker is None and run is not None:
-        asker = run.started_by
+    asker = asker_of(
+        context.ports, hold.requested_by, hold.run_id, context.held_runs.get(hold.run_id)
+    )
     return "system" if asker is None else requester_words(asker, context.handles)
 
 
