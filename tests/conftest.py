@@ -1,5 +1,6 @@
 """Shared fixtures: the real Temporal dev server, SQLite and PostgreSQL stores, the
-services over them, the onboarded firm, the in-process API and a served OIDC issuer.
+services over them, the onboarded firm, the in-process API, a served OIDC issuer and a
+local SMTP server.
 
 PostgreSQL tests run when ``VERLETICA_TEST_POSTGRES_URL`` is set (``.ci/run`` sets it
 to the local server); each test gets a fresh database cloned from a migrated template.
@@ -15,6 +16,7 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from aiosmtpd.controller import Controller
 from fastapi.testclient import TestClient
 from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.testing import WorkflowEnvironment
@@ -26,6 +28,7 @@ from api.http.app import create_app
 from api.local.issuer import create_issuer_app
 from tests.identity import ServedIssuer
 from tests.servers import PG_URL, TEMPORAL, fresh_database_url, pg_admin, pg_url
+from tests.smtp import Inbox
 from tests.support import TEST_KEYS, Firm, Served, free_port, make_settings, utc_now, wire
 from usecases.context import Ports
 from workflows import search_attributes as sa
@@ -135,3 +138,15 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="Run the embedder contract against this class (pkg.mod:Class, called with no "
         "arguments) instead of the shipped ones.",
     )
+
+
+@pytest.fixture
+def smtp() -> Iterator[tuple[Inbox, int]]:
+    """A local SMTP server (aiosmtpd) on a free port, and what it received."""
+    inbox, port = Inbox(), free_port()
+    controller = Controller(inbox, hostname="127.0.0.1", port=port)
+    controller.start()
+    try:
+        yield inbox, port
+    finally:
+        controller.stop()

@@ -39,6 +39,7 @@ from adapters.ingress.oidc import KeySet, OidcVerifier
 from adapters.store.store import Store
 from adapters.temporal.heartbeat import SCHEDULE_ID as HEARTBEAT_SCHEDULE
 from adapters.temporal.learning import SCHEDULE_ID as LEARNING_SCHEDULE
+from adapters.temporal.notices import SCHEDULE_ID as NOTICES_SCHEDULE
 from adapters.temporal.relay import SCHEDULE_ID as RELAY_SCHEDULE
 from domain.audit.chain import ChainKey, ChainKeys
 from domain.governance.approvals import ApprovalKey, ApprovalKeys, sign
@@ -429,7 +430,7 @@ async def serving(settings: Settings, client: Client) -> AsyncIterator[None]:
         loop = asyncio.get_running_loop()
         for sig in (signal.SIGINT, signal.SIGTERM):
             loop.remove_signal_handler(sig)
-        for schedule in (HEARTBEAT_SCHEDULE, LEARNING_SCHEDULE, RELAY_SCHEDULE):
+        for schedule in (HEARTBEAT_SCHEDULE, LEARNING_SCHEDULE, RELAY_SCHEDULE, NOTICES_SCHEDULE):
             with contextlib.suppress(RPCError):
                 await client.get_schedule_handle(schedule).delete()
 

@@ -14,10 +14,11 @@ from temporalio.client import Client
 from adapters.memory.backends import BackendRefused
 from adapters.temporal.heartbeat import ensure_schedule
 from adapters.temporal.learning import ensure_learning_schedule
+from adapters.temporal.notices import ensure_notices_schedule
 from adapters.temporal.relay import ensure_relay_schedule
 from adapters.tracing import install, tracer_provider
 from domain.errors import Unavailable
-from worker.bootstrap import build_worker
+from worker.bootstrap import build_notifiers, build_worker
 from worker.bytecode import keep_bytecode
 from worker.ports import open_store
 from worker.settings import Settings
@@ -48,9 +49,9 @@ async def serve(settings: Settings) -> None:
 
 
 async def _schedules(client: Client, settings: Settings) -> None:
-    """Every worker makes sure the heartbeat's Schedule (and the learning pass's, and the
-    relay's when SMTP is set) exists with the configured interval: idempotent, the first
-    creates it and the others find it and update it."""
+    """Every worker makes sure the heartbeat's Schedule (and the learning pass's, the
+    relay's when SMTP is set, the notices' when a channel is) exists with the configured
+    interval: idempotent, the first creates it and the others find it and update it."""
     await ensure_schedule(
         client, settings.task_queue, timedelta(seconds=settings.heartbeat_seconds)
     )
@@ -60,6 +61,10 @@ async def _schedules(client: Client, settings: Settings) -> None:
     if settings.smtp_host is not None:
         await ensure_relay_schedule(
             client, settings.task_queue, timedelta(seconds=settings.relay_seconds)
+        )
+    if build_notifiers(settings):
+        await ensure_notices_schedule(
+            client, settings.task_queue, timedelta(seconds=settings.notices_seconds)
         )
 
 

@@ -18,6 +18,7 @@ from activities.deliberation import DeliberationActivities
 from activities.governance import BrokerActivities
 from activities.heartbeat import HeartbeatActivities
 from activities.learning import LearningActivities
+from activities.notices import NoticeActivities
 from activities.relay import RelayActivities
 from activities.runs import AgentRunActivities
 from activities.tracing import use as use_tracer
@@ -30,9 +31,13 @@ from adapters.connectors.payments import PaymentsLedger
 from adapters.connectors.webhook import WebhookPoster
 from adapters.models.replay import CapturingProvider, ReplayProvider
 from adapters.models.scripted import ScriptedProvider
+from adapters.notices.email import EmailNotifier
+from adapters.notices.slack import SlackNotifier
+from adapters.notices.teams import TeamsNotifier
 from adapters.relay.smtp import SmtpMailer
 from adapters.store.heartbeat import SqlHeartbeat
 from adapters.store.learning import SqlLearning
+from adapters.store.notices import SqlNotices
 from adapters.store.relay import SqlOutbox
 from adapters.store.store import Store
 from adapters.temporal.runs import TemporalRuns
@@ -40,15 +45,18 @@ from domain.errors import NotFound
 from domain.governance.ports import Connector
 from domain.governance.usage import TokenPrices
 from domain.model_provider import ModelProvider
+from domain.notices import Channel, Console, Notifier
 from domain.webhooks import WebhookTarget
 from usecases import governance
+from usecases.notices import NoticeSettings
 from worker.clock import utc_now
-from worker.ports import gemini_provider
+from worker.ports import build_ports, gemini_provider
 from worker.settings import Settings
 from workflows.commitments import ExtractCommitmentsWorkflow
 from workflows.deliberation import DeliberationWorkflow
 from workflows.heartbeat import HeartbeatWorkflow
 from workflows.learning import LearningWorkflow
+from workflows.notices import NoticesWorkflow
 from workflows.relay import RelayWorkflow
 from workflows.runs import AgentRunWorkflow
 from workflows.work_graph import WorkGraphWorkflow
@@ -69,6 +77,31 @@ def build_mailer(settings: Settings) -> SmtpMailer | None:
         password=None
         if settings.smtp_password is None
         else settings.smtp_password.get_secret_value(),
+    )
+
+
+def build_notifiers(settings: Settings) -> dict[Channel, Notifier]:
+    """The channels notices go out on: email with an SMTP server, Slack with a bot
+    token, Teams with a webhook."""
+    notifiers: dict[Channel, Notifier] = {}
+    mailer = build_mailer(settings)
+    if mailer is not None:
+        notifiers[Channel.EMAIL] = EmailNotifier(mailer)
+    if settings.slack_bot_token is not None:
+        notifiers[Channel.SLACK] = SlackNotifier(
+            settings.slack_bot_token.get_secret_value(), settings.slack_api_url
+        )
+    if settings.teams_webhook_url is not None:
+        notifiers[Channel.TEAMS] = TeamsNotifier(settings.teams_webhook_url.get_secret_value())
+    return notifiers
+
+
+def notice_settings(settings: Settings) -> NoticeSettings:
+    """Where notices point and when the digest is written."""
+    return NoticeSettings(
+        console=Console(url=settings.console_link),
+        channels=frozenset(build_notifiers(settings)),
+        digest_hour=settings.notice_digest_hour,
     )
 
 
@@ -187,6 +220,13 @@ def build_worker(
         store.directory, store.runs, store.governance, runs_model, clock, runs.prices
     )
     relay = RelayActivities(SqlOutbox(store.db, store.keys), build_mailer(settings), clock)
+    told = NoticeActivities(
+        lambda: build_ports(store, client, settings, clock),
+        SqlNotices(store.db, store.keys),
+        build_notifiers(settings),
+        notice_settings(settings),
+        clock,
+    )
     activities: dict[str, Callable[..., Any]] = {
         "resolve": runs.resolve,
         "context": runs.context,
@@ -206,6 +246,8 @@ def build_worker(
         "learning_ask": learning.ask,
         "learning_record": learning.record,
         "relay_deliver": relay.deliver,
+        "notices_write": told.write,
+        "notices_deliver": told.deliver,
         "graph_prepare_step": graphs.prepare_step,
         "deliberation_begin": deliberation.begin,
         "deliberation_round": deliberation.round,
@@ -223,6 +265,7 @@ def build_worker(
             ExtractCommitmentsWorkflow,
             LearningWorkflow,
             RelayWorkflow,
+            NoticesWorkflow,
             WorkGraphWorkflow,
             DeliberationWorkflow,
         ],

@@ -102,6 +102,22 @@ class Settings(BaseSettings):
     smtp_password: SecretStr | None = None
     relay_seconds: int = Field(default=60, ge=5, le=24 * 3600)
     """How often the mail relay's Schedule runs while an SMTP server is configured."""
+    console_url: str | None = None
+    """Where people open the console, for the links notices carry (e.g.
+    ``https://verletica.example/console``); unset: the API's own address."""
+    slack_bot_token: SecretStr | None = None
+    """The Slack app's bot token (``xoxb-…``, with ``chat:write``): notices reach people
+    whose Slack account is linked as a direct message from the app."""
+    slack_api_url: str = "https://slack.com/api"
+    teams_webhook_url: SecretStr | None = None
+    """A Teams workflow's webhook ("post to a channel when a webhook request is
+    received"): notices reach people whose Teams account is linked as a card there
+    that mentions them."""
+    notices_seconds: int = Field(default=60, ge=5, le=24 * 3600)
+    """How often the notices' Schedule runs while a channel is configured."""
+    notice_digest_hour: int | None = Field(default=8, ge=0, le=23)
+    """The hour (UTC) from which each person's digest of the day is written (empty: no
+    digest)."""
     webhooks: dict[str, WebhookTarget] = Field(default_factory=dict)
     """The systems ``webhook.post`` may reach, by name (``VERLETICA_WEBHOOKS`` as JSON:
     ``{"crm": {"url": "https://…", "secret": "…"}}``); an agent names a target, never a URL."""
@@ -195,6 +211,11 @@ class Settings(BaseSettings):
         return ApprovalKeys(
             current=ApprovalKey(current), retired=tuple(ApprovalKey(k) for k in retired)
         )
+
+    @property
+    def console_link(self) -> str:
+        """Where the console is, for links sent outside it."""
+        return (self.console_url or f"http://{self.api_host}:{self.api_port}/console").rstrip("/")
 
     @property
     def local_issuer_url(self) -> str:

@@ -4,15 +4,15 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import and_, or_, select, update
+from sqlalchemy import update
 from sqlmodel import col
 
+from adapters.store import leases
 from adapters.store.audit import ChainWriter, lock
 from adapters.store.session import Database
 from adapters.store.tables import EmailRow
 from domain.audit.chain import ChainKeys
 from domain.relay import (
-    LEASE,
     Attempt,
     DeliveryState,
     OutboundEmail,
@@ -29,43 +29,18 @@ class SqlOutbox:
         self._keys = keys
 
     def claim(self, limit: int, now: datetime) -> list[OutboundEmail]:
-        stale = now - LEASE
-        free = or_(
-            col(EmailRow.delivery_state) == DeliveryState.PENDING.value,
-            and_(
-                col(EmailRow.delivery_state) == DeliveryState.SENDING.value,
-                col(EmailRow.claimed_at) < stale,
-            ),
-        )
-        claimed: list[OutboundEmail] = []
         with self._db.transaction() as s:
-            rows = list(
-                s.execute(
-                    select(EmailRow)
-                    .where(free)
-                    .order_by(col(EmailRow.created_at), col(EmailRow.intent_id))
-                    .limit(limit)
-                ).scalars()
-            )
-            for r in rows:
-                # Conditional: of two passes reaching one row, one claims it.
-                got = s.execute(
-                    update(EmailRow)
-                    .where(col(EmailRow.intent_id) == r.intent_id, free)
-                    .values(delivery_state=DeliveryState.SENDING.value, claimed_at=now)
+            return [
+                OutboundEmail(
+                    intent_id=r.intent_id,
+                    org_id=r.org_id,
+                    to=r.to,
+                    subject=r.subject,
+                    body=r.body,
+                    attempts=r.attempts,
                 )
-                if got.rowcount == 1:  # type: ignore[attr-defined]
-                    claimed.append(
-                        OutboundEmail(
-                            intent_id=r.intent_id,
-                            org_id=r.org_id,
-                            to=r.to,
-                            subject=r.subject,
-                            body=r.body,
-                            attempts=r.attempts,
-                        )
-                    )
-        return claimed
+                for r in leases.claim(s, EmailRow, "intent_id", limit, now)
+            ]
 
     def record(self, attempt: Attempt, now: datetime) -> None:
         draft = attempt_draft(attempt)

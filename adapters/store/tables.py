@@ -341,6 +341,41 @@ class EmailRow(SQLModel, table=True):
     """When a relay pass claimed it (``sending``), for its lease."""
 
 
+class NoticeRow(SQLModel, table=True):
+    """A notice to one person on one channel (``domain/notices.py``), and its delivery."""
+
+    __tablename__ = "notices"
+    id: str = Field(primary_key=True)
+    org_id: str = Field(index=True)
+    person_id: str
+    channel: str
+    address: str
+    name: str
+    kind: str
+    items: list[str] = _json()
+    subject: str
+    body: str
+    link: str
+    created_at: datetime = _ts()
+    delivery_state: str = Field(default="pending", index=True)
+    """pending, sending (claimed), delivered or bounced (given up)."""
+    attempts: int = 0
+    last_code: int | None = None
+    last_detail: str | None = None
+    delivered_at: datetime | None = _ts(nullable=True)
+    claimed_at: datetime | None = _ts(nullable=True)
+
+
+class ToldRow(SQLModel, table=True):
+    """An item a person was told of, while it waits (forgotten once it no longer does)."""
+
+    __tablename__ = "notices_told"
+    org_id: str = Field(primary_key=True)
+    person_id: str = Field(primary_key=True)
+    item: str = Field(primary_key=True)
+    told_at: datetime = _ts()
+
+
 class WebhookRow(SQLModel, table=True):
     """A webhook post that was delivered (a 2xx): one row per intent, written with its
     ``dispatched`` entry after the receiver answered."""

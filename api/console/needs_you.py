@@ -25,6 +25,7 @@ from api.console.pages import (
     status_of,
 )
 from api.console.session import Session
+from domain.needs_you.items import QueueItem
 from usecases import needs_you
 from usecases.context import Ports
 from usecases.needs_you import decided
@@ -45,8 +46,12 @@ def _start(value: str | None) -> int:
         raise ValueError("start must be a number") from None
 
 
-def _queue_page(view: needs_you.NeedsYou, start: int) -> dict[str, Any]:
-    """One page of the queue, and where the others start."""
+def _queue_page(view: needs_you.NeedsYou, start: int, item: str | None = None) -> dict[str, Any]:
+    """One page of the queue, and where the others start; with ``item`` (a notice's link),
+    the page that holds it, the item marked (or a word that it no longer waits)."""
+    keys = [i.key if isinstance(i, QueueItem) else None for i in view.items]
+    if item is not None and item in keys:
+        start = keys.index(item) // QUEUE_PAGE * QUEUE_PAGE
     start = max(0, min(start, max(len(view.items) - 1, 0)))
     shown = view.items[start : start + QUEUE_PAGE]
     return {
@@ -55,20 +60,28 @@ def _queue_page(view: needs_you.NeedsYou, start: int) -> dict[str, Any]:
         "start": start,
         "before": max(start - QUEUE_PAGE, 0) if start else None,
         "after": start + QUEUE_PAGE if start + QUEUE_PAGE < len(view.items) else None,
+        "focus": item if item in keys else None,
+        "gone": item is not None and item not in keys,
     }
 
 
 @router.get("/queue", response_model=None)
-async def queue(request: Request, partial: bool = False, start: int = 0) -> Response:
+async def queue(
+    request: Request, partial: bool = False, start: int = 0, item: str | None = None
+) -> Response:
     """What waits for a human, most urgent first, a page at a time; ``partial`` is the
     list alone (the page fetches it every few seconds, so an item decided elsewhere
-    leaves)."""
+    leaves); ``item`` opens the page at one item (the link a notice carries)."""
 
     async def page(ports: Ports, principal: str, found: Session) -> Response:
         view = await run_in_threadpool(needs_you.needs_you, ports, org_of(found), principal)
         if partial:
             return render(
-                request, "queue_items.html", session=found, kept={}, **_queue_page(view, start)
+                request,
+                "queue_items.html",
+                session=found,
+                kept={},
+                **_queue_page(view, start, item),
             )
         return render(
             request,
@@ -76,7 +89,7 @@ async def queue(request: Request, partial: bool = False, start: int = 0) -> Resp
             session=found,
             kept={},
             confirmations=await _confirmations(request, ports, principal, found),
-            **_queue_page(view, start),
+            **_queue_page(view, start, item),
         )
 
     return await serve(request, page)

@@ -170,7 +170,10 @@ def safe_back(path: str) -> str:
 
 
 def sign_in_first(request: Request) -> RedirectResponse:
-    target = quote(safe_back(request.url.path), safe="/")
+    """To sign-in, and back to this page after (its query kept: a notice's link names
+    the item it is about)."""
+    here = request.url.path + (f"?{request.url.query}" if request.url.query else "")
+    target = quote(safe_back(here), safe="/")
     return RedirectResponse(f"/console/signin?next={target}", status_code=303)
 
 

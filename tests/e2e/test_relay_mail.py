@@ -4,16 +4,12 @@ pass; each attempt on the chain with its code, never the message; nothing sent t
 
 from __future__ import annotations
 
-import threading
 import uuid
-from collections.abc import AsyncIterator, Iterator
-from dataclasses import dataclass, field
+from collections.abc import AsyncIterator
 from datetime import timedelta
 from email import message_from_bytes
-from typing import Any
 
 import pytest
-from aiosmtpd.controller import Controller
 from sqlalchemy import select
 from temporalio.client import ScheduleActionStartWorkflow
 from temporalio.testing import WorkflowEnvironment
@@ -24,10 +20,10 @@ from adapters.store.tables import EmailRow
 from adapters.temporal.relay import SCHEDULE_ID as RELAY_SCHEDULE
 from domain.governance.intents import Intent, Outcome
 from domain.relay import LEASE, RelayInput, RelayReport
+from tests.smtp import Inbox
 from tests.support import (
     TEST_KEYS,
     Firm,
-    free_port,
     make_settings,
     schedule_on,
     serving,
@@ -40,44 +36,6 @@ from worker.bootstrap import build_connectors, build_worker
 from workflows.relay import RelayWorkflow
 
 pytestmark = pytest.mark.temporal
-
-
-@dataclass
-class Inbox:
-    """What the local server received, and how it answers each recipient."""
-
-    received: list[tuple[str, bytes]] = field(default_factory=list)
-    refused_once: set[str] = field(default_factory=set)
-    lock: threading.Lock = field(default_factory=threading.Lock)
-
-    async def handle_RCPT(  # noqa: N802 - aiosmtpd's hook name
-        self, server: Any, session: Any, envelope: Any, address: str, options: Any
-    ) -> str:
-        if address.startswith("gone@"):
-            return "550 5.1.1 no such mailbox"
-        with self.lock:
-            if address.startswith("slow@") and address not in self.refused_once:
-                self.refused_once.add(address)
-                return "451 4.3.0 try again later"
-        envelope.rcpt_tos.append(address)
-        return "250 OK"
-
-    async def handle_DATA(self, server: Any, session: Any, envelope: Any) -> str:  # noqa: N802
-        with self.lock:
-            for to in envelope.rcpt_tos:
-                self.received.append((to, envelope.content))
-        return "250 Message accepted"
-
-
-@pytest.fixture
-def smtp() -> Iterator[tuple[Inbox, int]]:
-    inbox, port = Inbox(), free_port()
-    controller = Controller(inbox, hostname="127.0.0.1", port=port)
-    controller.start()
-    try:
-        yield inbox, port
-    finally:
-        controller.stop()
 
 
 class Relay:

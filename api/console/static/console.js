@@ -171,3 +171,12 @@
     all[down ? Math.min(at + 1, all.length - 1) : Math.max(at - 1, 0)].focus();
   });
 })();
+
+// A notice's link opens the queue at its item: bring it into view, and focus it.
+(function () {
+  "use strict";
+  const item = document.querySelector(".item.focus");
+  if (!item) return;
+  item.scrollIntoView({ block: "center" });
+  item.focus({ preventScroll: true });
+})();
