@@ -200,3 +200,70 @@ def detail_words(counts: Mapping[str, int]) -> str:
     if not said:
         return "nothing"
     return said[0] if len(said) == 1 else ", ".join(said[:-1]) + " and " + said[-1]
+
+
+ITEM_WORDS = {
+    "held_intent": "waits for your decision",
+    "standing_hold": "a standing hold",
+    "commitment": "a commitment to confirm",
+    "failed_run": "a run that stopped",
+    "finding": "a finding",
+    "drift_finding": "a process that drifted",
+    "process_offer": "a process to adopt",
+    "agent_reply": "an agent's question",
+}
+"""What each kind of needs-you item is, as its owner reads it."""
+
+
+def item_words(kind: str) -> str:
+    """What a needs-you item of ``kind`` is (``waits for your decision``)."""
+    return ITEM_WORDS.get(kind, kind.replace("_", " "))
+
+
+STATUS_WORDS = {
+    "hold": "waits for a person",
+    "allow": "allowed",
+    "approved": "approved by a person",
+    "denied": "denied by a person",
+    "reject": "refused by the broker",
+    "expired": "closed without a decision",
+}
+"""Where an intent stands, by the broker's outcome, as its owner reads it."""
+
+
+def status_words(status: str) -> str:
+    """Where an intent stands (``waits for a person``); the outcome itself otherwise."""
+    return STATUS_WORDS.get(status, status.replace("_", " "))
+
+
+EVIDENCE_WORDS = {
+    "reason": "Why",
+    "release": "What would release it",
+    "justification": "The agent says",
+    "asked by": "Asked by",
+    "asked": "Asked",
+    "constraint": "What it binds",
+    "excerpt": "In the document",
+    "source": "From",
+    "projects": "Projects",
+    "recorded by": "Recorded by",
+    "next step": "What to do",
+    "playbook": "Playbook",
+    "question": "The question",
+    "retries left": "Retries left",
+    "step": "Where it stopped",
+    "started by": "Started by",
+    "subject": "About",
+    "summary": "What was found",
+    "task": "The task",
+}
+"""What each piece of an item's evidence is, as a heading its owner reads."""
+ENGINEERING = frozenset(
+    {"rule", "rests on", "refused review", "episode", "check", "cites", "class"}
+)
+"""Evidence for the curious (rule ids, record ids, failure classes): one click away."""
+
+
+def evidence_words(label: str) -> str:
+    """The heading of a piece of evidence (``What would release it``)."""
+    return EVIDENCE_WORDS.get(label, label[:1].upper() + label[1:])

@@ -27,7 +27,7 @@ WITHHELD_KEY = "withheld"
 """What a reader sees of the event key of an entry it may not read."""
 
 
-def _for_reader(entry: AuditEntry, projects: frozenset[str], reach: ChainReach) -> AuditEntry:
+def for_reader(entry: AuditEntry, projects: frozenset[str], reach: ChainReach) -> AuditEntry:
     """``entry`` as a reader of ``projects`` sees it: whole when everything it reaches is
     theirs, else its hashes, stage, rule and outcome without its payload, nor its event
     key (a key names what it records: ``config:memory_record:<ref>:…``)."""
@@ -71,7 +71,7 @@ def audit(ports: Ports, org_id: str, actor_id: str, *, verify: bool) -> AuditVie
     entries = ports.audit.entries(org_id)
     if projects is not None:
         reach = chain_reach(ports, org_id, entries)
-        entries = [_for_reader(e, projects, reach) for e in entries]
+        entries = [for_reader(e, projects, reach) for e in entries]
     head = ports.audit.head(org_id)
     return AuditView(
         entries=entries,

@@ -34,7 +34,18 @@ from domain.governance.intents import Intent
 from domain.ingress import ConsoleSignIn, Refusal, Unauthenticated
 from domain.needs_you.items import ActionKind
 from domain.runs.run import RunState
-from domain.words import absolute, action, ago, done_words, money, tool_words
+from domain.words import (
+    ENGINEERING,
+    absolute,
+    action,
+    ago,
+    done_words,
+    evidence_words,
+    item_words,
+    money,
+    status_words,
+    tool_words,
+)
 from usecases.context import Ports
 from usecases.runs import IntentRecord
 
@@ -42,6 +53,10 @@ templates = Jinja2Templates(directory=Path(__file__).parent / "templates")
 templates.env.globals["ActionKind"] = ActionKind
 templates.env.globals["SLUG_INPUT"] = SLUG_INPUT
 templates.env.filters["money"] = money
+templates.env.filters["item_words"] = item_words
+templates.env.filters["status_words"] = status_words
+templates.env.filters["evidence_words"] = evidence_words
+templates.env.globals["ENGINEERING"] = ENGINEERING
 
 
 def when(at: datetime | None) -> Markup:

@@ -31,6 +31,8 @@ RUN_REFUSALS = frozenset({"resolve", Stage.PARSER.value})
 """Stages at which a run is refused before it proposes anything."""
 STOPS = frozenset({Outcome.REJECT, Outcome.DENIED, Outcome.EXPIRED})
 """Outcomes that end an intent without its write."""
+REVIEWED = frozenset({Outcome.APPROVED, Outcome.DENIED, REVIEW_REFUSED})
+"""A person's decision on a hold, as the chain records it (a refused one included)."""
 RESOLVED = frozenset(
     {Outcome.APPROVED, Outcome.DENIED, Outcome.EXPIRED, Outcome.ALLOW, Outcome.REJECT}
 )
@@ -123,6 +125,10 @@ class IntentStory:
     refused: list[str] = field(default_factory=list)
     last: tuple[str, str, str, str, datetime, int] | None = None
     """Its newest decision: outcome, stage, rule, reason, when, audit sequence."""
+    intent: dict[str, Any] = field(default_factory=dict)
+    """The intent as first proposed (its tool, payload and cost: what it would do)."""
+    expired: bool = False
+    """Whether it was ever closed without a human (its run ended, it timed out)."""
 
 
 @dataclass
@@ -142,6 +148,9 @@ class ChainStory:
     """Run id → the run that went on with a human's answer."""
     commitments_recorded: dict[str, datetime] = field(default_factory=dict)
     """Commitment id → when it was recorded."""
+    reviews: dict[str, list[AuditEntry]] = field(default_factory=dict)
+    """Principal id → their decisions on held intents (approved, denied, or refused by
+    the broker), oldest first, as recorded."""
 
     def open_holds(self) -> list[HeldIntent]:
         """Every hold still open, oldest first."""
@@ -259,7 +268,10 @@ def _on_intent(story: ChainStory, entry: AuditEntry) -> None:
         if not isinstance(intent, dict):
             return  # not a decision of the broker (an entry without its intent)
         found = story.intents[intent_id] = IntentStory(
-            run_id=str(intent.get("run_id", "")), first=entry.decision, first_stage=entry.stage
+            run_id=str(intent.get("run_id", "")),
+            first=entry.decision,
+            first_stage=entry.stage,
+            intent=intent,
         )
     if entry.decision not in (DISPATCHED, REVIEW_REFUSED):
         found.last = (
@@ -283,7 +295,9 @@ def _on_intent(story: ChainStory, entry: AuditEntry) -> None:
             found.open_hold = found.open_hold.model_copy(
                 update={"refused_reviews": tuple(found.refused)}
             )
-    elif entry.decision in RESOLVED and found.open_hold is not None:
+    if entry.decision == Outcome.EXPIRED:
+        found.expired = True
+    if entry.decision in RESOLVED and found.open_hold is not None:
         found.open_hold = None
         if found.resolved_at is None:
             found.resolved_at, found.resolution = at(entry), entry.decision
@@ -310,6 +324,8 @@ def read_chain(entries: Iterable[AuditEntry], into: ChainStory | None = None) ->
         run_id = entry.payload.get("run_id")
         if entry.intent_id is not None:
             _on_intent(story, entry)
+            if entry.decision in REVIEWED:
+                story.reviews.setdefault(entry.actor, []).append(entry)
         elif entry.stage in RUN_REFUSALS and isinstance(run_id, str):
             story.run_refusals.setdefault(
                 run_id,

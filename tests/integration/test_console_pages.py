@@ -368,3 +368,28 @@ def test_a_decided_intents_page_shows_the_hold_that_was_answered(web: tuple) -> 
     page = html.unescape(client.get(f"/console/intents/{intent.id}").text)
     why = page.split('id="why"')[1].split("</section>")[0]
     assert "held again: the Atlas cap is nearly spent" in why and first not in why
+
+
+def test_the_queue_speaks_the_owners_words_with_the_engines_one_click_away(web: tuple) -> None:  # type: ignore[type-arg]
+    client, firm, _ = web
+    intent = _held(firm)
+    _signed_in(client)
+    page = client.get("/console/queue").text
+    item = page[page.index(f'data-subject="{intent.id}"') :]
+    item = item[: item.index("</li>")]
+    meta = _text(re.search(r'<p class="meta">(.*?)</p>', item, re.S).group(1))  # type: ignore[union-attr]
+    assert re.match(
+        r" ?Waits for your decision · arrived just now · expires (in|on) [^·]+ · \$2,500\.00 · Atlas",
+        meta,
+    ), meta
+    outside, _, inside = item.partition("<details")
+    for engine in ("money_over_threshold", "held_intent", "preflight", "250000", "UTC"):
+        assert engine not in _text(outside), engine
+    assert "money_over_threshold" in inside and f"held_intent:{intent.id}" in inside
+    assert "What would release it" in outside and "The agent says" in outside
+    held = client.get(f"/console/intents/{intent.id}").text
+    assert "Waits for a person" in _text(held)
+    assert re.search(
+        r"Without enforcement</strong>, a payment of \$2,500\.00 to [^<]+ would have gone ahead\. With it, nothing is paid until a person decides\.",
+        held,
+    )

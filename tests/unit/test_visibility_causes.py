@@ -16,7 +16,7 @@ from domain.organization.visibility import (
     causes_for,
     decision_for,
 )
-from usecases.audit import _for_reader
+from usecases.audit import for_reader
 
 WEST_INTENT = "intent-west-7"
 EAST_INTENT = "intent-east-3"
@@ -86,7 +86,7 @@ def test_the_audit_trail_withholds_a_cause_naming_west_from_an_east_reader() -> 
         entry_hash="1" * 64,
     )
     reach = ChainReach([entry], {}, {**REACH, "i": ["east"]})
-    seen = _for_reader(entry, frozenset({"east"}), reach)
+    seen = for_reader(entry, frozenset({"east"}), reach)
     assert WEST_INTENT not in json.dumps(seen.payload)
     assert seen.payload["reasons"][0] == ["collision", WITHHELD_EVIDENCE]
     assert seen.payload["reasons"][1:] == [list(CAUSES[1]), list(CAUSES[2])]

@@ -7,15 +7,24 @@ from datetime import UTC, datetime, timedelta
 from hypothesis import given
 from hypothesis import strategies as st
 
+from domain.governance.intents import Outcome
+from domain.needs_you.items import ItemKind
 from domain.words import (
+    ENGINEERING,
+    EVIDENCE_WORDS,
+    ITEM_WORDS,
+    STATUS_WORDS,
     Severity,
     absolute,
     action,
     ago,
     causes_in_order,
     done_words,
+    evidence_words,
+    item_words,
     money,
     severity,
+    status_words,
     tool_words,
 )
 
@@ -112,3 +121,19 @@ def test_a_reason_recorded_before_causes_were_kept_is_one_line_at_its_worst_rule
     assert causes_in_order("money_over_threshold+already_done", "a; b") == [
         (Severity.DANGER, "a; b")
     ]
+
+
+def test_every_item_kind_and_intent_outcome_has_words_and_no_engine_id_shows() -> None:
+    assert set(ITEM_WORDS) == {k.value for k in ItemKind}
+    for kind in ItemKind:
+        assert "_" not in item_words(kind.value)
+    for outcome in ("hold", "allow", "approved", "denied", "reject", "expired"):
+        assert Outcome(outcome) and outcome in STATUS_WORDS
+    assert status_words("hold") == "waits for a person"
+    assert item_words("held_intent") == "waits for your decision"
+
+
+def test_evidence_is_headed_in_words_and_engineering_detail_kept_apart() -> None:
+    assert evidence_words("release") == "What would release it"
+    assert evidence_words("new label") == "New label"
+    assert not ENGINEERING & set(EVIDENCE_WORDS)  # a heading is either for the owner or not

@@ -10,8 +10,11 @@ from datetime import datetime
 from pydantic import BaseModel
 
 from domain.audit.chain import AuditEntry
+from domain.needs_you.chain import IntentStory
 from domain.words import action, done_words, tool_words
 from usecases import audit
+from usecases.access import member, readable
+from usecases.audit import WITHHELD
 from usecases.context import Ports
 
 VERDICTS = {"approved": "approved", "denied": "denied", "review_refused": "tried to decide"}
@@ -38,9 +41,8 @@ class DecidedLine(BaseModel):
     """What the person wrote with it."""
 
 
-def _line(
-    entry: AuditEntry, written: set[str], closed: set[str], intent: dict[str, object]
-) -> DecidedLine:
+def _line(entry: AuditEntry, story: IntentStory | None) -> DecidedLine:
+    intent = story.intent if story is not None else {}
     tool = str(intent.get("tool", ""))
     payload = intent.get("payload")
     what = (
@@ -48,20 +50,21 @@ def _line(
         if tool
         else "an action of a project you may no longer read"
     )
-    intent_id = entry.intent_id or ""
-    done = intent_id in written
+    done = story is not None and story.dispatched
+    # closed without its write (its run cancelled or ended first): nothing happened
+    closed = story is not None and story.expired
     verdict = VERDICTS[entry.decision]
     noun = tool_words(tool).removeprefix("a ").removeprefix("an ")
     if verdict == "tried to decide":
         became = f"the broker refused your decision: {entry.payload.get('reason', entry.rule)}"
     elif done:
         became = done_words(tool)
-    elif verdict == "approved" and intent_id not in closed:
+    elif verdict == "approved" and not closed:
         became = f"the {noun} goes ahead: its run carries it out"
     else:
         became = f"nothing was {done_words(tool)}"
     return DecidedLine(
-        intent_id=intent_id,
+        intent_id=entry.intent_id or "",
         seq=entry.seq,
         at=datetime.fromisoformat(entry.at),
         verdict=verdict,
@@ -78,19 +81,18 @@ def _int(values: dict[str, object], key: str) -> int:
 
 
 def decided_by(ports: Ports, org_id: str, actor_id: str, limit: int = 100) -> list[DecidedLine]:
-    """``actor_id``'s own decisions on held intents, newest first (at most ``limit``)."""
-    trail = audit.audit(ports, org_id, actor_id, verify=False)
-    written = {e.intent_id for e in trail.entries if e.decision == "dispatched" and e.intent_id}
-    # closed without its write (its run cancelled or ended first): nothing happened
-    closed = {e.intent_id for e in trail.entries if e.decision == "expired" and e.intent_id}
-    proposed: dict[str, dict[str, object]] = {}
-    for entry in trail.entries:
-        intent = entry.payload.get("intent")
-        if entry.intent_id and isinstance(intent, dict) and entry.intent_id not in proposed:
-            proposed[entry.intent_id] = intent
-    lines = [
-        _line(entry, written, closed, proposed.get(entry.intent_id or "", {}))
-        for entry in reversed(trail.entries)
-        if entry.actor == actor_id and entry.decision in VERDICTS and entry.intent_id
+    """``actor_id``'s own decisions on held intents, newest first (at most ``limit``),
+    from the organization's folded chain (no read of the whole trail). What concerns a
+    project the person may no longer read is withheld as the audit trail withholds it."""
+    org, actor = member(ports, org_id, actor_id)
+    projects = readable(ports, org, actor)
+    with ports.stories.story(ports.audit, org_id) as story:
+        mine = list(reversed(story.reviews.get(actor_id, [])))[:limit]
+        stories = {e.intent_id: story.intents.get(e.intent_id or "") for e in mine}
+    if projects is not None and mine:
+        reach = audit.chain_reach(ports, org_id, mine)
+        mine = [audit.for_reader(e, projects, reach) for e in mine]
+    return [
+        _line(entry, None if entry.payload == WITHHELD else stories[entry.intent_id])
+        for entry in mine
     ]
-    return lines[:limit]
