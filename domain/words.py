@@ -267,3 +267,22 @@ ENGINEERING = frozenset(
 def evidence_words(label: str) -> str:
     """The heading of a piece of evidence (``What would release it``)."""
     return EVIDENCE_WORDS.get(label, label[:1].upper() + label[1:])
+
+
+DECISION_WORDS = {
+    "allow": "allowed",
+    "reject": "rejected",
+    "hold": "held",
+    "approved": "approved",
+    "denied": "denied",
+    "expired": "expired",
+    "review_refused": "decision refused",
+    "dispatched": "written",
+    "dispatch_refused": "write refused",
+}
+"""Each decision on the audit chain, as its owner reads it."""
+
+
+def decision_words(decision: str) -> str:
+    """A chain entry's decision as a word (``held``); the decision itself, spaced, else."""
+    return DECISION_WORDS.get(decision, decision.replace("_", " "))

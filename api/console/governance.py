@@ -22,7 +22,7 @@ from domain.errors import Conflict, NotFound
 from domain.governance.intents import Stage
 from domain.governance.standing import requester_words
 from domain.needs_you.items import ItemKind, QueueItem
-from domain.words import action, done_words
+from domain.words import action, decision_words, done_words
 from usecases import audit, counterfactual, needs_you, organization, runs
 from usecases.context import Ports
 from usecases.runs_list import names
@@ -32,18 +32,6 @@ router = APIRouter()
 
 INTENT_PAGE = "/console/intents/"
 
-_SAID = {
-    "allow": "allowed",
-    "reject": "rejected",
-    "hold": "held",
-    "approved": "approved",
-    "denied": "denied",
-    "expired": "expired",
-    "review_refused": "decision refused",
-    "dispatched": "written",
-    "dispatch_refused": "write refused",
-}
-"""Each decision on an intent's record, as its page says it."""
 _DECIDED = frozenset({"approved", "denied", "expired"})
 
 
@@ -62,7 +50,7 @@ class Step(BaseModel):
 _BROKER_STAGES = frozenset(s.value for s in Stage) - {Stage.REVIEW, Stage.DISPATCH}
 
 
-def _who(entry: AuditEntry, handles: dict[str, str]) -> str:
+def who_did(entry: AuditEntry, handles: dict[str, str]) -> str:
     """Who made an entry, by name: the broker decides what an agent proposed (the entry
     names the agent), a connector writes, the run closes what no one decided."""
     if entry.stage in _BROKER_STAGES:
@@ -80,8 +68,8 @@ def _step(entry: AuditEntry, handles: dict[str, str]) -> Step:
     asked = payload.get("request_reason") or ""
     return Step(
         at=entry.at[:19].replace("T", " ") + " UTC",
-        who=_who(entry, handles),
-        what=_SAID.get(entry.decision, entry.decision.replace("_", " ")),
+        who=who_did(entry, handles),
+        what=decision_words(entry.decision),
         rule=entry.rule,
         reason=str(reason),
         asked=str(asked),

@@ -18,6 +18,7 @@ from domain.governance.intents import ApprovalVerdict, Intent, Outcome
 from domain.governance.records import decision_draft
 from domain.governance.values import effects_of
 from domain.runs.run import RunRecord
+from tests.identity import link_subject
 from tests.integration.test_console_security import BASE, _authorize, _banner, _signed_in
 from tests.integration.test_needs_you import _filed_pair, scene
 from tests.support import APPROVAL_KEYS, Firm, payment_intent, signed, utc_now
@@ -393,3 +394,26 @@ def test_the_queue_speaks_the_owners_words_with_the_engines_one_click_away(web: 
         r"Without enforcement</strong>, a payment of \$2,500\.00 to [^<]+ would have gone ahead\. With it, nothing is paid until a person decides\.",
         held,
     )
+
+
+def test_the_audit_page_says_what_happened_in_words_and_withholds_the_other_side(
+    web: tuple,
+) -> None:  # type: ignore[type-arg]
+    client, firm, _ = web
+    s = scene(firm)  # East's held payment; West's refused run and cap
+    _review(firm, s.held, ApprovalVerdict.DENY)
+    _signed_in(client)
+    said = _text(client.get("/console/audit").text)
+    assert re.search(r"Held a payment of \$2,500\.00 to [^.]+ It is over", said) or re.search(
+        r"Held a payment of \$2,500\.00 to .{0,80}approval", said
+    ), said[:2000]
+    assert "Denied a payment of $2,500.00" in said and " Ada " in said
+    assert "Commitment recorded: Birch cap" in said
+    link_subject(firm.svc, firm.associate, "ben@hv.example")
+    client.cookies.clear()
+    _signed_in(client, "ben@hv.example")
+    bens = _text(client.get("/console/audit").text)
+    assert "Held a payment of $2,500.00" in bens  # East: his
+    assert "it concerns projects outside yours" in bens  # West's entries: that they exist
+    for west in ("Birch cap", s.west_cap, s.west_run):  # the project's name is the firm's
+        assert west not in bens, bens[max(bens.find(west) - 150, 0) : bens.find(west) + 80]
