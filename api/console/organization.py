@@ -38,7 +38,7 @@ from domain.errors import Conflict
 from domain.fleet.starter import STARTER_FLEET
 from domain.ingress import Unauthenticated
 from domain.organization.contracts import SpendCap
-from domain.organization.kinds import DestinationKind, PrincipalKind, StaffRole
+from domain.organization.kinds import DestinationKind, IdentityKind, PrincipalKind, StaffRole
 from usecases import commitments, destinations, ingress, organization
 from usecases.context import Ports
 
@@ -105,8 +105,18 @@ async def onboard(request: Request) -> Response:
     return response
 
 
+CHATS = frozenset({IdentityKind.SLACK, IdentityKind.TEAMS})
+"""The chat accounts a person may have linked (notices reach them there)."""
+CHAT_FORMS = {
+    IdentityKind.SLACK: "a Slack account is its workspace and member ids, as T0123ABCD:U0456EFGH",
+    IdentityKind.TEAMS: "a Teams account is its tenant id and the person's object id, as "
+    "tenant-id:object-id",
+}
+
+
 async def _workspace_context(ports: Ports, principal: str, found: Session) -> dict[str, Any]:
     view = await run_in_threadpool(organization.workspace, ports, org_of(found), principal)
+    identities = await run_in_threadpool(ports.directory.identities, org_of(found))
     return {
         "org": view.org,
         "people": {p.id: p for p in view.principals},
@@ -121,9 +131,10 @@ async def _workspace_context(ports: Ports, principal: str, found: Session) -> di
         "founder": principal == view.org.founder_id,
         "agents": [p for p in view.principals if p.kind is PrincipalKind.AGENT],
         "now": ports.clock(),
-        "joined": {
-            i.principal_id
-            for i in await run_in_threadpool(ports.directory.identities, org_of(found))
+        "joined": {i.principal_id for i in identities if i.kind is IdentityKind.OIDC},
+        "chats": {
+            p: sorted(i.kind.value for i in identities if i.principal_id == p and i.kind in CHATS)
+            for p in {i.principal_id for i in identities}
         },
     }
 
@@ -189,6 +200,27 @@ async def _change(
             ingress.invitee, ports, org_id, fields.get("principal_id", "")
         )
         return _invite_words(ports, org_id, person.id, person.display_name, base)
+    if what == "link":
+        kind = IdentityKind(fields.get("kind", ""))
+        if kind not in CHATS:
+            raise ValueError("link a Slack or a Teams account")
+        account = fields.get("account", "").strip()
+        if account.count(":") != 1 or not all(account.split(":")):
+            raise ValueError(CHAT_FORMS[kind])
+        linked = await run_in_threadpool(
+            ingress.link_identity,
+            ports,
+            org_id,
+            principal,
+            fields.get("principal_id", ""),
+            kind,
+            account,
+        )
+        person = ports.directory.principal(org_id, linked.principal_id)
+        return (
+            f"{person.display_name}'s {kind.value.capitalize()} account is linked: what waits "
+            f"for them reaches them there, and they may give agents work from it"
+        )
     if what == "unstaff":
         ended = await run_in_threadpool(
             organization.unstaff, ports, org_id, principal, fields.get("staffing", "")

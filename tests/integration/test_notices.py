@@ -34,7 +34,7 @@ from domain.notices import Channel, Console, Notice, NoticeKind
 from domain.organization.kinds import IdentityKind, StaffRole
 from domain.relay import LEASE, DeliveryState, Outcome
 from tests.integration.test_console_pages import _held, _review
-from tests.integration.test_console_security import BASE
+from tests.integration.test_console_security import BASE, _signed_in
 from tests.integration.test_needs_you import _filed_pair, scene
 from tests.smtp import Inbox
 from tests.support import Firm, free_port, race, utc_now
@@ -372,3 +372,36 @@ def test_a_notices_link_survives_sign_in_and_opens_the_queue_at_its_item(web: tu
     assert "no longer waits for you" not in opened.text
     gone = client.get("/console/queue?item=finding:not-there")
     assert "no longer waits for you" in gone.text and "item focus" not in gone.text
+
+
+def test_the_founder_links_a_colleagues_slack_in_the_console_and_notices_reach_it(
+    web: tuple,
+) -> None:  # type: ignore[type-arg]
+    client, firm, _ = web
+    _signed_in(client)
+    page = client.get("/console/workspace").text
+    token = re.search(r'name="csrf" value="([^"]+)"', page)
+    assert token is not None
+    link = {"csrf": token.group(1), "change": "link", "principal_id": firm.associate}
+    for kind, bad in (("slack", "U0456"), ("teams", "tenant:"), ("oidc", "a:b")):
+        refused = client.post("/console/workspace", data={**link, "kind": kind, "account": bad})
+        assert refused.status_code == 422, (kind, bad, refused.status_code)
+        assert 'id="link-refused"' in refused.text and f'value="{bad}"' in refused.text
+    done = client.post("/console/workspace", data={**link, "kind": "slack", "account": "T1:U0BEN"})
+    assert done.status_code == 303
+    row = re.search(
+        r'<tr data-person="ben">(.*?)</tr>', client.get("/console/workspace").text, re.S
+    )
+    assert row is not None and "<td>Slack</td>" in row.group(1) and "not yet" in row.group(1)
+    identities = firm.svc.directory.identities(firm.org)
+    ben = firm.svc.directory.principal(firm.org, firm.associate)
+    both = frozenset({Channel.EMAIL, Channel.SLACK})
+    assert notices.addresses(ben, identities, both) == {
+        Channel.EMAIL: "ben@hv.example",
+        Channel.SLACK: "U0BEN",
+    }
+    assert notices.addresses(ben, identities, frozenset({Channel.EMAIL})) == {
+        Channel.EMAIL: "ben@hv.example"
+    }
+    again = client.post("/console/workspace", data={**link, "kind": "slack", "account": "T1:U0BEN"})
+    assert again.status_code == 409  # an account proves one person, once
