@@ -31,7 +31,13 @@ from domain.audit.chain import (
     link,
     verify_chain,
 )
-from domain.audit.crosscheck import CONFIGURATION, ChainFacts, DecisionRecord, WriteRecord
+from domain.audit.crosscheck import (
+    CONFIGURATION,
+    ChainFacts,
+    DecisionRecord,
+    WriteRecord,
+    causes,
+)
 from domain.canonical import loads_checked
 from domain.memory.adapter import MemoryAdapter
 from domain.tools import REGISTRY
@@ -179,6 +185,7 @@ def _decisions(s: Session, org_id: str) -> Iterator[DecisionRecord]:
             col(DecisionRow.stage),
             col(DecisionRow.rule),
             col(DecisionRow.reason),
+            col(DecisionRow.reasons),
             col(DecisionRow.audit_seq),
             col(DecisionRow.entry_hash),
         ).where(col(DecisionRow.org_id) == org_id)
@@ -193,6 +200,7 @@ def _decisions(s: Session, org_id: str) -> Iterator[DecisionRecord]:
             stage=row.stage,
             rule=row.rule,
             reason=row.reason,
+            reasons=causes(row.reasons),
         )
 
 

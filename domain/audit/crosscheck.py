@@ -220,6 +220,18 @@ class DecisionRecord:
     stage: str
     rule: str
     reason: str
+    reasons: tuple[tuple[str, str], ...] = ()
+    """Each cause of a hold of several, with its rule (what the console shows)."""
+
+
+def causes(value: object) -> tuple[tuple[str, str], ...]:
+    """A hold's causes as (rule, reason) pairs, from a row or an entry's ``reasons``
+    (none: absent, or not a list of pairs)."""
+    if not isinstance(value, list | tuple):
+        return ()
+    return tuple(
+        (str(c[0]), str(c[1])) for c in value if isinstance(c, list | tuple) and len(c) == 2
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -242,6 +254,7 @@ class _Seen:
     stage: str
     rule: str
     reason: object
+    reasons: tuple[tuple[str, str], ...]
 
 
 class ChainFacts:
@@ -270,6 +283,7 @@ class ChainFacts:
                 stage=entry.stage,
                 rule=entry.rule,
                 reason=entry.payload.get("reason"),
+                reasons=causes(entry.payload.get("reasons")),
             )
         body = entry.payload.get("intent")
         if entry.intent_id is not None and isinstance(body, dict):
@@ -339,8 +353,8 @@ class ChainFacts:
         seen = self._named(record.audit_seq, record.entry_hash, record.intent_id)
         if isinstance(seen, str):
             return seen
-        stored = (record.outcome, record.stage, record.rule, record.reason)
-        recorded = (seen.decision, seen.stage, seen.rule, seen.reason)
+        stored = (record.outcome, record.stage, record.rule, record.reason, record.reasons)
+        recorded = (seen.decision, seen.stage, seen.rule, seen.reason, seen.reasons)
         if stored != recorded:
             return f"says {stored[:3]}, entry {record.audit_seq} says {recorded[:3]} (or reasons)"
         return None

@@ -13,6 +13,7 @@ from datetime import datetime
 from typing import Any
 
 from domain.audit.chain import AuditDraft, AuditEntry
+from domain.audit.crosscheck import causes
 from domain.governance.intents import Outcome, Stage
 from domain.governance.records import AGENT_QUESTION, RUN_ANSWERED, RUN_STAGE
 from domain.organization.contracts import Frozen, UtcInstant
@@ -223,12 +224,7 @@ def _strings(value: object) -> tuple[str, ...]:
 def causes_of(payload: dict[str, Any]) -> tuple[tuple[str, str], ...]:
     """A decision entry's causes (rule, reason), as the broker recorded them; none for
     a single cause or an entry from before causes were kept."""
-    found = payload.get("reasons")
-    if not isinstance(found, list):
-        return ()
-    return tuple(
-        (str(c[0]), str(c[1])) for c in found if isinstance(c, list | tuple) and len(c) == 2
-    )
+    return causes(payload.get("reasons"))
 
 
 def _held(entry: AuditEntry, story: IntentStory) -> HeldIntent:

@@ -351,6 +351,27 @@ def test_decision_rows_are_cross_checked_against_the_chain(store: Store, firm: F
     assert not result.ok and "decision" in (result.problem or ""), result
 
 
+def test_a_holds_causes_on_its_row_are_cross_checked_against_the_chain(
+    store: Store, firm: Firm
+) -> None:
+    """The console shows a hold's causes from the chain and the run views from the row:
+    a row whose causes were softened (the new bank details dropped) no longer verifies."""
+    intent = _payment(firm, "X-3", 900_000)
+    intent = intent.model_copy(
+        update={"payload": {**intent.payload, "payee": "Stranger Supplies Ltd"}}
+    )
+    decision = governance.decide(store.governance, intent, utc_now())
+    assert decision.outcome is Outcome.HOLD and len(decision.reasons) >= 2, decision
+    assert store.audit.verify(firm.org).ok
+    softened = [list(c) for c in decision.reasons[1:]]
+    with store.db.transaction() as s:
+        s.execute(
+            update(DecisionRow).where(DecisionRow.intent_id == intent.id).values(reasons=softened)
+        )
+    result = store.audit.verify(firm.org)
+    assert not result.ok and "decision" in (result.problem or ""), result
+
+
 def test_connector_rows_are_cross_checked_against_the_chain(store: Store, firm: Firm) -> None:
     intent = _payment(firm, "X-2", 10_000)
     decision = governance.decide(store.governance, intent, utc_now())
