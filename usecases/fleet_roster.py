@@ -50,9 +50,9 @@ class AgentCard(BaseModel):
     """Its runs that wait for a human now (of those the reader may read, lately)."""
     running: int
     latest: RunLine | None
-    spent_cents: int
+    spent: dict[str, int]
     """What its allowed and approved actions moved in the last :data:`LATELY`, in the
-    projects the reader may read."""
+    projects the reader may read: cents by currency (never added across currencies)."""
 
 
 def roster(ports: Ports, org_id: str, actor_id: str, lines: list[RunLine]) -> list[AgentCard]:
@@ -61,11 +61,12 @@ def roster(ports: Ports, org_id: str, actor_id: str, lines: list[RunLine]) -> li
     org, actor = member(ports, org_id, actor_id)
     allowed = readable(ports, org, actor)
     now = ports.clock()
-    spent: dict[str, int] = {}
+    spent: dict[str, dict[str, int]] = {}
     for moved in ports.runs.spent(org_id, now - LATELY):
         # only what the reader may read: a total over other projects tells their payments
         if may_read(allowed, moved.reach):
-            spent[moved.agent_id] = spent.get(moved.agent_id, 0) + moved.cents
+            by = spent.setdefault(moved.agent_id, {})
+            by[moved.currency] = by.get(moved.currency, 0) + moved.cents
     cards = []
     for principal in ports.directory.principals(org_id):
         if principal.kind is not PrincipalKind.AGENT:
@@ -97,7 +98,7 @@ def roster(ports: Ports, org_id: str, actor_id: str, lines: list[RunLine]) -> li
                 waiting=sum(1 for line in mine if line.outcome is RunOutcome.WAITING),
                 running=sum(1 for line in mine if line.outcome is RunOutcome.RUNNING),
                 latest=mine[0] if mine else None,
-                spent_cents=spent.get(principal.id, 0),
+                spent=dict(sorted(spent.get(principal.id, {}).items())),
             )
         )
     return cards

@@ -148,7 +148,10 @@ class Runs:
         with self._db.read() as s:
             rows = s.execute(
                 select(
-                    col(IntentRow.principal_id), col(IntentRow.reach), col(IntentRow.spend_cents)
+                    col(IntentRow.principal_id),
+                    col(IntentRow.reach),
+                    col(IntentRow.spend_cents),
+                    col(IntentRow.body),
                 ).where(
                     col(IntentRow.org_id) == org_id,
                     col(IntentRow.status).in_(SPENDING),
@@ -156,7 +159,10 @@ class Runs:
                     col(IntentRow.spend_cents) > 0,
                 )
             )
-            return [Spent(agent_id=a, reach=tuple(r), cents=int(c)) for a, r, c in rows]
+            return [
+                Spent(agent_id=a, reach=tuple(r), cents=int(c), currency=_currency(body))
+                for a, r, c, body in rows
+            ]
 
     def ends(self, org_id: str, run_ids: Sequence[str]) -> dict[str, RunEnd]:
         """Each run's intents' latest outcomes and its bad end, in two indexed reads."""
@@ -190,3 +196,10 @@ class Runs:
         with self._db.read() as s:
             row = s.get(IntentRow, intent_id)
             return None if row is None else (convert.intent(row), row.status, row.run_id)
+
+
+def _currency(body: object) -> str:
+    """The currency an intent's payload names (USD when it names none)."""
+    payload = body.get("payload") if isinstance(body, dict) else None
+    given = payload.get("currency") if isinstance(payload, dict) else None
+    return given.strip().upper() if isinstance(given, str) and given.strip() else "USD"

@@ -106,11 +106,13 @@ def matches(outcome: RunOutcome, wanted: Iterable[RunOutcome]) -> bool:
 
 
 class Spent(Frozen):
-    """Money one let-through intent moved: whose, where (its reach), how much (cents)."""
+    """Money one let-through intent moved: whose, where (its reach), how much (cents, in
+    its currency)."""
 
     agent_id: str
     reach: tuple[str, ...]
     cents: int
+    currency: str = "USD"
 
 
 class PartOf(Frozen):

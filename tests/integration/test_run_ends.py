@@ -57,7 +57,28 @@ def test_what_an_agent_moved_counts_only_where_the_reader_may_read(
 
     def moved(reader: str) -> int:
         (card,) = [c for c in fleet_roster.roster(services, firm.org, reader, []) if c.id == ledger]
-        return card.spent_cents
+        return card.spent.get("USD", 0)
 
     assert moved(firm.associate) == 0
     assert moved(firm.founder) == 12_000
+
+
+def test_what_an_agent_moved_is_told_by_currency_never_added_across_them(firm: Firm) -> None:
+    store = firm.svc.store  # type: ignore[attr-defined]
+    assert isinstance(store, Store)
+    ledger = firm.agents["ledger"]
+    dollars = payment_intent(firm.org, ledger, 5_000)
+    euros = payment_intent(firm.org, ledger, 3_000)
+    euros = euros.model_copy(update={"payload": {**euros.payload, "currency": "EUR"}})
+    for intent in (dollars, euros):
+        assert governance.decide(store.governance, intent, utc_now()).outcome is Outcome.ALLOW
+    assert sorted(
+        s.currency for s in store.runs.spent(firm.org, utc_now() - timedelta(days=1))
+    ) == [
+        "EUR",
+        "USD",
+    ]
+    (card,) = [
+        c for c in fleet_roster.roster(firm.svc, firm.org, firm.founder, []) if c.id == ledger
+    ]
+    assert card.spent == {"EUR": 3_000, "USD": 5_000}
