@@ -46,9 +46,7 @@ def _start(value: str | None) -> int:
         raise ValueError("start must be a number") from None
 
 
-def _queue_page(
-    ports: Ports, view: needs_you.NeedsYou, start: int, item: str | None = None
-) -> dict[str, Any]:
+def _queue_page(view: needs_you.NeedsYou, start: int, item: str | None = None) -> dict[str, Any]:
     """One page of the queue, and where the others start; with ``item`` (a notice's link),
     the page that holds it, the item marked (or a word that it no longer waits)."""
     keys = [i.key if isinstance(i, QueueItem) else None for i in view.items]
@@ -64,7 +62,6 @@ def _queue_page(
         "after": start + QUEUE_PAGE if start + QUEUE_PAGE < len(view.items) else None,
         "focus": item if item in keys else None,
         "gone": item is not None and item not in keys,
-        "project_names": {p.slug: p.name for p in ports.directory.projects(view.org_id)},
     }
 
 
@@ -84,7 +81,7 @@ async def queue(
                 "queue_items.html",
                 session=found,
                 kept={},
-                **_queue_page(ports, view, start, item),
+                **_queue_page(view, start, item),
             )
         return render(
             request,
@@ -92,7 +89,7 @@ async def queue(
             session=found,
             kept={},
             confirmations=await _confirmations(request, ports, principal, found),
-            **_queue_page(ports, view, start, item),
+            **_queue_page(view, start, item),
         )
 
     return await serve(request, page)
@@ -145,7 +142,7 @@ async def act_on(request: Request) -> Response:
                 session=found,
                 error=error,
                 kept=kept,
-                **_queue_page(ports, view, 0),
+                **_queue_page(view, 0),
             )
         if fetched:
             view = await run_in_threadpool(needs_you.needs_you, ports, org_of(found), principal)
@@ -155,7 +152,7 @@ async def act_on(request: Request) -> Response:
                 session=found,
                 done=done,
                 kept={},
-                **_queue_page(ports, view, start),
+                **_queue_page(view, start),
             )
         return flash_back(request, found, back, done)
 

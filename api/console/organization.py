@@ -171,7 +171,7 @@ async def _change(
         await run_in_threadpool(
             organization.add_project, ports, org_id, principal, project.slug, project.name
         )
-        return f"project {project.slug} added"
+        return f"project {project.name} ({project.slug}) added"
     if what == "staff":
         staffing = StaffingBody(
             principal_id=fields.get("principal_id", ""),
@@ -225,7 +225,11 @@ async def _change(
         ended = await run_in_threadpool(
             organization.unstaff, ports, org_id, principal, fields.get("staffing", "")
         )
-        return f"staffing on {ended.project} ended: its authority ends now, its history stays"
+        named = {p.slug: p.name for p in ports.directory.projects(org_id)}
+        return (
+            f"staffing on {named.get(ended.project, ended.project)} ended: its authority "
+            "ends now, its history stays"
+        )
     if what == "commitment":
         cap = SpendCap(
             limit_cents=cents_from(fields.get("limit", ""), "cap"),

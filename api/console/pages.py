@@ -12,7 +12,7 @@ import asyncio
 import hashlib
 import secrets
 import uuid
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -21,6 +21,7 @@ from urllib.parse import parse_qs, quote, urlsplit
 from fastapi import Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response, StreamingResponse
 from fastapi.templating import Jinja2Templates
+from jinja2 import pass_context
 from markupsafe import Markup
 from starlette.concurrency import run_in_threadpool
 
@@ -141,12 +142,35 @@ def render(request: Request, name: str, code: int = 200, **context: Any) -> HTML
     response = templates.TemplateResponse(
         request,
         name,
-        {**context, "notice": shown or "", "me": _me(request, context)},
+        {
+            "project_names": _project_names(request, context),
+            **context,
+            "notice": shown or "",
+            "me": _me(request, context),
+        },
         status_code=code,
     )
     if shown is not None:
         cookies.clear_flash(response)
     return response
+
+
+def _project_names(request: Request, context: dict[str, Any]) -> dict[str, str]:
+    """The firm's projects by slug, for pages that name them (the owner reads names)."""
+    found = context.get("session")
+    if not isinstance(found, Session) or found.org_id is None:
+        return {}
+    return {p.slug: p.name for p in ports_of(request).directory.projects(found.org_id)}
+
+
+@pass_context
+def projects(ctx: Any, slugs: Iterable[str] | str) -> str:
+    """Projects by name: ``Atlas, Birch`` (a slug the firm no longer has, as it is)."""
+    names: dict[str, str] = ctx.get("project_names") or {}
+    return ", ".join(names.get(s, s) for s in ([slugs] if isinstance(slugs, str) else slugs))
+
+
+templates.env.filters["projects"] = projects
 
 
 def _me(request: Request, context: dict[str, Any]) -> str:

@@ -408,7 +408,7 @@ async def test_a_newcomer_signs_in_and_onboards_a_firm(console: Console) -> None
     await page.get_by_label("Key").fill("ops")
     await page.get_by_label("Project name").fill("Operations")
     await page.get_by_role("button", name="Add project").click()
-    await expect(page.get_by_role("status")).to_contain_text("project ops added")
+    await expect(page.get_by_role("status")).to_contain_text("project Operations (ops) added")
 
 
 async def test_the_queue_is_keyboard_navigable_and_readable_without_script(

@@ -159,7 +159,7 @@ async def test_the_agents_page_says_what_each_agent_is_doing(fleet: Console) -> 
     await expect(ledger).to_contain_text("1 waiting for you")
     await expect(ledger).to_contain_text("Waits for you")
     await expect(ledger).to_contain_text("a payment")
-    await expect(ledger.locator("dd").nth(1)).to_contain_text("east")
+    await expect(ledger.locator("dd").nth(1)).to_contain_text("Atlas")  # East, by name
     await ledger.get_by_role("link", name="pay").click()
     await expect(page.locator("#outcome")).to_have_text("Waits for you")
 
@@ -418,10 +418,10 @@ async def test_the_founder_staffs_until_a_day_ends_a_staffing_and_records_a_cap(
     await staff.get_by_label("Until (optional)").fill("2099-12-31")
     await staff.get_by_role("button", name="Staff").click()
     await expect(page.get_by_role("status").first).to_contain_text("staffed until 31 Dec 2099")
-    row = page.locator("#staffing-list tr").filter(has_text="Scout").filter(has_text="east")
+    row = page.locator("#staffing-list tr").filter(has_text="Scout").filter(has_text="Atlas")
     await expect(row).to_contain_text("31 Dec 2099")
     await row.get_by_role("button", name=re.compile("^End")).click()
-    await expect(page.get_by_role("status").first).to_contain_text("staffing on east ended")
+    await expect(page.get_by_role("status").first).to_contain_text("staffing on Atlas ended")
     await expect(row).to_contain_text("(ended)")
     await expect(row.get_by_role("button")).to_have_count(0)
     # A spend cap, in dollars; a bad amount is said in words, the form kept.
