@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+import asyncio
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -215,15 +216,20 @@ async def run_view(ports: Ports, run_id: str, actor_id: str) -> RunView:
     """Status, node states (from the workflow) and intents with decisions (from the
     record). A human reads a run only within their own projects (the founder and whoever
     started it read it anyway); to anyone else it does not exist."""
-    run = run_for(ports, run_id, actor_id)
+    # The record's reads on a thread: a live page asks every half second, and the event
+    # loop serves every other page meanwhile.
+    run = await asyncio.to_thread(run_for, ports, run_id, actor_id)
     status, state = await ports.gateway.state(run.workflow_id)
-    seen = decisions_seen(ports, run, actor_id)
-    intents = [
-        IntentRecord(intent=i, status=s, decisions=[seen(x) for x in d])
-        for i, s, d in ports.runs.intents(run_id)
-    ]
-    if state is not None:
-        state = state_seen(state, seen)
+
+    def read() -> tuple[list[IntentRecord], RunState | None]:
+        seen = decisions_seen(ports, run, actor_id)
+        intents = [
+            IntentRecord(intent=i, status=s, decisions=[seen(x) for x in d])
+            for i, s, d in ports.runs.intents(run_id)
+        ]
+        return intents, None if state is None else state_seen(state, seen)
+
+    intents, state = await asyncio.to_thread(read)
     return RunView(
         run_id=run.id,
         workflow_id=run.workflow_id,
@@ -253,8 +259,32 @@ def decisions_seen(ports: Ports, run: RunRecord, actor_id: str) -> Callable[[Dec
     projects = readable(ports, org, actor)
     if projects is None:
         return lambda decision: decision
-    _, reach_of = ports.runs.reaches(run.org_id)
+    # Only a decision resting on other intents (a collision) needs their reach: the
+    # organization's whole map is read then, once, not for every look at a run.
+    reach_of = _Reaches(lambda: ports.runs.reaches(run.org_id)[1])
     return lambda decision: decision_for(projects, decision, reach_of)
+
+
+class _Reaches(Mapping[str, set[str]]):
+    """Each intent's reach, read when first asked for."""
+
+    def __init__(self, load: Callable[[], dict[str, set[str]]]) -> None:
+        self._load = load
+        self._read: dict[str, set[str]] | None = None
+
+    def _map(self) -> dict[str, set[str]]:
+        if self._read is None:
+            self._read = self._load()
+        return self._read
+
+    def __getitem__(self, intent_id: str) -> set[str]:
+        return self._map()[intent_id]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._map())
+
+    def __len__(self) -> int:
+        return len(self._map())
 
 
 def state_seen(state: RunState, seen: Callable[[Decision], Decision]) -> RunState:
