@@ -4,6 +4,7 @@ and (for the founder) the memory read log."""
 from __future__ import annotations
 
 from datetime import datetime
+from typing import Any
 
 from fastapi import APIRouter, Request
 from fastapi.responses import Response
@@ -47,21 +48,27 @@ class Line(BaseModel):
     withheld: bool
 
 
-def _lines(entries: list[AuditEntry], handles: dict[str, str]) -> list[Line]:
-    """Each entry in words; an intent's later entries name its action as its first did."""
-    intents: dict[str, str] = {}
-    lines = []
+def _lines(entries: list[AuditEntry], handles: dict[str, str], shown: int) -> list[Line]:
+    """The newest ``shown`` entries in words, newest first; an intent's later entries
+    name its action as its first did (read from the whole trail, put in words only for
+    the entries shown)."""
+    proposed: dict[str, dict[str, Any]] = {}
     for e in entries:
         intent = e.payload.get("intent")
-        if e.intent_id and isinstance(intent, dict) and e.intent_id not in intents:
-            payload = intent.get("payload")
-            cost = intent.get("cost_cents")
+        if e.intent_id and isinstance(intent, dict):
+            proposed.setdefault(e.intent_id, intent)
+    lines = []
+    for e in reversed(entries[-shown:] if shown else []):
+        intent = proposed.get(e.intent_id or "")
+        about = ""
+        if intent is not None:
+            payload, cost = intent.get("payload"), intent.get("cost_cents")
             said = action(
                 str(intent.get("tool", "")),
                 payload if isinstance(payload, dict) else {},
                 cost if isinstance(cost, int) else 0,
             )
-            intents[e.intent_id] = said[:1].lower() + said[1:]  # "held a payment of …"
+            about = said[:1].lower() + said[1:]  # "held a payment of …"
         withheld = "withheld" in e.payload and len(e.payload) == 1
         why = e.payload.get("reason") or e.payload.get("problem") or ""
         record = e.payload.get("record")
@@ -79,7 +86,7 @@ def _lines(entries: list[AuditEntry], handles: dict[str, str]) -> list[Line]:
                 what=e.rule.replace("_", " ")
                 if e.stage == "configuration"
                 else decision_words(e.decision),
-                about=intents.get(e.intent_id or "", named),
+                about=about or named,
                 why="it concerns projects outside yours" if withheld else str(why),
                 stage=e.stage,
                 rule=e.rule,
@@ -124,7 +131,7 @@ async def audit_page(
             "audit.html",
             session=found,
             trail=trail,
-            entries=_lines(entries, said)[-AUDIT_SHOWN:][::-1],
+            entries=_lines(entries, said, AUDIT_SHOWN),
             more=max(len(entries) - AUDIT_SHOWN, 0),
             handles=handles,
             reads=reads[::-1],

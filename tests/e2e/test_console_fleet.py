@@ -33,6 +33,7 @@ from tests.e2e.test_console import Console, _held, serving
 from tests.e2e.test_deliberation import REPLIES as PERSONA_REPLIES
 from tests.e2e.test_work_graph import DILIGENCE, REPLIES
 from tests.identity import ServedIssuer
+from tests.integration.test_needs_you import _filed_pair
 from tests.support import (
     model_reply,
     pay_action,
@@ -591,3 +592,35 @@ async def test_a_west_step_that_has_not_run_keeps_its_task_from_an_east_member(
     assert "counter-offer" not in await ben.content()
     _, seen = await work_graph.graph_view(c.svc, started.graph_id, c.firm.associate)
     assert [s.task for s in seen.steps] == ["Pay the data-room invoice.", ""]
+
+
+async def test_a_notices_link_opens_its_item_after_sign_in_and_a_slack_account_is_linked(
+    fleet: Console,
+) -> None:
+    """What a notice's link does in the browser: sign-in first, then the queue opened at
+    its item, the item marked and focused; then the founder links a colleague's Slack."""
+    c = fleet
+    _, east, _ = _filed_pair(c.firm)
+    context = await c.browser.new_context()
+    page = await context.new_page()
+    await page.goto(f"{c.url}/console/queue?item=finding:{east}")
+    await page.get_by_role("link", name="Sign in with your identity provider").click()
+    await page.get_by_label("Your email").fill("ada@hv.example")
+    await page.get_by_role("button", name="Sign in").click()
+    await page.wait_for_url(re.compile(rf".*/console/queue\?item=finding:{east}$"))
+    item = page.locator(f'li.item.focus[data-subject="{east}"]')
+    await expect(item).to_be_visible()
+    await expect(item).to_be_focused()
+    await page.goto(f"{c.url}/console/workspace")
+    form = page.locator("#link")
+    await form.get_by_label("Person").select_option(label="Ben")
+    await form.get_by_label("Chat").select_option("slack")
+    await form.get_by_label("Account").fill("U0456EFGH")  # no workspace id: refused, kept
+    await form.get_by_role("button", name="Link a chat account").click()
+    await expect(page.locator("#link-refused")).to_contain_text("T0123ABCD:U0456EFGH")
+    form = page.locator("#link")
+    await expect(form.get_by_label("Account")).to_have_value("U0456EFGH")
+    await form.get_by_label("Account").fill("T0123ABCD:U0456EFGH")
+    await form.get_by_role("button", name="Link a chat account").click()
+    await expect(page.get_by_role("status").first).to_contain_text("Ben's Slack account is linked")
+    await expect(page.locator('#people-list tr[data-person="ben"]')).to_contain_text("Slack")
