@@ -68,7 +68,10 @@ def audit(ports: Ports, org_id: str, actor_id: str, *, verify: bool) -> AuditVie
     (:class:`~domain.organization.visibility.ChainReach`), or that nothing places, is withheld."""
     org, actor = member(ports, org_id, actor_id)
     projects = readable(ports, org, actor)
-    entries = ports.audit.entries(org_id)
+    # verified and listed from one read: what is shown is what was verified
+    verification, entries = (
+        ports.audit.verified_entries(org_id) if verify else (None, ports.audit.entries(org_id))
+    )
     if projects is not None:
         reach = chain_reach(ports, org_id, entries)
         entries = [for_reader(e, projects, reach) for e in entries]
@@ -77,7 +80,7 @@ def audit(ports: Ports, org_id: str, actor_id: str, *, verify: bool) -> AuditVie
         entries=entries,
         head_hash=head.entry_hash if head else "",
         head_seq=head.seq if head else 0,
-        verification=ports.audit.verify(org_id) if verify else None,
+        verification=verification,
     )
 
 

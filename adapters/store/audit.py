@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, NamedTuple
@@ -276,6 +276,12 @@ def _links(rows: Iterable[Row[Any]]) -> Iterator[_Link]:
         yield _Link(*values)
 
 
+def _kept(links: Iterable[_Link], keep: Callable[[_Link], None]) -> Iterator[_Link]:
+    for each in links:
+        keep(each)
+        yield each
+
+
 class AuditLog:
     """Appends to, reads and verifies organizations' chains."""
 
@@ -316,6 +322,16 @@ class AuditLog:
     def verify(self, org_id: str) -> ChainVerification:
         """Recompute every hash, link and signature of the org's chain, compare it with its
         signed head, and check that every decision and connector row names its entry."""
+        return self._verify(org_id, None)
+
+    def verified_entries(self, org_id: str) -> tuple[ChainVerification, list[AuditEntry]]:
+        kept: list[AuditEntry] = []
+        result = self._verify(org_id, lambda link: kept.append(AuditEntry(**link._asdict())))
+        if not result.ok:
+            kept = self.entries(org_id)  # it may have stopped at a break: list it whole
+        return result, kept
+
+    def _verify(self, org_id: str, keep: Callable[[_Link], None] | None) -> ChainVerification:
         with self._db.read() as s:
             # Plain rows, streamed: a long chain is neither held in memory at once nor
             # turned into validated models one by one.
@@ -334,7 +350,8 @@ class AuditLog:
                 )
             )
             facts = ChainFacts(_decisions(s, org_id), _writes(s, org_id))
-            result = verify_chain(org_id, _links(entries), head, self._keys, facts.observe)
+            links = _links(entries) if keep is None else _kept(_links(entries), keep)
+            result = verify_chain(org_id, links, head, self._keys, facts.observe)
             if not result.ok:
                 return result
             disagreement = facts.problem(

@@ -17,3 +17,9 @@ class AuditReader(Protocol):
     def head(self, org_id: str) -> ChainHead | None: ...
 
     def verify(self, org_id: str) -> ChainVerification: ...
+
+    def verified_entries(self, org_id: str) -> tuple[ChainVerification, list[AuditEntry]]:
+        """The chain verified and its entries, read once (one snapshot): what a reader
+        who asks for both is shown is exactly what was verified. Entries after a break
+        are read too (a broken chain is still listed whole)."""
+        ...

@@ -783,6 +783,9 @@ class FakeGovernance:
     def verify(self, org_id: str) -> ChainVerification:
         return verify_chain(org_id, self.entries(org_id), self.head(org_id), self.keys)
 
+    def verified_entries(self, org_id: str) -> tuple[ChainVerification, list[AuditEntry]]:
+        return self.verify(org_id), self.entries(org_id)
+
     def intents(self, org_id: str) -> list[IntentRecord]:
         """The organization's intents as stored, oldest first."""
         return list(self._books[org_id].intents.values())

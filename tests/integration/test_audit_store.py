@@ -124,9 +124,15 @@ def test_any_single_tampering_is_detected(store: Store, firm: Firm) -> None:
             result = store.audit.verify(firm.org)
             assert not result.ok, (kind, pos, other)
             assert result.broken_at is not None
+            # verified and listed in one read: the same verdict, the chain listed whole
+            assert store.audit.verified_entries(firm.org) == (result, store.audit.entries(firm.org))
         finally:
             _restore(store, firm.org, original)
         assert store.audit.verify(firm.org).ok
+        assert store.audit.verified_entries(firm.org) == (
+            store.audit.verify(firm.org),
+            store.audit.entries(firm.org),
+        )
 
     check()
 

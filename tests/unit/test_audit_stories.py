@@ -67,6 +67,9 @@ class Chain:
     def verify(self, org_id: str) -> ChainVerification:
         raise NotImplementedError
 
+    def verified_entries(self, org_id: str) -> tuple[ChainVerification, list[AuditEntry]]:
+        raise NotImplementedError
+
 
 KINDS = st.lists(st.integers(0, 3), min_size=1, max_size=60)
 
