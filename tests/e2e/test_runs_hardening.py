@@ -336,7 +336,7 @@ async def test_an_agent_asks_a_human_and_the_answer_goes_on_in_a_new_run_once(en
         (item,) = [i for i in queue.items if getattr(i, "kind", None) == "agent_reply"]
         assert item.subject_id == started.run_id  # type: ignore[union-attr]
         assert [a.kind for a in item.actions] == ["answer"]  # type: ignore[union-attr]
-        assert "ledger asks: INV-7 or INV-8?" == item.title  # type: ignore[union-attr]
+        assert "Ledger asks: INV-7 or INV-8?" == item.title  # type: ignore[union-attr]
 
         answered = await needs_you.answer_run(svc, started.run_id, firm.founder, "INV-8")
         with pytest.raises(Conflict):

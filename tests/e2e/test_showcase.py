@@ -186,7 +186,9 @@ async def test_showcase_exercises_every_broker_outcome(
     held = [line for line in left if line.startswith("A payment of $380.00 to Keystone")]
     assert len(held) == 1 and "not established for east" in held[0]
     assert held[0].endswith(f"http://console/intents/{redirected['intent']['id']}")
-    assert any(line.startswith("confirm commitment:") and "extracted from" in line for line in left)
+    assert any(
+        line.startswith("Confirm the commitment:") and "extracted from" in line for line in left
+    )
 
     # every run is findable by its search attributes
     query = f"VerleticaOrg = '{org}' AND WorkflowType = 'AgentRunWorkflow'"

@@ -98,7 +98,7 @@ def test_the_queue_says_who_asked_for_a_held_intent(services: Ports, store: Stor
         if isinstance(i, QueueItem)
     }
     said = {i: {e.label: e.detail for e in items[i].evidence} for i in (asked.id, unasked.id)}
-    assert said[asked.id]["asked by"] == "ben"
+    assert said[asked.id]["asked by"] == "Ben"
     assert said[asked.id]["rule"] == "scope_barriers: requester_not_approver"
     assert "Ben asked for this and does not approve spending on east" in said[asked.id]["reason"]
     assert said[unasked.id]["asked by"] == "system"

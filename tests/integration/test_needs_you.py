@@ -454,7 +454,7 @@ def test_sentinels_filed_findings_are_in_the_queue_with_their_evidence_west_with
     assert ("summary", summary, east) in evidence
     assert ("cites", "commitment", s.east_cap) in evidence
     assert ("rests on", "record", s.held.id) in evidence
-    assert "filed by sentinel" in item["title"]
+    assert "filed by Sentinel" in item["title"]
 
     queue = _queue(api, firm, firm.associate)
     mine = [i for i in _visible(queue) if i["kind"] == "finding"]

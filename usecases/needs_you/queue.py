@@ -82,7 +82,7 @@ def _context(
         story=story,
         run_reach=run_reach,
         intent_reach=intent_reach,
-        handles={p.id: p.handle for p in ports.directory.principals(org_id)},
+        handles={p.id: p.display_name or p.handle for p in ports.directory.principals(org_id)},
         readable=readable(ports, org, actor),
         held_runs=ports.runs.records(org_id, [h.run_id for h in story.open_holds()]),
     )

@@ -40,7 +40,8 @@ class QueueContext:
     run_reach: dict[str, set[str]]
     intent_reach: dict[str, set[str]]
     handles: dict[str, str]
-    """Principal id → handle, for titles."""
+    """Principal id → name (a person's or an agent's display name; its handle when it
+    has none), for titles: people and agents by name."""
     readable: frozenset[str] | None
     """The projects the asker may read (None: all): what an item's evidence may name."""
 
@@ -55,7 +56,7 @@ class QueueContext:
         return timeout or DEFAULT_HOLD_SECONDS
 
     def handle(self, principal_id: str) -> str:
-        """A principal's handle, or its id when it has none here."""
+        """A principal's name, or its id when it has none here."""
         return self.handles.get(principal_id, principal_id)
 
 
@@ -209,7 +210,7 @@ class PendingCommitments:
             yield QueueItem(
                 kind=ItemKind.COMMITMENT,
                 subject_id=c.id,
-                title=f"confirm commitment: {c.title}",
+                title=f"Confirm the commitment: {c.title}",
                 waiting_since=context.story.commitments_recorded.get(c.id, c.valid_from),
                 money_cents=c.constraint.limit_cents
                 if isinstance(c.constraint, SpendCap)
@@ -256,7 +257,7 @@ class FailedRuns:
         return QueueItem(
             kind=ItemKind.FAILED_RUN,
             subject_id=run.id,
-            title=f"run of {context.handle(run.agent_id)} failed ({failure}): {run.task[:80]}",
+            title=f"{context.handle(run.agent_id)}'s run stopped ({failure}): {run.task[:80]}",
             waiting_since=failed.failed_at,
             reach=tuple(sorted(context.run_reach.get(run.id, set()) | set(run.projects))),
             evidence=(
