@@ -300,7 +300,11 @@ async def _change(
             principal,
             destinations.Establish(kept.project, kept.kind, kept.value, kept.account, kept.label),
         )
-        return f"{kept_now.value} may now receive {kept_now.project}'s work without waiting for you"
+        named = {p.slug: p.name for p in ports.directory.projects(org_id)}
+        return (
+            f"{kept_now.value} may now receive {named.get(kept_now.project, kept_now.project)}'s "
+            "work without waiting for you"
+        )
     if what == "retire":
         retired = await run_in_threadpool(
             destinations.retire, ports, org_id, principal, fields.get("destination", "")

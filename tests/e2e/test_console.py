@@ -612,7 +612,7 @@ async def test_the_founder_says_where_work_may_go_in_the_workspace(console: Cons
     )
     row = page.get_by_role("row").filter(has_text="birch-advisors.example")
     await expect(row).to_contain_text("Birch's advisers")
-    await row.get_by_role("button", name="Retire birch-advisors.example for east").click()
+    await row.get_by_role("button", name="Retire birch-advisors.example for Atlas").click()
     await expect(page.get_by_role("status").first).to_contain_text("retired")
     await expect(page.get_by_role("row").filter(has_text="birch-advisors.example")).to_have_count(0)
     assert console.store.audit.verify(console.firm.org).ok
