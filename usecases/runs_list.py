@@ -4,8 +4,9 @@ its task or its agent's name and filtered by outcome."""
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Iterable
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 from pydantic import BaseModel
 
@@ -24,6 +25,8 @@ from usecases.context import Ports
 from usecases.runs import RECENT_SCANNED, RunView, recent_runs
 
 PAGE = 50
+ENDS_READ = 500
+"""Runs whose record one read covers while a filter by outcome looks for a page."""
 """How many runs the list shows at most."""
 JUST_STARTED = timedelta(minutes=2)
 """A run this young that Temporal's list does not show yet is running (its list lags)."""
@@ -63,38 +66,64 @@ async def listed_runs(
     query per page) only for the runs the record cannot place: still running or not."""
     wanted = tuple(outcomes)
     now = ports.clock()
-    who = names(ports.directory.principals(org_id))
     words = " ".join(text.casefold().split())
-    candidates = [
-        run
-        for run in recent_runs(ports, org_id, actor_id, RECENT_SCANNED)
-        if not words or words in f"{run.task} {who.get(run.agent_id, '')}".casefold()
-    ]
+
+    def scanned() -> tuple[dict[str, str], list[RunRecord]]:
+        who = names(ports.directory.principals(org_id))
+        return who, [
+            run
+            for run in recent_runs(ports, org_id, actor_id, RECENT_SCANNED)
+            if not words or words in f"{run.task} {who.get(run.agent_id, '')}".casefold()
+        ]
+
+    who, candidates = await asyncio.to_thread(scanned)
     found: list[RunLine] = []
-    for start in range(0, len(candidates), limit):
-        chunk = candidates[start : start + limit]
-        ends = ports.runs.ends(org_id, [r.id for r in chunk])
-        open_ = [r.workflow_id for r in chunk if settled(ends.get(r.id, RunEnd())) is None]
-        statuses = await ports.gateway.statuses(open_) if open_ else {}
-        for run in chunk:
-            end = ends.get(run.id, RunEnd())
-            status = statuses.get(run.workflow_id)
-            if status is None and run.created_at > now - JUST_STARTED:
-                status = "running"  # Temporal's list has not caught up with it yet
-            outcome = settled(end) or outcome_of(end, status)
-            if not matches(outcome, wanted):
-                continue
-            found.append(
-                RunLine(
-                    run=run,
-                    outcome=outcome,
-                    agent=who.get(run.agent_id, run.agent_id),
-                    asked_by=None if run.started_by is None else who.get(run.started_by),
-                    part_of=part_of(run.client_key),
-                )
-            )
+    # A filter by outcome may pass over many runs before it fills a page: the record is
+    # read for ENDS_READ of them at once (off the event loop), Temporal asked a page at a time.
+    for start in range(0, len(candidates), ENDS_READ if wanted else limit):
+        read = candidates[start : start + (ENDS_READ if wanted else limit)]
+        ends = await asyncio.to_thread(ports.runs.ends, org_id, [r.id for r in read])
+        for at in range(0, len(read), limit):
+            chunk = read[at : at + limit]
+            line = await _lines(ports, chunk, ends, who, wanted, now, limit - len(found))
+            found += line
             if len(found) == limit:
                 return found
+    return found
+
+
+async def _lines(
+    ports: Ports,
+    chunk: list[RunRecord],
+    ends: dict[str, RunEnd],
+    who: dict[str, str],
+    wanted: tuple[RunOutcome, ...],
+    now: datetime,
+    room: int,
+) -> list[RunLine]:
+    """The lines of ``chunk`` whose outcome is wanted, at most ``room``."""
+    found: list[RunLine] = []
+    open_ = [r.workflow_id for r in chunk if settled(ends.get(r.id, RunEnd())) is None]
+    statuses = await ports.gateway.statuses(open_) if open_ else {}
+    for run in chunk:
+        end = ends.get(run.id, RunEnd())
+        status = statuses.get(run.workflow_id)
+        if status is None and run.created_at > now - JUST_STARTED:
+            status = "running"  # Temporal's list has not caught up with it yet
+        outcome = settled(end) or outcome_of(end, status)
+        if not matches(outcome, wanted):
+            continue
+        found.append(
+            RunLine(
+                run=run,
+                outcome=outcome,
+                agent=who.get(run.agent_id, run.agent_id),
+                asked_by=None if run.started_by is None else who.get(run.started_by),
+                part_of=part_of(run.client_key),
+            )
+        )
+        if len(found) == room:
+            return found
     return found
 
 

@@ -8,10 +8,11 @@ from datetime import timedelta
 
 from adapters.store.store import Store
 from domain.governance.intents import Outcome
-from domain.runs.outcome import RunEnd, Spent
+from domain.runs.outcome import RunEnd, RunOutcome, Spent
+from domain.runs.run import RunRecord
 from tests.integration.test_wall_readers import _collision_across_the_wall
 from tests.support import Firm, payment_intent, utc_now
-from usecases import fleet_roster, governance
+from usecases import fleet_roster, governance, runs_list
 from usecases.context import Ports
 
 
@@ -82,3 +83,45 @@ def test_what_an_agent_moved_is_told_by_currency_never_added_across_them(firm: F
         c for c in fleet_roster.roster(firm.svc, firm.org, firm.founder, []) if c.id == ledger
     ]
     assert card.spent == {"EUR": 3_000, "USD": 5_000}
+
+
+async def test_a_filter_by_outcome_finds_a_page_far_down_the_list_newest_first(
+    firm: Firm,
+) -> None:
+    """1,200 runs, one in twenty of the oldest 600 with a payment the broker refused (over
+    any budget), the newest of them 600 runs down:
+    the filter reads the record 500 runs at a time and still lists each refused run once,
+    newest first, at most a page."""
+    store = firm.svc.store  # type: ignore[attr-defined]
+    assert isinstance(store, Store)
+    ledger = firm.agents["ledger"]
+    start = utc_now() - timedelta(days=1)
+    refused: list[str] = []
+    for i in range(1_200):
+        run_id = f"run-{i:04d}"
+        firm.svc.runs.create(
+            RunRecord(
+                id=run_id,
+                org_id=firm.org,
+                agent_id=ledger,
+                task=f"pay invoice {i}",
+                workflow_id=f"wf-{run_id}",
+                started_by=firm.founder,
+                projects=("east",),
+                created_at=start + timedelta(seconds=i),
+            )
+        )
+        if i % 20 == 0 and i < 600:
+            over = payment_intent(firm.org, ledger, 90_000_000, run_id=run_id)
+            assert governance.decide(store.governance, over, utc_now()).outcome is Outcome.REJECT
+            refused.append(run_id)
+    newest_first = refused[::-1]
+    found = await runs_list.listed_runs(
+        firm.svc, firm.org, firm.founder, outcomes=(RunOutcome.REFUSED,), limit=20
+    )
+    assert [line.run.id for line in found] == newest_first[:20]
+    every = await runs_list.listed_runs(
+        firm.svc, firm.org, firm.founder, outcomes=(RunOutcome.REFUSED,), text="invoice"
+    )
+    assert [line.run.id for line in every] == newest_first
+    assert all(line.outcome is RunOutcome.REFUSED for line in every)
