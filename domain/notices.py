@@ -26,7 +26,7 @@ from domain.governance.broker import current_projects
 from domain.needs_you.items import ItemKind, QueueItem
 from domain.organization.contracts import Frozen, Principal, Staffing
 from domain.organization.kinds import PrincipalKind, PrincipalStatus, StaffRole
-from domain.relay import MAX_ATTEMPTS, DeliveryState, Outcome
+from domain.relay import MAX_ATTEMPTS, Outcome
 from domain.words import ago, money
 
 NOTICE = "notice"
@@ -116,14 +116,6 @@ def outcome_of(reply: Reply, attempt: int, max_attempts: int = MAX_ATTEMPTS) -> 
     if reply.final or attempt >= max_attempts:
         return Outcome.BOUNCED
     return Outcome.RETRIED
-
-
-def state_after(outcome: Outcome) -> DeliveryState:
-    """The notice's state once an attempt came to ``outcome``."""
-    return {
-        Outcome.DELIVERED: DeliveryState.DELIVERED,
-        Outcome.BOUNCED: DeliveryState.BOUNCED,
-    }.get(outcome, DeliveryState.PENDING)
 
 
 def http_reply(status: int, detail: str) -> Reply:

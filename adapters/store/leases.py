@@ -39,3 +39,30 @@ def claim(s: Session, table: type[Row], key: str, limit: int, now: datetime) -> 
         if got.rowcount == 1:  # type: ignore[attr-defined]
             claimed.append(r)
     return claimed
+
+
+def settle(
+    s: Session,
+    table: type[Row],
+    key: str,
+    value: str,
+    state: DeliveryState,
+    attempt: int,
+    code: int | None,
+    detail: str,
+    now: datetime,
+) -> None:
+    """Keep an attempt's outcome on the row it claimed (only while it is still the
+    claimed one: ``sending``)."""
+    t: Any = table
+    s.execute(
+        update(table)
+        .where(getattr(t, key) == value, t.delivery_state == DeliveryState.SENDING.value)
+        .values(
+            delivery_state=state.value,
+            attempts=attempt,
+            last_code=code,
+            last_detail=detail[:200],
+            delivered_at=now if state is DeliveryState.DELIVERED else None,
+        )
+    )

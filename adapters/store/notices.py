@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from datetime import date, datetime
 
-from sqlalchemy import delete, func, select, update
+from sqlalchemy import delete, func, select
 from sqlmodel import col
 
 from adapters.store import leases
@@ -19,10 +19,9 @@ from domain.notices import (
     NoticeAttempt,
     NoticeKind,
     attempt_draft,
-    state_after,
     written_draft,
 )
-from domain.relay import DeliveryState
+from domain.relay import state_after
 
 
 def _notice(r: NoticeRow) -> Notice:
@@ -142,20 +141,16 @@ class SqlNotices:
                 return  # a recording retried after a crash: kept once
             writer.append(draft, now)
             writer.flush()
-            state = state_after(attempt.outcome)
-            s.execute(
-                update(NoticeRow)
-                .where(
-                    col(NoticeRow.id) == attempt.notice_id,
-                    col(NoticeRow.delivery_state) == DeliveryState.SENDING.value,
-                )
-                .values(
-                    delivery_state=state.value,
-                    attempts=attempt.attempt,
-                    last_code=attempt.code,
-                    last_detail=attempt.detail[:200],
-                    delivered_at=now if state is DeliveryState.DELIVERED else None,
-                )
+            leases.settle(
+                s,
+                NoticeRow,
+                "id",
+                attempt.notice_id,
+                state_after(attempt.outcome),
+                attempt.attempt,
+                attempt.code,
+                attempt.detail,
+                now,
             )
 
     def notices(self, org_id: str, person_id: str | None = None) -> list[tuple[Notice, str]]:

@@ -4,9 +4,6 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import update
-from sqlmodel import col
-
 from adapters.store import leases
 from adapters.store.audit import ChainWriter, lock
 from adapters.store.session import Database
@@ -14,7 +11,6 @@ from adapters.store.tables import EmailRow
 from domain.audit.chain import ChainKeys
 from domain.relay import (
     Attempt,
-    DeliveryState,
     OutboundEmail,
     attempt_draft,
     state_after,
@@ -52,18 +48,14 @@ class SqlOutbox:
                 return
             writer.append(draft, now)
             writer.flush()
-            state = state_after(attempt.outcome)
-            s.execute(
-                update(EmailRow)
-                .where(
-                    col(EmailRow.intent_id) == attempt.intent_id,
-                    col(EmailRow.delivery_state) == DeliveryState.SENDING.value,
-                )
-                .values(
-                    delivery_state=state.value,
-                    attempts=attempt.attempt,
-                    last_code=attempt.code,
-                    last_detail=attempt.detail[:200],
-                    delivered_at=now if state is DeliveryState.DELIVERED else None,
-                )
+            leases.settle(
+                s,
+                EmailRow,
+                "intent_id",
+                attempt.intent_id,
+                state_after(attempt.outcome),
+                attempt.attempt,
+                attempt.code,
+                attempt.detail,
+                now,
             )

@@ -161,6 +161,11 @@ def _invite_words(ports: Ports, org_id: str, principal_id: str, name: str, base:
     )
 
 
+def _project_name(ports: Ports, org_id: str, slug: str) -> str:
+    """A project by its name, for a sentence (its slug when the firm no longer has it)."""
+    return next((p.name for p in ports.directory.projects(org_id) if p.slug == slug), slug)
+
+
 async def _change(
     ports: Ports, org_id: str, principal: str, fields: dict[str, str], base: str = ""
 ) -> str:
@@ -225,10 +230,9 @@ async def _change(
         ended = await run_in_threadpool(
             organization.unstaff, ports, org_id, principal, fields.get("staffing", "")
         )
-        named = {p.slug: p.name for p in ports.directory.projects(org_id)}
         return (
-            f"staffing on {named.get(ended.project, ended.project)} ended: its authority "
-            "ends now, its history stays"
+            f"staffing on {_project_name(ports, org_id, ended.project)} ended: its "
+            "authority ends now, its history stays"
         )
     if what == "commitment":
         cap = SpendCap(
@@ -300,10 +304,9 @@ async def _change(
             principal,
             destinations.Establish(kept.project, kept.kind, kept.value, kept.account, kept.label),
         )
-        named = {p.slug: p.name for p in ports.directory.projects(org_id)}
         return (
-            f"{kept_now.value} may now receive {named.get(kept_now.project, kept_now.project)}'s "
-            "work without waiting for you"
+            f"{kept_now.value} may now receive "
+            f"{_project_name(ports, org_id, kept_now.project)}'s work without waiting for you"
         )
     if what == "retire":
         retired = await run_in_threadpool(
