@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator
+import hashlib
+import threading
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, NamedTuple
@@ -27,6 +29,7 @@ from domain.audit.chain import (
     AuditEntry,
     ChainHead,
     ChainKeys,
+    ChainLink,
     ChainVerification,
     link,
     verify_chain,
@@ -267,19 +270,66 @@ _ENTRY_COLUMNS = tuple(
     for name in _Link._fields
 )
 _PAYLOAD_AT = _Link._fields.index("payload")
+_SEQ_AT = _Link._fields.index("seq")
 
 
-def _links(rows: Iterable[Row[Any]]) -> Iterator[_Link]:
-    for row in rows:
-        values = list(row)
-        values[_PAYLOAD_AT] = loads_checked(values[_PAYLOAD_AT])
-        yield _Link(*values)
+def _link(values: Sequence[Any]) -> _Link:
+    parsed = list(values)
+    parsed[_PAYLOAD_AT] = loads_checked(parsed[_PAYLOAD_AT])
+    return _Link(*parsed)
 
 
-def _kept(links: Iterable[_Link], keep: Callable[[_Link], None]) -> Iterator[_Link]:
-    for each in links:
-        keep(each)
-        yield each
+def _row_digest(values: tuple[Any, ...]) -> bytes:
+    """A digest of a stored row as read (every column, the payload as its stored text):
+    the same digest, the same bytes. ``repr`` quotes each value, so no two different
+    rows read the same."""
+    return hashlib.sha256(repr(values).encode("utf-8", "surrogatepass")).digest()
+
+
+VERIFIED_KEPT = 20_000
+"""How many verified entries an audit log keeps, with the digest of the row each was read
+from (a few kilobytes each). Past it, further entries are verified in full every time."""
+
+
+class _Verified:
+    """Entries this process has verified, by organization and sequence, each with the
+    digest of the stored row it was read from. A row that reads back with the same digest
+    is the same bytes: its hash and signature need not be recomputed, nor its payload
+    parsed again. Any other row is verified in full, so an edit to an old entry is found
+    at the very next verification, as before. Kept in memory only: nothing the database
+    holds can say an entry was verified."""
+
+    def __init__(self, limit: int = VERIFIED_KEPT) -> None:
+        self._limit = limit
+        self._entries: dict[tuple[str, int], tuple[bytes, AuditEntry]] = {}
+        self._lock = threading.Lock()
+
+    def read(
+        self, org_id: str, rows: Iterable[Row[Any]], checked: set[int]
+    ) -> Iterator[tuple[AuditEntry | _Link, bytes | None]]:
+        """Each row as an entry: the one verified before when its row is unchanged (its
+        sequence number added to ``checked``), else parsed, with the digest to keep it
+        under once it verifies."""
+        for row in rows:
+            values = tuple(row)
+            digest = _row_digest(values)
+            seq = values[_SEQ_AT]
+            known = self._entries.get((org_id, seq))
+            if known is not None and known[0] == digest:
+                checked.add(seq)
+                yield known[1], None
+            else:
+                yield _link(values), digest
+
+    def has_room(self) -> bool:
+        """Whether another entry would be kept."""
+        return len(self._entries) < self._limit
+
+    def keep(self, org_id: str, entry: AuditEntry, digest: bytes) -> None:
+        """Keep ``entry``, verified, as read from a row of ``digest``."""
+        with self._lock:
+            if len(self._entries) < self._limit:
+                self._entries[(org_id, entry.seq)] = (digest, entry)
 
 
 class AuditLog:
@@ -289,6 +339,7 @@ class AuditLog:
         self._db = db
         self._keys = keys
         self._memory = memory
+        self._verified = _Verified()
 
     def append(self, org_id: str, draft: AuditDraft, now: datetime) -> AuditEntry:
         """Append one entry in its own transaction."""
@@ -325,13 +376,14 @@ class AuditLog:
         return self._verify(org_id, None)
 
     def verified_entries(self, org_id: str) -> tuple[ChainVerification, list[AuditEntry]]:
+        """:meth:`verify`, and the entries it verified (all of them, when it breaks)."""
         kept: list[AuditEntry] = []
-        result = self._verify(org_id, lambda link: kept.append(AuditEntry(**link._asdict())))
+        result = self._verify(org_id, kept)
         if not result.ok:
             kept = self.entries(org_id)  # it may have stopped at a break: list it whole
         return result, kept
 
-    def _verify(self, org_id: str, keep: Callable[[_Link], None] | None) -> ChainVerification:
+    def _verify(self, org_id: str, kept: list[AuditEntry] | None) -> ChainVerification:
         with self._db.read() as s:
             # Plain rows, streamed: a long chain is neither held in memory at once nor
             # turned into validated models one by one.
@@ -350,8 +402,30 @@ class AuditLog:
                 )
             )
             facts = ChainFacts(_decisions(s, org_id), _writes(s, org_id))
-            links = _links(entries) if keep is None else _kept(_links(entries), keep)
-            result = verify_chain(org_id, links, head, self._keys, facts.observe)
+            checked: set[int] = set()
+            read = self._verified.read(org_id, entries, checked)
+            digests: dict[int, bytes] = {}
+
+            def links() -> Iterator[AuditEntry | _Link]:
+                for each, digest in read:
+                    if digest is not None:
+                        digests[each.seq] = digest
+                    yield each
+
+            def observe(link: ChainLink) -> None:  # ``link`` verified
+                facts.observe(link)
+                digest = digests.pop(link.seq, None)
+                keep = digest is not None and self._verified.has_room()
+                if kept is None and not keep:
+                    return
+                entry = AuditEntry(**link._asdict()) if isinstance(link, _Link) else link
+                assert isinstance(entry, AuditEntry)
+                if keep and digest is not None:
+                    self._verified.keep(org_id, entry, digest)
+                if kept is not None:
+                    kept.append(entry)
+
+            result = verify_chain(org_id, links(), head, self._keys, observe, checked)
             if not result.ok:
                 return result
             disagreement = facts.problem(
