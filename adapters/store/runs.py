@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import datetime
+from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import Row, select
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import col
 
@@ -13,14 +14,18 @@ from adapters.store import convert
 from adapters.store.db import utc
 from adapters.store.governance import SPENDING
 from adapters.store.session import Database
-from adapters.store.tables import AuditEntryRow, DecisionRow, IntentRow, RunRow
+from adapters.store.tables import AuditEntryRow, DecisionRow, IntentRow, RunRow, table_of
 from domain.governance.intents import Decision, Intent
 from domain.governance.records import RUN_ENDED_BADLY, run_failure_key
 from domain.runs.outcome import RunEnd, Spent
 from domain.runs.run import RunRecord
 
+_RUN_COLUMNS = tuple(table_of(RunRow).columns)
+"""A run's columns, read as a plain row: lists read thousands of runs, and building an ORM
+instance for each was half their time."""
 
-def _record(row: RunRow) -> RunRecord:
+
+def _record(row: RunRow | Row[Any]) -> RunRecord:
     return RunRecord(
         id=row.id,
         org_id=row.org_id,
@@ -67,11 +72,11 @@ class Runs:
         """The organization's runs, newest first."""
         with self._db.read() as s:
             rows = s.execute(
-                select(RunRow)
+                select(*_RUN_COLUMNS)
                 .where(col(RunRow.org_id) == org_id)
                 .order_by(col(RunRow.created_at).desc())
                 .limit(limit)
-            ).scalars()
+            )
             return [_record(r) for r in rows]
 
     def records(self, org_id: str, run_ids: Sequence[str]) -> dict[str, RunRecord]:
@@ -79,10 +84,10 @@ class Runs:
             return {}
         with self._db.read() as s:
             rows = s.execute(
-                select(RunRow).where(
+                select(*_RUN_COLUMNS).where(
                     col(RunRow.org_id) == org_id, col(RunRow.id).in_(list(set(run_ids)))
                 )
-            ).scalars()
+            )
             return {r.id: _record(r) for r in rows}
 
     def get(self, run_id: str) -> RunRecord | None:
