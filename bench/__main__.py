@@ -173,7 +173,17 @@ def _chain_figures(kind: str, where: str, quick: bool) -> list[Figure]:
             "SHA-256 alone",
             "≥ 200,000/s",
             got.verify_per_s >= 200_000,
-        )
+        ),
+        Figure(
+            f"chain verified and listed again, rows unchanged ({got.entries:,} entries)",
+            where,
+            got.again_per_s,
+            got.verify_per_s,
+            "entries/s",
+            "the first verification",
+            "(context)",
+            True,
+        ),
     ]
 
 
@@ -266,6 +276,7 @@ def _console_figures(kind: str, where: str, quick: bool) -> list[Figure]:
         ("/console/agents", "console: agents page"),
         ("/console/decided", "console: what you decided"),
         ("/console/memory?q=kickoff notes", "console: memory search"),
+        ("/console/intents/{held}", "console: a held payment's page"),
     ):
         for stat, value, base in (
             ("p50", got.p50_ms[path], got.json_p50_ms),

@@ -31,7 +31,7 @@ from adapters.store.store import Store
 from api.console import session as cookies
 from api.http.app import create_app, tune_gc
 from bench.stack import bench_keys
-from domain.governance.intents import Intent
+from domain.governance.intents import Intent, Outcome
 from domain.ingress import ConsoleSignIn
 from domain.organization.contracts import Identity, SpendCap
 from domain.organization.kinds import IdentityKind, StaffRole
@@ -52,7 +52,9 @@ PAGES = (
     "/console/agents",
     "/console/decided",
     "/console/memory?q=kickoff notes",
+    "/console/intents/{held}",
 )
+"""The pages timed; ``{held}`` is a payment the broker held for a person."""
 
 
 class _Keys:
@@ -204,6 +206,9 @@ def measure(url: str, items: int = 1000, requests: int = 20, runs: int = 10_000)
             ports, org, founder, memory.Remember("kickoff", ("east",), "East kickoff notes")
         )
         _runs(ports, firm.store, org, founder, firm.ledger, runs)
+        held = payment_intent(org, firm.ledger, 250_000, "bench-run-1")  # over $1,000: held
+        decided = governance.decide(firm.store.governance, held, ports.clock())
+        assert decided.outcome is Outcome.HOLD, decided
         for i in range(items):
             commitments.add_commitment(
                 ports,
@@ -223,8 +228,9 @@ def measure(url: str, items: int = 1000, requests: int = 20, runs: int = 10_000)
             p50: dict[str, float] = {}
             p95: dict[str, float] = {}
             for path in PAGES:
-                _timed(client, path, 2)  # warm: templates compiled, caches filled
-                took = _timed(client, path, requests)
+                page = path.format(held=held.id)
+                _timed(client, page, 2)  # warm: templates compiled, caches filled
+                took = _timed(client, page, requests)
                 p50[path], p95[path] = statistics.median(took), _p95(took)
             headers = {"Authorization": f"Bearer {firm.token}"}
             api = f"/v1/orgs/{org}/needs-you"

@@ -84,6 +84,20 @@ def audit(ports: Ports, org_id: str, actor_id: str, *, verify: bool) -> AuditVie
     )
 
 
+def intent_trail(ports: Ports, org_id: str, actor_id: str, intent_id: str) -> list[AuditEntry]:
+    """The entries about one intent, as ``actor_id`` may read them (see :func:`audit`).
+
+    Read by the intent's own index; a reader who may not read every project has them
+    placed as the whole chain places them (an entry may be placed through others)."""
+    org, actor = member(ports, org_id, actor_id)
+    projects = readable(ports, org, actor)
+    if projects is None:
+        return ports.audit.of_intent(org_id, intent_id)
+    entries = ports.audit.entries(org_id)
+    reach = chain_reach(ports, org_id, entries)
+    return [for_reader(e, projects, reach) for e in entries if e.intent_id == intent_id]
+
+
 def broker_status(ports: Ports, org_id: str, actor_id: str) -> str | None:
     """Why the organization's broker is poisoned, or None when it is not."""
     member(ports, org_id, actor_id)

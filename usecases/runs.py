@@ -429,7 +429,7 @@ def approval_outlook(ports: Ports, intent_id: str, actor_id: str) -> str | None:
         _, actor = member(ports, intent.org_id, actor_id)
     except NotFound:
         raise unknown from None
-    reach = tuple(sorted(ports.runs.reaches(intent.org_id)[1].get(intent_id, set())))
+    reach = tuple(sorted(ports.runs.intent_reach(intent_id)))
     staffing = tuple(ports.directory.staffing(intent.org_id, actor.id))
     lacking = authority_refusal(actor, staffing, reach, ports.clock())
     return None if lacking is None else lacking.reason

@@ -287,29 +287,35 @@ def _row_digest(values: tuple[Any, ...]) -> bytes:
 
 
 VERIFIED_KEPT = 20_000
-"""How many verified entries an audit log keeps, with the digest of the row each was read
-from (a few kilobytes each). Past it, further entries are verified in full every time."""
+"""How many verified entries an audit log keeps for the audit page, with the digest of
+the row each was read from (a few kilobytes each). Past it, further entries are verified
+in full every time."""
 
 
 class _Verified:
-    """Entries this process has verified, by organization and sequence, each with the
-    digest of the stored row it was read from. A row that reads back with the same digest
-    is the same bytes: its hash and signature need not be recomputed, nor its payload
-    parsed again. Any other row is verified in full, so an edit to an old entry is found
-    at the very next verification, as before. Kept in memory only: nothing the database
-    holds can say an entry was verified."""
+    """Entries this process has verified and listed, by organization and sequence, each
+    with the digest of the stored row it was read from. A row that reads back with the
+    same digest is the same bytes: its hash and signature need not be recomputed, nor its
+    payload parsed again. Any other row is verified in full, so an edit to an old entry is
+    found at the very next verification, as before. Kept in memory only: nothing the
+    database holds can say an entry was verified."""
 
     def __init__(self, limit: int = VERIFIED_KEPT) -> None:
         self._limit = limit
         self._entries: dict[tuple[str, int], tuple[bytes, AuditEntry]] = {}
+        self._orgs: set[str] = set()
         self._lock = threading.Lock()
 
+    def knows(self, org_id: str) -> bool:
+        """Whether any entry of ``org_id`` is kept."""
+        return org_id in self._orgs
+
     def read(
-        self, org_id: str, rows: Iterable[Row[Any]], checked: set[int]
-    ) -> Iterator[tuple[AuditEntry | _Link, bytes | None]]:
+        self, org_id: str, rows: Iterable[Row[Any]], checked: set[int], digests: dict[int, bytes]
+    ) -> Iterator[AuditEntry | _Link]:
         """Each row as an entry: the one verified before when its row is unchanged (its
-        sequence number added to ``checked``), else parsed, with the digest to keep it
-        under once it verifies."""
+        sequence number added to ``checked``), else parsed (its row's digest put in
+        ``digests``, to keep it under once it verifies)."""
         for row in rows:
             values = tuple(row)
             digest = _row_digest(values)
@@ -317,19 +323,17 @@ class _Verified:
             known = self._entries.get((org_id, seq))
             if known is not None and known[0] == digest:
                 checked.add(seq)
-                yield known[1], None
+                yield known[1]
             else:
-                yield _link(values), digest
-
-    def has_room(self) -> bool:
-        """Whether another entry would be kept."""
-        return len(self._entries) < self._limit
+                digests[seq] = digest
+                yield _link(values)
 
     def keep(self, org_id: str, entry: AuditEntry, digest: bytes) -> None:
         """Keep ``entry``, verified, as read from a row of ``digest``."""
         with self._lock:
             if len(self._entries) < self._limit:
                 self._entries[(org_id, entry.seq)] = (digest, entry)
+                self._orgs.add(org_id)
 
 
 class AuditLog:
@@ -359,6 +363,18 @@ class AuditLog:
             if limit is not None:
                 query = query.limit(limit)
             return [convert.audit_entry(r) for r in s.execute(query).scalars()]
+
+    def of_intent(self, org_id: str, intent_id: str) -> list[AuditEntry]:
+        """The entries about one intent, in sequence order (an indexed read)."""
+        with self._db.read() as s:
+            rows = s.execute(
+                select(AuditEntryRow)
+                .where(
+                    col(AuditEntryRow.org_id) == org_id, col(AuditEntryRow.intent_id) == intent_id
+                )
+                .order_by(col(AuditEntryRow.seq))
+            ).scalars()
+            return [convert.audit_entry(r) for r in rows]
 
     def head(self, org_id: str) -> ChainHead | None:
         """The org's chain head, or None for an unknown org."""
@@ -403,29 +419,27 @@ class AuditLog:
             )
             facts = ChainFacts(_decisions(s, org_id), _writes(s, org_id))
             checked: set[int] = set()
-            read = self._verified.read(org_id, entries, checked)
             digests: dict[int, bytes] = {}
-
-            def links() -> Iterator[AuditEntry | _Link]:
-                for each, digest in read:
-                    if digest is not None:
-                        digests[each.seq] = digest
-                    yield each
+            # What the audit page verified is kept for its next view; a verification that
+            # lists nothing (the worker's, the command line's) adds nothing to it.
+            links: Iterable[AuditEntry | _Link] = (
+                self._verified.read(org_id, entries, checked, digests)
+                if kept is not None or self._verified.knows(org_id)
+                else map(_link, entries)
+            )
 
             def observe(link: ChainLink) -> None:  # ``link`` verified
                 facts.observe(link)
-                digest = digests.pop(link.seq, None)
-                keep = digest is not None and self._verified.has_room()
-                if kept is None and not keep:
+                if kept is None:
                     return
                 entry = AuditEntry(**link._asdict()) if isinstance(link, _Link) else link
                 assert isinstance(entry, AuditEntry)
-                if keep and digest is not None:
+                digest = digests.pop(entry.seq, None)
+                if digest is not None:
                     self._verified.keep(org_id, entry, digest)
-                if kept is not None:
-                    kept.append(entry)
+                kept.append(entry)
 
-            result = verify_chain(org_id, links(), head, self._keys, observe, checked)
+            result = verify_chain(org_id, links, head, self._keys, observe, checked)
             if not result.ok:
                 return result
             disagreement = facts.problem(

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Row, select
+from sqlalchemy import Row, Text, cast, select
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import col
 
@@ -130,24 +131,44 @@ class Runs:
     def reaches(self, org_id: str) -> tuple[dict[str, set[str]], dict[str, set[str]]]:
         """The reach of every run and every intent of an organization: (by run id, by
         intent id)."""
+        # Every run and intent of an organization is read here, and most share a handful
+        # of project lists: each list is read as its stored text and parsed once.
+        parsed: dict[str, frozenset[str]] = {}
+
+        def projects(text: str | None) -> set[str]:
+            if text is None:
+                return set()
+            if text not in parsed:
+                parsed[text] = frozenset(json.loads(text))
+            return set(parsed[text])
+
         with self._db.read() as s:
-            # two columns, not whole rows: an organization's every run is read here
             runs = {
-                r.id: set(r.projects)
-                for r in s.execute(
-                    select(col(RunRow.id), col(RunRow.projects)).where(col(RunRow.org_id) == org_id)
+                run_id: projects(text)
+                for run_id, text in s.execute(
+                    select(col(RunRow.id), cast(col(RunRow.projects), Text)).where(
+                        col(RunRow.org_id) == org_id
+                    )
                 )
             }
             intents: dict[str, set[str]] = {}
             rows = s.execute(
-                select(col(IntentRow.id), col(IntentRow.run_id), col(IntentRow.reach)).where(
-                    col(IntentRow.org_id) == org_id
-                )
+                select(
+                    col(IntentRow.id), col(IntentRow.run_id), cast(col(IntentRow.reach), Text)
+                ).where(col(IntentRow.org_id) == org_id)
             )
-            for row in rows:
-                intents[row.id] = set(row.reach)
-                runs.setdefault(row.run_id, set()).update(row.reach)
+            for intent_id, run_id, text in rows:
+                intents[intent_id] = projects(text)
+                runs.setdefault(run_id, set()).update(intents[intent_id])
             return runs, intents
+
+    def intent_reach(self, intent_id: str) -> set[str]:
+        """The projects one intent reaches (none for an unknown intent)."""
+        with self._db.read() as s:
+            reach = s.execute(
+                select(col(IntentRow.reach)).where(col(IntentRow.id) == intent_id)
+            ).scalar_one_or_none()
+            return set(reach or ())
 
     def spent(self, org_id: str, since: datetime) -> list[Spent]:
         with self._db.read() as s:

@@ -21,7 +21,6 @@ from domain.audit.chain import AuditEntry
 from domain.errors import Conflict, NotFound
 from domain.governance.intents import Stage
 from domain.governance.standing import requester_words
-from domain.needs_you.items import ItemKind, QueueItem
 from domain.words import action, decision_words, done_words
 from usecases import audit, counterfactual, needs_you, organization, runs
 from usecases.context import Ports
@@ -93,21 +92,11 @@ async def intent_context(
         cf = await run_in_threadpool(counterfactual.counterfactual, ports, intent_id, principal)
     except Conflict:
         cf = None  # approved or released: in the end enforcement let it through
-    view = await run_in_threadpool(needs_you.needs_you, ports, org_id, principal)
-    item = next(
-        (
-            i
-            for i in view.items
-            if isinstance(i, QueueItem)
-            and i.kind is ItemKind.HELD_INTENT
-            and i.subject_id == intent_id
-        ),
-        None,
-    )
-    trail = await run_in_threadpool(audit.audit, ports, org_id, principal, verify=False)
+    item = await run_in_threadpool(needs_you.held_item, ports, org_id, principal, intent_id)
+    trail = await run_in_threadpool(audit.intent_trail, ports, org_id, principal, intent_id)
     people = await run_in_threadpool(organization.principals, ports, org_id, principal)
     handles = names(people)  # people and agents by name
-    story = [_step(e, handles) for e in trail.entries if e.intent_id == intent_id]
+    story = [_step(e, handles) for e in trail]
     decided = next((s for s in reversed(story) if s.what in _DECIDED), None)
     asker = runs.asker_of(ports, intent.requested_by, run_id)
     # the hold that was answered: the newest before the decision (a re-hold replaces the

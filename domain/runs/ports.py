@@ -82,6 +82,10 @@ class RunRecords(Protocol):
         """The reach of every run and every intent of an organization."""
         ...
 
+    def intent_reach(self, intent_id: str) -> set[str]:
+        """The projects one intent reaches (none for an unknown intent)."""
+        ...
+
     def spent(self, org_id: str, since: datetime) -> list[Spent]:
         """Each allowed or approved intent since ``since`` that moved money: its agent,
         its reach and what it moved (as the broker counts it)."""

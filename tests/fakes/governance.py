@@ -776,6 +776,9 @@ class FakeGovernance:
     def entries(self, org_id: str, after_seq: int = 0) -> list[AuditEntry]:
         return [e for e in self._books[org_id].entries if e.seq > after_seq]
 
+    def of_intent(self, org_id: str, intent_id: str) -> list[AuditEntry]:
+        return [e for e in self._books[org_id].entries if e.intent_id == intent_id]
+
     def head(self, org_id: str) -> ChainHead | None:
         book = self._books.get(org_id)
         return None if book is None else book.head

@@ -29,6 +29,7 @@ from tests.identity import cli_signed_in, signed_in
 from tests.integration.test_offers import PAYMENT, _finding, _steps
 from tests.support import Firm, Wired, payment_intent, race, utc_now
 from usecases import (
+    audit,
     commitments,
     governance,
     heartbeat,
@@ -229,6 +230,42 @@ def test_an_east_member_sees_west_items_as_withheld_never_their_content(
     text = json.dumps(queue)
     for secret in (s.west_run, s.west_cap, "Birch", "CIM", "900000", "vega", "charter_unpub"):
         assert secret not in text
+
+
+def test_one_held_intent_reads_as_the_whole_queue_and_the_whole_trail_say_it(
+    firm: Firm,
+) -> None:
+    """A held intent's page reads its item and its record alone (the held intents, the
+    intent's own entries): what each reader is shown is what the whole queue and the
+    whole trail show them, withheld parts withheld alike."""
+    s = scene(firm)
+    svc = firm.svc
+    west = payment_intent(firm.org, firm.agents["vega"], 250_000, run_id=s.west_run)
+    west = west.model_copy(update={"projects": ("west",)})
+    governance.decide(svc.store.governance, west, utc_now())  # type: ignore[attr-defined]  # refused: Vega may not pay
+    for who in (firm.founder, firm.associate):
+        whole = needs_you.needs_you(svc, firm.org, who)
+        trail = audit.audit(svc, firm.org, who, verify=False).entries
+        for intent in (s.held, west):
+            item = next(
+                (i for i in whole.items if getattr(i, "subject_id", None) == intent.id), None
+            )
+            assert needs_you.held_item(svc, firm.org, who, intent.id) == item
+            own = [e for e in trail if e.intent_id == intent.id]
+            assert own and audit.intent_trail(svc, firm.org, who, intent.id) == own
+    # one intent's reach, read alone, is what the organization's reaches say of it
+    by_intent = svc.runs.reaches(firm.org)[1]
+    assert by_intent[s.held.id] == {"east"} and by_intent[west.id] == {"west"}
+    for intent in (s.held, west):
+        assert svc.runs.intent_reach(intent.id) == by_intent[intent.id]
+    assert svc.runs.intent_reach("no-such-intent") == set()
+    # the associate (East) sees West's payment nowhere, and its entries withheld
+    assert needs_you.held_item(svc, firm.org, firm.associate, west.id) is None
+    assert needs_you.held_item(svc, firm.org, firm.associate, s.held.id) is not None
+    assert all(
+        e.payload == audit.WITHHELD
+        for e in audit.intent_trail(svc, firm.org, firm.associate, west.id)
+    )
 
 
 def test_someone_of_another_organization_learns_nothing(

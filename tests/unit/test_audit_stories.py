@@ -60,6 +60,9 @@ class Chain:
     def entries(self, org_id: str, after_seq: int = 0) -> list[AuditEntry]:
         return [e for e in self.all if e.seq > after_seq]
 
+    def of_intent(self, org_id: str, intent_id: str) -> list[AuditEntry]:
+        return [e for e in self.all if e.intent_id == intent_id]
+
     def head(self, org_id: str) -> ChainHead | None:
         last = self.all[-1] if self.all else None
         return None if last is None else ChainHead(seq=last.seq, entry_hash=last.entry_hash)

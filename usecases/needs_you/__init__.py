@@ -11,7 +11,14 @@ item sources in :mod:`~usecases.needs_you.sources` and :mod:`~usecases.needs_you
 from usecases.needs_you.answer import MAX_ANSWER, RunAnswered, answer_run, answered_task
 from usecases.needs_you.autonomy import metrics
 from usecases.needs_you.failures import FailedRunView, failed_runs
-from usecases.needs_you.queue import NOT_WIRED, SOURCES, NeedsYou, SourceStatus, needs_you
+from usecases.needs_you.queue import (
+    NOT_WIRED,
+    SOURCES,
+    NeedsYou,
+    SourceStatus,
+    held_item,
+    needs_you,
+)
 from usecases.needs_you.retry import ENDED_BADLY, RunRetried, retry_run
 from usecases.needs_you.sources import ItemSource, QueueContext
 
@@ -28,6 +35,7 @@ __all__ = [
     "RunRetried",
     "SourceStatus",
     "answer_run",
+    "held_item",
     "answered_task",
     "failed_runs",
     "metrics",

@@ -113,8 +113,14 @@ class HeldIntents:
 
     name = "held_intents"
 
+    def __init__(self, intent_id: str | None = None) -> None:
+        self._only = intent_id
+        """One intent's hold alone (None: every open hold)."""
+
     def items(self, context: QueueContext) -> Iterable[QueueItem]:
         for hold in context.story.open_holds():
+            if self._only is not None and hold.intent_id != self._only:
+                continue
             amount = _money(hold)
             # A hold the reader may read may rest on intents they may not (a collision).
             rests_on, reason = evidence_for(
