@@ -4,6 +4,8 @@ human, read over the work the asker may read (the measures are
 
 from __future__ import annotations
 
+from functools import partial
+
 from domain.audit.chain import AuditEntry
 from domain.needs_you.chain import read_chain
 from domain.needs_you.metrics import (
@@ -20,14 +22,12 @@ from usecases.context import Ports
 
 def _readable(
     entries: list[AuditEntry],
-    projects: frozenset[str] | None,
+    projects: frozenset[str],
     run_reach: dict[str, set[str]],
     intent_reach: dict[str, set[str]],
 ) -> list[AuditEntry]:
     """The entries a reader of ``projects`` may read in full (as the audit trail shows
     them): configuration entries, and entries about intents and runs within them."""
-    if projects is None:
-        return entries
     kept = []
     for entry in entries:
         run_id = entry.payload.get("run_id")
@@ -48,8 +48,6 @@ def metrics(ports: Ports, org_id: str, actor_id: str) -> AutonomyMetrics:
     broker) and process offers on projects it may read."""
     org, actor = member(ports, org_id, actor_id)
     projects = readable(ports, org, actor)
-    run_reach, intent_reach = ports.runs.reaches(org_id)
-    entries = _readable(ports.audit.entries(org_id), projects, run_reach, intent_reach)
     store, filed = ports.offers, ports.heartbeats
     findings = [
         (f.flagged_at, f.resolved_at)
@@ -66,11 +64,17 @@ def metrics(ports: Ports, org_id: str, actor_id: str) -> AutonomyMetrics:
         if may_read(projects, o.projects)
     ]
     now = ports.clock()
-    return autonomy(
-        read_chain(entries),
-        now,
+    told = partial(
+        autonomy,
+        now=now,
         findings=finding_resolution(findings, now),
         process_precision=process_precision(
             [(o.state is OfferState.CONFIRMED, len(o.episodes)) for o in offers]
         ),
     )
+    if projects is None:  # all of it: the organization's story, as the queue keeps it
+        with ports.stories.story(ports.audit, org_id) as story:
+            return told(story)
+    run_reach, intent_reach = ports.runs.reaches(org_id)
+    entries = _readable(ports.audit.entries(org_id), projects, run_reach, intent_reach)
+    return told(read_chain(entries))
