@@ -31,6 +31,7 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
+from adapters.store.audit import VERIFIED_KEPT
 from bench import chain, cli_start, decisions, memory, pure, runs
 from bench import console as pages
 from bench.figures import Figure, print_figures
@@ -175,12 +176,13 @@ def _chain_figures(kind: str, where: str, quick: bool) -> list[Figure]:
             got.verify_per_s >= 200_000,
         ),
         Figure(
-            f"chain verified and listed again, rows unchanged ({got.entries:,} entries)",
+            f"chain verified and listed again, rows unchanged ({got.entries:,} entries, "
+            f"{min(got.entries, VERIFIED_KEPT):,} kept)",
             where,
             got.again_per_s,
-            got.verify_per_s,
+            got.listed_per_s,
             "entries/s",
-            "the first verification",
+            "verified and listed the first time",
             "(context)",
             True,
         ),

@@ -44,10 +44,12 @@ class ChainFigures:
     entries: int
     verify_per_s: float
     """A whole verification by a log that has verified nothing yet (every entry hashed)."""
+    listed_per_s: float
+    """Verified and listed, as the audit page's first view in a process does."""
     again_per_s: float
-    """The same chain verified and listed again by a log that verified and listed it
-    before, as the audit page does (rows unchanged: those it keeps are not hashed again,
-    see ``adapters.store.audit.VERIFIED_KEPT``)."""
+    """The same chain verified and listed again by that log, as the page's next view
+    (rows unchanged: the first ``adapters.store.audit.VERIFIED_KEPT`` entries it kept are
+    not hashed again, the rest are)."""
     sha256_per_s: float
 
 
@@ -151,9 +153,12 @@ def measure(url: str, n: int = 100_000) -> ChainFigures:
         verified = fresh.verify(org)
         verify_s = time.perf_counter() - start
         assert verified.ok, verified
-        store.audit.verified_entries(org)  # as the audit page verifies and lists it
+        listing = AuditLog(store.db, store.keys, store.memory_stores)
         start = time.perf_counter()
-        assert store.audit.verified_entries(org)[0].ok
+        assert listing.verified_entries(org)[0].ok  # as the audit page's first view
+        listed_s = time.perf_counter() - start
+        start = time.perf_counter()
+        assert listing.verified_entries(org)[0].ok  # and its next, rows unchanged
         again_s = time.perf_counter() - start
         bodies = [e.body() for e in store.audit.entries(org)]
         canonical = [(b["prev_hash"].encode("ascii"), canonical_json(b)) for b in bodies]
@@ -166,6 +171,7 @@ def measure(url: str, n: int = 100_000) -> ChainFigures:
         return ChainFigures(
             entries=verified.entries,
             verify_per_s=verified.entries / verify_s,
+            listed_per_s=verified.entries / listed_s,
             again_per_s=verified.entries / again_s,
             sha256_per_s=len(canonical) / hash_s,
         )

@@ -392,7 +392,11 @@ class AuditLog:
         return self._verify(org_id, None)
 
     def verified_entries(self, org_id: str) -> tuple[ChainVerification, list[AuditEntry]]:
-        """:meth:`verify`, and the entries it verified (all of them, when it breaks)."""
+        """:meth:`verify`, and the entries it verified (all of them, when it breaks).
+
+        The entries are the ones this log keeps for its next verification, shared by every
+        caller: read them, never change them (a changed payload would be what the next
+        verification cross-checks)."""
         kept: list[AuditEntry] = []
         result = self._verify(org_id, kept)
         if not result.ok:

@@ -135,9 +135,9 @@ class Runs:
         # of project lists: each list is read as its stored text and parsed once.
         parsed: dict[str, frozenset[str]] = {}
 
-        def projects(text: str | None) -> set[str]:
-            if text is None:
-                return set()
+        def projects(text: str) -> set[str]:
+            # NOT NULL columns: a NULL fails here, as it always has, rather than read as
+            # "no project" (which every member may read).
             if text not in parsed:
                 parsed[text] = frozenset(json.loads(text))
             return set(parsed[text])
@@ -165,10 +165,10 @@ class Runs:
     def intent_reach(self, intent_id: str) -> set[str]:
         """The projects one intent reaches (none for an unknown intent)."""
         with self._db.read() as s:
-            reach = s.execute(
+            row = s.execute(
                 select(col(IntentRow.reach)).where(col(IntentRow.id) == intent_id)
-            ).scalar_one_or_none()
-            return set(reach or ())
+            ).first()
+            return set() if row is None else set(row.reach)
 
     def spent(self, org_id: str, since: datetime) -> list[Spent]:
         with self._db.read() as s:

@@ -25,5 +25,6 @@ class AuditReader(Protocol):
     def verified_entries(self, org_id: str) -> tuple[ChainVerification, list[AuditEntry]]:
         """The chain verified and its entries, read once (one snapshot): what a reader
         who asks for both is shown is exactly what was verified. Entries after a break
-        are read too (a broken chain is still listed whole)."""
+        are read too (a broken chain is still listed whole). The entries may be shared
+        with other callers: read-only."""
         ...
