@@ -58,18 +58,40 @@ def _port_open(host: str, port: int) -> bool:
         return s.connect_ex((host, port)) == 0
 
 
+STARTS = 3
+"""How many times the dev server is started when it exits while starting because an
+address was taken: it picks its HTTP, metrics and membership ports at random, and on a
+busy machine another process may take one between its choice and its bind."""
+
+
 def start(settings: Settings, timeout: float = 60.0) -> subprocess.Popen[bytes] | None:
     """Start the dev server unless one already answers; return the process we started.
     Its UI listens on the port of ``temporal_ui_url``."""
-    ui_port = urlsplit(settings.temporal_ui_url).port or 8233
     host, _, port_text = settings.temporal_address.rpartition(":")
     host = host or "127.0.0.1"
     port = int(port_text)
-    if _port_open(host, port):
-        return None
+    for attempt in range(1, STARTS + 1):
+        if _port_open(host, port):
+            return None
+        try:
+            return _start(settings, host, port, timeout)
+        except _AddressTaken:
+            if attempt == STARTS:
+                raise
+    raise AssertionError("unreachable")
+
+
+class _AddressTaken(RuntimeError):
+    """The dev server exited while starting: an address it binds was taken."""
+
+
+def _start(settings: Settings, host: str, port: int, timeout: float) -> subprocess.Popen[bytes]:
+    ui_port = urlsplit(settings.temporal_ui_url).port or 8233
     data = Path(settings.data_dir)
     data.mkdir(parents=True, exist_ok=True)
-    log = open(data / "temporal.log", "ab")  # noqa: SIM115  (owned by the child)
+    log_path = data / "temporal.log"
+    start_at = log_path.stat().st_size if log_path.exists() else 0
+    log = open(log_path, "ab")  # noqa: SIM115  (owned by the child)
     process = subprocess.Popen(
         [
             temporal_binary(),
@@ -99,7 +121,14 @@ def start(settings: Settings, timeout: float = 60.0) -> subprocess.Popen[bytes] 
     deadline = time.monotonic() + timeout
     while not _port_open(host, port):
         if process.poll() is not None:
-            raise RuntimeError(f"temporal dev server exited; see {data / 'temporal.log'}")
+            log.close()
+            with open(log_path, "rb") as written:
+                written.seek(start_at)
+                said = written.read().decode("utf-8", "replace")
+            tail = said[-2000:]
+            if "address already in use" in said:
+                raise _AddressTaken(f"temporal dev server exited, an address taken: {tail}")
+            raise RuntimeError(f"temporal dev server exited ({log_path}): {tail}")
         if time.monotonic() > deadline:
             process.kill()
             raise TimeoutError("temporal dev server did not open its port in time")
