@@ -17,7 +17,7 @@ from datetime import datetime
 from pydantic import BaseModel
 
 from domain.needs_you.chain import ChainStory
-from domain.needs_you.items import ItemKind, QueueItem, WithheldItem, for_reader, rank
+from domain.needs_you.items import QueueItem, WithheldItem, for_reader, rank
 from usecases.access import member, readable
 from usecases.context import Ports
 from usecases.needs_you.findings import DriftFindings, FiledFindings, ProcessOffers
@@ -114,14 +114,6 @@ def needs_you(
 def held_item(ports: Ports, org_id: str, actor_id: str, intent_id: str) -> QueueItem | None:
     """The queue's item for one held intent, as ``actor_id`` sees it in their queue (None:
     it no longer waits, or they may not read it): read from the held intents alone."""
+    # its source yields that intent's item alone; withheld from this reader, it is not one
     view = needs_you(ports, org_id, actor_id, sources=(HeldIntents(intent_id),))
-    return next(
-        (
-            i
-            for i in view.items
-            if isinstance(i, QueueItem)
-            and i.kind is ItemKind.HELD_INTENT
-            and i.subject_id == intent_id
-        ),
-        None,
-    )
+    return next((i for i in view.items if isinstance(i, QueueItem)), None)
