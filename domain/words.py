@@ -7,10 +7,18 @@ engine's units (cents, tool ids) stay one click away, in the detail.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import re
+from collections.abc import Iterable, Mapping, Sequence
 from datetime import UTC, datetime
 from enum import StrEnum
 
+from domain.organization.contracts import (
+    Constraint,
+    Delivery,
+    NoticePeriod,
+    Obligation,
+    SpendCap,
+)
 from domain.tools import REGISTRY
 
 TOOL_WORDS = {
@@ -58,6 +66,31 @@ def already_done(tool: str, payload: Mapping[str, object]) -> str:
 def tool_words(tool: str) -> str:
     """What ``tool`` does (``a payment``); the tool's id for one without words."""
     return TOOL_WORDS.get(tool, tool)
+
+
+def this_action(tool: str) -> str:
+    """The action at hand, as its owner points at it: ``this payment``, ``this email``
+    (``this action`` for a tool without words)."""
+    said = TOOL_WORDS.get(tool, "")
+    for article in ("a ", "an "):
+        if said.startswith(article):
+            return "this " + said[len(article) :]
+    return "this action"
+
+
+def listed(names: Iterable[str]) -> str:
+    """Names as a sentence lists them: ``Atlas``, ``Atlas and Birch``, ``Atlas, Birch and
+    Cedar`` (a comma alone would be ambiguous: a firm's name may hold one)."""
+    said = list(names)
+    if len(said) <= 1:
+        return "".join(said)
+    return ", ".join(said[:-1]) + " and " + said[-1]
+
+
+def projects_named(slugs: Iterable[str], names: Mapping[str, str]) -> str:
+    """Projects by name, in order of name (``Project Atlas (buy-side) and Birch``); a
+    project ``names`` does not know by its slug; ``no project`` when there is none."""
+    return listed(sorted(names.get(s) or s for s in set(slugs))) or "no project"
 
 
 def action(tool: str, payload: Mapping[str, object], cost_cents: int = 0) -> str:
@@ -129,6 +162,49 @@ def absolute(at: datetime) -> str:
     return f"{at.astimezone(UTC):%Y-%m-%d %H:%M} UTC"
 
 
+def day(at: datetime) -> str:
+    """A day as an owner writes it: ``15 Dec 2026`` (in UTC)."""
+    at = at.astimezone(UTC)
+    return f"{at.day} {at:%b %Y}"
+
+
+def moment(at: datetime) -> str:
+    """A moment in a sentence that stays true later (a recorded reason, a deadline):
+    ``15 Dec 2026, 17:00 UTC``; at midnight, the day alone."""
+    at = at.astimezone(UTC)
+    if (at.hour, at.minute, at.second) == (0, 0, 0):
+        return day(at)
+    return f"{day(at)}, {at:%H:%M} UTC"
+
+
+def constraint_words(constraint: Constraint) -> str:
+    """What a commitment binds, as its owner says it: ``a spend cap of $5,000.00``,
+    ``deliver the data-room index by 15 Dec 2026, 17:00 UTC``, ``30 days' notice: …``."""
+    match constraint:
+        case SpendCap(limit_cents=cents, currency=currency):
+            return f"a spend cap of {money(cents, currency)}"
+        case Delivery(deliverable=what, due=due, recipient=to):
+            return f"deliver {what} by {moment(due)}" + (f", to {to}" if to else "")
+        case NoticePeriod(days=days, text=text):
+            return f"{days} day{'' if days == 1 else 's'}' notice: {text}"
+        case Obligation(text=text):
+            return text
+    return str(constraint.kind).replace("_", " ")  # a kind added later: said by its name
+
+
+_SLUG = re.compile(r"[a-z][a-z0-9]*(?:[-_][a-z0-9]+)+")
+
+
+def document_words(ref: str) -> str:
+    """A document as its owner names it: a reference written as a slug
+    (``atlas-engagement-letter``) as words (``Atlas engagement letter``); anything else
+    (a sentence, a title) as it is."""
+    if not _SLUG.fullmatch(ref):
+        return ref
+    said = re.sub(r"[-_]+", " ", ref)
+    return said[:1].upper() + said[1:]
+
+
 class Severity(StrEnum):
     """How much a cause of a hold should worry its owner: the console colours it so."""
 
@@ -175,6 +251,34 @@ def causes_in_order(
 
 
 _RANK = {Severity.DANGER: 0, Severity.WARN: 1, Severity.ROUTINE: 2}
+
+
+FAILURE_WORDS = {
+    "authority": "the agent, or the person who asked, may not do this",
+    "barrier": "it would cross a wall between projects",
+    "commitment": "a commitment, or a person, stopped it",
+    "collision": "something else was doing the same thing",
+    "validation": "the agent's reply could not be read",
+    "model": "the AI model did not answer",
+    "infrastructure": "a system it needs failed",
+}
+"""Why a run stopped, by its failure class, as its owner reads it."""
+
+OWN_WORDS = frozenset({"authority", "barrier", "commitment", "collision"})
+"""Failure classes whose reason is the broker's, already in an owner's words; the rest
+(a parser's, a model's, a system's message) stay in the detail."""
+
+
+def failure_words(failure: str) -> str:
+    """Why a run of class ``failure`` stopped (``the agent's reply could not be read``)."""
+    return FAILURE_WORDS.get(failure, failure.replace("_", " "))
+
+
+def failure_reason(failure: str, reason: str) -> str:
+    """What to tell an owner about a failure of class ``failure`` recorded with
+    ``reason``: the broker's reason as it is; else the class's words (the recorded
+    message, a parser's or a system's, is for the detail)."""
+    return reason if failure in OWN_WORDS and reason else failure_words(failure)
 
 
 DETAIL_WORDS = {
@@ -259,7 +363,7 @@ EVIDENCE_WORDS = {
 }
 """What each piece of an item's evidence is, as a heading its owner reads."""
 ENGINEERING = frozenset(
-    {"rule", "rests on", "refused review", "episode", "check", "cites", "class"}
+    {"rule", "rests on", "refused review", "episode", "check", "cites", "class", "recorded"}
 )
 """Evidence for the curious (rule ids, record ids, failure classes): one click away."""
 

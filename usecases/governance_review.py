@@ -144,6 +144,7 @@ def _review_once(
                 approver_staffing=staffing,
                 now=now,
                 spent=spent,
+                project_names=unit.project_names(),
             )
         )
         # A genuine proof is spent by the review that reads it, whatever that review

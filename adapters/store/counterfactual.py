@@ -162,6 +162,7 @@ class SqlReplayUnit:
             definition=pinned[1],
             charter=pinned[0],
             projects=policy.projects,
+            project_names=policy.project_names,
             staffing=policy.staffing.get(intent.principal_id, ()),
             requester=policy.principals.get(intent.requested_by or ""),
             requester_staffing=policy.staffing.get(intent.requested_by or "", ()),

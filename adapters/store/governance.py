@@ -11,7 +11,7 @@ domain as :class:`~domain.governance.values.Effects`.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -393,6 +393,9 @@ class SqlGovernanceUnit:
         staffing = self._c.execute(_STAFFING, {"principal_id": principal_id})
         return convert.principal(row), tuple(convert.staffing(r) for r in staffing)
 
+    def project_names(self) -> Mapping[str, str]:
+        return self._policy().project_names
+
     def recorded(self, event_key: str) -> AuditEntry | None:
         self.flush()
         return self._chain.recorded(event_key)
@@ -418,6 +421,7 @@ class SqlGovernanceUnit:
             definition=pinned[1],
             charter=pinned[0],
             projects=policy.projects,
+            project_names=policy.project_names,
             staffing=policy.staffing.get(intent.principal_id, ()),
             requester=policy.principals.get(intent.requested_by or ""),
             requester_staffing=policy.staffing.get(intent.requested_by or "", ()),

@@ -57,6 +57,8 @@ class OrgPolicy:
     projects: frozenset[str]
     barriers: tuple[Barrier, ...]
     commitments: tuple[Commitment, ...]
+    project_names: dict[str, str] = field(default_factory=dict)
+    """Each project's name, by slug: the broker's reasons name projects as the owner does."""
     principals: dict[str, Principal] = field(default_factory=dict)
     definitions: dict[str, AgentDefinition] = field(default_factory=dict)
     """The definition each agent's stable version pins."""
@@ -146,14 +148,19 @@ def _load(s: Session, org_id: str, config_seq: int) -> OrgPolicy:
     ).scalars():
         destinations[r.project].append(convert.destination(r))
     org = s.get(OrgRow, org_id)
+    names: dict[str, str] = {
+        slug: name
+        for slug, name in s.execute(
+            select(col(ProjectRow.slug), col(ProjectRow.name)).where(
+                col(ProjectRow.org_id) == org_id
+            )
+        ).all()
+    }
     return OrgPolicy(
         config_seq=config_seq,
         org=None if org is None else convert.org(org),
-        projects=frozenset(
-            s.execute(select(col(ProjectRow.slug)).where(col(ProjectRow.org_id) == org_id))
-            .scalars()
-            .all()
-        ),
+        projects=frozenset(names),
+        project_names=names,
         barriers=tuple(
             convert.barrier(r)
             for r in s.execute(select(BarrierRow).where(col(BarrierRow.org_id) == org_id))

@@ -34,14 +34,19 @@ from domain.errors import Forbidden, NotFound, Unavailable
 from domain.governance.intents import Intent
 from domain.ingress import ConsoleSignIn, Refusal, Unauthenticated
 from domain.needs_you.items import ActionKind
+from domain.runs.failures import classify
 from domain.runs.run import RunState
 from domain.words import (
     ENGINEERING,
     absolute,
     action,
     ago,
+    constraint_words,
+    day,
+    document_words,
     done_words,
     evidence_words,
+    failure_reason,
     item_words,
     money,
     status_words,
@@ -57,6 +62,9 @@ templates.env.filters["money"] = money
 templates.env.filters["item_words"] = item_words
 templates.env.filters["status_words"] = status_words
 templates.env.filters["evidence_words"] = evidence_words
+templates.env.filters["constraint_words"] = constraint_words
+templates.env.globals["rejection_words"] = lambda r: failure_reason(classify(r.rule), r.reason)
+templates.env.filters["document_words"] = document_words
 templates.env.globals["ENGINEERING"] = ENGINEERING
 
 
@@ -71,7 +79,7 @@ def when(at: datetime | None) -> Markup:
 
 
 templates.env.filters["when"] = when
-templates.env.filters["day"] = lambda at: f"{at.day} {at:%b %Y}"
+templates.env.filters["day"] = day
 
 
 def intent_words(intent: Intent) -> str:

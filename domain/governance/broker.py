@@ -18,7 +18,6 @@ from domain.governance.destinations import (
     MAX_RECIPIENTS,
     Counterparties,
     Found,
-    Source,
     first_seen,
     new_destinations,
     relayed,
@@ -41,7 +40,7 @@ from domain.organization.contracts import (
     payload_problem,
 )
 from domain.organization.kinds import CharterStatus, PrincipalKind, PrincipalStatus, StaffRole
-from domain.words import already_done, money, tool_words
+from domain.words import already_done, moment, money, projects_named, this_action, tool_words
 
 UNBOUNDED_SPEND = 10**15
 """What a malformed amount counts as: more than any budget or cap."""
@@ -263,9 +262,10 @@ def _scope(p: _Path) -> Reject | Hold | None:
     crossed = p.policy.crossed(p.reach)
     if crossed is not None:
         barrier, touched = crossed
-        sides = " | ".join(",".join(barrier.groups[i]) for i in touched)
+        sides = " on one side, ".join(_listed(p, barrier.groups[i]) for i in touched)
         return Reject(
-            "barrier_crossed", f"reach {sorted(p.reach)} spans barrier {barrier.name}: {sides}"
+            "barrier_crossed",
+            f"it reaches both sides of the wall {barrier.name}: {sides} on the other",
         )
     staffed = p.staffed
     # Configuration never staffs an agent across a wall; should the store say otherwise,
@@ -280,8 +280,8 @@ def _scope(p: _Path) -> Reject | Hold | None:
     if outside:
         return Reject(
             "reach_outside_staffing",
-            f"what it cites or its run read reaches {', '.join(sorted(outside))}, "
-            "where it is not staffed",
+            f"what it cites or its run read reaches {_listed(p, outside)}, "
+            "where the agent is not staffed",
         )
     return _requester(p)
 
@@ -322,19 +322,19 @@ def _requester(p: _Path) -> Reject | Hold | None:
         if wall is not None:
             return Reject(
                 "barrier_crossed",
-                f"{who} asked for this from {_listed(standing)}; it reaches "
-                f"{_listed(beyond)}, on the other side of barrier {wall.name}",
+                f"{who} asked for this from {_listed(p, standing)}; it reaches "
+                f"{_listed(p, beyond)}, on the other side of the wall {wall.name}",
             )
         return Reject(
             "requester_not_staffed",
-            f"{who} asked for this and is not staffed on {_listed(beyond)}",
+            f"{who} asked for this and is not staffed on {_listed(p, beyond)}",
         )
     if p.spend > 0:
         short = p.reach - current_projects(rows, now, StaffRole.APPROVER, human.id)
         if short:
             return Hold(
                 "requester_not_approver",
-                f"{who} asked for this and does not approve spending on {_listed(short)}",
+                f"{who} asked for this and does not approve spending on {_listed(p, short)}",
                 (_approver_approves(p),),
             )
     return None
@@ -353,12 +353,12 @@ def _scheduled(p: _Path, asked: str) -> Reject | None:
     return None
 
 
-def _approver_approves(p: _Path) -> str:
-    """What releases most holds: a human approver on the reach approves this intent."""
-    return (
-        f"a human staffed as approver on {', '.join(sorted(p.reach))} approves "
-        f"this exact intent (digest {p.intent.digest[:12]}…)"
-    )
+def _approver_approves(p: _Path, doing: str = "") -> str:
+    """What releases most holds: a human approver on the reach approves this intent (its
+    exact content: the approval is bound to the intent's digest, which the decision's
+    record carries for the curious)."""
+    what = this_action(p.tool.name if p.tool else p.intent.tool)
+    return f"someone who approves for {_listed(p, p.reach)} approves {doing or what}"
 
 
 def _wall_between(
@@ -373,9 +373,9 @@ def _wall_between(
     return None
 
 
-def _listed(projects: Iterable[str]) -> str:
-    """``projects`` as an owner reads them: sorted, comma-separated; "no project" if none."""
-    return ", ".join(sorted(projects)) or "no project"
+def _listed(p: _Path, projects: Iterable[str]) -> str:
+    """``projects`` as an owner reads them: by name (:func:`~domain.words.projects_named`)."""
+    return projects_named(projects, p.snap.project_names)
 
 
 RECORD = "record:"
@@ -407,7 +407,7 @@ def _egress(p: _Path) -> Reject | Hold | None:
             )
     found = new_destinations(out, sorted(p.reach), known)
     cited: list[str] = []
-    held = [("new_destination", _new(f, p.snap.sources, cited)) for f in found]
+    held = [("new_destination", _new(p, f, cited)) for f in found]
     held += _drawn_on_outside(p, out, known, cited)
     many = _many_recipients(p, out, known)
     if many is not None:
@@ -419,8 +419,8 @@ def _egress(p: _Path) -> Reject | Hold | None:
     for f in found:
         if f.establish is not None:
             release.append(
-                f"or the founder establishes {f.what} for {_listed(f.projects)} (approving "
-                "may establish it), and the run proposes again"
+                f"or the founder establishes {f.what} for {_listed(p, f.projects)} "
+                "(approving may establish it), and the agent asks again"
             )
     rule = "+".join(dict.fromkeys(rule for rule, _ in held))
     return Hold(
@@ -475,7 +475,7 @@ def _drawn_on_outside(
     return [
         (
             "unknown_sender",
-            f"it draws on {named}, from a sender not established for {_listed(reach)}: "
+            f"it draws on {named}, from a sender not established for {_listed(p, reach)}: "
             "what it says may be that sender's words",
         )
     ]
@@ -498,10 +498,11 @@ def _many_recipients(p: _Path, out: Outbound, known: Counterparties) -> str | No
     )
 
 
-def _new(found: Found, sources: Sequence[Source], cited: list[str]) -> str:
+def _new(p: _Path, found: Found, cited: list[str]) -> str:
     """One new destination in an owner's words, with where it came from when outside
     content the run read holds it."""
-    said = f"{found.what} is not established for {_listed(found.projects)}"
+    sources = p.snap.sources
+    said = f"{found.what} is not established for {_listed(p, found.projects)}"
     origin = first_seen(found.value, sources)
     if origin is not None:
         cited.append(RECORD + origin.ref)
@@ -510,7 +511,7 @@ def _new(found: Found, sources: Sequence[Source], cited: list[str]) -> str:
     if outside:
         cited.extend(RECORD + s.ref for s in outside)
         read = ", ".join(s.words() for s in outside[:2])
-        return f"{said}; the run read outside content: {read}"
+        return f"{said}; the agent read content from outside the firm: {read}"
     return said
 
 
@@ -526,14 +527,13 @@ def _standing_holds(p: _Path) -> Hold | None:
         return None
     for h in p.snap.standing_holds:
         if h.holds(p.reach):
-            where = ", ".join(h.projects) or "the whole organization"
+            where = _listed(p, h.projects) if h.projects else "the whole firm"
             return Hold(
                 "standing_hold",
-                f"spending on {where} is on hold since {h.placed_at.isoformat()} "
-                f"(hold {h.id}): {h.reason}",
+                f"spending on {where} is on hold since {moment(h.placed_at)}: {h.reason}",
                 (
                     _approver_approves(p),
-                    f"or a human releases standing hold {h.id}, and the run proposes again",
+                    "or a person releases that hold on spending, and the agent asks again",
                 ),
             )
     return None
@@ -552,8 +552,9 @@ def _spend_caps(p: _Path) -> Hold | None:
         if currency != c.constraint.currency:
             return Hold(
                 "spend_cap_currency",
-                f"commitment '{c.title}' is in {c.constraint.currency}, the intent in {currency}",
-                (f"a human approver on {', '.join(sorted(p.reach))} approves this intent",),
+                f"'{c.title}' counts {c.constraint.currency}; {this_action(p.tool.name)} is "
+                f"in {currency}",
+                (_approver_approves(p),),
             )
         if spent + spend > c.constraint.limit_cents:
             remaining = max(c.constraint.limit_cents - spent, 0)
@@ -564,7 +565,9 @@ def _spend_caps(p: _Path) -> Hold | None:
                 f"of its {money(limit, cur)} cap ({money(spent, cur)} already committed)",
                 (
                     _approver_approves(p),
-                    f"or a new intent spends at most {money(remaining, cur)}",
+                    f"or the agent asks again for at most {money(remaining, cur)}"
+                    if remaining
+                    else f"or the cap is raised: nothing is left under '{c.title}'",
                 ),
             )
     return None
@@ -597,8 +600,8 @@ def _deliveries(p: _Path) -> Hold | None:
                 continue
         return Hold(
             "delivery_overdue",
-            f"'{c.title}': {d.deliverable} was due {d.due.isoformat()}; "
-            f"{p.intent.tool} now would deliver late",
+            f"'{c.title}': {d.deliverable} was due {moment(d.due)}; "
+            f"{this_action(p.tool.name)} now would deliver it late",
             (_approver_approves(p),),
         )
     return None
@@ -623,14 +626,13 @@ def _collisions(p: _Path) -> Hold | None:
         # with every payment in flight), so they are named in the evidence alone, which
         # every read path shows only as far as its reader may read.
         p.evidence = tuple(dict.fromkeys(f.intent_id for f in others))
-        what = key or f"{p.tool.name} without a {p.tool.resource_param}"
+        what = this_action(p.tool.name).removeprefix("this ")
+        on = p.intent.payload.get(p.tool.resource_param or "")
+        target = f" on {' '.join(str(on).split())[:80]}" if on is not None else ""
         return Hold(
             "collision",
-            f"{what} collides with another intent in flight on the same operation",
-            (
-                "the colliding intents complete or are closed: the broker then decides "
-                "this one again by itself",
-            ),
+            f"another {what}{target} is being decided or done at the same time",
+            ("the other one finishes or is closed: this one is then decided again, by itself",),
             by_human=False,
         )
     # The intent holds its key from here on, held or not: a human's approval of a repeat
@@ -645,10 +647,7 @@ def _collisions(p: _Path) -> Hold | None:
             REPEAT_RULE,
             f"{already_done(p.tool.name, p.intent.payload)} (by another intent), and "
             f"{tool_words(p.tool.name)} is not repeated silently",
-            (
-                f"a human staffed as approver on {', '.join(sorted(p.reach))} approves "
-                f"doing it again with this exact intent (digest {p.intent.digest[:12]}…)",
-            ),
+            (_approver_approves(p, "doing it again"),),
         )
     return None
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from contextlib import AbstractContextManager
 from datetime import datetime
 from typing import Protocol
@@ -67,6 +68,10 @@ class GovernanceUnit(Protocol):
 
     def principal(self, principal_id: str) -> tuple[Principal | None, tuple[Staffing, ...]]:
         """A principal of any organization and its staffing rows."""
+        ...
+
+    def project_names(self) -> Mapping[str, str]:
+        """The organization's projects' names, by slug (what a refusal names them by)."""
         ...
 
     def recorded(self, event_key: str) -> AuditEntry | None:

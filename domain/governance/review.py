@@ -12,6 +12,7 @@ answers only the reasons the hold showed them.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from datetime import datetime
 
 from domain.audit.chain import AuditEntry
@@ -27,6 +28,7 @@ from domain.governance.intents import (
 from domain.governance.values import HoldState, ReviewResult, StoredIntent
 from domain.organization.contracts import Principal, Staffing
 from domain.organization.kinds import PrincipalKind, PrincipalStatus, StaffRole
+from domain.words import projects_named
 
 NOT_BY_HUMAN = frozenset({"collision"})
 """Hold rules no human may release: only the other intents' completing does."""
@@ -67,11 +69,13 @@ def review(
     approver_staffing: tuple[Staffing, ...],
     now: datetime,
     spent: AuditEntry | None = None,
+    project_names: Mapping[str, str] | None = None,
 ) -> ReviewResult:
     """Accept a human decision only when the API signed it (for this run, intent, digest,
     approver, verdict, reason and hold), once (``spent`` is the review that already read
     this proof, if one did), on the open hold it was signed for, from an active human
-    approver on every project the intent reaches."""
+    approver on every project the intent reaches (``project_names``: what a refusal calls
+    them)."""
     if malformed is not None:
         return refused("malformed_request", malformed)
     # Before anything else: what an unsigned request says (its approver, its intent) is
@@ -107,7 +111,7 @@ def review(
         return refused("approver_inactive", f"{approver.handle} is {approver.status}")
     if approver.id == intent.principal_id:
         return refused("self_approval", "a principal may not approve its own intent")
-    lacking = authority_refusal(approver, approver_staffing, held.reach, now)
+    lacking = authority_refusal(approver, approver_staffing, held.reach, now, project_names)
     if lacking is not None:
         return lacking
     if request.verdict is ApprovalVerdict.APPROVE:
@@ -144,18 +148,24 @@ def hold_change(request: ApprovalRequest, latest: Decision) -> ReviewResult | No
 
 
 def authority_refusal(
-    approver: Principal, staffing: tuple[Staffing, ...], reach: tuple[str, ...], now: datetime
+    approver: Principal,
+    staffing: tuple[Staffing, ...],
+    reach: tuple[str, ...],
+    now: datetime,
+    project_names: Mapping[str, str] | None = None,
 ) -> ReviewResult | None:
     """Refused (``no_approval_authority``) unless ``approver`` is staffed as approver, now,
-    on every project of ``reach`` (a hold that reaches nothing no one may decide). The web
-    console asks it before a person sends an approval, to say why it would be refused."""
+    on every project of ``reach`` (a hold that reaches nothing no one may decide), said
+    with the person's and the projects' names. The web console asks it before a person
+    sends an approval, to say why it would be refused."""
     authority = current_projects(staffing, now, StaffRole.APPROVER, approver.id)
     missing = set(reach) - authority
-    if missing or not reach:
-        return refused(
-            "no_approval_authority",
-            f"{approver.handle} is not staffed as approver on {', '.join(sorted(missing)) or '-'}",
-        )
+    if not reach:
+        return refused("no_approval_authority", "it names no project, so no one may approve it")
+    if missing:
+        who = approver.display_name or approver.handle
+        where = projects_named(missing, project_names or {})
+        return refused("no_approval_authority", f"{who} does not approve for {where}")
     return None
 
 

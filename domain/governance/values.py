@@ -66,6 +66,9 @@ class BrokerSnapshot:
     projects: frozenset[str]
     staffing: tuple[Staffing, ...]
     """The acting principal's staffing rows (current or not; the stage filters by time)."""
+    project_names: Mapping[str, str] = field(default_factory=dict)
+    """Each project's name, by slug: reasons name projects as their owner does (a slug
+    missing here is said as it is)."""
     requester: Principal | None = None
     """The human the intent's run acts for (``Intent.requested_by``), None when unknown,
     when a schedule asked, or when nobody did."""

@@ -78,8 +78,9 @@ NEXT_STEP: dict[FailureClass, str] = {
     FailureClass.COMMITMENT: "a commitment or a human stopped it: change the commitment (or "
     "release the hold) if it should proceed",
     FailureClass.COLLISION: "another intent held the resource: retry once it is done",
-    FailureClass.VALIDATION: "the model's reply was refused: retry, or give the reply",
-    FailureClass.MODEL: "the model did not answer: retry, or give the reply",
+    FailureClass.VALIDATION: "retry it: an agent whose reply could not be read often answers "
+    "properly the second time",
+    FailureClass.MODEL: "retry it once the AI model answers again",
     FailureClass.INFRASTRUCTURE: "a system failed: retry once it is back",
 }
 """What a human can do about each class (the queue item's evidence)."""

@@ -18,6 +18,7 @@ import re
 import shutil
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -31,7 +32,7 @@ from adapters.store.store import Store
 from adapters.store.tables import PaymentRow
 from api.http.app import create_app
 from domain.model_provider import ModelProvider
-from domain.organization.contracts import SpendCap, is_slug
+from domain.organization.contracts import Delivery, SpendCap, is_slug
 from domain.organization.kinds import ReviewState
 from tests.fakes.governance import FIRM_PAYEE
 from tests.identity import ServedIssuer, link_subject
@@ -247,7 +248,7 @@ async def test_an_approver_without_authority_is_told_why_before_and_after(
     await page.goto(f"{console.url}/console/intents/{intent}")
     warning = page.locator("#outlook")
     await expect(warning).to_contain_text("Your approval would be refused")
-    await expect(warning).to_contain_text("not staffed as approver on east")
+    await expect(warning).to_contain_text("does not approve for Atlas")
     await page.get_by_role("button", name="Approve").click()
     refused = page.get_by_role("alert")
     await expect(refused).to_contain_text("recorded and refused by the broker")
@@ -616,3 +617,100 @@ async def test_the_founder_says_where_work_may_go_in_the_workspace(console: Cons
     await expect(page.get_by_role("status").first).to_contain_text("retired")
     await expect(page.get_by_role("row").filter(has_text="birch-advisors.example")).to_have_count(0)
     assert console.store.audit.verify(console.firm.org).ok
+
+
+ENGINE_WORDS = re.compile(
+    r"\beast\b|\bwest\b|\bintents?\b|digest|proposes|staffed as approver|not JSON"
+    r"|validation|Expecting value|\d{4}-\d\d-\d\dT\d\d|atlas-engagement-letter"
+    r"|payments\.pay|\b[a-z]+_[a-z_]+\b"
+)
+"""What the engine says and an owner should not have to read: project slugs (the test
+firm's east is named Atlas), intents and digests, the parser's messages and failure
+classes, raw timestamps, document slugs, tool and rule ids."""
+
+SAID = """() => {
+  const main = document.querySelector("main").cloneNode(true);
+  main.querySelectorAll("details, script, template, input, textarea").forEach(e => e.remove());
+  main.querySelectorAll("*").forEach(e => e.append(" "));  // a word ends with its element
+  return main.textContent.replace(/\\s+/g, " ");
+}"""
+"""What a page says before anything is opened: its main text, without the engineering
+detail (closed ``<details>``), scripts and form fields."""
+
+
+async def test_the_queue_and_a_held_payment_speak_the_owners_words(console: Console) -> None:
+    """A held payment to a new payee over the threshold, a run whose reply could not be
+    read and a delivery to confirm: the queue, the payment's page and the run's page name
+    the project, the action, the reason and the date as the owner does; the engine's
+    words (slugs, digests, "intent", the parser's message, a raw timestamp, a document's
+    slug) stay in the engineering detail."""
+    c = console
+    action = pay_action("WORDS-1")
+    action["payload"]["payee"] = "Swift Couriers"  # a payee no project has paid
+    paid = await runs.start_run(
+        c.svc,
+        c.firm.org,
+        c.firm.founder,
+        runs.StartRun(c.firm.agents["ledger"], "pay", scripted_reply=model_reply(action)),
+    )
+    garbled = await runs.start_run(
+        c.svc,
+        c.firm.org,
+        c.firm.founder,
+        runs.StartRun(c.firm.agents["orion"], "Summarise the notes.", scripted_reply="Sure!"),
+    )
+    due = datetime(2026, 12, 15, 17, 0, tzinfo=UTC)
+    index = commitments.add_commitment(
+        c.svc,
+        c.firm.org,
+        c.firm.founder,
+        commitments.AddCommitment(
+            "Atlas data-room index",
+            Delivery(deliverable="the data-room index", due=due),
+            "atlas-engagement-letter",
+            excerpt="4.1 Harborvale will deliver the data-room index.",
+            projects=("east",),
+        ),
+    )
+    held = await until(
+        lambda: runs.run_view(c.svc, paid.run_id, c.firm.founder),
+        accept=lambda v: v.state is not None and v.state.status == "needs_human",
+        what="the payment to a new payee is held",
+    )
+    assert held.state is not None
+    intent = held.state.intents[0].intent
+    def stopped_is_queued() -> bool:
+        items = needs_you.needs_you(c.svc, c.firm.org, c.firm.founder).items
+        return any(getattr(i, "subject_id", None) == garbled.run_id for i in items)
+
+    await until(stopped_is_queued, accept=bool, what="the unreadable reply's run is queued")
+    page = await c.signed_in("ada@hv.example")
+
+    queue = page.locator("main")
+    payment = _item(page, intent.id)
+    await expect(payment).to_contain_text("the payee Swift Couriers is not established for Atlas")
+    await expect(payment).to_contain_text("someone who approves for Atlas approves this payment")
+    stopped = _item(page, garbled.run_id)
+    await expect(stopped).to_contain_text("the agent's reply could not be read")
+    delivery = _item(page, index.id)
+    await expect(delivery).to_contain_text("deliver the data-room index by 15 Dec 2026, 17:00 UTC")
+    await expect(delivery).to_contain_text("Atlas engagement letter")
+    said = await page.evaluate(SAID)
+    assert not ENGINE_WORDS.findall(said), said
+    # the engine's words are one click away, not gone
+    await stopped.locator("details").first.click()
+    await expect(stopped.locator("details").first).to_contain_text("not JSON")
+    await expect(queue).to_be_visible()
+
+    await page.goto(f"{c.url}/console/intents/{intent.id}")
+    await expect(page.get_by_role("heading", level=1)).to_contain_text("Swift Couriers")
+    said = await page.evaluate(SAID)
+    assert not ENGINE_WORDS.findall(said), said
+    assert intent.digest[:12] not in said
+    await page.locator("details").first.click()
+    await expect(page.locator("details").first).to_contain_text(intent.digest)
+
+    await page.goto(f"{c.url}/console/runs/{garbled.run_id}")
+    await expect(page.get_by_text("the agent's reply could not be read")).to_be_visible()
+    said = await page.evaluate(SAID)
+    assert "not JSON" not in said and "Expecting value" not in said, said

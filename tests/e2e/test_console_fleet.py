@@ -441,7 +441,7 @@ async def test_the_founder_staffs_until_a_day_ends_a_staffing_and_records_a_cap(
     await cap.get_by_role("button", name=re.compile("^Record it")).click()
     await expect(page.get_by_role("status").first).to_contain_text("Atlas courier cap recorded")
     listed = page.locator("tr").filter(has_text="Atlas courier cap")
-    await expect(listed).to_contain_text("spend cap of $5,000.00")
+    await expect(listed).to_contain_text("a spend cap of $5,000.00")
     await expect(listed).to_contain_text("waits for your confirmation")
 
 

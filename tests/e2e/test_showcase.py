@@ -124,7 +124,7 @@ async def test_showcase_exercises_every_broker_outcome(
     # payment over the cap: held, refused approval by Ben, approved by Ada, paid once
     hold, approved = only_decisions("payment")
     assert hold["outcome"] == "hold" and "spend_cap" in hold["rule"]
-    assert any("approver on east" in r for r in hold["release"])
+    assert any("approves for Project Atlas (buy-side)" in r for r in hold["release"])
     assert approved["outcome"] == "approved" and approved["stage"] == "human_review"
     state = runs["payment"]["state"]
     assert state["status"] == RunStatus.COMPLETED
@@ -184,7 +184,7 @@ async def test_showcase_exercises_every_broker_outcome(
     # commitment to decide in the console, and says where
     left = waiting_lines(report, "http://console/")
     held = [line for line in left if line.startswith("A payment of $380.00 to Keystone")]
-    assert len(held) == 1 and "not established for east" in held[0]
+    assert len(held) == 1 and "not established for Project Atlas (buy-side)" in held[0]
     assert held[0].endswith(f"http://console/intents/{redirected['intent']['id']}")
     assert any(
         line.startswith("Confirm the commitment:") and "extracted from" in line for line in left

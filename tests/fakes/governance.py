@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import threading
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
@@ -511,6 +511,9 @@ class FakeUnit:
             if found is not None:
                 return found, tuple(s for s in org.staffing if s.principal_id == principal_id)
         return None, ()
+
+    def project_names(self) -> Mapping[str, str]:
+        return {}  # the fake's projects have slugs alone
 
     def recorded(self, event_key: str) -> AuditEntry | None:
         return self._book.by_key.get(event_key)

@@ -100,7 +100,7 @@ def test_the_queue_says_who_asked_for_a_held_intent(services: Ports, store: Stor
     said = {i: {e.label: e.detail for e in items[i].evidence} for i in (asked.id, unasked.id)}
     assert said[asked.id]["asked by"] == "Ben"
     assert said[asked.id]["rule"] == "scope_barriers: requester_not_approver"
-    assert "Ben asked for this and does not approve spending on east" in said[asked.id]["reason"]
+    assert "Ben asked for this and does not approve spending on East" in said[asked.id]["reason"]
     assert said[unasked.id]["asked by"] == "system"
     # ... and so does the counterfactual, beside what was done
     assert counterfactual.counterfactual(services, asked.id, founder).requested_by == ben

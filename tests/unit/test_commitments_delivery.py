@@ -75,7 +75,7 @@ def test_a_late_delivery_to_the_recipient_is_held_for_a_human() -> None:
     assert decision.stage is Stage.COMMITMENTS
     assert decision.rule == "delivery_overdue"
     assert "Atlas data-room index" in decision.reason and "was due" in decision.reason
-    assert any("approver on east" in r for r in decision.release)
+    assert any("approves for east" in r for r in decision.release)
 
 
 def test_the_recipient_is_compared_without_case_or_surrounding_space() -> None:

@@ -573,7 +573,7 @@ def test_over_cap_and_over_threshold_gathers_both_holds() -> None:
     assert decision.rule == "spend_cap+money_over_threshold"
     # The approver line is common to both holds and is listed once.
     assert len(decision.release) == len(set(decision.release)) == 2
-    assert any("spends at most $500.00" in line for line in decision.release)
+    assert any("asks again for at most $500.00" in line for line in decision.release)
     # In the owner's words: money as money, the cap by name, what it would bring it to.
     assert decision.reason.startswith(
         f"$1,500.00 would bring '{cap.title}' to $1,500.00 of its $500.00 cap ($0.00 already "
@@ -693,7 +693,8 @@ def test_a_second_intent_on_the_same_invoice_waits_for_the_first() -> None:
     held_at(decision, Stage.COLLISIONS, "collision")
     # The other intent is named in the evidence alone (read paths filter it by reader).
     assert "i-first" not in decision.reason and decision.evidence == ("i-first",)
-    assert any("complete" in r for r in decision.release)
+    assert any("the other one finishes" in r for r in decision.release)
+    assert decision.reason.startswith("another payment on inv-7 is being decided")
 
     # Deciding the first intent again (a retry) is not a collision with itself.
     assert claims.decide(first, snap).outcome is Outcome.ALLOW

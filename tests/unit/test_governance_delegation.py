@@ -101,7 +101,7 @@ def test_money_asked_for_by_a_member_waits_for_an_approver() -> None:
         "requester_not_approver",
     )
     assert "Ben Ng asked for this and does not approve spending on east" in got.reason
-    assert got.release and "approver on east approves" in got.release[0]
+    assert got.release and "approves for east approves this payment" in got.release[0]
     approver = snap(standing({"east": StaffRole.APPROVER}))
     assert decide(asked_by(payment(5_000)), approver).outcome is Outcome.ALLOW
     # An email moves no money: a member may have it sent.

@@ -96,7 +96,7 @@ def test_a_new_recipient_is_held_naming_it_and_what_would_release_it() -> None:
         "the founder establishes the recipient deals@gmail.example for east" in r
         for r in got.release
     )
-    assert any("approves this exact intent" in r for r in got.release)
+    assert any("approves this email" in r for r in got.release)
 
 
 def test_look_alike_domains_are_new() -> None:
@@ -248,9 +248,24 @@ def test_the_earliest_outside_source_holding_a_destination_is_named() -> None:
     assert "inv-0412" in got.reason and "inv-0413" not in got.reason
 
 
+def test_a_hold_names_projects_and_the_action_as_the_owner_does() -> None:
+    """The reason and what would release it name the firm's projects by their names and
+    the action by what it is: no slug, no digest, no "intent" on the owner's page."""
+    snap = snapshot(staffing=staffed({"east", "west"}), counterparties=ATLAS)
+    named = replace(snap, project_names={"east": "Project Atlas (buy-side)"})
+    got = decide(to("deals@gmail.example"), named)
+    assert "is not established for Project Atlas (buy-side)" in got.reason
+    assert got.release[0] == "someone who approves for Project Atlas (buy-side) approves this email"
+    said = " ".join((got.reason, *got.release))
+    assert "east" not in said and "intent" not in said and got.intent_digest[:12] not in said
+    assert got.release[1].endswith("and the agent asks again")
+
+
 def test_a_new_destination_read_nowhere_names_what_the_run_read() -> None:
     got = decided(to("x@evil.example"), sources=(INVOICE,))
-    assert "the run read outside content: the inbound invoice inv-0412" in got.reason
+    assert (
+        "the agent read content from outside the firm: the inbound invoice inv-0412" in got.reason
+    )
 
 
 def test_a_recipient_field_that_does_not_parse_is_still_checked_for_what_it_relays() -> None:

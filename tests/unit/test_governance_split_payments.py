@@ -63,7 +63,7 @@ def test_instalments_that_together_pass_the_threshold_are_held_with_the_earlier_
         "$990.00 to acme, with what acme was paid in the last 7 days, passes the "
         "$1,000.00 approval threshold"
     )
-    assert second.release and "approves this exact intent" in second.release[0]
+    assert second.release and "approves this payment" in second.release[0]
     within = decide(payment(APPROVAL_THRESHOLD - 99_000), snap)
     assert within.outcome is Outcome.ALLOW
     alone = decide(payment(APPROVAL_THRESHOLD + 1), snap)

@@ -56,9 +56,9 @@ def test_a_payment_under_an_open_standing_hold_waits_for_a_human() -> None:
     snap = dataclasses.replace(snapshot(staffing=staffed({"east"})), standing_holds=(standing(),))
     d = decide(payment(5_000), snap)
     assert (d.outcome, d.stage, d.rule) == (Outcome.HOLD, Stage.COMMITMENTS, "standing_hold")
-    assert "h-1" in d.reason and "Atlas cap" in d.reason
-    assert any("approver on east" in r for r in d.release)
-    assert any("releases standing hold h-1" in r for r in d.release)
+    assert "since 2 Jun 2025, 07:30 UTC" in d.reason and "Atlas cap" in d.reason
+    assert any("approves for east" in r for r in d.release)
+    assert any("releases that hold on spending" in r for r in d.release)
 
 
 def test_a_released_hold_another_project_or_no_money_holds_nothing() -> None:

@@ -2,16 +2,20 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime, timedelta, timezone
 
 from hypothesis import given
 from hypothesis import strategies as st
 
 from domain.governance.intents import Outcome
 from domain.needs_you.items import ItemKind
+from domain.organization.contracts import Delivery, NoticePeriod, Obligation, SpendCap
+from domain.runs.failures import FailureClass
+from domain.tools import REGISTRY
 from domain.words import (
     ENGINEERING,
     EVIDENCE_WORDS,
+    FAILURE_WORDS,
     ITEM_WORDS,
     STATUS_WORDS,
     Severity,
@@ -19,12 +23,20 @@ from domain.words import (
     action,
     ago,
     causes_in_order,
+    constraint_words,
+    day,
+    document_words,
     done_words,
     evidence_words,
+    failure_reason,
     item_words,
+    listed,
+    moment,
     money,
+    projects_named,
     severity,
     status_words,
+    this_action,
     tool_words,
 )
 
@@ -137,3 +149,64 @@ def test_evidence_is_headed_in_words_and_engineering_detail_kept_apart() -> None
     assert evidence_words("release") == "What would release it"
     assert evidence_words("new label") == "New label"
     assert not ENGINEERING & set(EVIDENCE_WORDS)  # a heading is either for the owner or not
+
+
+def test_projects_read_by_name_in_a_sentence() -> None:
+    names = {"east": "Project Atlas (buy-side)", "west": "Birch, Inc."}
+    assert projects_named(["east"], names) == "Project Atlas (buy-side)"
+    # by name, "and" before the last: a comma in a name stays readable
+    assert projects_named(["west", "east"], names) == "Birch, Inc. and Project Atlas (buy-side)"
+    assert projects_named(["east", "north"], names) == "Project Atlas (buy-side) and north"
+    assert projects_named([], names) == "no project"
+    assert listed(["a", "b", "c"]) == "a, b and c"
+
+
+def test_an_action_is_pointed_at_in_words() -> None:
+    assert this_action("payments.pay") == "this payment"
+    assert this_action("email.send") == "this email"
+    assert this_action("no.such_tool") == "this action"
+    for tool in REGISTRY:
+        assert "." not in this_action(tool)
+
+
+def test_days_and_moments_read_as_an_owner_writes_them() -> None:
+    at = datetime(2026, 12, 15, 17, 0, tzinfo=UTC)
+    assert day(at) == "15 Dec 2026"
+    assert moment(at) == "15 Dec 2026, 17:00 UTC"
+    assert moment(datetime(2026, 12, 15, tzinfo=UTC)) == "15 Dec 2026"
+    ahead = datetime(2026, 12, 15, 23, 30, tzinfo=UTC).astimezone(timezone(timedelta(hours=2)))
+    assert moment(ahead) == "15 Dec 2026, 23:30 UTC"  # said in UTC, whatever zone it came in
+
+
+def test_a_commitment_reads_as_what_it_binds() -> None:
+    due = datetime(2026, 12, 15, 17, 0, tzinfo=UTC)
+    assert constraint_words(SpendCap(limit_cents=500_000)) == "a spend cap of $5,000.00"
+    assert (
+        constraint_words(Delivery(deliverable="the data-room index", due=due))
+        == "deliver the data-room index by 15 Dec 2026, 17:00 UTC"
+    )
+    said = constraint_words(Delivery(deliverable="the index", due=due, recipient="cfo@a.example"))
+    assert said.endswith(", to cfo@a.example") and "T17" not in said
+    assert constraint_words(NoticePeriod(days=30, text="either party")) == (
+        "30 days' notice: either party"
+    )
+    assert constraint_words(Obligation(text="keep it confidential")) == "keep it confidential"
+
+
+def test_a_document_reference_reads_as_words_and_a_title_as_it_is() -> None:
+    assert document_words("atlas-engagement-letter") == "Atlas engagement letter"
+    assert document_words("nda_2026") == "Nda 2026"
+    assert document_words("Call with the CFO, 3 Dec") == "Call with the CFO, 3 Dec"
+    assert document_words("kickoff") == "kickoff"  # one word: nothing to undo
+
+
+def test_a_failure_reads_as_why_and_a_parsers_words_stay_in_the_detail() -> None:
+    assert set(FAILURE_WORDS) == {f.value for f in FailureClass}
+    parsed = failure_reason("validation", "not JSON: Expecting value at 0")
+    assert parsed == "the agent's reply could not be read"
+    assert failure_reason("model", "no fixture for task x") == "the AI model did not answer"
+    # the broker's reasons are already an owner's words
+    assert (
+        failure_reason("commitment", "a payment of $9.00 is over") == "a payment of $9.00 is over"
+    )
+    assert failure_reason("barrier", "") == FAILURE_WORDS["barrier"]

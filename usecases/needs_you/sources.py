@@ -15,13 +15,20 @@ from domain.governance.intents import repeats_a_write
 from domain.governance.standing import requester_words
 from domain.needs_you.chain import ChainStory, FailedRun, HeldIntent
 from domain.needs_you.items import ActionKind, Evidence, ItemAction, ItemKind, QueueItem
-from domain.organization.contracts import Commitment, Obligation, SpendCap
+from domain.organization.contracts import SpendCap
 from domain.organization.kinds import ReviewState
 from domain.organization.visibility import causes_for, evidence_for
 from domain.runs.failures import NEXT_STEP, retries_left
 from domain.runs.run import DEFAULT_HOLD_SECONDS, RunRecord
 from domain.tools import REGISTRY
-from domain.words import action, already_done, causes_in_order, money
+from domain.words import (
+    action,
+    already_done,
+    causes_in_order,
+    constraint_words,
+    document_words,
+    failure_reason,
+)
 from usecases.context import Ports
 from usecases.runs import asker_of
 
@@ -190,18 +197,6 @@ class HeldIntents:
             )
 
 
-def _constraint(commitment: Commitment) -> str:
-    match commitment.constraint:
-        case SpendCap(limit_cents=cents, currency=currency):
-            return f"spend cap of {money(cents, currency)}"
-        case Obligation(text=text):
-            return f"obligation: {text}"
-    # Other kinds (deliveries, notice periods…) as their fields say them.
-    fields = commitment.constraint.model_dump(mode="json")
-    kind = fields.pop("kind", "constraint")
-    return f"{kind}: " + ", ".join(f"{k} {v}" for k, v in fields.items() if v is not None)
-
-
 class PendingCommitments:
     """Commitments extracted from documents: evidence, binding nothing, until a human
     confirms them (or rejects them)."""
@@ -223,11 +218,11 @@ class PendingCommitments:
                 else None,
                 reach=c.projects,
                 evidence=(
-                    Evidence(label="constraint", detail=_constraint(c)),
-                    Evidence(label="source", detail=c.provenance.source),
+                    Evidence(label="constraint", detail=constraint_words(c.constraint)),
+                    Evidence(label="source", detail=document_words(c.provenance.source)),
                     Evidence(label="excerpt", detail=c.provenance.excerpt),
                     Evidence(label="recorded by", detail=context.handle(c.provenance.recorded_by)),
-                    Evidence(label="projects", detail=", ".join(c.projects) or "the whole org"),
+                    Evidence(label="projects", detail=", ".join(c.projects) or "the whole firm"),
                 ),
                 # Listed to whoever sees it: the endpoint checks who may review it (the
                 # founder, or an approver on every project it binds) and records the answer.
@@ -263,12 +258,17 @@ class FailedRuns:
         return QueueItem(
             kind=ItemKind.FAILED_RUN,
             subject_id=run.id,
-            title=f"{context.handle(run.agent_id)}'s run stopped ({failure}): {run.task[:80]}",
+            title=f"{context.handle(run.agent_id)}'s run stopped: {run.task[:80]}",
             waiting_since=failed.failed_at,
             reach=tuple(sorted(context.run_reach.get(run.id, set()) | set(run.projects))),
             evidence=(
+                Evidence(
+                    label="reason",
+                    detail=failure_reason(failure, failed.reason),
+                    ref=f"audit#{failed.audit_seq}",
+                ),
                 Evidence(label="class", detail=str(failure)),
-                Evidence(label="reason", detail=failed.reason, ref=f"audit#{failed.audit_seq}"),
+                Evidence(label="recorded", detail=failed.reason),
                 Evidence(label="rule", detail=f"{failed.stage}: {failed.rule}"),
                 Evidence(label="next step", detail=NEXT_STEP[failure]),
                 Evidence(label="retries left", detail=str(left)),
