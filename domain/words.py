@@ -8,6 +8,7 @@ engine's units (cents, tool ids) stay one click away, in the detail.
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import UTC, datetime
 from enum import StrEnum
@@ -34,6 +35,24 @@ TOOL_WORDS = {
 
 DONE_WORDS = {"payments.pay": "paid", "email.send": "sent", "webhook.post": "delivered"}
 """What doing each tool's write is called, once it is done."""
+
+
+DOING_WORDS = {"payments.pay": "paying", "email.send": "sending", "webhook.post": "delivering"}
+"""What doing each tool's write is called, as it is done."""
+
+ABOUT_WORDS = {"payments.pay": "of invoice", "email.send": "to", "webhook.post": "to"}
+"""How an action names the one thing it acts on (its resource): a payment *of invoice*
+NW-7, an email *to* cfo@atlas.example."""
+
+
+def doing_words(tool: str) -> str:
+    """What doing ``tool``'s write is called (``paying``); ``doing`` otherwise."""
+    return DOING_WORDS.get(tool, "doing")
+
+
+def about(tool: str) -> str:
+    """How ``tool``'s action names its resource (``of invoice``); ``on`` otherwise."""
+    return ABOUT_WORDS.get(tool, "on")
 
 
 def done_words(tool: str) -> str:
@@ -89,8 +108,14 @@ def listed(names: Iterable[str]) -> str:
 
 def projects_named(slugs: Iterable[str], names: Mapping[str, str]) -> str:
     """Projects by name, in order of name (``Project Atlas (buy-side) and Birch``); a
-    project ``names`` does not know by its slug; ``no project`` when there is none."""
-    return listed(sorted(names.get(s) or s for s in set(slugs))) or "no project"
+    project ``names`` does not know by its slug, one whose name another project shares
+    with its slug too (``Atlas (east)``); ``no project`` when there is none."""
+    wanted = set(slugs)
+    if not wanted:
+        return "no project"
+    said = {s: names.get(s) or s for s in wanted}
+    shared = {n for n, count in Counter(names.values()).items() if count > 1}
+    return listed(sorted(f"{n} ({s})" if n in shared else n for s, n in said.items()))
 
 
 def action(tool: str, payload: Mapping[str, object], cost_cents: int = 0) -> str:
@@ -170,11 +195,8 @@ def day(at: datetime) -> str:
 
 def moment(at: datetime) -> str:
     """A moment in a sentence that stays true later (a recorded reason, a deadline):
-    ``15 Dec 2026, 17:00 UTC``; at midnight, the day alone."""
-    at = at.astimezone(UTC)
-    if (at.hour, at.minute, at.second) == (0, 0, 0):
-        return day(at)
-    return f"{day(at)}, {at:%H:%M} UTC"
+    ``15 Dec 2026, 17:00 UTC`` (at midnight too: "by 15 Dec" would read as its end)."""
+    return f"{day(at)}, {at.astimezone(UTC):%H:%M} UTC"
 
 
 def constraint_words(constraint: Constraint) -> str:
@@ -192,7 +214,7 @@ def constraint_words(constraint: Constraint) -> str:
     return str(constraint.kind).replace("_", " ")  # a kind added later: said by its name
 
 
-_SLUG = re.compile(r"[a-z][a-z0-9]*(?:[-_][a-z0-9]+)+")
+_SLUG = re.compile(r"[a-z0-9]+(?:[-_][a-z0-9]+)+")
 
 
 def document_words(ref: str) -> str:
@@ -258,7 +280,7 @@ FAILURE_WORDS = {
     "barrier": "it would cross a wall between projects",
     "commitment": "a commitment, or a person, stopped it",
     "collision": "something else was doing the same thing",
-    "validation": "the agent's reply could not be read",
+    "validation": "the agent proposed something that cannot be done as asked",
     "model": "the AI model did not answer",
     "infrastructure": "a system it needs failed",
 }
@@ -274,11 +296,25 @@ def failure_words(failure: str) -> str:
     return FAILURE_WORDS.get(failure, failure.replace("_", " "))
 
 
-def failure_reason(failure: str, reason: str) -> str:
+RULE_WORDS = {
+    "run_cancelled": "someone cancelled it",
+    "hold_expired": "no one decided in time, so it was closed",
+}
+"""Why a run stopped, for rules whose class alone would mislead."""
+
+
+def failure_reason(failure: str, reason: str, rule: str = "", stage: str = "") -> str:
     """What to tell an owner about a failure of class ``failure`` recorded with
-    ``reason``: the broker's reason as it is; else the class's words (the recorded
-    message, a parser's or a system's, is for the detail)."""
-    return reason if failure in OWN_WORDS and reason else failure_words(failure)
+    ``reason`` (by ``rule`` at ``stage``): the broker's reason as it is; a reply the
+    parser refused as unreadable; else the class's words (the recorded message, a
+    parser's or a system's, is for the detail)."""
+    if rule in RULE_WORDS:
+        return RULE_WORDS[rule]
+    if failure in OWN_WORDS and reason:
+        return reason
+    if failure == "validation" and stage == "parser":
+        return "the agent's reply could not be read"
+    return failure_words(failure)
 
 
 DETAIL_WORDS = {
@@ -363,7 +399,17 @@ EVIDENCE_WORDS = {
 }
 """What each piece of an item's evidence is, as a heading its owner reads."""
 ENGINEERING = frozenset(
-    {"rule", "rests on", "refused review", "episode", "check", "cites", "class", "recorded"}
+    {
+        "rule",
+        "rests on",
+        "refused review",
+        "episode",
+        "check",
+        "cites",
+        "class",
+        "recorded",
+        "document",
+    }
 )
 """Evidence for the curious (rule ids, record ids, failure classes): one click away."""
 

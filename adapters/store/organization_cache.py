@@ -11,8 +11,10 @@ from __future__ import annotations
 
 import threading
 from collections import defaultdict
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
+from types import MappingProxyType
 from typing import Any
 
 from sqlalchemy import select
@@ -57,7 +59,7 @@ class OrgPolicy:
     projects: frozenset[str]
     barriers: tuple[Barrier, ...]
     commitments: tuple[Commitment, ...]
-    project_names: dict[str, str] = field(default_factory=dict)
+    project_names: Mapping[str, str] = field(default_factory=dict)
     """Each project's name, by slug: the broker's reasons name projects as the owner does."""
     principals: dict[str, Principal] = field(default_factory=dict)
     definitions: dict[str, AgentDefinition] = field(default_factory=dict)
@@ -160,7 +162,7 @@ def _load(s: Session, org_id: str, config_seq: int) -> OrgPolicy:
         config_seq=config_seq,
         org=None if org is None else convert.org(org),
         projects=frozenset(names),
-        project_names=names,
+        project_names=MappingProxyType(names),  # shared by every snapshot of this sequence
         barriers=tuple(
             convert.barrier(r)
             for r in s.execute(select(BarrierRow).where(col(BarrierRow.org_id) == org_id))

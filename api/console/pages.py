@@ -35,7 +35,7 @@ from domain.governance.intents import Intent
 from domain.ingress import ConsoleSignIn, Refusal, Unauthenticated
 from domain.needs_you.items import ActionKind
 from domain.runs.failures import classify
-from domain.runs.run import RunState
+from domain.runs.run import CANCELLED_ERROR, RunState
 from domain.words import (
     ENGINEERING,
     absolute,
@@ -63,9 +63,12 @@ templates.env.filters["item_words"] = item_words
 templates.env.filters["status_words"] = status_words
 templates.env.filters["evidence_words"] = evidence_words
 templates.env.filters["constraint_words"] = constraint_words
-templates.env.globals["rejection_words"] = lambda r: failure_reason(classify(r.rule), r.reason)
+templates.env.globals["rejection_words"] = lambda r: failure_reason(
+    classify(r.rule), r.reason, r.rule, "parser"
+)
 templates.env.filters["document_words"] = document_words
 templates.env.globals["ENGINEERING"] = ENGINEERING
+templates.env.globals["CANCELLED_ERROR"] = CANCELLED_ERROR
 
 
 def when(at: datetime | None) -> Markup:

@@ -40,7 +40,16 @@ from domain.organization.contracts import (
     payload_problem,
 )
 from domain.organization.kinds import CharterStatus, PrincipalKind, PrincipalStatus, StaffRole
-from domain.words import already_done, moment, money, projects_named, this_action, tool_words
+from domain.words import (
+    about,
+    already_done,
+    doing_words,
+    moment,
+    money,
+    projects_named,
+    this_action,
+    tool_words,
+)
 
 UNBOUNDED_SPEND = 10**15
 """What a malformed amount counts as: more than any budget or cap."""
@@ -195,7 +204,9 @@ def _identity(p: _Path) -> Reject | None:
             f"registry has v{s.definition.version if s.definition else 'none'}",
         )
     if intent.tool not in s.charter.tools:
-        return Reject("tool_outside_charter", f"{intent.tool} is not in the charter's tools")
+        return Reject(
+            "tool_outside_charter", f"the agent's charter does not allow {tool_words(intent.tool)}"
+        )
     p.tool = s.tools.get(intent.tool)
     if p.tool is None:
         return Reject("unknown_tool", f"{intent.tool} is not a published tool")
@@ -221,7 +232,7 @@ def _beyond(standing: Standing, tool: str, spend: int) -> str | None:
     """What ``standing`` does not cover of an intent (its tool, its money), in words that
     follow its name; None when it covers it."""
     if tool not in standing.tools:
-        return f"{standing.words}: it may only {standing.what()}, not {tool}"
+        return f"{standing.words}: it may only {standing.what()}, not {tool_words(tool)}"
     if spend > 0:
         return f"{standing.words}: it moves no money"
     return None
@@ -230,13 +241,13 @@ def _beyond(standing: Standing, tool: str, spend: int) -> str | None:
 def _staffing(p: _Path) -> Reject | None:
     declared = set(p.intent.projects)
     if not declared:
-        return Reject("no_target_project", "the intent names no project")
+        return Reject("no_target_project", "the agent named no project for it")
     unknown = declared - p.snap.projects
     if unknown:
-        return Reject("unknown_project", f"no such project: {', '.join(sorted(unknown))}")
+        return Reject("unknown_project", f"the firm has no project {_listed(p, unknown)}")
     missing = declared - p.staffed
     if missing:
-        return Reject("not_staffed", f"not currently staffed on {', '.join(sorted(missing))}")
+        return Reject("not_staffed", f"the agent is not staffed on {_listed(p, missing)} now")
     return None
 
 
@@ -262,10 +273,10 @@ def _scope(p: _Path) -> Reject | Hold | None:
     crossed = p.policy.crossed(p.reach)
     if crossed is not None:
         barrier, touched = crossed
-        sides = " on one side, ".join(_listed(p, barrier.groups[i]) for i in touched)
+        across = {s for i in touched for s in barrier.groups[i] if s in p.reach}
         return Reject(
             "barrier_crossed",
-            f"it reaches both sides of the wall {barrier.name}: {sides} on the other",
+            f"it reaches {_listed(p, across)}, on different sides of the wall {barrier.name}",
         )
     staffed = p.staffed
     # Configuration never staffs an agent across a wall; should the store say otherwise,
@@ -628,7 +639,7 @@ def _collisions(p: _Path) -> Hold | None:
         p.evidence = tuple(dict.fromkeys(f.intent_id for f in others))
         what = this_action(p.tool.name).removeprefix("this ")
         on = p.intent.payload.get(p.tool.resource_param or "")
-        target = f" on {' '.join(str(on).split())[:80]}" if on is not None else ""
+        target = f" {about(p.tool.name)} {' '.join(str(on).split())[:80]}" if on is not None else ""
         return Hold(
             "collision",
             f"another {what}{target} is being decided or done at the same time",
@@ -645,9 +656,9 @@ def _collisions(p: _Path) -> Hold | None:
         p.evidence = done
         return Hold(
             REPEAT_RULE,
-            f"{already_done(p.tool.name, p.intent.payload)} (by another intent), and "
+            f"{already_done(p.tool.name, p.intent.payload)}, and "
             f"{tool_words(p.tool.name)} is not repeated silently",
-            (_approver_approves(p, "doing it again"),),
+            (_approver_approves(p, f"{doing_words(p.tool.name)} it a second time"),),
         )
     return None
 

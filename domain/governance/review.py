@@ -140,9 +140,9 @@ def hold_change(request: ApprovalRequest, latest: Decision) -> ReviewResult | No
     if latest.audit_seq is None or request.hold != held_decision(latest):
         return refused(
             "hold_changed",
-            f"the decision was signed for the hold at audit entry {request.hold.audit_seq} "
-            f"({request.hold.rule}); the hold now open is entry {latest.audit_seq} "
-            f"({latest.rule}): decide again on what it shows",
+            "it was held again for other reasons after you looked (audit entry "
+            f"{request.hold.audit_seq}, now {latest.audit_seq}): decide again on what it "
+            "shows now",
         )
     return None
 
@@ -188,17 +188,17 @@ def reconfirm(held: Decision, now: Decision) -> ReviewResult | None:
     if waiting:
         return refused(
             "not_releasable_by_a_human",
-            f"it still waits for {', '.join(sorted(waiting))}: {now.reason}",
+            f"it still waits for something no person can release: {now.reason}",
         )
     new = rules - set(held.rule.split("+"))
     if new:
         return refused(
-            "hold_reasons_changed", f"now also held for {', '.join(sorted(new))}: {now.reason}"
+            "hold_reasons_changed", f"something new stops it since you looked: {now.reason}"
         )
     unseen = set(now.evidence) - set(held.evidence)
     if unseen:
         return refused(
             "hold_reasons_changed",
-            f"since the hold, it also rests on {', '.join(sorted(unseen))}: {now.reason}",
+            f"more has happened since you looked that bears on it: {now.reason}",
         )
     return None

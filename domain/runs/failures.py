@@ -77,7 +77,7 @@ NEXT_STEP: dict[FailureClass, str] = {
     "it to an agent staffed on the side it reads, or have someone on that side ask for it",
     FailureClass.COMMITMENT: "a commitment or a human stopped it: change the commitment (or "
     "release the hold) if it should proceed",
-    FailureClass.COLLISION: "another intent held the resource: retry once it is done",
+    FailureClass.COLLISION: "another action on the same thing was under way: retry once it is done",
     FailureClass.VALIDATION: "retry it: an agent whose reply could not be read often answers "
     "properly the second time",
     FailureClass.MODEL: "retry it once the AI model answers again",

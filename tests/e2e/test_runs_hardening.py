@@ -492,5 +492,5 @@ async def test_an_answer_cannot_carry_what_was_read_where_the_agent_no_longer_st
         Outcome.REJECT,
         "reach_outside_staffing",
     )
-    assert "north" in tracked.decision.reason
+    assert "reaches Cobalt, where the agent is not staffed" in tracked.decision.reason
     assert _count(store, select(func.count()).select_from(PaymentRow)) == 0

@@ -115,7 +115,9 @@ def test_what_each_person_decided_reads_as_the_trail_says_and_withholds_a_lost_p
         (ahead.id, "approved"),
     ]
     assert bens_lines[1].became == "the payment goes ahead: its run carries it out"
-    assert bens_lines[0].became == "the broker refused your decision: Ben does not approve for Atlas"
+    assert (
+        bens_lines[0].became == "the broker refused your decision: Ben does not approve for Atlas"
+    )
     assert bens_lines == _oracle(firm, firm.associate)
     assert len(decided.decided_by(firm.svc, firm.org, firm.founder, limit=2)) == 2
 

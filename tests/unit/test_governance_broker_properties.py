@@ -694,7 +694,7 @@ def test_a_second_intent_on_the_same_invoice_waits_for_the_first() -> None:
     # The other intent is named in the evidence alone (read paths filter it by reader).
     assert "i-first" not in decision.reason and decision.evidence == ("i-first",)
     assert any("the other one finishes" in r for r in decision.release)
-    assert decision.reason.startswith("another payment on inv-7 is being decided")
+    assert decision.reason.startswith("another payment of invoice inv-7 is being decided")
 
     # Deciding the first intent again (a retry) is not a collision with itself.
     assert claims.decide(first, snap).outcome is Outcome.ALLOW

@@ -426,7 +426,11 @@ def test_no_human_may_approve_past_a_collision() -> None:
 def test_an_approval_stands_on_the_evidence_it_was_shown() -> None:
     assert reconfirm(_hold("already_done", ("i-a",)), _hold("already_done", ("i-a",))) is None
     grown = reconfirm(_hold("already_done", ("i-a",)), _hold("already_done", ("i-a", "i-b")))
-    assert grown is not None and grown.rule == "hold_reasons_changed" and "i-b" in grown.reason
+    assert (
+        grown is not None
+        and grown.rule == "hold_reasons_changed"
+        and "since you looked" in grown.reason
+    )
 
 
 def test_a_changed_copy_of_an_intent_has_its_own_digest() -> None:

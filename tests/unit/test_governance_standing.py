@@ -110,7 +110,7 @@ def test_work_a_schedule_started_never_pays_nor_writes(agent: Principal, paid_ru
     wrote = decide(by(email(to="ada@harbor-vale.example"), HEARTBEAT), snap(agent))
     assert (wrote.outcome, wrote.rule) == (Outcome.REJECT, "schedule_standing")
     assert wrote.reason.startswith("the run was started by the heartbeat (a schedule): it may")
-    assert wrote.reason.endswith("not email.send")
+    assert wrote.reason.endswith("not an email")
 
 
 def test_a_schedule_with_no_written_standing_grants_nothing() -> None:

@@ -158,6 +158,8 @@ def test_projects_read_by_name_in_a_sentence() -> None:
     assert projects_named(["west", "east"], names) == "Birch, Inc. and Project Atlas (buy-side)"
     assert projects_named(["east", "north"], names) == "Project Atlas (buy-side) and north"
     assert projects_named([], names) == "no project"
+    twins = {"east": "Atlas", "north": "Atlas", "west": "Birch"}
+    assert projects_named(["east", "west"], twins) == "Atlas (east) and Birch"
     assert listed(["a", "b", "c"]) == "a, b and c"
 
 
@@ -173,7 +175,7 @@ def test_days_and_moments_read_as_an_owner_writes_them() -> None:
     at = datetime(2026, 12, 15, 17, 0, tzinfo=UTC)
     assert day(at) == "15 Dec 2026"
     assert moment(at) == "15 Dec 2026, 17:00 UTC"
-    assert moment(datetime(2026, 12, 15, tzinfo=UTC)) == "15 Dec 2026"
+    assert moment(datetime(2026, 12, 15, tzinfo=UTC)) == "15 Dec 2026, 00:00 UTC"
     ahead = datetime(2026, 12, 15, 23, 30, tzinfo=UTC).astimezone(timezone(timedelta(hours=2)))
     assert moment(ahead) == "15 Dec 2026, 23:30 UTC"  # said in UTC, whatever zone it came in
 
@@ -198,12 +200,21 @@ def test_a_document_reference_reads_as_words_and_a_title_as_it_is() -> None:
     assert document_words("nda_2026") == "Nda 2026"
     assert document_words("Call with the CFO, 3 Dec") == "Call with the CFO, 3 Dec"
     assert document_words("kickoff") == "kickoff"  # one word: nothing to undo
+    assert document_words("2026-nda") == "2026 nda"
 
 
 def test_a_failure_reads_as_why_and_a_parsers_words_stay_in_the_detail() -> None:
     assert set(FAILURE_WORDS) == {f.value for f in FailureClass}
-    parsed = failure_reason("validation", "not JSON: Expecting value at 0")
+    parsed = failure_reason(
+        "validation", "not JSON: Expecting value at 0", "malformed_json", "parser"
+    )
     assert parsed == "the agent's reply could not be read"
+    # a reply that was read, proposing what cannot be done, is not said to be unreadable
+    bad = failure_reason("validation", "amount_cents: not an int", "invalid_payload", "identity")
+    assert bad == "the agent proposed something that cannot be done as asked"
+    assert failure_reason("infrastructure", "the run was cancelled", "run_cancelled") == (
+        "someone cancelled it"
+    )
     assert failure_reason("model", "no fixture for task x") == "the AI model did not answer"
     # the broker's reasons are already an owner's words
     assert (

@@ -28,6 +28,7 @@ from domain.words import (
     constraint_words,
     document_words,
     failure_reason,
+    projects_named,
 )
 from usecases.context import Ports
 from usecases.runs import asker_of
@@ -51,6 +52,8 @@ class QueueContext:
     has none), for titles: people and agents by name."""
     readable: frozenset[str] | None
     """The projects the asker may read (None: all): what an item's evidence may name."""
+    project_names: dict[str, str] = field(default_factory=dict)
+    """Each project's name, by slug: what a title calls it."""
 
     held_runs: dict[str, RunRecord] = field(default_factory=dict)
     """The records of the runs whose intents are held, read at once."""
@@ -220,6 +223,7 @@ class PendingCommitments:
                 evidence=(
                     Evidence(label="constraint", detail=constraint_words(c.constraint)),
                     Evidence(label="source", detail=document_words(c.provenance.source)),
+                    Evidence(label="document", detail=c.provenance.document or c.provenance.source),
                     Evidence(label="excerpt", detail=c.provenance.excerpt),
                     Evidence(label="recorded by", detail=context.handle(c.provenance.recorded_by)),
                     Evidence(label="projects", detail=", ".join(c.projects) or "the whole firm"),
@@ -264,7 +268,7 @@ class FailedRuns:
             evidence=(
                 Evidence(
                     label="reason",
-                    detail=failure_reason(failure, failed.reason),
+                    detail=failure_reason(failure, failed.reason, failed.rule, failed.stage),
                     ref=f"audit#{failed.audit_seq}",
                 ),
                 Evidence(label="class", detail=str(failure)),
@@ -340,11 +344,15 @@ class StandingHolds:
         for hold in store.standing_holds(context.org_id) if store is not None else ():
             if hold.released_at is not None:
                 continue
-            where = ", ".join(hold.projects) or "the whole organization"
+            where = (
+                projects_named(hold.projects, context.project_names)
+                if hold.projects
+                else "the whole firm"
+            )
             yield QueueItem(
                 kind=ItemKind.STANDING_HOLD,
                 subject_id=hold.id,
-                title=f"spending on {where} is on hold, placed by {context.handle(hold.placed_by)}",
+                title=f"Spending on {where} is on hold, placed by {context.handle(hold.placed_by)}",
                 waiting_since=hold.placed_at,
                 reach=hold.projects,
                 evidence=(
