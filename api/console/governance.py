@@ -4,6 +4,7 @@ why an approval would be refused."""
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any
 
 from fastapi import APIRouter, Request
@@ -37,7 +38,7 @@ _DECIDED = frozenset({"approved", "denied", "expired"})
 class Step(BaseModel):
     """One entry of an intent's record, as its page shows it: when, who, what, why."""
 
-    at: str
+    at: datetime
     who: str
     what: str
     rule: str
@@ -66,7 +67,7 @@ def _step(entry: AuditEntry, handles: dict[str, str]) -> Step:
     reason = payload.get("reason") or payload.get("problem") or payload.get("withheld") or ""
     asked = payload.get("request_reason") or ""
     return Step(
-        at=entry.at[:19].replace("T", " ") + " UTC",
+        at=datetime.fromisoformat(entry.at),
         who=who_did(entry, handles),
         what=decision_words(entry.decision),
         rule=entry.rule,

@@ -48,6 +48,7 @@ from domain.words import (
     evidence_words,
     failure_reason,
     item_words,
+    moment,
     money,
     status_words,
     tool_words,
@@ -83,6 +84,7 @@ def when(at: datetime | None) -> Markup:
 
 templates.env.filters["when"] = when
 templates.env.filters["day"] = day
+templates.env.filters["moment"] = moment
 
 
 def intent_words(intent: Intent) -> str:

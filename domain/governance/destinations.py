@@ -43,6 +43,7 @@ from domain.governance.outbound import Outbound, content_words, shingles
 from domain.memory.release import StoredNode
 from domain.organization.contracts import Destination, Principal, Staffing, ToolSpec
 from domain.organization.kinds import DestinationKind, PrincipalKind, PrincipalStatus, StaffRole
+from domain.words import moment
 
 MAX_RECIPIENTS = 5
 """Distinct outside recipients one run may write to without a human: more is a mailing,
@@ -90,9 +91,9 @@ class Source:
 
     def words(self) -> str:
         """How an owner reads where it came from: ``the inbound invoice inv-0412,
-        received 2026-12-06 10:02 UTC from billing@…``, or ``the note n-7, filed
-        2026-12-01 09:00 UTC (forwarded by Ben)`` for one written inside."""
-        at = "" if self.received_at is None else self.received_at.strftime("%Y-%m-%d %H:%M UTC")
+        received 6 Dec 2026, 10:02 UTC from billing@…``, or ``the note n-7, filed
+        1 Dec 2026, 09:00 UTC (forwarded by Ben)`` for one written inside."""
+        at = "" if self.received_at is None else moment(self.received_at)
         if not self.outside:
             what = f"the {self.kind} {self.ref}" + (f", filed {at}" if at else "")
             return what + (f" ({self.source})" if self.source else "")

@@ -111,7 +111,7 @@ def test_a_held_intent_stays_readable_after_it_is_decided(web: tuple, ending: st
     assert decided is not None
     summary = _text(decided.group(1))
     what = ending.split()[0]
-    when = r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC"
+    when = r"\d{1,2} [A-Z][a-z]{2} \d{4}, \d\d:\d\d UTC"  # 7 Dec 2026, 03:14 UTC
     by = "the run" if ending == "expired" else "Ada"
     if ending == "expired":
         assert re.match(rf" ?Expired at {when}, no one having decided it", summary), summary
