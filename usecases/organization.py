@@ -262,8 +262,10 @@ def founder_standing(ports: Ports, org_id: str, actor_id: str) -> list[tuple[Bar
         s.project for s in ports.directory.staffing(org_id, org.founder_id) if s.active_at(now)
     }
     name = founder_p.display_name or founder_p.handle
+    names = {p.slug: p.name for p in ports.directory.projects(org_id)}
     return [
-        (b, rules.founder_standing(b, name, projects)) for b in ports.directory.barriers(org_id)
+        (b, rules.founder_standing(b, name, projects, names))
+        for b in ports.directory.barriers(org_id)
     ]
 
 

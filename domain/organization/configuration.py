@@ -11,6 +11,7 @@ from datetime import datetime
 
 from domain.organization.contracts import Barrier, Principal, Staffing
 from domain.organization.kinds import PrincipalKind, StaffRole
+from domain.words import projects_named
 
 
 def straddled(barriers: Iterable[Barrier], projects: Iterable[str]) -> list[str]:
@@ -92,12 +93,17 @@ def founder_leaves(barrier: Barrier, side: str | None) -> frozenset[str]:
     return frozenset(p for g in barrier.groups if g is not staying[0] for p in g)
 
 
-def founder_standing(barrier: Barrier, founder: str, projects: Iterable[str]) -> str:
+def founder_standing(
+    barrier: Barrier,
+    founder: str,
+    projects: Iterable[str],
+    names: Mapping[str, str] | None = None,
+) -> str:
     """What the founder reads and approves across ``barrier``, in the owner's words, given
-    the projects the founder is staffed on now (said on screen, so that reading nothing
-    behind a wall is never a surprise)."""
+    the projects the founder is staffed on now and the projects' ``names`` (said on
+    screen, so that reading nothing behind a wall is never a surprise)."""
     mine = frozenset(projects)
-    sides = [", ".join(g) for g in barrier.groups]
+    sides = [projects_named(g, names or {}) for g in barrier.groups]
     touched = barrier.groups_touched(mine)
     if len(touched) > 1:
         return (

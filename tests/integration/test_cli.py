@@ -57,7 +57,7 @@ def test_a_newcomer_configures_a_firm_from_the_command_line(
     raised = cli.invoke(app, ["barrier", "wall", "east", "west"])
     barrier = json.loads(_ok(raised))
     assert barrier["groups"] == [["east"], ["west"]]
-    assert "approves on every side of wall (east | west)" in raised.stderr
+    assert "approves on every side of wall (Atlas | Birch)" in raised.stderr
     cap = json.loads(
         _ok(
             cli.invoke(

@@ -294,9 +294,9 @@ def test_raising_a_wall_asks_where_the_founder_stands_and_says_it(web: tuple) ->
     )
     assert raised.status_code == 200
     page = html.unescape(raised.text)
-    assert "Ada stays on north of second wall (reads its memory, approves there)" in page
-    assert "on south, Ada neither reads nor approves: staff an approver there" in page
-    assert "Ada approves on every side of wall (east | west)" in page
+    assert "Ada stays on North of second wall (reads its memory, approves there)" in page
+    assert "on South, Ada neither reads nor approves: staff an approver there" in page
+    assert "Ada approves on every side of wall (Atlas | Birch)" in page
     on = {
         s.project
         for s in firm.svc.directory.staffing(firm.org, firm.founder)

@@ -57,8 +57,8 @@ def test_the_founder_stays_on_one_side_of_a_new_wall(services: Ports) -> None:
     assert _reads(services, org, ada) == {"atlas-kickoff"}
     assert _approves(services, org, ada, "east") and not _approves(services, org, ada, "west")
     ((_, said),) = organization.founder_standing(services, org, ada)
-    assert said.startswith("Ada stays on east of wall (reads its memory, approves there)")
-    assert "on west, Ada neither reads nor approves: staff an approver there" in said
+    assert said.startswith("Ada stays on Atlas of wall (reads its memory, approves there)")
+    assert "on Birch, Ada neither reads nor approves: staff an approver there" in said
 
 
 def test_the_founder_may_stay_approver_on_every_side_reading_none(services: Ports) -> None:
@@ -68,7 +68,7 @@ def test_the_founder_may_stay_approver_on_every_side_reading_none(services: Port
     assert _reads(services, org, ada) == set()
     assert _approves(services, org, ada, "east") and _approves(services, org, ada, "west")
     ((_, said),) = organization.founder_standing(services, org, ada)
-    assert "approves on every side of wall (east | west)" in said
+    assert "approves on every side of wall (Atlas | Birch)" in said
     assert "reads the memory of none of them" in said
 
 
