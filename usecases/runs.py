@@ -431,6 +431,8 @@ def approval_outlook(ports: Ports, intent_id: str, actor_id: str) -> str | None:
         raise unknown from None
     reach = tuple(sorted(ports.runs.intent_reach(intent_id)))
     staffing = tuple(ports.directory.staffing(intent.org_id, actor.id))
-    names = {p.slug: p.name for p in ports.directory.projects(intent.org_id)}
+    if authority_refusal(actor, staffing, reach, ports.clock()) is None:
+        return None
+    names = {p.slug: p.name for p in ports.directory.projects(intent.org_id)}  # to say why
     lacking = authority_refusal(actor, staffing, reach, ports.clock(), names)
     return None if lacking is None else lacking.reason

@@ -83,7 +83,6 @@ def _context(
         run_reach=run_reach,
         intent_reach=intent_reach,
         handles={p.id: p.display_name or p.handle for p in ports.directory.principals(org_id)},
-        project_names={p.slug: p.name for p in ports.directory.projects(org_id)},
         readable=readable(ports, org, actor),
         held_runs=ports.runs.records(org_id, [h.run_id for h in story.open_holds()]),
     )

@@ -52,8 +52,6 @@ class QueueContext:
     has none), for titles: people and agents by name."""
     readable: frozenset[str] | None
     """The projects the asker may read (None: all): what an item's evidence may name."""
-    project_names: dict[str, str] = field(default_factory=dict)
-    """Each project's name, by slug: what a title calls it."""
 
     held_runs: dict[str, RunRecord] = field(default_factory=dict)
     """The records of the runs whose intents are held, read at once."""
@@ -341,14 +339,13 @@ class StandingHolds:
 
     def items(self, context: QueueContext) -> Iterable[QueueItem]:
         store = context.ports.heartbeats
+        names: dict[str, str] | None = None  # read once, and only when a hold is open
         for hold in store.standing_holds(context.org_id) if store is not None else ():
             if hold.released_at is not None:
                 continue
-            where = (
-                projects_named(hold.projects, context.project_names)
-                if hold.projects
-                else "the whole firm"
-            )
+            if names is None:
+                names = {p.slug: p.name for p in context.ports.directory.projects(context.org_id)}
+            where = projects_named(hold.projects, names) if hold.projects else "the whole firm"
             yield QueueItem(
                 kind=ItemKind.STANDING_HOLD,
                 subject_id=hold.id,
