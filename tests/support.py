@@ -447,7 +447,11 @@ class Served:
 
     def __init__(self, app: FastAPI, port: int) -> None:
         self.url = f"http://127.0.0.1:{port}"
-        config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning")
+        # A page left open on a live stream (server-sent events) would keep the server
+        # from stopping until the join below gave up: close what is still open after 1 s.
+        config = uvicorn.Config(
+            app, host="127.0.0.1", port=port, log_level="warning", timeout_graceful_shutdown=1
+        )
         self.server = uvicorn.Server(config)
         self.thread = threading.Thread(target=self.server.run, daemon=True)
 

@@ -120,9 +120,13 @@ async def serving(
         browser = await playwright.chromium.launch(
             executable_path=CHROMIUM, headless=True, args=["--no-sandbox"]
         )
-        with Served(create_app(settings, svc), free_port()) as api:
-            yield Console(svc, store, api.url, browser)
-        await browser.close()
+        try:
+            with Served(create_app(settings, svc), free_port()) as api:
+                yield Console(svc, store, api.url, browser)
+                await browser.close()  # first: its open pages' live streams end with it
+        finally:
+            if browser.is_connected():
+                await browser.close()
     store.close()
 
 
