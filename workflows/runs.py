@@ -270,6 +270,7 @@ class AgentRunWorkflow:
             released=self._released,
             intents=tuple(t.view() for t in self._tracked),
             error=self._error,
+            error_type=self._error_type,
             refused_signals=tuple(self._refused_signals),
             pin=self._pin,
         )

@@ -67,9 +67,19 @@ templates.env.filters["constraint_words"] = constraint_words
 templates.env.globals["rejection_words"] = lambda r: failure_reason(
     classify(r.rule), r.reason, r.rule, "parser"
 )
+
+
+def stopped_words(state: RunState) -> str:
+    """Why a run stopped, as its owner reads it: by the class of the error that ended it
+    (the error's own message is the engineering detail, unless it is the broker's or a
+    refusal already in words)."""
+    rule = "run_cancelled" if state.error == CANCELLED_ERROR else "run_failed"
+    return failure_reason(classify(rule, state.error_type), state.error or "", rule)
+
+
+templates.env.globals["stopped_words"] = stopped_words
 templates.env.filters["document_words"] = document_words
 templates.env.globals["ENGINEERING"] = ENGINEERING
-templates.env.globals["CANCELLED_ERROR"] = CANCELLED_ERROR
 
 
 def when(at: datetime | None) -> Markup:

@@ -319,6 +319,9 @@ class RunState(Frozen):
     """The memory records the gate released to the run (refs)."""
     intents: tuple[IntentView, ...] = ()
     error: str | None = None
+    error_type: str = ""
+    """The type of the error that ended the run (an :class:`~domain.runs.failures.ErrorType`
+    value, or an exception's name): what its failure's class goes by."""
     refused_signals: tuple[str, ...] = ()
     """Every decision sent to the run that the broker refused, newest last (at most
     :data:`MAX_REFUSED_SHOWN`; the audit chain holds them all): forged or unproven ones,

@@ -149,7 +149,9 @@ async def test_a_run_the_form_cannot_start_is_refused_in_a_sentence_with_the_for
     await page.get_by_role("button", name="Start the run").click()
     await page.wait_for_url("**/console/runs/*")
     await expect(page.locator("#outcome")).to_have_text("Failed")
-    await expect(page.locator("p.refusal")).to_contain_text("no replay fixture")
+    await expect(page.locator("p.refusal")).to_contain_text("the AI model did not answer")
+    await page.locator("#engineering").click()  # the model's own message, one click away
+    await expect(page.locator("#engineering")).to_contain_text("no replay fixture")
 
 
 async def test_the_agents_page_says_what_each_agent_is_doing(fleet: Console) -> None:
