@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import re
 import secrets
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
@@ -73,8 +74,13 @@ def stopped_words(state: RunState) -> str:
     """Why a run stopped, as its owner reads it: by the class of the error that ended it
     (the error's own message is the engineering detail, unless it is the broker's or a
     refusal already in words)."""
-    rule = "run_cancelled" if state.error == CANCELLED_ERROR else "run_failed"
-    return failure_reason(classify(rule, state.error_type), state.error or "", rule)
+    if state.error == CANCELLED_ERROR:
+        return failure_reason("infrastructure", state.error, "run_cancelled")
+    if not state.error_type:  # a run that ended before its state kept the error's type
+        return "something stopped it before it finished"
+    # A refusal at the start reads "rule_id: reason": the reason alone is the owner's.
+    said = re.sub(r"^[a-z_]+: ", "", state.error or "")
+    return failure_reason(classify("run_failed", state.error_type), said, "run_failed")
 
 
 templates.env.globals["stopped_words"] = stopped_words

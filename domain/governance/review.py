@@ -140,9 +140,9 @@ def hold_change(request: ApprovalRequest, latest: Decision) -> ReviewResult | No
     if latest.audit_seq is None or request.hold != held_decision(latest):
         return refused(
             "hold_changed",
-            "it was held again for other reasons after you looked (audit entry "
-            f"{request.hold.audit_seq}, now {latest.audit_seq}): decide again on what it "
-            "shows now",
+            "it was held again after you looked: decide again on what it shows now "
+            f"(your decision answered audit entry {request.hold.audit_seq}; the hold open now "
+            f"is entry {latest.audit_seq})",
         )
     return None
 

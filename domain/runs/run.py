@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from enum import StrEnum
 
-from pydantic import Field, model_validator
+from pydantic import ConfigDict, Field, model_validator
 
 from domain.fleet.registry import AgentPin
 from domain.governance.approvals import ApprovalProof, HeldDecision
@@ -299,7 +299,13 @@ class IntentView(Frozen):
 
 
 class RunState(Frozen):
-    """The run's visible state: answers the ``state`` query and is the workflow result."""
+    """The run's visible state: answers the ``state`` query and is the workflow result.
+
+    It ignores fields it does not know (where other values forbid them): a state written
+    by a newer worker is read by an older one while a deploy rolls out or back (a work
+    graph's or a deliberation's parent, the console's query)."""
+
+    model_config = ConfigDict(frozen=True, extra="ignore")
 
     run_id: str
     status: RunStatus = RunStatus.RUNNING
