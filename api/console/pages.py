@@ -51,6 +51,7 @@ from domain.words import (
     item_words,
     moment,
     money,
+    projects_named,
     status_words,
     tool_words,
 )
@@ -194,9 +195,12 @@ def _project_names(request: Request, context: dict[str, Any]) -> dict[str, str]:
 
 @pass_context
 def projects(ctx: Any, slugs: Iterable[str] | str) -> str:
-    """Projects by name: ``Atlas, Birch`` (a slug the firm no longer has, as it is)."""
+    """Projects by name, as the broker's sentences say them (:func:`projects_named`:
+    ``Atlas and Birch``; a name two projects share with its key; a slug the firm no
+    longer has, as it is); "" for none, so that a template may say what none means."""
     names: dict[str, str] = ctx.get("project_names") or {}
-    return ", ".join(names.get(s, s) for s in ([slugs] if isinstance(slugs, str) else slugs))
+    listed = [slugs] if isinstance(slugs, str) else [s for s in slugs if s]
+    return projects_named(listed, names) if listed else ""
 
 
 templates.env.filters["projects"] = projects
