@@ -4,7 +4,11 @@ from __future__ import annotations
 
 from pydantic import BaseModel
 
+from domain.audit.bundle import Bundle, ConsistencyProof, InclusionProof
 from domain.audit.chain import AuditEntry, ChainVerification
+from domain.audit.checkpoint import parse_note
+from domain.audit.ports import AuditError
+from domain.errors import NotFound
 from domain.needs_you.chain import causes_of
 from domain.organization.visibility import ChainReach, causes_for, evidence_for, may_read
 from usecases import governance
@@ -19,6 +23,11 @@ class AuditView(BaseModel):
     head_hash: str
     head_seq: int
     verification: ChainVerification | None
+    keys: list[str] = []
+    """The public keys that sign its checkpoints (C2SP vkeys), oldest first."""
+    anchored_size: int | None = None
+    """How many entries the checkpoint kept outside the database covers, when it was
+    held against the chain."""
 
 
 WITHHELD = {"withheld": "it concerns projects outside yours"}
@@ -62,15 +71,26 @@ def chain_reach(ports: Ports, org_id: str, entries: list[AuditEntry]) -> ChainRe
     return ChainReach(entries, by_run, by_intent, findings, holds)
 
 
-def audit(ports: Ports, org_id: str, actor_id: str, *, verify: bool) -> AuditView:
+async def anchored(ports: Ports, org_id: str) -> str | None:
+    """The organization's newest checkpoint as the anchor holds it, outside the database;
+    None when there is none yet or the anchor is out of reach."""
+    return None if ports.anchor is None else await ports.anchor.anchored(org_id)
+
+
+def audit(
+    ports: Ports, org_id: str, actor_id: str, *, verify: bool, anchored: str | None = None
+) -> AuditView:
     """The org's chain; with ``verify``, every hash, link, signature and cross-check
-    recomputed. The payload of an entry that reaches a project outside the reader's
+    recomputed, and the chain held to its checkpoints and to ``anchored`` (see
+    :func:`anchored`). The payload of an entry that reaches a project outside the reader's
     (:class:`~domain.organization.visibility.ChainReach`), or that nothing places, is withheld."""
     org, actor = member(ports, org_id, actor_id)
     projects = readable(ports, org, actor)
     # verified and listed from one read: what is shown is what was verified
     verification, entries = (
-        ports.audit.verified_entries(org_id) if verify else (None, ports.audit.entries(org_id))
+        ports.audit.verified_entries(org_id, anchored)
+        if verify
+        else (None, ports.audit.entries(org_id))
     )
     if projects is not None:
         reach = chain_reach(ports, org_id, entries)
@@ -81,6 +101,8 @@ def audit(ports: Ports, org_id: str, actor_id: str, *, verify: bool) -> AuditVie
         head_hash=head.entry_hash if head else "",
         head_seq=head.seq if head else 0,
         verification=verification,
+        keys=ports.audit.log_keys(),
+        anchored_size=None if anchored is None else parse_note(anchored).checkpoint().size,
     )
 
 
@@ -96,6 +118,48 @@ def intent_trail(ports: Ports, org_id: str, actor_id: str, intent_id: str) -> li
     entries = ports.audit.entries(org_id)
     reach = chain_reach(ports, org_id, entries)
     return [for_reader(e, projects, reach) for e in entries if e.intent_id == intent_id]
+
+
+def prove(
+    ports: Ports,
+    org_id: str,
+    actor_id: str,
+    *,
+    seq: int | None = None,
+    intent_id: str | None = None,
+) -> list[InclusionProof]:
+    """The proof that an entry (by sequence number), or every entry about an intent, is
+    in the organization's newest signed checkpoint: for the founder, who may hand it to
+    anyone (a client, an auditor) to check with the public key alone."""
+    founder(ports, org_id, actor_id)
+    if intent_id is not None:
+        seqs = [e.seq for e in ports.audit.of_intent(org_id, intent_id)]
+        if not seqs:
+            raise NotFound(f"no audit entry is about intent {intent_id}")
+    elif seq is not None:
+        seqs = [seq]
+    else:
+        raise ValueError("name an entry (its sequence number) or an intent")
+    try:
+        return [ports.audit.inclusion(org_id, s, ports.clock()) for s in seqs]
+    except AuditError as e:
+        raise NotFound(str(e)) from None
+
+
+def consistency(ports: Ports, org_id: str, actor_id: str, old: int, new: int) -> ConsistencyProof:
+    """The proof that the checkpoint of ``new`` entries extends the one of ``old``."""
+    member(ports, org_id, actor_id)
+    try:
+        return ports.audit.consistency(org_id, old, new)
+    except (AuditError, ValueError) as e:
+        raise NotFound(str(e)) from None
+
+
+def export(ports: Ports, org_id: str, actor_id: str, anchored: str | None = None) -> Bundle:
+    """The whole chain, its checkpoints and public keys, for a verifier offline (the
+    founder: every entry whole)."""
+    founder(ports, org_id, actor_id)
+    return ports.audit.export(org_id, ports.clock(), anchored)
 
 
 def broker_status(ports: Ports, org_id: str, actor_id: str) -> str | None:

@@ -8,6 +8,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 
+from domain.audit.anchor import AnchorGateway
 from domain.audit.ports import AuditReader
 from domain.commitments.ports import ExtractionGateway
 from domain.counterfactual.ports import ReplayStore
@@ -87,6 +88,8 @@ class Ports:
     """Where deliberations run; None: nowhere (no Temporal)."""
     graphs: GraphGateway | None = None
     """Where work graphs run; None: nowhere (no Temporal)."""
+    anchor: AnchorGateway | None = None
+    """The audit anchor (outside the database); None: not reachable from this process."""
     stories: ChainStories = field(default_factory=ChainStories)
     """Each organization's chain folded for the needs-you queue, kept and extended."""
     replays: ReplayStore | None = None

@@ -12,6 +12,7 @@ from datetime import timedelta
 from temporalio.client import Client
 
 from adapters.memory.backends import BackendRefused
+from adapters.temporal.audit_anchor import ensure_anchor
 from adapters.temporal.heartbeat import ensure_schedule
 from adapters.temporal.learning import ensure_learning_schedule
 from adapters.temporal.notices import ensure_notices_schedule
@@ -51,7 +52,8 @@ async def serve(settings: Settings) -> None:
 async def _schedules(client: Client, settings: Settings) -> None:
     """Every worker makes sure the heartbeat's Schedule (and the learning pass's, the
     relay's when SMTP is set, the notices' when a channel is) exists with the configured
-    interval: idempotent, the first creates it and the others find it and update it."""
+    interval, and that the audit anchor runs: idempotent, the first creates them and the
+    others find them."""
     await ensure_schedule(
         client, settings.task_queue, timedelta(seconds=settings.heartbeat_seconds)
     )
@@ -62,6 +64,7 @@ async def _schedules(client: Client, settings: Settings) -> None:
         await ensure_relay_schedule(
             client, settings.task_queue, timedelta(seconds=settings.relay_seconds)
         )
+    await ensure_anchor(client, settings.task_queue, timedelta(seconds=settings.anchor_seconds))
     if build_notifiers(settings):
         await ensure_notices_schedule(
             client, settings.task_queue, timedelta(seconds=settings.notices_seconds)

@@ -13,6 +13,7 @@ from temporalio.client import Client
 from temporalio.contrib.opentelemetry import TracingInterceptor
 from temporalio.worker import Worker
 
+from activities.audit_anchor import AnchorActivities
 from activities.commitments import ExtractionActivities
 from activities.deliberation import DeliberationActivities
 from activities.governance import BrokerActivities
@@ -52,6 +53,7 @@ from usecases.notices import NoticeSettings
 from worker.clock import utc_now
 from worker.ports import build_ports, gemini_provider
 from worker.settings import Settings
+from workflows.audit_anchor import AuditAnchorWorkflow
 from workflows.commitments import ExtractCommitmentsWorkflow
 from workflows.deliberation import DeliberationWorkflow
 from workflows.heartbeat import HeartbeatWorkflow
@@ -227,7 +229,9 @@ def build_worker(
         notice_settings(settings),
         clock,
     )
+    anchor = AnchorActivities(store.audit, store.governance, clock, settings.anchor_path)
     activities: dict[str, Callable[..., Any]] = {
+        "audit_anchor": anchor.anchor,
         "resolve": runs.resolve,
         "context": runs.context,
         "reasoning": runs.reasoning,
@@ -268,6 +272,7 @@ def build_worker(
             NoticesWorkflow,
             WorkGraphWorkflow,
             DeliberationWorkflow,
+            AuditAnchorWorkflow,
         ],
         activities=list(activities.values()),
         # When a worker dies, the tasks queued to it alone move to the shared queue after

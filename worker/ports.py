@@ -22,6 +22,7 @@ from adapters.store.counterfactual import SqlReplay
 from adapters.store.heartbeat import SqlHeartbeat
 from adapters.store.learning import SqlLearning
 from adapters.store.store import Store
+from adapters.temporal.audit_anchor import TemporalAnchor
 from adapters.temporal.commitments import TemporalExtractions
 from adapters.temporal.deliberation import TemporalDeliberations
 from adapters.temporal.heartbeat import TemporalHeartbeats
@@ -168,6 +169,7 @@ def build_ports(
         dev_principal_header=settings.dev_principal_header,
         heartbeats=SqlHeartbeat(store.db, store.keys),
         heartbeat=TemporalHeartbeats(client, settings.task_queue),
+        anchor=None if client is None else TemporalAnchor(client),
         extractions=TemporalExtractions(client, settings.task_queue),
         graphs=TemporalGraphs(client, settings.task_queue),
         deliberations=TemporalDeliberations(client, settings.task_queue),

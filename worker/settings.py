@@ -10,6 +10,7 @@ from typing import Literal
 from pydantic import AliasChoices, Field, SecretStr, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from domain.audit.anchor import ANCHOR_SECONDS
 from domain.audit.chain import MIN_KEY_BYTES, ChainKey, ChainKeys
 from domain.governance.approvals import ApprovalKey, ApprovalKeys
 from domain.governance.intents import BrokerMode
@@ -139,6 +140,13 @@ class Settings(BaseSettings):
     learning_seconds: int = Field(default=24 * 3600, ge=60, le=7 * 24 * 3600)
     """How often the learning pass's Temporal Schedule runs (``VERLETICA_LEARNING_SECONDS``)."""
 
+    anchor_seconds: int = Field(default=ANCHOR_SECONDS, ge=1, le=24 * 3600)
+    """How often the anchor checkpoints every chain that grew and anchors it outside the
+    database (``VERLETICA_ANCHOR_SECONDS``)."""
+    anchor_file: str | None = None
+    """The append-only file where the anchor also writes each checkpoint it anchors;
+    unset: ``<data_dir>/anchor.log``."""
+
     audit_key: SecretStr | None = None
     """Hex key (at least 32 bytes) that signs the audit chains; never stored in the
     database. Unset in development: ``<data_dir>/audit.key``, created on first use."""
@@ -211,6 +219,11 @@ class Settings(BaseSettings):
         return ApprovalKeys(
             current=ApprovalKey(current), retired=tuple(ApprovalKey(k) for k in retired)
         )
+
+    @property
+    def anchor_path(self) -> Path:
+        """The anchor's append-only file."""
+        return Path(self.anchor_file or Path(self.data_dir) / "anchor.log")
 
     @property
     def console_link(self) -> str:

@@ -6,7 +6,7 @@ import hashlib
 import threading
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any, NamedTuple
 
 from sqlalchemy import Row, Text, bindparam, cast, insert, select, update
@@ -17,13 +17,16 @@ from adapters.store.organization_state import stored_configuration
 from adapters.store.session import Database
 from adapters.store.tables import (
     CONNECTOR_TABLES,
+    AuditCheckpointRow,
     AuditEntryRow,
     AuditHeadRow,
+    AuditTreeNodeRow,
     DecisionRow,
     IntentRow,
     OrgRow,
     table_of,
 )
+from domain.audit.bundle import Bundle, ConsistencyProof, InclusionProof
 from domain.audit.chain import (
     AuditDraft,
     AuditEntry,
@@ -34,6 +37,13 @@ from domain.audit.chain import (
     link,
     verify_chain,
 )
+from domain.audit.checkpoint import (
+    Checkpoint,
+    SignedNote,
+    add_signatures,
+    parse_note,
+    sign_checkpoint,
+)
 from domain.audit.crosscheck import (
     CONFIGURATION,
     ChainFacts,
@@ -41,13 +51,26 @@ from domain.audit.crosscheck import (
     WriteRecord,
     causes,
 )
+from domain.audit.merkle import (
+    Frontier,
+    consistency_proof,
+    inclusion_proof,
+    leaf_hash,
+    range_hash,
+    root_of,
+    verify_consistency,
+)
+from domain.audit.ports import AuditError
+from domain.audit.tree import (
+    CHECKPOINT_EVERY,
+    KEPT_LEVELS,
+    TreeWalk,
+    origin_of,
+    read_checkpoints,
+)
 from domain.canonical import loads_checked
 from domain.memory.adapter import MemoryAdapter
 from domain.tools import REGISTRY
-
-
-class AuditError(RuntimeError):
-    """The chain cannot be appended to (no head: unknown organization)."""
 
 
 def lock_head(session: Session, org_id: str) -> ChainHead:
@@ -63,6 +86,9 @@ class LockedHead:
     head: ChainHead
     poisoned: str | None
     config_seq: int
+    tree: str | None = None
+    """The tree's frontier as stored; None: a chain from before the tree."""
+    checkpoint_size: int = 0
 
 
 _heads, _entries = table_of(AuditHeadRow), table_of(AuditEntryRow)
@@ -73,6 +99,8 @@ _LOCK = (
         _heads.c.signature,
         _heads.c.poisoned,
         _heads.c.config_seq,
+        _heads.c.tree,
+        _heads.c.checkpoint_size,
     )
     .where(_heads.c.org_id == bindparam("org_id"))
     .with_for_update()
@@ -89,8 +117,13 @@ _WRITE_HEAD = (
         entry_hash=bindparam("b_entry_hash"),
         signature=bindparam("b_signature"),
         config_seq=bindparam("b_config_seq"),
+        tree=bindparam("b_tree"),
+        checkpoint_size=bindparam("b_checkpoint_size"),
     )
 )
+_nodes, _checkpoints = table_of(AuditTreeNodeRow), table_of(AuditCheckpointRow)
+_INSERT_NODES = insert(_nodes)
+_INSERT_CHECKPOINT = insert(_checkpoints)
 
 
 def lock(session: Session, org_id: str) -> LockedHead:
@@ -100,7 +133,13 @@ def lock(session: Session, org_id: str) -> LockedHead:
     if row is None:
         raise AuditError(f"organization {org_id} has no audit chain")
     head = ChainHead(seq=row.seq, entry_hash=row.entry_hash, signature=row.signature)
-    return LockedHead(head=head, poisoned=row.poisoned, config_seq=row.config_seq)
+    return LockedHead(
+        head=head,
+        poisoned=row.poisoned,
+        config_seq=row.config_seq,
+        tree=row.tree,
+        checkpoint_size=row.checkpoint_size,
+    )
 
 
 class ChainWriter:
@@ -117,6 +156,36 @@ class ChainWriter:
         self._dirty = False
         self._pending: list[dict[str, Any]] = []
         """Fresh entries not yet written (written together, a statement for all)."""
+        self._nodes: list[dict[str, Any]] = []
+        """Tree nodes at kept levels made by this transaction's appends."""
+        self.checkpoint_size = locked.checkpoint_size
+        if locked.tree is None:  # a chain from before the tree: build it once, here
+            self.tree = self._build_tree()
+            self._dirty = True
+        else:
+            self.tree = Frontier.decode(self.head.seq, locked.tree)
+
+    def _keep_node(self, level: int, index: int, node: bytes) -> None:
+        if level % KEPT_LEVELS == 0:
+            self._nodes.append(
+                {"org_id": self.org_id, "level": level, "idx": index, "hash": node.hex()}
+            )
+
+    def _build_tree(self) -> Frontier:
+        tree = Frontier()
+        rows = self._c.execute(
+            select(_entries.c.entry_hash)
+            .where(_entries.c.org_id == self.org_id, _entries.c.seq <= self.head.seq)
+            .order_by(_entries.c.seq)
+        )
+        for (hashed,) in rows:
+            tree.append(leaf_hash(bytes.fromhex(hashed)), self._keep_node)
+        if tree.size != self.head.seq:
+            raise AuditError(
+                f"organization {self.org_id}'s chain has {tree.size} entries under a head of "
+                f"{self.head.seq}: verify it before it grows"
+            )
+        return tree
 
     def write_pending(self) -> None:
         """Write the fresh entries appended so far."""
@@ -141,6 +210,7 @@ class ChainWriter:
                 return existing
         at = now.isoformat(timespec="microseconds")
         entry, self.head = link(self.org_id, self.head, draft, at, self._keys)
+        self.tree.append(leaf_hash(bytes.fromhex(entry.entry_hash)), self._keep_node)
         if fresh:
             self._pending.append(entry.model_dump())
         else:
@@ -150,9 +220,39 @@ class ChainWriter:
         self._dirty = True
         return entry
 
-    def flush(self) -> None:
-        """Write pending entries and the head row back, if anything was appended."""
+    def checkpoint(self, now: datetime) -> SignedNote | None:
+        """Cut a signed checkpoint of the tree as it stands, unless the newest one already
+        covers every entry."""
+        if self.tree.size <= self.checkpoint_size:
+            return None
+        root = self.tree.root()
+        note = sign_checkpoint(
+            Checkpoint(origin_of(self.org_id), self.tree.size, root), self._keys.signer
+        )
+        self._c.execute(
+            _INSERT_CHECKPOINT,
+            {
+                "org_id": self.org_id,
+                "size": self.tree.size,
+                "root": root.hex(),
+                "note": note.render(),
+                "at": now,
+            },
+        )
+        self.checkpoint_size = self.tree.size
+        self._dirty = True
+        return note
+
+    def flush(self, now: datetime | None = None) -> None:
+        """Write pending entries, tree nodes and the head row back, if anything was
+        appended; a checkpoint too, once :data:`CHECKPOINT_EVERY` entries are past the
+        newest (``now`` is its time; the clock's when not given)."""
         self.write_pending()
+        if self._nodes:
+            self._c.execute(_INSERT_NODES, self._nodes)
+            self._nodes.clear()
+        if self.tree.size - self.checkpoint_size >= CHECKPOINT_EVERY:
+            self.checkpoint(now or datetime.now(UTC))
         if self._dirty:
             head = self.head
             self._c.execute(
@@ -163,6 +263,8 @@ class ChainWriter:
                     "b_entry_hash": head.entry_hash,
                     "b_signature": head.signature,
                     "b_config_seq": self.config_seq,
+                    "b_tree": self.tree.encode(),
+                    "b_checkpoint_size": self.checkpoint_size,
                 },
             )
             self._dirty = False
@@ -177,6 +279,56 @@ def append(
     entry = writer.append(draft, now)
     writer.flush()
     return entry
+
+
+class _StoredTree:
+    """Complete subtrees of an organization's tree, as a proof asks for them: a kept node
+    read as stored, any other recomputed from the nearest kept level below (entry hashes
+    at the bottom). Whatever is read here is only ever checked against a signed root."""
+
+    def __init__(self, session: Session, org_id: str) -> None:
+        self._c = session.connection()
+        self._org = org_id
+        self._bands: dict[tuple[int, int, int], list[bytes]] = {}
+
+    def _band(self, base: int, first: int, count: int) -> list[bytes]:
+        key = (base, first, count)
+        if key not in self._bands:
+            if base == 0:
+                rows = self._c.execute(
+                    select(_entries.c.entry_hash)
+                    .where(
+                        _entries.c.org_id == self._org,
+                        _entries.c.seq > first,
+                        _entries.c.seq <= first + count,
+                    )
+                    .order_by(_entries.c.seq)
+                )
+                hashes = [leaf_hash(bytes.fromhex(h)) for (h,) in rows]
+            else:
+                rows = self._c.execute(
+                    select(_nodes.c.hash)
+                    .where(
+                        _nodes.c.org_id == self._org,
+                        _nodes.c.level == base,
+                        _nodes.c.idx >= first,
+                        _nodes.c.idx < first + count,
+                    )
+                    .order_by(_nodes.c.idx)
+                )
+                hashes = [bytes.fromhex(h) for (h,) in rows]
+            if len(hashes) != count:
+                raise AuditError(
+                    f"organization {self._org}'s tree lacks nodes at level {base} "
+                    f"from {first}: verify the chain"
+                )
+            self._bands[key] = hashes
+        return self._bands[key]
+
+    def __call__(self, level: int, index: int) -> bytes:
+        base = level - level % KEPT_LEVELS
+        width = 1 << (level - base)
+        return root_of(self._band(base, index * width, width))
 
 
 def _decisions(s: Session, org_id: str) -> Iterator[DecisionRecord]:
@@ -386,24 +538,30 @@ class AuditLog:
                 else ChainHead(seq=row.seq, entry_hash=row.entry_hash, signature=row.signature)
             )
 
-    def verify(self, org_id: str) -> ChainVerification:
+    def verify(self, org_id: str, anchored: str | None = None) -> ChainVerification:
         """Recompute every hash, link and signature of the org's chain, compare it with its
-        signed head, and check that every decision and connector row names its entry."""
-        return self._verify(org_id, None)
+        signed head, and check that every decision and connector row names its entry; then
+        its tree against every stored checkpoint and against ``anchored`` (the newest
+        checkpoint kept outside the database), which it must still contain."""
+        return self._verify(org_id, None, anchored)
 
-    def verified_entries(self, org_id: str) -> tuple[ChainVerification, list[AuditEntry]]:
+    def verified_entries(
+        self, org_id: str, anchored: str | None = None
+    ) -> tuple[ChainVerification, list[AuditEntry]]:
         """:meth:`verify`, and the entries it verified (all of them, when it breaks).
 
         The entries are the ones this log keeps for its next verification, shared by every
         caller: read them, never change them (a changed payload would be what the next
         verification cross-checks)."""
         kept: list[AuditEntry] = []
-        result = self._verify(org_id, kept)
+        result = self._verify(org_id, kept, anchored)
         if not result.ok:
             kept = self.entries(org_id)  # it may have stopped at a break: list it whole
         return result, kept
 
-    def _verify(self, org_id: str, kept: list[AuditEntry] | None) -> ChainVerification:
+    def _verify(
+        self, org_id: str, kept: list[AuditEntry] | None, anchored: str | None
+    ) -> ChainVerification:
         with self._db.read() as s:
             # Plain rows, streamed: a long chain is neither held in memory at once nor
             # turned into validated models one by one.
@@ -414,6 +572,7 @@ class AuditLog:
                 .execution_options(yield_per=2000)
             )
             head_row = s.get(AuditHeadRow, org_id)
+            walk, tree_problem = self._tree_walk(s, org_id, anchored)
             head = (
                 None
                 if head_row is None
@@ -432,8 +591,13 @@ class AuditLog:
                 else map(_link, entries)
             )
 
+            tree_break: list[tuple[int, str]] = []
+
             def observe(link: ChainLink) -> None:  # ``link`` verified
                 facts.observe(link)
+                problem = walk.add(link.entry_hash)
+                if problem is not None and not tree_break:
+                    tree_break.append((link.seq, problem))
                 if kept is None:
                     return
                 entry = AuditEntry(**link._asdict()) if isinstance(link, _Link) else link
@@ -446,6 +610,19 @@ class AuditLog:
             result = verify_chain(org_id, links, head, self._keys, observe, checked)
             if not result.ok:
                 return result
+            if tree_problem is None and tree_break:
+                at, tree_problem = tree_break[0]
+                return result.model_copy(
+                    update={"ok": False, "broken_at": at, "problem": tree_problem}
+                )
+            tree_problem = tree_problem or walk.finish()
+            if tree_problem is None and head_row is not None and head_row.tree is not None:
+                if head_row.tree != walk.tree.encode():
+                    tree_problem = "the stored tree is not the tree of the chain"
+            if tree_problem is not None:
+                return result.model_copy(
+                    update={"ok": False, "broken_at": result.entries + 1, "problem": tree_problem}
+                )
             disagreement = facts.problem(
                 _written(s, org_id), stored_configuration(s, org_id, self._memory)
             )
@@ -453,6 +630,172 @@ class AuditLog:
                 return result
             at, problem = disagreement
             return result.model_copy(update={"ok": False, "broken_at": at, "problem": problem})
+
+    def _tree_walk(
+        self, s: Session, org_id: str, anchored: str | None
+    ) -> tuple[TreeWalk, str | None]:
+        """A walk that holds the chain to its stored checkpoints and to ``anchored``, and
+        the problem with those checkpoints themselves, if any."""
+        origin = origin_of(org_id)
+        notes = s.execute(
+            select(col(AuditCheckpointRow.note)).where(col(AuditCheckpointRow.org_id) == org_id)
+        ).scalars()
+        log_keys = self._keys.log_keys()
+        found, problem = read_checkpoints(origin, notes, log_keys)
+        trusted = None
+        if anchored is not None and problem is None:
+            held, problem = read_checkpoints(origin, [anchored], log_keys)
+            if problem is not None:
+                problem = f"the anchored checkpoint: {problem}"
+            else:
+                trusted = held[0].checkpoint
+                newest = max((f.rank for f in found), default=-1)
+                if held[0].rank > newest and found:
+                    problem = "the anchored checkpoint is signed by a newer key than any stored"
+        return TreeWalk([f.checkpoint for f in found], trusted), problem
+
+    def checkpoint(self, org_id: str, now: datetime) -> SignedNote | None:
+        """Cut a checkpoint of the org's tree now, if the newest does not cover every entry
+        (a chain from before the tree gets its tree first); None when nothing is new."""
+        with self._db.transaction() as s:
+            writer = ChainWriter(s, org_id, self._keys, lock(s, org_id))
+            note = writer.checkpoint(now)
+            writer.flush(now)
+            return note
+
+    def checkpoints(self, org_id: str, since: int = 0) -> list[str]:
+        """The org's checkpoints of more than ``since`` entries, as signed notes, by size."""
+        with self._db.read() as s:
+            return list(
+                s.execute(
+                    select(col(AuditCheckpointRow.note))
+                    .where(
+                        col(AuditCheckpointRow.org_id) == org_id,
+                        col(AuditCheckpointRow.size) > since,
+                    )
+                    .order_by(col(AuditCheckpointRow.size))
+                ).scalars()
+            )
+
+    def newest_checkpoint(self, org_id: str) -> str | None:
+        """The org's newest checkpoint (a signed note), or None before the first."""
+        with self._db.read() as s:
+            return s.execute(
+                select(col(AuditCheckpointRow.note))
+                .where(col(AuditCheckpointRow.org_id) == org_id)
+                .order_by(col(AuditCheckpointRow.size).desc())
+                .limit(1)
+            ).scalar_one_or_none()
+
+    def add_cosignature(self, org_id: str, size: int, lines: Sequence[str]) -> None:
+        """Add witnesses' cosignature lines to the stored checkpoint of ``size``."""
+        with self._db.transaction() as s:
+            row = s.get(AuditCheckpointRow, (org_id, size))
+            if row is None:
+                raise AuditError(f"organization {org_id} has no checkpoint of {size}")
+            note = add_signatures(parse_note(row.note), lines)
+            row.note = note.render()
+
+    def inclusion(self, org_id: str, seq: int, now: datetime) -> InclusionProof:
+        """The proof that entry ``seq`` is in the org's newest checkpoint (cut now when
+        the entry is newer than it)."""
+        with self._db.transaction() as s:
+            writer = ChainWriter(s, org_id, self._keys, lock(s, org_id))
+            if not 1 <= seq <= writer.tree.size:
+                raise AuditError(f"organization {org_id}'s chain has no entry {seq}")
+            if writer.checkpoint_size < seq:
+                writer.checkpoint(now)
+            writer.flush(now)
+            size = writer.checkpoint_size
+        with self._db.read() as s:
+            note = s.execute(
+                select(col(AuditCheckpointRow.note)).where(
+                    col(AuditCheckpointRow.org_id) == org_id, col(AuditCheckpointRow.size) == size
+                )
+            ).scalar_one()
+            row = s.get(AuditEntryRow, (org_id, seq))
+            assert row is not None
+            path = inclusion_proof(seq - 1, size, _StoredTree(s, org_id))
+            return InclusionProof(
+                entry=convert.audit_entry(row),
+                tree_size=size,
+                hashes=[h.hex() for h in path],
+                checkpoint=note,
+            )
+
+    def consistency(self, org_id: str, old: int, new: int) -> ConsistencyProof:
+        """The proof that the org's checkpoint of ``new`` entries extends that of ``old``."""
+        with self._db.read() as s:
+            notes = {
+                r.size: r.note
+                for r in s.execute(
+                    select(col(AuditCheckpointRow.size), col(AuditCheckpointRow.note)).where(
+                        col(AuditCheckpointRow.org_id) == org_id,
+                        col(AuditCheckpointRow.size).in_((old, new)),
+                    )
+                )
+            }
+            for size in (old, new):
+                if size not in notes:
+                    raise AuditError(f"organization {org_id} has no checkpoint of {size} entries")
+            path = consistency_proof(old, new, _StoredTree(s, org_id))
+            return ConsistencyProof(old=notes[old], new=notes[new], hashes=[h.hex() for h in path])
+
+    def export(self, org_id: str, now: datetime, anchored: str | None = None) -> Bundle:
+        """The org's chain as a bundle for a verifier offline (a checkpoint cut first, so
+        that every entry is under one)."""
+        self.checkpoint(org_id, now)
+        return Bundle(
+            origin=origin_of(org_id),
+            entries=self.entries(org_id),
+            checkpoints=self.checkpoints(org_id),
+            anchored=anchored,
+            keys=self.log_keys(),
+        )
+
+    def log_keys(self) -> list[str]:
+        """The public keys (vkeys) that sign checkpoints, oldest first."""
+        return [v.vkey() for v in self._keys.log_keys().verifiers]
+
+    def org_ids(self) -> list[str]:
+        """Every organization with a chain."""
+        with self._db.read() as s:
+            return sorted(s.execute(select(col(AuditHeadRow.org_id))).scalars())
+
+    def extends(self, org_id: str, anchored: str | None, newest: str) -> str | None:
+        """Why the org's stored tree and its ``newest`` checkpoint do not extend the
+        ``anchored`` checkpoint, or None when they do: the tree as stored still has the
+        anchored root at the anchored size, and a consistency proof from it to ``newest``
+        verifies."""
+        origin, log_keys = origin_of(org_id), self._keys.log_keys()
+        found, problem = read_checkpoints(
+            origin, [newest] if anchored is None else [anchored, newest], log_keys
+        )
+        if problem is not None:
+            return problem
+        new = read_checkpoints(origin, [newest], log_keys)[0][0].checkpoint
+        if anchored is None:
+            return None
+        old = read_checkpoints(origin, [anchored], log_keys)[0][0].checkpoint
+        if new.size < old.size:
+            return (
+                f"the chain's newest checkpoint covers {new.size} entries, fewer than the "
+                f"{old.size} anchored: it was rolled back"
+            )
+        try:
+            with self._db.read() as s:
+                tree = _StoredTree(s, org_id)
+                if range_hash(0, old.size, tree) != old.root:
+                    return (
+                        f"the chain's first {old.size} entries are not the ones anchored: "
+                        "they were rewritten (a split view)"
+                    )
+                path = consistency_proof(old.size, new.size, tree)
+        except AuditError as e:
+            return f"{e} (the anchor holds {old.size} entries)"
+        if not verify_consistency(old.size, new.size, old.root, new.root, path):
+            return f"the tree of {new.size} entries does not extend the {old.size} anchored"
+        return None
 
     def verify_all(self) -> dict[str, ChainVerification]:
         """Verify every organization's chain; used when a worker starts its broker. An

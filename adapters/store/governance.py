@@ -22,7 +22,7 @@ from sqlalchemy.exc import DBAPIError
 from sqlmodel import Session
 
 from adapters.store import convert
-from adapters.store.audit import AuditError, ChainWriter, LockedHead, lock
+from adapters.store.audit import ChainWriter, LockedHead, lock
 from adapters.store.db import utc
 from adapters.store.organization_cache import OrgCache, OrgPolicy
 from adapters.store.session import Database
@@ -39,6 +39,7 @@ from adapters.store.tables import (
     table_of,
 )
 from domain.audit.chain import AuditDraft, AuditEntry, ChainKeys
+from domain.audit.ports import AuditError
 from domain.errors import FoundationBroken, StoreFailure, UnknownOrganization
 from domain.governance import records
 from domain.governance.addresses import domain_of, within

@@ -25,7 +25,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, SQLModel, col
 
 from adapters.store import convert
-from adapters.store.audit import AuditError, append, lock_head
+from adapters.store.audit import append, lock_head
 from adapters.store.session import Database
 from adapters.store.tables import (
     AgentDefinitionRow,
@@ -51,6 +51,7 @@ from domain.audit.crosscheck import (
     memory_config_record,
     procedure_config_record,
 )
+from domain.audit.ports import AuditError
 from domain.errors import Conflict, NotFound
 from domain.fleet.registry import Rollout, initial_rollout
 from domain.memory.adapter import Embedding, MemoryAdapter, MemoryLink
@@ -519,7 +520,9 @@ class SqlConfiguration:
             with self._db.transaction() as s:
                 s.add(OrgRow(id=org.id, name=name, founder_id=founder.id, created_at=now))
                 s.add(PrincipalRow(**founder.model_dump(mode="json"), created_at=now))
-                s.add(AuditHeadRow(org_id=org.id, **genesis(org.id, self._keys).model_dump()))
+                s.add(
+                    AuditHeadRow(org_id=org.id, tree="", **genesis(org.id, self._keys).model_dump())
+                )
                 for agent, definition, charter in agents:
                     _add_agent_rows(s, agent, definition, charter, now)
                     configured += [agent, definition, charter]

@@ -280,6 +280,34 @@ class AuditHeadRow(SQLModel, table=True):
     config_seq: int = Field(default=0, sa_column_kwargs={"server_default": "0"})
     """The sequence of the newest ``configuration`` entry: what a cached copy of the
     organization's configuration is checked against."""
+    tree: str | None = None
+    """The Merkle tree's frontier (``domain.audit.merkle.Frontier.encode``) after ``seq``
+    entries; None for a chain written before the tree (built at its next append)."""
+    checkpoint_size: int = Field(default=0, sa_column_kwargs={"server_default": "0"})
+    """The tree size of the newest checkpoint."""
+
+
+class AuditTreeNodeRow(SQLModel, table=True):
+    """A node of an organization's Merkle tree at a kept level (every eighth): the nodes
+    below it are recomputed from entry hashes when a proof needs them."""
+
+    __tablename__ = "audit_tree_nodes"
+    org_id: str = Field(primary_key=True)
+    level: int = Field(primary_key=True)
+    idx: int = Field(sa_column=Column("idx", BigInteger, primary_key=True))
+    hash: str
+
+
+class AuditCheckpointRow(SQLModel, table=True):
+    """A signed checkpoint of an organization's tree: a C2SP signed note (its witnesses'
+    cosignatures added to it when they sign)."""
+
+    __tablename__ = "audit_checkpoints"
+    org_id: str = Field(primary_key=True)
+    size: int = Field(sa_column=Column("size", BigInteger, primary_key=True))
+    root: str
+    note: str
+    at: datetime = _ts()
 
 
 class AuditEntryRow(SQLModel, table=True):

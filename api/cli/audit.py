@@ -3,26 +3,179 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
 
 import typer
+from pydantic import ValidationError
 
-from api.cli.common import As, Org, console, show, sync
+from api.cli.common import As, Org, console, read_text, services, show, sync
+
+if TYPE_CHECKING:
+    from domain.audit.bundle import Bundle
+    from domain.audit.chain import ChainVerification
+    from usecases.context import Ports
 
 audit_app = typer.Typer(help="The audit chain.", no_args_is_help=True)
 broker_app = typer.Typer(help="The broker's state: poisoned or not.", no_args_is_help=True)
 
 
+Keys = Annotated[
+    list[str],
+    typer.Option(
+        "--key",
+        help="A public key that signs checkpoints (from `verletica audit keys`, the console or "
+        "GET /v1/audit/keys); repeat for a rotation, oldest first.",
+    ),
+]
+
+
 @audit_app.command("verify")
-def audit_verify(org: Org, actor: As = "") -> None:
-    """Recompute every hash, link and signature of the organization's chain."""
+def audit_verify(
+    org: Annotated[
+        str, typer.Option("--org", envvar="VERLETICA_ORG", help="Organization id.")
+    ] = "",
+    actor: As = "",
+    bundle: Annotated[
+        Path | None,
+        typer.Option(help="Check an export offline instead: no database, no network, no secret."),
+    ] = None,
+    proof: Annotated[
+        Path | None, typer.Option(help="Check the proof of one decision offline instead.")
+    ] = None,
+    key: Keys | None = None,
+    checkpoint: Annotated[
+        list[Path] | None,
+        typer.Option(
+            help="A checkpoint you kept from before (a signed note): the export must still "
+            "hold its tree. Repeatable."
+        ),
+    ] = None,
+) -> None:
+    """Recompute every hash, link and signature of the organization's chain and hold it
+    to its checkpoints and to the anchor's; or, with --bundle or --proof and --key, check
+    an export or a proof with the public key alone."""
+    if bundle is not None or proof is not None:
+        _verify_offline(bundle, proof, key or [], checkpoint or [])
+        return
+    if not org:
+        console.print("[red]name the organization (--org), or give --bundle or --proof[/red]")
+        raise typer.Exit(1)
     from usecases import audit
 
-    view = sync(lambda s: audit.audit(s, org, actor, verify=True))
-    assert view.verification is not None
-    show(view.verification)
-    if not view.verification.ok:
+    async def verify(s: Ports) -> ChainVerification | None:
+        anchored = await audit.anchored(s, org)
+        return audit.audit(s, org, actor, verify=True, anchored=anchored).verification
+
+    verification = services(verify, temporal="if up")
+    assert verification is not None
+    show(verification)
+    if not verification.ok:
         raise typer.Exit(2)
+
+
+def _verify_offline(
+    bundle: Path | None, proof: Path | None, keys: list[str], held: list[Path]
+) -> None:
+    from domain.audit.bundle import (
+        Bundle,
+        InclusionProof,
+        verify_bundle,
+        verify_inclusion_proof,
+    )
+    from domain.audit.checkpoint import NoteError, Verifier
+    from domain.audit.tree import LogKeys
+
+    if not keys:
+        console.print("[red]give the public key (--key) to check against[/red]")
+        raise typer.Exit(1)
+    try:
+        log_keys = LogKeys(tuple(Verifier.from_vkey(k) for k in keys))
+    except NoteError as e:
+        console.print(f"[red]not a public key: {e}[/red]")
+        raise typer.Exit(1) from None
+    try:
+        if proof is not None:
+            shown = InclusionProof.model_validate_json(read_text(proof, "proof"))
+            problem = verify_inclusion_proof(shown, log_keys)
+            if problem is not None:
+                console.print(f"NOT verified: {problem}")
+                raise typer.Exit(2)
+            console.print(
+                f"verified: entry {shown.entry.seq} ({shown.entry.decision}, "
+                f"{shown.entry.stage}, at {shown.entry.at}) is in the signed tree of "
+                f"{shown.tree_size} entries"
+            )
+            return
+        assert bundle is not None
+        exported = Bundle.model_validate_json(read_text(bundle, "bundle"))
+    except ValidationError as e:
+        console.print(f"[red]not a Verletica export: {e.errors()[0]['msg']}[/red]")
+        raise typer.Exit(1) from None
+    found = verify_bundle(exported, log_keys, [read_text(p, "checkpoint") for p in held])
+    console.print(found.words())
+    if not found.ok:
+        raise typer.Exit(2)
+
+
+@audit_app.command("keys")
+def audit_keys() -> None:
+    """Print the public keys that sign checkpoints, oldest first (the last signs now)."""
+    from worker.settings import Settings
+
+    for verifier in Settings().chain_keys().log_keys().verifiers:
+        console.print(verifier.vkey(), soft_wrap=True)
+
+
+@audit_app.command("export")
+def audit_export(
+    org: Org,
+    out: Annotated[Path, typer.Option(help="Where to write the bundle (JSON).")],
+    actor: As = "",
+) -> None:
+    """Write the chain, its checkpoints, the anchored checkpoint and the public keys to a
+    file anyone can check offline (`verletica audit verify --bundle`)."""
+    from usecases import audit
+
+    async def export(s: Ports) -> Bundle:
+        return audit.export(s, org, actor, await audit.anchored(s, org))
+
+    bundle = services(export, temporal="if up")
+    out.write_text(bundle.model_dump_json(indent=1), encoding="utf-8")
+    console.print(
+        f"{len(bundle.entries)} entries and {len(bundle.checkpoints)} checkpoints → {out}"
+    )
+
+
+@audit_app.command("prove")
+def audit_prove(
+    org: Org,
+    entry: Annotated[str, typer.Argument(help="An intent id, or an entry's sequence number.")],
+    out: Annotated[Path | None, typer.Option(help="Write the proof here (JSON).")] = None,
+    actor: As = "",
+) -> None:
+    """The proof that a decision is in the signed record, to be checked alone
+    (`verletica audit verify --proof FILE --key KEY`)."""
+    from usecases import audit
+
+    proofs = sync(
+        lambda s: (
+            audit.prove(s, org, actor, seq=int(entry))
+            if entry.isdigit()
+            else audit.prove(s, org, actor, intent_id=entry)
+        )
+    )
+    for p in proofs:
+        console.print(
+            f"entry {p.entry.seq:,} of the signed tree of {p.tree_size:,}: "
+            f"{p.entry.decision} ({p.entry.stage}) at {p.entry.at}"
+        )
+    if out is not None:
+        newest = proofs[-1]
+        out.write_text(newest.model_dump_json(indent=1), encoding="utf-8")
+        console.print(f"the proof of entry {newest.entry.seq} → {out}")
+    else:
+        show(proofs)
 
 
 @broker_app.command("status")

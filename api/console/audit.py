@@ -106,7 +106,10 @@ async def audit_page(
 
     async def page(ports: Ports, principal: str, found: Session) -> Response:
         org_id = org_of(found)
-        trail = await run_in_threadpool(audit.audit, ports, org_id, principal, verify=True)
+        anchored = await audit.anchored(ports, org_id)
+        trail = await run_in_threadpool(
+            lambda: audit.audit(ports, org_id, principal, verify=True, anchored=anchored)
+        )
         people = await run_in_threadpool(organization.principals, ports, org_id, principal)
         handles = {p.id: p.handle for p in people}
         said = names(people)  # people and agents by name

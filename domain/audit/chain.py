@@ -16,10 +16,13 @@ import hashlib
 import hmac
 from collections.abc import Callable, Container, Iterable
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any, Protocol
 
 from pydantic import Field
 
+from domain.audit.checkpoint import Signer
+from domain.audit.tree import LOG_NAME, LogKeys
 from domain.canonical import CheckedObject, canonical_json, sha256_hex
 from domain.organization.contracts import Frozen
 
@@ -41,6 +44,15 @@ class ChainKey:
             raise ValueError(f"an audit key needs at least {MIN_KEY_BYTES} bytes")
         key_id = hashlib.sha256(b"verletica-audit-key:" + self.secret).hexdigest()[:8]
         object.__setattr__(self, "key_id", key_id)
+
+    @cached_property
+    def signer(self) -> Signer:
+        """The Ed25519 key that signs checkpoints while this key signs entries, derived
+        from it: one secret to keep outside the database, and a public key that rotates
+        forward with it. Its seed is HMAC-SHA256(key, a fixed label), from which nothing
+        learns the audit key."""
+        seed = hmac.digest(self.secret, b"verletica checkpoint key v1", "sha256")
+        return Signer(LOG_NAME, seed)
 
     def mac(self, message: bytes) -> str:
         """Hex HMAC-SHA256 of ``message``."""
@@ -66,6 +78,15 @@ class ChainKeys:
         for rank, key in enumerate((*self.retired, self.current)):
             ranked.setdefault(key.key_id, (rank, key))
         object.__setattr__(self, "_ranked", ranked)
+
+    @property
+    def signer(self) -> Signer:
+        """The key that signs new checkpoints (the current key's)."""
+        return self.current.signer
+
+    def log_keys(self) -> LogKeys:
+        """The public keys of every checkpoint key, oldest first: what a verifier is given."""
+        return LogKeys(tuple(k.signer.verifier() for k in (*self.retired, self.current)))
 
     def _by_id(self, key_id: str) -> ChainKey | None:
         found = self._ranked.get(key_id)

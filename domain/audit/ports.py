@@ -2,9 +2,17 @@
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Protocol
 
+from domain.audit.bundle import Bundle, ConsistencyProof, InclusionProof
 from domain.audit.chain import AuditEntry, ChainHead, ChainVerification
+from domain.audit.checkpoint import SignedNote
+
+
+class AuditError(RuntimeError):
+    """The chain cannot be appended to or proved from (no head: an unknown organization;
+    a tree without the nodes a proof needs)."""
 
 
 class AuditReader(Protocol):
@@ -20,11 +28,57 @@ class AuditReader(Protocol):
 
     def head(self, org_id: str) -> ChainHead | None: ...
 
-    def verify(self, org_id: str) -> ChainVerification: ...
+    def verify(self, org_id: str, anchored: str | None = None) -> ChainVerification:
+        """Every hash, link, signature and cross-check, the tree against every checkpoint,
+        and against ``anchored`` (a checkpoint kept outside the database) when given."""
+        ...
 
-    def verified_entries(self, org_id: str) -> tuple[ChainVerification, list[AuditEntry]]:
+    def verified_entries(
+        self, org_id: str, anchored: str | None = None
+    ) -> tuple[ChainVerification, list[AuditEntry]]:
         """The chain verified and its entries, read once (one snapshot): what a reader
         who asks for both is shown is exactly what was verified. Entries after a break
         are read too (a broken chain is still listed whole). The entries may be shared
         with other callers: read-only."""
+        ...
+
+    def inclusion(self, org_id: str, seq: int, now: datetime) -> InclusionProof:
+        """The proof that entry ``seq`` is in the newest checkpoint (cut now if needed)."""
+        ...
+
+    def consistency(self, org_id: str, old: int, new: int) -> ConsistencyProof:
+        """The proof that the checkpoint of ``new`` entries extends that of ``old``."""
+        ...
+
+    def checkpoints(self, org_id: str, since: int = 0) -> list[str]:
+        """The checkpoints of more than ``since`` entries, as signed notes, by size."""
+        ...
+
+    def export(self, org_id: str, now: datetime, anchored: str | None = None) -> Bundle:
+        """The chain as a bundle for an offline verifier."""
+        ...
+
+    def log_keys(self) -> list[str]:
+        """The public keys (vkeys) that sign checkpoints, oldest first."""
+        ...
+
+
+class AnchoredLog(Protocol):
+    """What the anchor needs of the chains: cut checkpoints, and check that a chain still
+    extends what was anchored."""
+
+    def org_ids(self) -> list[str]:
+        """Every organization with a chain."""
+        ...
+
+    def checkpoint(self, org_id: str, now: datetime) -> SignedNote | None:
+        """Cut a checkpoint if the newest does not cover every entry."""
+        ...
+
+    def newest_checkpoint(self, org_id: str) -> str | None:
+        """The newest checkpoint, as a signed note."""
+        ...
+
+    def extends(self, org_id: str, anchored: str | None, newest: str) -> str | None:
+        """Why the stored chain and ``newest`` do not extend ``anchored``; None if they do."""
         ...

@@ -42,8 +42,9 @@ from usecases.context import Ports
 from worker.settings import Settings
 
 OPEN = {("GET", "/healthz"), ("GET", "/v1/whoami"), ("POST", "/v1/ingress/slack")}
-OPEN |= {("POST", "/v1/ingress/teams")}
-"""Routes with a proof of their own (a token checked in the route, a channel signature)."""
+OPEN |= {("POST", "/v1/ingress/teams"), ("GET", "/v1/audit/keys")}
+"""Routes with a proof of their own (a token checked in the route, a channel signature),
+and the audit log's public keys, which are published for anyone to verify with."""
 
 
 @pytest.fixture

@@ -1,11 +1,14 @@
-"""The audit trail and the broker's state."""
+"""The audit trail, its proofs and public keys, and the broker's state."""
 
 from __future__ import annotations
 
 from fastapi import APIRouter
 from pydantic import BaseModel
+from starlette.concurrency import run_in_threadpool
 
 from api.http.deps import Actor, PortsDep
+from domain.audit.bundle import Bundle, ConsistencyProof, InclusionProof
+from domain.audit.tree import LOG_NAME
 from usecases import audit
 from usecases.audit import AuditView
 
@@ -19,9 +22,51 @@ class BrokerState(BaseModel):
     reason: str | None = None
 
 
+class LogKeys(BaseModel):
+    """The public keys that sign checkpoints (C2SP vkeys), oldest first: the last signs
+    now. A verifier needs these and nothing else."""
+
+    name: str
+    keys: list[str]
+
+
+@router.get("/audit/keys")
+def keys(ports: PortsDep) -> LogKeys:
+    return LogKeys(name=LOG_NAME, keys=ports.audit.log_keys())
+
+
 @router.get("/orgs/{org_id}/audit")
-def trail(org_id: str, ports: PortsDep, actor: Actor, verify: bool = False) -> AuditView:
-    return audit.audit(ports, org_id, actor, verify=verify)
+async def trail(org_id: str, ports: PortsDep, actor: Actor, verify: bool = False) -> AuditView:
+    anchored = await audit.anchored(ports, org_id) if verify else None
+    return await run_in_threadpool(
+        lambda: audit.audit(ports, org_id, actor, verify=verify, anchored=anchored)
+    )
+
+
+@router.get("/orgs/{org_id}/audit/proof")
+def proof(
+    org_id: str,
+    ports: PortsDep,
+    actor: Actor,
+    seq: int | None = None,
+    intent: str | None = None,
+) -> list[InclusionProof]:
+    """The proof that an entry (``seq``) or every entry about an ``intent`` is in the
+    newest signed checkpoint."""
+    return audit.prove(ports, org_id, actor, seq=seq, intent_id=intent)
+
+
+@router.get("/orgs/{org_id}/audit/consistency")
+def consistency(org_id: str, ports: PortsDep, actor: Actor, old: int, new: int) -> ConsistencyProof:
+    """The proof that the checkpoint of ``new`` entries extends the one of ``old``."""
+    return audit.consistency(ports, org_id, actor, old, new)
+
+
+@router.get("/orgs/{org_id}/audit/export")
+async def export(org_id: str, ports: PortsDep, actor: Actor) -> Bundle:
+    """The chain, its checkpoints, the anchored checkpoint and the public keys."""
+    anchored = await audit.anchored(ports, org_id)
+    return await run_in_threadpool(audit.export, ports, org_id, actor, anchored)
 
 
 @router.get("/orgs/{org_id}/broker")
