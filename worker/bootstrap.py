@@ -42,6 +42,8 @@ from adapters.store.notices import SqlNotices
 from adapters.store.relay import SqlOutbox
 from adapters.store.store import Store
 from adapters.temporal.runs import TemporalRuns
+from adapters.witness.client import HttpWitness
+from domain.audit.checkpoint import Verifier
 from domain.errors import NotFound
 from domain.governance.ports import Connector
 from domain.governance.usage import TokenPrices
@@ -80,6 +82,13 @@ def build_mailer(settings: Settings) -> SmtpMailer | None:
         if settings.smtp_password is None
         else settings.smtp_password.get_secret_value(),
     )
+
+
+def build_witness(settings: Settings) -> HttpWitness | None:
+    """The witness the anchor asks to cosign, when one is configured."""
+    if settings.witness_url is None or settings.witness_key is None:
+        return None
+    return HttpWitness(settings.witness_url, Verifier.from_vkey(settings.witness_key))
 
 
 def build_notifiers(settings: Settings) -> dict[Channel, Notifier]:
@@ -229,7 +238,9 @@ def build_worker(
         notice_settings(settings),
         clock,
     )
-    anchor = AnchorActivities(store.audit, store.governance, clock, settings.anchor_path)
+    anchor = AnchorActivities(
+        store.audit, store.governance, clock, settings.anchor_path, build_witness(settings)
+    )
     activities: dict[str, Callable[..., Any]] = {
         "audit_anchor": anchor.anchor,
         "resolve": runs.resolve,

@@ -12,6 +12,7 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from domain.audit.anchor import ANCHOR_SECONDS
 from domain.audit.chain import MIN_KEY_BYTES, ChainKey, ChainKeys
+from domain.audit.checkpoint import NoteError, Verifier
 from domain.governance.approvals import ApprovalKey, ApprovalKeys
 from domain.governance.intents import BrokerMode
 from domain.webhooks import WebhookTarget
@@ -147,6 +148,12 @@ class Settings(BaseSettings):
     """The append-only file where the anchor also writes each checkpoint it anchors;
     unset: ``<data_dir>/anchor.log``."""
 
+    witness_url: str | None = None
+    """A witness that cosigns each anchored checkpoint (``verletica audit witness``);
+    unset: none. Needs ``witness_key``."""
+    witness_key: str | None = None
+    """The witness's public key, as ``verletica audit witness`` prints it."""
+
     audit_key: SecretStr | None = None
     """Hex key (at least 32 bytes) that signs the audit chains; never stored in the
     database. Unset in development: ``<data_dir>/audit.key``, created on first use."""
@@ -194,6 +201,15 @@ class Settings(BaseSettings):
             if value is not None:
                 for part in value.get_secret_value().split(","):
                     _parse_key(part, f"VERLETICA_{name.upper()}")
+        if (self.witness_url is None) != (self.witness_key is None):
+            raise ValueError(
+                "VERLETICA_WITNESS_URL and VERLETICA_WITNESS_KEY go together: set both or none"
+            )
+        if self.witness_key is not None:
+            try:
+                Verifier.from_vkey(self.witness_key)
+            except NoteError as e:
+                raise ValueError(f"VERLETICA_WITNESS_KEY is not a witness key: {e}") from None
         oidc = (self.oidc_issuer, self.oidc_audience, self.oidc_jwks)
         if any(oidc) and not all(oidc):
             raise ValueError(

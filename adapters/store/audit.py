@@ -741,6 +741,11 @@ class AuditLog:
             path = consistency_proof(old, new, _StoredTree(s, org_id))
             return ConsistencyProof(old=notes[old], new=notes[new], hashes=[h.hex() for h in path])
 
+    def consistency_path(self, org_id: str, old: int, new: int) -> list[bytes]:
+        """The consistency proof from ``old`` entries to ``new``, from the stored tree."""
+        with self._db.read() as s:
+            return consistency_proof(old, new, _StoredTree(s, org_id))
+
     def export(self, org_id: str, now: datetime, anchored: str | None = None) -> Bundle:
         """The org's chain as a bundle for a verifier offline (a checkpoint cut first, so
         that every entry is under one)."""

@@ -198,3 +198,51 @@ def broker_unpoison(
 
     sync(lambda s: audit.unpoison(s, org, actor, reason))
     console.print("the broker acts again; the clearing is in the audit chain")
+
+
+@audit_app.command("witness")
+def audit_witness(
+    state: Annotated[
+        Path, typer.Option(help="The witness's append-only record (created if missing).")
+    ],
+    key_file: Annotated[
+        Path,
+        typer.Option(help="The witness's private key (made on first use, kept 0600)."),
+    ],
+    log_key: Annotated[
+        list[str],
+        typer.Option(
+            help="A public key of the log it witnesses (`verletica audit keys`); repeat for "
+            "a rotation, oldest first."
+        ),
+    ],
+    host: Annotated[str, typer.Option(help="Where to listen.")] = "127.0.0.1",
+    port: Annotated[int, typer.Option(help="The port to listen on.")] = 8790,
+    name: Annotated[str, typer.Option(help="The witness's key name.")] = "verletica-witness",
+) -> None:
+    """Run a witness (C2SP tlog-witness): a second process that cosigns each checkpoint
+    once it has checked that it extends the last one it cosigned. Give the anchor its URL
+    and the key this prints (VERLETICA_WITNESS_URL, VERLETICA_WITNESS_KEY)."""
+    import os
+
+    import uvicorn
+
+    from adapters.witness.server import WitnessRecord, witness_app
+    from domain.audit.checkpoint import COSIGNATURE_V1, NoteError, Signer, Verifier
+    from domain.audit.tree import LOG_NAME, LogKeys
+
+    try:
+        if key_file.exists():
+            signer = Signer.from_skey(read_text(key_file, "witness key").strip())
+        else:
+            signer = Signer.generate(name)
+            key_file.parent.mkdir(parents=True, exist_ok=True)
+            fd = os.open(key_file, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+            with os.fdopen(fd, "w") as f:
+                f.write(signer.skey() + "\n")
+        logs = {f"{LOG_NAME}/": LogKeys(tuple(Verifier.from_vkey(k) for k in log_key))}
+    except NoteError as e:
+        console.print(f"[red]{e}[/red]")
+        raise typer.Exit(1) from None
+    console.print(signer.verifier(kind=COSIGNATURE_V1).vkey(), soft_wrap=True)
+    uvicorn.run(witness_app(signer, logs, WitnessRecord(state)), host=host, port=port)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import datetime
 from typing import Protocol
 
@@ -81,4 +82,13 @@ class AnchoredLog(Protocol):
 
     def extends(self, org_id: str, anchored: str | None, newest: str) -> str | None:
         """Why the stored chain and ``newest`` do not extend ``anchored``; None if they do."""
+        ...
+
+    def consistency_path(self, org_id: str, old: int, new: int) -> list[bytes]:
+        """The consistency proof from the tree of ``old`` entries to that of ``new``,
+        from the stored tree (checked by whoever receives it)."""
+        ...
+
+    def add_cosignature(self, org_id: str, size: int, lines: Sequence[str]) -> None:
+        """Add witnesses' cosignature lines to the stored checkpoint of ``size``."""
         ...
