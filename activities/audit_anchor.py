@@ -12,7 +12,7 @@ from temporalio import activity
 
 from activities.off_loop import in_thread
 from domain.audit.anchor import AnchorInput, AnchorReport
-from domain.audit.checkpoint import cosigned, parse_note
+from domain.audit.checkpoint import NoteError, cosigned, parse_note, split_notes
 from domain.audit.ports import AnchoredLog, AuditError
 from domain.audit.witness import WitnessClient, WitnessFailed
 from domain.errors import NotFound
@@ -54,27 +54,55 @@ class AnchorActivities:
         now = self._clock()
         anchored: dict[str, str] = {}
         refused: dict[str, str] = {}
-        for org_id in self._audit.org_ids():
-            before = start.anchored.get(org_id)
+        held = dict(start.anchored)
+        if not held:  # a fresh anchor: what this host's file holds, until the state has it
+            held = self._from_file()
+        # An organization the anchor holds is checked even when its chain is gone.
+        for org_id in sorted(set(self._audit.org_ids()) | set(held)):
             try:
-                self._audit.checkpoint(org_id, now)
-            except AuditError as e:  # a chain that cannot be checkpointed is checked below
-                log.warning("organization %s: no checkpoint cut: %s", org_id, e)
-            newest = self._audit.newest_checkpoint(org_id)
-            if newest is None and before is None:
-                continue
-            # Checked even when nothing is new: the database may have been rolled back
-            # to the very checkpoint that was anchored, or rewritten under it.
-            problem = self._audit.extends(org_id, before, newest or before or "")
-            if problem is None and newest is not None:
-                newest, problem = self._witnessed(org_id, before, newest)
+                note, problem = self._one(org_id, held.get(org_id), now)
+            except (AuditError, ValueError) as e:  # this chain only: the others go on
+                note, problem = None, f"its chain cannot be checkpointed: {e}"
             if problem is not None:
                 refused[org_id] = problem
                 self._poison(org_id, problem, now)
-            elif newest is not None and newest != before:
-                anchored[org_id] = newest
+            elif note is not None and note != start.anchored.get(org_id):
+                anchored[org_id] = note
         self._append(anchored)
         return AnchorReport(anchored=anchored, refused=refused)
+
+    def _one(self, org_id: str, before: str | None, now: datetime) -> tuple[str | None, str | None]:
+        """One organization: its newest checkpoint to anchor, or why its chain no longer
+        extends what was anchored. Checked before a checkpoint is cut (a rolled-back or
+        rewritten chain gets no new signature), and again after."""
+        if before is not None:
+            problem = self._audit.extends(org_id, before, before)
+            if problem is not None:
+                return None, problem
+        self._audit.checkpoint(org_id, now)
+        newest = self._audit.newest_checkpoint(org_id)
+        if newest is None:
+            return None, None
+        problem = self._audit.extends(org_id, before, newest)
+        if problem is not None:
+            return None, problem
+        return self._witnessed(org_id, before, newest)
+
+    def _from_file(self) -> dict[str, str]:
+        """The newest note per organization in the anchor file: what a fresh anchor (its
+        workflow's state lost) still holds on this host."""
+        if self._file is None or not self._file.exists():
+            return {}
+        newest: dict[str, tuple[int, str]] = {}
+        for note in split_notes(self._file.read_text(encoding="utf-8")):
+            try:
+                checkpoint = parse_note(note).checkpoint()
+            except NoteError:
+                continue
+            org_id = checkpoint.origin.rpartition("/")[2]
+            if checkpoint.size >= newest.get(org_id, (0, ""))[0]:
+                newest[org_id] = (checkpoint.size, note)
+        return {org: note for org, (_, note) in newest.items()}
 
     def _witnessed(self, org_id: str, before: str | None, newest: str) -> tuple[str, str | None]:
         """``newest`` with the witness's cosignature (asked for once per checkpoint), and
@@ -106,7 +134,7 @@ class AnchorActivities:
         log.critical("organization %s: %s", org_id, words)
         try:
             governance.poison(self._governance, org_id, words, now)
-        except NotFound:
+        except NotFound:  # no head row: nothing can be decided for it anyway
             pass
 
     @activity.defn(name="audit_anchor")

@@ -7,7 +7,9 @@ the same run, with its target.
   against the database's one-row commit floor;
 - pure stages: p99 of the broker's stages on a large organization against a small one
   (and, beside it, reading what each intent carries out of the firm: done before the lock);
-- chain: verification against SHA-256 over the same entries;
+- chain: verification against SHA-256 over the same entries (in the database, with its
+  cross-checks; and an export offline, with the public key alone), and an inclusion
+  proof's check against one SHA-256 of its entry;
 - memory: a gated top-10 similarity query over 10k and 100k records against an ungated
   numpy top-10, and ingestion against embedding alone;
 - console: the web console's pages with 1,000 items in the needs-you queue, server time
@@ -174,6 +176,26 @@ def _chain_figures(kind: str, where: str, quick: bool) -> list[Figure]:
             "SHA-256 alone",
             "≥ 200,000/s",
             got.verify_per_s >= 200_000,
+        ),
+        Figure(
+            f"export verified offline, public key only ({got.entries:,} entries)",
+            where,
+            got.offline_per_s,
+            got.offline_sha256_per_s,
+            "entries/s",
+            "SHA-256 alone",
+            "≥ 200,000/s",
+            got.offline_per_s >= 200_000,
+        ),
+        Figure(
+            "inclusion proof checked (median)",
+            where,
+            got.proof_check_us,
+            got.proof_sha256_us,
+            "µs",
+            "SHA-256 of the entry",
+            "≤ 1,000 µs",
+            got.proof_check_us <= 1_000,
         ),
         Figure(
             f"chain verified and listed again, rows unchanged ({got.entries:,} entries, "

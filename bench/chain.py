@@ -10,10 +10,13 @@ canonical bytes, already in memory, chained: the floor no verifier can go below.
 from __future__ import annotations
 
 import hashlib
+import statistics
+import tempfile
 import time
 import uuid
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from pathlib import Path
 
 from adapters.connectors.email import EmailOutbox
 from adapters.connectors.payments import PaymentsLedger
@@ -22,6 +25,7 @@ from adapters.store.governance import SqlGovernanceUnit, record_dispatch
 from adapters.store.organization_cache import OrgCache
 from adapters.store.store import Store
 from bench.stack import bench_keys
+from domain.audit.bundle import export_bytes, verify_export, verify_inclusion_proof
 from domain.audit.chain import entry_hash
 from domain.canonical import canonical_json
 from domain.governance import records
@@ -51,6 +55,15 @@ class ChainFigures:
     (rows unchanged: the first ``adapters.store.audit.VERIFIED_KEPT`` entries it kept are
     not hashed again, the rest are)."""
     sha256_per_s: float
+    offline_per_s: float
+    """An export checked offline with the public key alone (``verify_bundle``): every entry
+    re-hashed from its content, linked, and the tree held to every signed checkpoint."""
+    offline_sha256_per_s: float
+    """SHA-256 over the same entries' canonical bytes, chained: the same floor."""
+    proof_check_us: float
+    """Checking one entry's inclusion proof against its signed checkpoint (µs, median)."""
+    proof_sha256_us: float
+    """SHA-256 of that entry's canonical bytes alone (µs, median of the same count)."""
 
 
 def _intent(org: str, agent: str, i: int) -> Intent:
@@ -168,7 +181,13 @@ def measure(url: str, n: int = 100_000) -> ChainFigures:
             sha256(prev + body).hexdigest()
         hash_s = time.perf_counter() - start
         assert entry_hash(bodies[-1]["prev_hash"], bodies[-1]) == verified.head_hash
+        offline_s, offline_hash_s, n_offline = _offline(store, org)
+        proof_us, proof_hash_us = _proof_check(store, org)
         return ChainFigures(
+            offline_per_s=n_offline / offline_s,
+            offline_sha256_per_s=n_offline / offline_hash_s,
+            proof_check_us=proof_us,
+            proof_sha256_us=proof_hash_us,
             entries=verified.entries,
             verify_per_s=verified.entries / verify_s,
             listed_per_s=verified.entries / listed_s,
@@ -177,3 +196,41 @@ def measure(url: str, n: int = 100_000) -> ChainFigures:
         )
     finally:
         store.close()
+
+
+def _offline(store: Store, org: str) -> tuple[float, float, int]:
+    """Seconds to check the org's export offline (read from its file, as an auditor
+    would), and to hash the same entries' canonical bytes alone."""
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "audit.jsonl"
+        bundle = store.audit.export(org, datetime.now(UTC))
+        path.write_bytes(export_bytes(bundle))
+        keys = store.keys.log_keys()
+        start = time.perf_counter()
+        found = verify_export(path.read_bytes(), keys)
+        offline_s = time.perf_counter() - start
+    assert found.ok, found
+    canonical = [(e.prev_hash.encode("ascii"), canonical_json(e.body())) for e in bundle.entries]
+    sha256 = hashlib.sha256
+    start = time.perf_counter()
+    for prev, body in canonical:
+        sha256(prev + body).hexdigest()
+    return offline_s, time.perf_counter() - start, len(bundle.entries)
+
+
+def _proof_check(store: Store, org: str, proofs: int = 200) -> tuple[float, float]:
+    """Median µs to check one inclusion proof with the public key, and to hash that
+    entry's canonical bytes once."""
+    size = store.audit.head(org).seq  # type: ignore[union-attr]
+    keys = store.keys.log_keys()
+    checks, hashes = [], []
+    for i in range(proofs):
+        proof = store.audit.inclusion(org, 1 + (i * 7919) % size, datetime.now(UTC))
+        start = time.perf_counter()
+        assert verify_inclusion_proof(proof, keys) is None
+        checks.append(time.perf_counter() - start)
+        body = (proof.entry.prev_hash.encode("ascii"), canonical_json(proof.entry.body()))
+        start = time.perf_counter()
+        hashlib.sha256(body[0] + body[1]).hexdigest()
+        hashes.append(time.perf_counter() - start)
+    return statistics.median(checks) * 1e6, statistics.median(hashes) * 1e6

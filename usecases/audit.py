@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import asyncio
+
 from pydantic import BaseModel
 
+from domain.audit.anchor import AnchorReading
 from domain.audit.bundle import Bundle, ConsistencyProof, InclusionProof
 from domain.audit.chain import AuditEntry, ChainVerification
 from domain.audit.checkpoint import parse_note
@@ -28,6 +31,8 @@ class AuditView(BaseModel):
     anchored_size: int | None = None
     """How many entries the checkpoint kept outside the database covers, when it was
     held against the chain."""
+    anchor_reached: bool | None = None
+    """Whether the anchor could be asked (None: it was not)."""
 
 
 WITHHELD = {"withheld": "it concerns projects outside yours"}
@@ -71,14 +76,22 @@ def chain_reach(ports: Ports, org_id: str, entries: list[AuditEntry]) -> ChainRe
     return ChainReach(entries, by_run, by_intent, findings, holds)
 
 
-async def anchored(ports: Ports, org_id: str) -> str | None:
-    """The organization's newest checkpoint as the anchor holds it, outside the database;
-    None when there is none yet or the anchor is out of reach."""
-    return None if ports.anchor is None else await ports.anchor.anchored(org_id)
+async def anchored(ports: Ports, org_id: str, actor_id: str) -> AnchorReading:
+    """The organization's newest checkpoint as the anchor holds it, outside the database
+    (asked only for a member of the organization)."""
+    await asyncio.to_thread(member, ports, org_id, actor_id)
+    if ports.anchor is None:
+        return AnchorReading(reached=False)
+    return await ports.anchor.anchored(org_id)
 
 
 def audit(
-    ports: Ports, org_id: str, actor_id: str, *, verify: bool, anchored: str | None = None
+    ports: Ports,
+    org_id: str,
+    actor_id: str,
+    *,
+    verify: bool,
+    anchored: AnchorReading | None = None,
 ) -> AuditView:
     """The org's chain; with ``verify``, every hash, link, signature and cross-check
     recomputed, and the chain held to its checkpoints and to ``anchored`` (see
@@ -88,7 +101,7 @@ def audit(
     projects = readable(ports, org, actor)
     # verified and listed from one read: what is shown is what was verified
     verification, entries = (
-        ports.audit.verified_entries(org_id, anchored)
+        ports.audit.verified_entries(org_id, anchored.note if anchored else None)
         if verify
         else (None, ports.audit.entries(org_id))
     )
@@ -102,7 +115,10 @@ def audit(
         head_seq=head.seq if head else 0,
         verification=verification,
         keys=ports.audit.log_keys(),
-        anchored_size=None if anchored is None else parse_note(anchored).checkpoint().size,
+        anchored_size=None
+        if anchored is None or anchored.note is None
+        else parse_note(anchored.note).checkpoint().size,
+        anchor_reached=None if anchored is None else anchored.reached,
     )
 
 
@@ -155,11 +171,13 @@ def consistency(ports: Ports, org_id: str, actor_id: str, old: int, new: int) ->
         raise NotFound(str(e)) from None
 
 
-def export(ports: Ports, org_id: str, actor_id: str, anchored: str | None = None) -> Bundle:
+def export(
+    ports: Ports, org_id: str, actor_id: str, anchored: AnchorReading | None = None
+) -> Bundle:
     """The whole chain, its checkpoints and public keys, for a verifier offline (the
     founder: every entry whole)."""
     founder(ports, org_id, actor_id)
-    return ports.audit.export(org_id, ports.clock(), anchored)
+    return ports.audit.export(org_id, ports.clock(), anchored.note if anchored else None)
 
 
 def broker_status(ports: Ports, org_id: str, actor_id: str) -> str | None:
@@ -169,9 +187,18 @@ def broker_status(ports: Ports, org_id: str, actor_id: str) -> str | None:
         return unit.poisoned()
 
 
-def unpoison(ports: Ports, org_id: str, actor_id: str, reason: str) -> None:
-    """The founder clears a poisoned broker, on the record, once the chain verifies."""
+def unpoison(
+    ports: Ports,
+    org_id: str,
+    actor_id: str,
+    reason: str,
+    anchored: AnchorReading | None = None,
+) -> None:
+    """The founder clears a poisoned broker, on the record, once the chain verifies, held
+    to the anchor's checkpoint when it could be read (a rolled-back chain is not cleared;
+    the anchor's next pass would stop it again anyway)."""
     founder(ports, org_id, actor_id)
+    note = anchored.note if anchored else None
     governance.unpoison(
-        ports.governance, org_id, actor_id, reason, ports.audit.verify(org_id), ports.clock()
+        ports.governance, org_id, actor_id, reason, ports.audit.verify(org_id, note), ports.clock()
     )

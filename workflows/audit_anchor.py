@@ -51,9 +51,12 @@ class AuditAnchorWorkflow:
                 self._anchored.update(report.anchored)
             except ActivityError:
                 workflow.logger.warning("an anchor pass failed; the next one starts over")
-            await workflow.wait_condition(
-                lambda: self._nudged, timeout=timedelta(seconds=start.every_seconds)
-            )
+            try:
+                await workflow.wait_condition(
+                    lambda: self._nudged, timeout=timedelta(seconds=start.every_seconds)
+                )
+            except TimeoutError:  # the interval ran out: the next pass is due
+                pass
             if workflow.info().is_continue_as_new_suggested():
                 break
         await workflow.wait_condition(workflow.all_handlers_finished)
@@ -65,6 +68,11 @@ class AuditAnchorWorkflow:
     def anchored(self, org_id: str) -> str | None:
         """The organization's newest anchored checkpoint."""
         return self._anchored.get(org_id)
+
+    @workflow.query
+    def all_anchored(self) -> dict[str, str]:
+        """Every organization's newest anchored checkpoint (what a new run starts from)."""
+        return dict(self._anchored)
 
     @workflow.signal
     def nudge(self) -> None:

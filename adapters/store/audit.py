@@ -6,10 +6,10 @@ import hashlib
 import threading
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any, NamedTuple
 
-from sqlalchemy import Row, Text, bindparam, cast, insert, select, update
+from sqlalchemy import Connection, Row, Text, bindparam, cast, delete, insert, select, update
 from sqlmodel import Session, col
 
 from adapters.store import convert
@@ -28,12 +28,14 @@ from adapters.store.tables import (
 )
 from domain.audit.bundle import Bundle, ConsistencyProof, InclusionProof
 from domain.audit.chain import (
+    GENESIS_HASH,
     AuditDraft,
     AuditEntry,
     ChainHead,
     ChainKeys,
     ChainLink,
     ChainVerification,
+    entry_break,
     link,
     verify_chain,
 )
@@ -159,11 +161,25 @@ class ChainWriter:
         self._nodes: list[dict[str, Any]] = []
         """Tree nodes at kept levels made by this transaction's appends."""
         self.checkpoint_size = locked.checkpoint_size
-        if locked.tree is None:  # a chain from before the tree: build it once, here
-            self.tree = self._build_tree()
-            self._dirty = True
-        else:
-            self.tree = Frontier.decode(self.head.seq, locked.tree)
+        self.poisoned = locked.poisoned
+        self._stored_tree = locked.tree
+        self._tree: Frontier | None = None
+        self._last_at: str | None = None
+
+    @property
+    def tree(self) -> Frontier:
+        """The chain's tree after its newest entry: the stored frontier, or (a chain from
+        before the tree, or a frontier that cannot be read) rebuilt from the entry hashes.
+        Nothing is signed on its word: see :meth:`checkpoint`."""
+        if self._tree is None:
+            try:
+                if self._stored_tree is None:
+                    raise ValueError("a chain from before the tree")
+                self._tree = Frontier.decode(self.head.seq, self._stored_tree)
+            except ValueError:
+                self._tree = self._build_tree()
+                self._dirty = True
+        return self._tree
 
     def _keep_node(self, level: int, index: int, node: bytes) -> None:
         if level % KEPT_LEVELS == 0:
@@ -178,6 +194,7 @@ class ChainWriter:
             .where(_entries.c.org_id == self.org_id, _entries.c.seq <= self.head.seq)
             .order_by(_entries.c.seq)
         )
+        self._c.execute(delete(_nodes).where(_nodes.c.org_id == self.org_id))
         for (hashed,) in rows:
             tree.append(leaf_hash(bytes.fromhex(hashed)), self._keep_node)
         if tree.size != self.head.seq:
@@ -209,8 +226,10 @@ class ChainWriter:
             if existing is not None:
                 return existing
         at = now.isoformat(timespec="microseconds")
+        tree = self.tree  # read at the head it was stored with, before the head moves
         entry, self.head = link(self.org_id, self.head, draft, at, self._keys)
-        self.tree.append(leaf_hash(bytes.fromhex(entry.entry_hash)), self._keep_node)
+        tree.append(leaf_hash(bytes.fromhex(entry.entry_hash)), self._keep_node)
+        self._last_at = at
         if fresh:
             self._pending.append(entry.model_dump())
         else:
@@ -220,28 +239,133 @@ class ChainWriter:
         self._dirty = True
         return entry
 
-    def checkpoint(self, now: datetime) -> SignedNote | None:
+    def checkpoint(self, now: datetime | None = None) -> SignedNote | None:
         """Cut a signed checkpoint of the tree as it stands, unless the newest one already
-        covers every entry."""
-        if self.tree.size <= self.checkpoint_size:
+        covers every entry, or the broker is poisoned.
+
+        Nothing the database says is signed on its word: the tree at the newest signed
+        checkpoint must still have that checkpoint's root, and every entry after it is
+        checked (its content hash, its HMAC signature by the audit key, its link and its
+        place) and added to that tree here; only the root so computed is signed, and only
+        when it is the stored tree's. A database writer without the audit key gets an
+        :class:`AuditError`, never a signature."""
+        if self.poisoned is not None:
             return None
-        root = self.tree.root()
-        note = sign_checkpoint(
-            Checkpoint(origin_of(self.org_id), self.tree.size, root), self._keys.signer
-        )
+        self.write_pending()
+        size = self.tree.size
+        last = self._c.execute(
+            select(_checkpoints.c.size, _checkpoints.c.note)
+            .where(_checkpoints.c.org_id == self.org_id)
+            .order_by(_checkpoints.c.size.desc())
+            .limit(1)
+        ).first()
+        start = 0 if last is None else int(last.size)
+        if start >= size:
+            if start > size:
+                raise AuditError(
+                    f"organization {self.org_id}'s chain has {size} entries, fewer than its "
+                    f"newest checkpoint's {start}: it was rolled back"
+                )
+            return None
+        frontier = self._verified_frontier(start, None if last is None else last.note)
+        if frontier.size != size or frontier.root() != self.tree.root():
+            raise AuditError(
+                f"organization {self.org_id}'s stored tree is not the tree of its entries"
+            )
+        if not self._keys.head_signed(
+            self.org_id, self.head.seq, self.head.entry_hash, self.head.signature
+        ):
+            raise AuditError(f"organization {self.org_id}'s chain head is not signed")
+        root = frontier.root()
+        note = sign_checkpoint(Checkpoint(origin_of(self.org_id), size, root), self._keys.signer)
         self._c.execute(
             _INSERT_CHECKPOINT,
             {
                 "org_id": self.org_id,
-                "size": self.tree.size,
+                "size": size,
                 "root": root.hex(),
                 "note": note.render(),
-                "at": now,
+                "at": now or datetime.fromisoformat(self._last_at or self._newest_at()),
             },
         )
-        self.checkpoint_size = self.tree.size
+        if last is not None:
+            self._thin(start)
+        self.checkpoint_size = size
         self._dirty = True
         return note
+
+    def _newest_at(self) -> str:
+        at = self._c.execute(
+            select(_entries.c.at).where(
+                _entries.c.org_id == self.org_id, _entries.c.seq == self.head.seq
+            )
+        ).scalar_one()
+        return str(at)
+
+    def _thin(self, previous: int) -> None:
+        """Keep checkpoints at least :data:`CHECKPOINT_EVERY` entries apart, and the newest:
+        the anchor cuts one a pass, and a year of passes would be a year of signatures to
+        check. A checkpoint dropped here stays where it was anchored."""
+        before = self._c.execute(
+            select(_checkpoints.c.size)
+            .where(_checkpoints.c.org_id == self.org_id, _checkpoints.c.size < previous)
+            .order_by(_checkpoints.c.size.desc())
+            .limit(1)
+        ).scalar_one_or_none()
+        if before is not None and previous - before < CHECKPOINT_EVERY:
+            self._c.execute(
+                delete(_checkpoints).where(
+                    _checkpoints.c.org_id == self.org_id, _checkpoints.c.size == previous
+                )
+            )
+
+    def _verified_frontier(self, start: int, note: str | None) -> Frontier:
+        """The tree after entry ``start`` (rebuilt from the stored tree and held to the
+        signed ``note`` of that size), extended by every entry after it, each verified."""
+        frontier = Frontier()
+        prev = GENESIS_HASH
+        if start:
+            signed, problem = read_checkpoints(
+                origin_of(self.org_id), [note or ""], self._keys.log_keys()
+            )
+            if problem is not None:
+                raise AuditError(f"organization {self.org_id}'s newest checkpoint: {problem}")
+            stored = _StoredTree(self._c, self.org_id)
+            hashes, done = [], 0
+            for level in range(start.bit_length() - 1, -1, -1):
+                if start >> level & 1:
+                    hashes.append(stored(level, done >> level))
+                    done += 1 << level
+            frontier = Frontier(start, hashes)
+            if frontier.root() != signed[0].checkpoint.root:
+                raise AuditError(
+                    f"organization {self.org_id}'s first {start} entries are not the ones its "
+                    "newest checkpoint signed"
+                )
+            prev = self._c.execute(
+                select(_entries.c.entry_hash).where(
+                    _entries.c.org_id == self.org_id, _entries.c.seq == start
+                )
+            ).scalar_one()
+        rows = self._c.execute(
+            select(*_ENTRY_COLUMNS)
+            .where(col(AuditEntryRow.org_id) == self.org_id, col(AuditEntryRow.seq) > start)
+            .order_by(col(AuditEntryRow.seq))
+        )
+        for values in rows:
+            entry = _link(tuple(values))
+            problem = entry_break(
+                self.org_id, entry, frontier.size + 1, prev, self._keys, 0, frozenset()
+            )
+            if problem is not None:
+                raise AuditError(
+                    f"organization {self.org_id}'s entry {frontier.size + 1} cannot be "
+                    f"signed: {problem}"
+                )
+            frontier.append(leaf_hash(bytes.fromhex(entry.entry_hash)))
+            prev = entry.entry_hash
+            self._last_at = entry.at
+        return frontier
 
     def flush(self, now: datetime | None = None) -> None:
         """Write pending entries, tree nodes and the head row back, if anything was
@@ -251,8 +375,8 @@ class ChainWriter:
         if self._nodes:
             self._c.execute(_INSERT_NODES, self._nodes)
             self._nodes.clear()
-        if self.tree.size - self.checkpoint_size >= CHECKPOINT_EVERY:
-            self.checkpoint(now or datetime.now(UTC))
+        if self._tree is not None and self._tree.size - self.checkpoint_size >= CHECKPOINT_EVERY:
+            self.checkpoint(now)
         if self._dirty:
             head = self.head
             self._c.execute(
@@ -263,7 +387,7 @@ class ChainWriter:
                     "b_entry_hash": head.entry_hash,
                     "b_signature": head.signature,
                     "b_config_seq": self.config_seq,
-                    "b_tree": self.tree.encode(),
+                    "b_tree": self._stored_tree if self._tree is None else self._tree.encode(),
                     "b_checkpoint_size": self.checkpoint_size,
                 },
             )
@@ -286,8 +410,8 @@ class _StoredTree:
     read as stored, any other recomputed from the nearest kept level below (entry hashes
     at the bottom). Whatever is read here is only ever checked against a signed root."""
 
-    def __init__(self, session: Session, org_id: str) -> None:
-        self._c = session.connection()
+    def __init__(self, connection: Connection, org_id: str) -> None:
+        self._c = connection
         self._org = org_id
         self._bands: dict[tuple[int, int, int], list[bytes]] = {}
 
@@ -572,7 +696,7 @@ class AuditLog:
                 .execution_options(yield_per=2000)
             )
             head_row = s.get(AuditHeadRow, org_id)
-            walk, tree_problem = self._tree_walk(s, org_id, anchored)
+            walk, tree_problem, newest_size = self._tree_walk(s, org_id, anchored)
             head = (
                 None
                 if head_row is None
@@ -619,6 +743,11 @@ class AuditLog:
             if tree_problem is None and head_row is not None and head_row.tree is not None:
                 if head_row.tree != walk.tree.encode():
                     tree_problem = "the stored tree is not the tree of the chain"
+                elif head_row.checkpoint_size != newest_size:
+                    tree_problem = (
+                        f"the head names a checkpoint of {head_row.checkpoint_size} entries, "
+                        f"the newest stored is of {newest_size}"
+                    )
             if tree_problem is not None:
                 return result.model_copy(
                     update={"ok": False, "broken_at": result.entries + 1, "problem": tree_problem}
@@ -633,7 +762,7 @@ class AuditLog:
 
     def _tree_walk(
         self, s: Session, org_id: str, anchored: str | None
-    ) -> tuple[TreeWalk, str | None]:
+    ) -> tuple[TreeWalk, str | None, int]:
         """A walk that holds the chain to its stored checkpoints and to ``anchored``, and
         the problem with those checkpoints themselves, if any."""
         origin = origin_of(org_id)
@@ -652,7 +781,8 @@ class AuditLog:
                 newest = max((f.rank for f in found), default=-1)
                 if held[0].rank > newest and found:
                     problem = "the anchored checkpoint is signed by a newer key than any stored"
-        return TreeWalk([f.checkpoint for f in found], trusted), problem
+        newest_size = max((f.checkpoint.size for f in found), default=0)
+        return TreeWalk([f.checkpoint for f in found], trusted), problem, newest_size
 
     def checkpoint(self, org_id: str, now: datetime) -> SignedNote | None:
         """Cut a checkpoint of the org's tree now, if the newest does not cover every entry
@@ -696,26 +826,32 @@ class AuditLog:
             note = add_signatures(parse_note(row.note), lines)
             row.note = note.render()
 
+    def _newest_signed(self, s: Session, org_id: str, now: datetime) -> tuple[int, str]:
+        """In a transaction holding the org's lock: cut a checkpoint if the newest does
+        not cover every entry, and return the newest (size, signed note)."""
+        writer = ChainWriter(s, org_id, self._keys, lock(s, org_id))
+        writer.checkpoint(now)
+        writer.flush(now)
+        newest = s.execute(
+            select(col(AuditCheckpointRow.size), col(AuditCheckpointRow.note))
+            .where(col(AuditCheckpointRow.org_id) == org_id)
+            .order_by(col(AuditCheckpointRow.size).desc())
+            .limit(1)
+        ).first()
+        if newest is None:
+            raise AuditError(f"organization {org_id}'s chain has no checkpoint yet")
+        return int(newest.size), str(newest.note)
+
     def inclusion(self, org_id: str, seq: int, now: datetime) -> InclusionProof:
         """The proof that entry ``seq`` is in the org's newest checkpoint (cut now when
-        the entry is newer than it)."""
+        the entry is newer than it), read in the transaction that holds the lock."""
         with self._db.transaction() as s:
-            writer = ChainWriter(s, org_id, self._keys, lock(s, org_id))
-            if not 1 <= seq <= writer.tree.size:
+            size, note = self._newest_signed(s, org_id, now)
+            if not 1 <= seq <= size:
                 raise AuditError(f"organization {org_id}'s chain has no entry {seq}")
-            if writer.checkpoint_size < seq:
-                writer.checkpoint(now)
-            writer.flush(now)
-            size = writer.checkpoint_size
-        with self._db.read() as s:
-            note = s.execute(
-                select(col(AuditCheckpointRow.note)).where(
-                    col(AuditCheckpointRow.org_id) == org_id, col(AuditCheckpointRow.size) == size
-                )
-            ).scalar_one()
             row = s.get(AuditEntryRow, (org_id, seq))
             assert row is not None
-            path = inclusion_proof(seq - 1, size, _StoredTree(s, org_id))
+            path = inclusion_proof(seq - 1, size, _StoredTree(s.connection(), org_id))
             return InclusionProof(
                 entry=convert.audit_entry(row),
                 tree_size=size,
@@ -738,25 +874,40 @@ class AuditLog:
             for size in (old, new):
                 if size not in notes:
                     raise AuditError(f"organization {org_id} has no checkpoint of {size} entries")
-            path = consistency_proof(old, new, _StoredTree(s, org_id))
+            path = consistency_proof(old, new, _StoredTree(s.connection(), org_id))
             return ConsistencyProof(old=notes[old], new=notes[new], hashes=[h.hex() for h in path])
 
     def consistency_path(self, org_id: str, old: int, new: int) -> list[bytes]:
         """The consistency proof from ``old`` entries to ``new``, from the stored tree."""
         with self._db.read() as s:
-            return consistency_proof(old, new, _StoredTree(s, org_id))
+            return consistency_proof(old, new, _StoredTree(s.connection(), org_id))
 
     def export(self, org_id: str, now: datetime, anchored: str | None = None) -> Bundle:
-        """The org's chain as a bundle for a verifier offline (a checkpoint cut first, so
-        that every entry is under one)."""
-        self.checkpoint(org_id, now)
-        return Bundle(
-            origin=origin_of(org_id),
-            entries=self.entries(org_id),
-            checkpoints=self.checkpoints(org_id),
-            anchored=anchored,
-            keys=self.log_keys(),
-        )
+        """The org's chain as a bundle for a verifier offline: a checkpoint cut first, and
+        the entries and checkpoints up to it read in the same transaction (which holds the
+        lock: no append falls between them), so every entry is under a signature."""
+        with self._db.transaction() as s:
+            size, _ = self._newest_signed(s, org_id, now)
+            rows = s.execute(
+                select(AuditEntryRow)
+                .where(col(AuditEntryRow.org_id) == org_id, col(AuditEntryRow.seq) <= size)
+                .order_by(col(AuditEntryRow.seq))
+            ).scalars()
+            entries = [convert.audit_entry(r) for r in rows]
+            notes = s.execute(
+                select(col(AuditCheckpointRow.note))
+                .where(
+                    col(AuditCheckpointRow.org_id) == org_id, col(AuditCheckpointRow.size) <= size
+                )
+                .order_by(col(AuditCheckpointRow.size))
+            ).scalars()
+            return Bundle(
+                origin=origin_of(org_id),
+                entries=entries,
+                checkpoints=list(notes),
+                anchored=anchored,
+                keys=self.log_keys(),
+            )
 
     def log_keys(self) -> list[str]:
         """The public keys (vkeys) that sign checkpoints, oldest first."""
@@ -789,7 +940,15 @@ class AuditLog:
             )
         try:
             with self._db.read() as s:
-                tree = _StoredTree(s, org_id)
+                head = s.get(AuditHeadRow, org_id)
+                if head is None:
+                    return f"the chain is gone (the anchor holds {old.size} entries of it)"
+                if head.seq < old.size:
+                    return (
+                        f"the chain has {head.seq} entries, fewer than the {old.size} "
+                        "anchored: it was rolled back"
+                    )
+                tree = _StoredTree(s.connection(), org_id)
                 if range_hash(0, old.size, tree) != old.root:
                     return (
                         f"the chain's first {old.size} entries are not the ones anchored: "

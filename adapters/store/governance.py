@@ -674,8 +674,11 @@ class SqlGovernanceUnit:
 
     def poison(self, draft: AuditDraft, reason: str) -> None:
         self._set_poisoned(reason[:2000])
-        self.append(draft)
         self._poisoned = reason
+        try:
+            self.append(draft)
+        except AuditError:  # a chain too broken to extend: stopped all the same, unrecorded
+            pass
 
     def unpoison(self, draft: AuditDraft) -> None:
         self._set_poisoned(None)

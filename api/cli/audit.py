@@ -3,13 +3,24 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
 from pydantic import ValidationError
 
-from api.cli.common import As, Org, console, read_text, services, show, sync
+from api.cli.common import (
+    As,
+    Org,
+    Unproven,
+    console,
+    prove_actor,
+    read_text,
+    services,
+    show,
+    sync,
+)
 
 if TYPE_CHECKING:
     from domain.audit.bundle import Bundle
@@ -32,10 +43,11 @@ Keys = Annotated[
 
 @audit_app.command("verify")
 def audit_verify(
+    ctx: typer.Context,
     org: Annotated[
         str, typer.Option("--org", envvar="VERLETICA_ORG", help="Organization id.")
     ] = "",
-    actor: As = "",
+    actor: Unproven = "",
     bundle: Annotated[
         Path | None,
         typer.Option(help="Check an export offline instead: no database, no network, no secret."),
@@ -61,10 +73,11 @@ def audit_verify(
     if not org:
         console.print("[red]name the organization (--org), or give --bundle or --proof[/red]")
         raise typer.Exit(1)
+    actor = prove_actor(ctx, actor)  # offline, nobody signs in: only the record needs it
     from usecases import audit
 
     async def verify(s: Ports) -> ChainVerification | None:
-        anchored = await audit.anchored(s, org)
+        anchored = await audit.anchored(s, org, actor)
         return audit.audit(s, org, actor, verify=True, anchored=anchored).verification
 
     verification = services(verify, temporal="if up")
@@ -77,12 +90,7 @@ def audit_verify(
 def _verify_offline(
     bundle: Path | None, proof: Path | None, keys: list[str], held: list[Path]
 ) -> None:
-    from domain.audit.bundle import (
-        Bundle,
-        InclusionProof,
-        verify_bundle,
-        verify_inclusion_proof,
-    )
+    from domain.audit.bundle import InclusionProof, verify_export, verify_inclusion_proof
     from domain.audit.checkpoint import NoteError, Verifier
     from domain.audit.tree import LogKeys
 
@@ -94,10 +102,11 @@ def _verify_offline(
     except NoteError as e:
         console.print(f"[red]not a public key: {e}[/red]")
         raise typer.Exit(1) from None
+    kept = [note for path in held for note in _notes_in(read_text(path, "checkpoint"))]
     try:
         if proof is not None:
             shown = InclusionProof.model_validate_json(read_text(proof, "proof"))
-            problem = verify_inclusion_proof(shown, log_keys)
+            problem = verify_inclusion_proof(shown, log_keys, kept)
             if problem is not None:
                 console.print(f"NOT verified: {problem}")
                 raise typer.Exit(2)
@@ -107,15 +116,34 @@ def _verify_offline(
                 f"{shown.tree_size} entries"
             )
             return
-        assert bundle is not None
-        exported = Bundle.model_validate_json(read_text(bundle, "bundle"))
     except ValidationError as e:
-        console.print(f"[red]not a Verletica export: {e.errors()[0]['msg']}[/red]")
+        console.print(f"[red]not a Verletica proof: {e.errors()[0]['msg']}[/red]")
         raise typer.Exit(1) from None
-    found = verify_bundle(exported, log_keys, [read_text(p, "checkpoint") for p in held])
+    assert bundle is not None
+    try:
+        data = bundle.read_bytes()
+    except OSError as e:
+        console.print(f"[red]cannot read {bundle}: {e.strerror or e}[/red]")
+        raise typer.Exit(1) from None
+    found = verify_export(data, log_keys, kept)
     console.print(found.words())
     if not found.ok:
         raise typer.Exit(2)
+
+
+def _notes_in(text: str) -> list[str]:
+    """The checkpoints a kept file holds: a signed note, the anchor file (many notes), or
+    an earlier export (the checkpoints in its header)."""
+    from domain.audit.checkpoint import split_notes
+
+    if text.startswith("{"):
+        try:
+            header = json.loads(text.split("\n", 1)[0])
+        except ValueError:
+            return [text]
+        notes = [*header.get("checkpoints", []), header.get("anchored")]
+        return [n for n in notes if isinstance(n, str)]
+    return split_notes(text) or [text]
 
 
 @audit_app.command("keys")
@@ -138,10 +166,12 @@ def audit_export(
     from usecases import audit
 
     async def export(s: Ports) -> Bundle:
-        return audit.export(s, org, actor, await audit.anchored(s, org))
+        return audit.export(s, org, actor, await audit.anchored(s, org, actor))
 
     bundle = services(export, temporal="if up")
-    out.write_text(bundle.model_dump_json(indent=1), encoding="utf-8")
+    from domain.audit.bundle import export_bytes
+
+    out.write_bytes(export_bytes(bundle))
     console.print(
         f"{len(bundle.entries)} entries and {len(bundle.checkpoints)} checkpoints → {out}"
     )
@@ -196,7 +226,10 @@ def broker_unpoison(
     """Clear a poisoned broker, on the record, once the chain verifies (the founder)."""
     from usecases import audit
 
-    sync(lambda s: audit.unpoison(s, org, actor, reason))
+    async def clear(s: Ports) -> None:
+        audit.unpoison(s, org, actor, reason, await audit.anchored(s, org, actor))
+
+    services(clear, temporal="if up")
     console.print("the broker acts again; the clearing is in the audit chain")
 
 

@@ -37,7 +37,7 @@ SIGN_IN = (
 )
 
 
-def _prove_actor(ctx: typer.Context, value: str) -> str:
+def prove_actor(ctx: typer.Context, value: str) -> str:
     """The acting principal, proven as the API proves it: the ID token in
     ``VERLETICA_TOKEN``, or (development header mode only) ``--as``."""
     if ctx.resilient_parsing:
@@ -67,12 +67,17 @@ def _prove_actor(ctx: typer.Context, value: str) -> str:
     return sync(prove)
 
 
+AS_HELP = f"Development header mode only: the acting principal's id (else {TOKEN_ENV})."
+Unproven = Annotated[str, typer.Option("--as", envvar="VERLETICA_ACTOR", help=AS_HELP)]
+"""``--as`` for a command that proves the actor only when it acts on the firm's record
+(:func:`prove_actor`, called by the command itself)."""
+
 As = Annotated[
     str,
     typer.Option(
         "--as",
         envvar="VERLETICA_ACTOR",
-        callback=_prove_actor,
+        callback=prove_actor,
         help=f"Development header mode only: the acting principal's id (else {TOKEN_ENV}).",
     ),
 ]

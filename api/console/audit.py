@@ -106,7 +106,7 @@ async def audit_page(
 
     async def page(ports: Ports, principal: str, found: Session) -> Response:
         org_id = org_of(found)
-        anchored = await audit.anchored(ports, org_id)
+        anchored = await audit.anchored(ports, org_id, principal)
         trail = await run_in_threadpool(
             lambda: audit.audit(ports, org_id, principal, verify=True, anchored=anchored)
         )

@@ -39,12 +39,21 @@ class AnchorReport(Frozen):
     """Why each organization's new tree does not extend its anchored one."""
 
 
+class AnchorReading(Frozen):
+    """What the anchor holds for one organization, as a verification read it."""
+
+    note: str | None = None
+    """The newest anchored checkpoint (a signed note); None when there is none yet."""
+    reached: bool = True
+    """False when the anchor could not be asked (no anchor runs, or Temporal is out of
+    reach): the verification then could not hold the chain to it, and says so."""
+
+
 class AnchorGateway(Protocol):
     """Reads the anchor (outside the database) and nudges it to pass now."""
 
-    async def anchored(self, org_id: str) -> str | None:
-        """The organization's newest anchored checkpoint, or None (none yet, or the
-        anchor out of reach)."""
+    async def anchored(self, org_id: str) -> AnchorReading:
+        """The organization's newest anchored checkpoint, or why it could not be read."""
         ...
 
     async def nudge(self) -> None:

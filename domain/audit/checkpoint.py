@@ -618,3 +618,14 @@ def add_signatures(note: SignedNote, lines: Iterable[str]) -> SignedNote:
         if line not in signatures:
             signatures.append(line)
     return SignedNote(note.text, tuple(signatures))
+
+
+def split_notes(text: str) -> list[str]:
+    """The signed notes in ``text``, one after another with a blank line between (as the
+    anchor file holds them). A checkpoint's text has no blank line, so each note is a
+    text chunk and the signature chunk after it."""
+    chunks = [c for c in text.split("\n\n") if c.strip()]
+    return [
+        f"{body}\n\n{sigs.strip(chr(10))}\n"
+        for body, sigs in zip(chunks[::2], chunks[1::2], strict=False)
+    ]

@@ -115,6 +115,8 @@ class TreeWalk:
         self._sizes = sorted(due)
         self._next = 0
         self.tree = Frontier()
+        self.good = 0
+        """The size of the newest checkpoint the entries so far matched."""
 
     _early: str | None = None
 
@@ -127,10 +129,11 @@ class TreeWalk:
             self._next += 1
             if tree.root() != self._due[tree.size]:
                 return (
-                    f"the entries up to {tree.size} are not the tree its "
-                    f"{self._labels[tree.size]} signed (an entry before it was changed, "
-                    "inserted, removed or reordered)"
+                    f"entries {self.good + 1} to {tree.size} are not the ones its "
+                    f"{self._labels[tree.size]} of {tree.size} signed (one of them was changed, "
+                    "inserted, removed or reordered, and the hashes after it recomputed)"
                 )
+            self.good = tree.size
         return None
 
     def finish(self) -> str | None:

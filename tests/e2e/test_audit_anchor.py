@@ -47,7 +47,7 @@ async def test_a_rollback_of_the_database_is_found_against_the_anchor(
     assert anchor is not None
 
     async def anchored_size() -> int:
-        note = await anchor.anchored(firm.org)
+        note = (await anchor.anchored(firm.org)).note
         return 0 if note is None else parse_note(note).checkpoint().size
 
     async with build_worker(temporal_env.client, settings, store):
@@ -80,7 +80,7 @@ async def test_a_rollback_of_the_database_is_found_against_the_anchor(
             what="the grown chain anchored",
         )
 
-        anchored = await audit.anchored(svc, firm.org)
+        anchored = await audit.anchored(svc, firm.org, firm.founder)
         view = audit.audit(svc, firm.org, firm.founder, verify=True, anchored=anchored)
         assert view.verification is not None and view.verification.ok
         assert view.anchored_size == grown == view.head_seq
@@ -103,14 +103,15 @@ async def test_a_rollback_of_the_database_is_found_against_the_anchor(
         alone = audit.audit(svc, firm.org, firm.founder, verify=True)
         assert alone.verification is not None and alone.verification.ok  # a consistent state
 
-        anchored = await audit.anchored(svc, firm.org)
-        assert anchored is not None and parse_note(anchored).checkpoint().size == grown
+        anchored = await audit.anchored(svc, firm.org, firm.founder)
+        assert anchored.note is not None
+        assert parse_note(anchored.note).checkpoint().size == grown
         view = audit.audit(svc, firm.org, firm.founder, verify=True, anchored=anchored)
         assert view.verification is not None and not view.verification.ok
         assert "rolled back" in (view.verification.problem or "")
         # An export carries the anchored checkpoint: offline, the same is found.
         found = verify_bundle(
-            store.audit.export(firm.org, utc_now(), anchored), store.keys.log_keys()
+            store.audit.export(firm.org, utc_now(), anchored.note), store.keys.log_keys()
         )
         assert not found.ok and "rolled back" in (found.problem or ""), found
 
@@ -123,5 +124,54 @@ async def test_a_rollback_of_the_database_is_found_against_the_anchor(
         )
         assert "no longer holds what the anchor holds" in (reason or "")
         assert await anchored_size() == grown  # the anchor did not follow the rollback
+        await temporal_env.client.get_workflow_handle(anchor_id).terminate("test over")
+    store.close()
+
+
+async def test_the_anchor_passes_on_its_interval_and_a_new_run_keeps_what_it_anchored(
+    temporal_env: WorkflowEnvironment, sqlite_url: str
+) -> None:
+    store = Store.open(sqlite_url, TEST_KEYS, migrate_schema=False)
+    settings = make_settings(database_url=sqlite_url)
+    anchor_id = f"anchor-{uuid.uuid4()}"
+    anchor = TemporalAnchor(temporal_env.client, anchor_id)
+    svc = wire(store, temporal_env.client, settings, utc_now)
+    firm = Firm(svc)
+
+    async def size() -> int:
+        note = (await anchor.anchored(firm.org)).note
+        return 0 if note is None else parse_note(note).checkpoint().size
+
+    async with build_worker(temporal_env.client, settings, store):
+        await ensure_anchor(
+            temporal_env.client, settings.task_queue, timedelta(seconds=1), anchor_id
+        )
+        first = await until(size, accept=lambda n: n > 0, timeout=60, what="a first pass")
+        for i in range(2):  # later passes come by themselves, one a second (no nudge)
+            store.audit.append(
+                firm.org,
+                AuditDraft(
+                    event_key=f"tick-{i}",
+                    actor=firm.founder,
+                    decision="recorded",
+                    stage="test",
+                    rule="r",
+                ),
+                utc_now(),
+            )
+            await until(
+                size, accept=lambda n, i=i: n == first + i + 1, timeout=60, what=f"pass {i}"
+            )
+        handle = temporal_env.client.get_workflow_handle(anchor_id)
+        await handle.terminate("an operator's mistake")
+        assert await size() == first + 2  # a closed run's state is still read from history
+        await ensure_anchor(
+            temporal_env.client, settings.task_queue, timedelta(seconds=1), anchor_id
+        )
+        history = await temporal_env.client.get_workflow_handle(anchor_id).fetch_history()
+        started = history.events[0].workflow_execution_started_event_attributes
+        carried = started.input.payloads[0].data.decode()
+        assert firm.org in carried  # the new run starts from the old one's state
+        assert await size() == first + 2
         await temporal_env.client.get_workflow_handle(anchor_id).terminate("test over")
     store.close()

@@ -21,12 +21,14 @@ from adapters.store.tables import (
 )
 from domain.audit.anchor import AnchorInput
 from domain.audit.bundle import verify_bundle, verify_inclusion_proof
-from domain.audit.chain import AuditDraft
+from domain.audit.chain import AuditDraft, AuditEntry, entry_hash
 from domain.audit.checkpoint import parse_note
-from domain.audit.merkle import leaf_hash, root_of, verify_consistency
+from domain.audit.merkle import Frontier, leaf_hash, root_of, verify_consistency
+from domain.audit.ports import AuditError
 from domain.audit.tree import origin_of
 from tests.support import Firm, utc_now
-from usecases import audit
+from usecases import audit, organization
+from worker.bootstrap import verify_chains
 
 
 def _fill(store: Store, org: str, n: int) -> None:
@@ -207,3 +209,105 @@ def test_a_rewritten_chain_of_the_anchored_size_is_a_split_view(
     assert not result.ok
     problem = anchor._pass(AnchorInput(anchored={firm.org: anchored})).refused[firm.org]
     assert "rewritten" in problem, problem
+
+
+def _forge_tail(store: Store, org: str, n: int) -> None:
+    """What a database writer without the audit key does: append entries with the
+    published formula (a signature it cannot make), and move the head and tree along."""
+    rows = store.audit.entries(org)
+    head = store.audit.head(org)
+    assert head is not None
+    with store.db.read() as s:
+        stored = s.get(AuditHeadRow, org)
+        assert stored is not None and stored.tree is not None
+        frontier = Frontier.decode(stored.seq, stored.tree)
+    prev, seq = rows[-1].entry_hash, rows[-1].seq
+    with store.db.transaction() as s:
+        for i in range(n):
+            fields: dict[str, Any] = {
+                "org_id": org,
+                "seq": seq + 1 + i,
+                "at": rows[-1].at,
+                "event_key": f"forged-{i}",
+                "actor": "mallory",
+                "intent_id": None,
+                "decision": "approved",
+                "stage": "review",
+                "rule": "forged",
+                "payload": {"amount_cents": 9_999_999},
+                "prev_hash": prev,
+            }
+            fields["entry_hash"] = entry_hash(prev, AuditEntry(**fields, entry_hash="").body())
+            s.execute(insert(AuditEntryRow).values(**fields, signature="00000000:" + "0" * 64))
+            frontier.append(leaf_hash(bytes.fromhex(fields["entry_hash"])))
+            prev = fields["entry_hash"]
+        s.execute(
+            update(AuditHeadRow)
+            .where(AuditHeadRow.org_id == org)
+            .values(seq=seq + n, entry_hash=prev, tree=frontier.encode())
+        )
+
+
+def test_entries_forged_after_the_newest_checkpoint_are_never_signed(
+    store: Store, firm: Firm, tmp_path: Path
+) -> None:
+    anchor = AnchorActivities(store.audit, store.governance, utc_now, None)
+    anchored = anchor._pass(AnchorInput()).anchored[firm.org]
+    _forge_tail(store, firm.org, 3)
+    with pytest.raises(AuditError, match="cannot be signed"):
+        store.audit.checkpoint(firm.org, utc_now())
+    with pytest.raises(AuditError):
+        store.audit.export(firm.org, utc_now())
+    second = anchor._pass(AnchorInput(anchored={firm.org: anchored}))
+    assert firm.org in second.refused and firm.org not in second.anchored
+    assert audit.broker_status(firm.svc, firm.org, firm.founder) is not None
+    assert parse_note(store.audit.newest_checkpoint(firm.org) or "").checkpoint().size == (
+        parse_note(anchored).checkpoint().size
+    )
+
+
+def test_a_head_claiming_a_later_checkpoint_does_not_stop_checkpoints(
+    store: Store, firm: Firm
+) -> None:
+    anchor = AnchorActivities(store.audit, store.governance, utc_now, None)
+    anchored = anchor._pass(AnchorInput()).anchored[firm.org]
+    with store.db.transaction() as s:
+        s.execute(
+            update(AuditHeadRow)
+            .where(AuditHeadRow.org_id == firm.org)
+            .values(checkpoint_size=10**9)
+        )
+    _fill(store, firm.org, 5)
+    result = store.audit.verify(firm.org)
+    assert not result.ok and "checkpoint" in (result.problem or ""), result  # named
+    later = anchor._pass(AnchorInput(anchored={firm.org: anchored})).anchored[firm.org]
+    assert parse_note(later).checkpoint().size == parse_note(anchored).checkpoint().size + 5
+    assert store.audit.verify(firm.org).ok  # the next checkpoint puts the column right
+
+
+def test_an_anchored_organization_deleted_from_the_database_is_found(
+    store: Store, firm: Firm
+) -> None:
+    anchor = AnchorActivities(store.audit, store.governance, utc_now, None)
+    anchored = anchor._pass(AnchorInput()).anchored
+    with store.db.transaction() as s:
+        for table in (AuditEntryRow, AuditCheckpointRow, AuditTreeNodeRow, AuditHeadRow):
+            s.execute(delete(table).where(table.org_id == firm.org))  # type: ignore[attr-defined]
+    refused = anchor._pass(AnchorInput(anchored=anchored)).refused
+    assert firm.org in refused, refused
+
+
+def test_one_broken_tree_stops_neither_the_others_nor_the_worker(
+    store: Store, firm: Firm, services: Any
+) -> None:
+    other = organization.onboard(services, "Other", "zed@other.example")
+    with store.db.transaction() as s:
+        s.execute(update(AuditHeadRow).where(AuditHeadRow.org_id == firm.org).values(tree="ab"))
+        s.execute(
+            delete(AuditEntryRow).where(AuditEntryRow.org_id == firm.org, AuditEntryRow.seq == 3)
+        )
+    poisoned = verify_chains(store)
+    assert firm.org in poisoned and other.org.id not in poisoned
+    report = AnchorActivities(store.audit, store.governance, utc_now, None)._pass(AnchorInput())
+    assert other.org.id in report.anchored
+    assert firm.org not in report.anchored

@@ -149,4 +149,3 @@ def test_the_witness_never_cosigns_a_tree_that_does_not_extend_what_it_cosigned(
         cosigned_trees.append(tree)
     for before, after in zip(cosigned_trees, cosigned_trees[1:], strict=False):
         assert after[: len(before)] == before
-

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from fastapi import APIRouter
+from fastapi import APIRouter, Response
 from pydantic import BaseModel
 from starlette.concurrency import run_in_threadpool
 
 from api.http.deps import Actor, PortsDep
-from domain.audit.bundle import Bundle, ConsistencyProof, InclusionProof
+from domain.audit.bundle import ConsistencyProof, InclusionProof, export_bytes
 from domain.audit.tree import LOG_NAME
 from usecases import audit
 from usecases.audit import AuditView
@@ -37,7 +37,7 @@ def keys(ports: PortsDep) -> LogKeys:
 
 @router.get("/orgs/{org_id}/audit")
 async def trail(org_id: str, ports: PortsDep, actor: Actor, verify: bool = False) -> AuditView:
-    anchored = await audit.anchored(ports, org_id) if verify else None
+    anchored = await audit.anchored(ports, org_id, actor) if verify else None
     return await run_in_threadpool(
         lambda: audit.audit(ports, org_id, actor, verify=verify, anchored=anchored)
     )
@@ -62,11 +62,17 @@ def consistency(org_id: str, ports: PortsDep, actor: Actor, old: int, new: int) 
     return audit.consistency(ports, org_id, actor, old, new)
 
 
-@router.get("/orgs/{org_id}/audit/export")
-async def export(org_id: str, ports: PortsDep, actor: Actor) -> Bundle:
-    """The chain, its checkpoints, the anchored checkpoint and the public keys."""
-    anchored = await audit.anchored(ports, org_id)
-    return await run_in_threadpool(audit.export, ports, org_id, actor, anchored)
+@router.get("/orgs/{org_id}/audit/export", response_class=Response)
+async def export(org_id: str, ports: PortsDep, actor: Actor) -> Response:
+    """The chain, its checkpoints, the anchored checkpoint and the public keys, as the
+    export file `verletica audit verify --bundle` checks (JSON Lines)."""
+    anchored = await audit.anchored(ports, org_id, actor)
+    bundle = await run_in_threadpool(audit.export, ports, org_id, actor, anchored)
+    return Response(
+        export_bytes(bundle),
+        media_type="application/jsonl",
+        headers={"Content-Disposition": f'attachment; filename="audit-{org_id}.jsonl"'},
+    )
 
 
 @router.get("/orgs/{org_id}/broker")
