@@ -66,6 +66,8 @@ class AnchorActivities:
             if problem is not None:
                 refused[org_id] = problem
                 self._poison(org_id, problem, now)
+                if org_id not in start.anchored and org_id in held:
+                    anchored[org_id] = held[org_id]  # read from the file: kept from now on
             elif note is not None and note != start.anchored.get(org_id):
                 anchored[org_id] = note
         self._append(anchored)
@@ -136,6 +138,8 @@ class AnchorActivities:
             governance.poison(self._governance, org_id, words, now)
         except NotFound:  # no head row: nothing can be decided for it anyway
             pass
+        except Exception:  # one organization's ruin does not stop the pass for the others
+            log.exception("organization %s could not be poisoned", org_id)
 
     @activity.defn(name="audit_anchor")
     async def anchor(self, start: AnchorInput) -> AnchorReport:

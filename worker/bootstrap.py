@@ -167,6 +167,9 @@ def verify_chains(store: Store, clock: Callable[[], datetime] = utc_now) -> dict
             newly = governance.poison(store.governance, org_id, problem, clock())
         except NotFound:  # no head row at all: nothing can be decided for it anyway
             newly = False
+        except Exception:  # one organization's ruin does not keep the worker from the rest
+            log.exception("organization %s could not be poisoned", org_id)
+            newly = False
         if newly:
             poisoned[org_id] = problem
         log.critical("broker of organization %s is poisoned: %s", org_id, problem)

@@ -61,6 +61,7 @@ from domain.audit.merkle import (
     range_hash,
     root_of,
     verify_consistency,
+    verify_inclusion,
 )
 from domain.audit.ports import AuditError
 from domain.audit.tree import (
@@ -158,6 +159,9 @@ class ChainWriter:
         self._dirty = False
         self._pending: list[dict[str, Any]] = []
         """Fresh entries not yet written (written together, a statement for all)."""
+        self._discarded = False
+        self._appended = 0
+        """Entries this writer appended (a long gap of them is this transaction's own)."""
         self._nodes: list[dict[str, Any]] = []
         """Tree nodes at kept levels made by this transaction's appends."""
         self.checkpoint_size = locked.checkpoint_size
@@ -204,11 +208,22 @@ class ChainWriter:
             )
         return tree
 
+    def discard(self) -> None:
+        """Forget what this writer appended and write nothing more (an append that failed
+        in a savepoint: the head must not move past an entry that is not there)."""
+        self._pending.clear()
+        self._nodes.clear()
+        self._dirty = False
+        self._discarded = True
+
     def write_pending(self) -> None:
-        """Write the fresh entries appended so far."""
+        """Write the fresh entries appended so far, and the tree nodes they made."""
         if self._pending:
             self._c.execute(_INSERT_ENTRY, self._pending)
             self._pending.clear()
+        if self._nodes:
+            self._c.execute(_INSERT_NODES, self._nodes)
+            self._nodes.clear()
 
     def recorded(self, event_key: str) -> AuditEntry | None:
         self.write_pending()
@@ -230,6 +245,7 @@ class ChainWriter:
         entry, self.head = link(self.org_id, self.head, draft, at, self._keys)
         tree.append(leaf_hash(bytes.fromhex(entry.entry_hash)), self._keep_node)
         self._last_at = at
+        self._appended += 1
         if fresh:
             self._pending.append(entry.model_dump())
         else:
@@ -251,8 +267,8 @@ class ChainWriter:
         :class:`AuditError`, never a signature."""
         if self.poisoned is not None:
             return None
+        size = self.tree.size  # (a rebuilt tree's nodes are written with the pending)
         self.write_pending()
-        size = self.tree.size
         last = self._c.execute(
             select(_checkpoints.c.size, _checkpoints.c.note)
             .where(_checkpoints.c.org_id == self.org_id)
@@ -342,40 +358,64 @@ class ChainWriter:
                     f"organization {self.org_id}'s first {start} entries are not the ones its "
                     "newest checkpoint signed"
                 )
-            prev = self._c.execute(
-                select(_entries.c.entry_hash).where(
+            row = self._c.execute(
+                select(_entries.c.entry_hash, _entries.c.signature).where(
                     _entries.c.org_id == self.org_id, _entries.c.seq == start
                 )
-            ).scalar_one()
+            ).first()
+            # The entry the next links to must be the signed tree's last leaf: with a kept
+            # node at the edge, the frontier above did not read it.
+            path = inclusion_proof(start - 1, start, stored) if row is not None else []
+            if row is None or not verify_inclusion(
+                start - 1, start, leaf_hash(bytes.fromhex(row.entry_hash)), path, frontier.root()
+            ):
+                raise AuditError(
+                    f"organization {self.org_id}'s entry {start} is not the one its newest "
+                    "checkpoint signed"
+                )
+            prev, newest = row.entry_hash, self._keys.rank(row.signature)
+        else:
+            newest = 0
         rows = self._c.execute(
             select(*_ENTRY_COLUMNS)
             .where(col(AuditEntryRow.org_id) == self.org_id, col(AuditEntryRow.seq) > start)
             .order_by(col(AuditEntryRow.seq))
+            .execution_options(yield_per=2000)
         )
         for values in rows:
             entry = _link(tuple(values))
+            # Keys move only forward here too: an entry signed with a key retired before
+            # the one that signed the entry before it is not signed over.
             problem = entry_break(
-                self.org_id, entry, frontier.size + 1, prev, self._keys, 0, frozenset()
+                self.org_id, entry, frontier.size + 1, prev, self._keys, newest, frozenset()
             )
             if problem is not None:
                 raise AuditError(
                     f"organization {self.org_id}'s entry {frontier.size + 1} cannot be "
                     f"signed: {problem}"
                 )
+            newest = self._keys.rank(entry.signature)
             frontier.append(leaf_hash(bytes.fromhex(entry.entry_hash)))
             prev = entry.entry_hash
             self._last_at = entry.at
+        if self._keys.rank(self.head.signature) < newest:
+            raise AuditError(
+                f"organization {self.org_id}'s chain head is signed by a key retired before "
+                "its newest entry's"
+            )
         return frontier
 
     def flush(self, now: datetime | None = None) -> None:
         """Write pending entries, tree nodes and the head row back, if anything was
         appended; a checkpoint too, once :data:`CHECKPOINT_EVERY` entries are past the
         newest (``now`` is its time; the clock's when not given)."""
+        if self._discarded:
+            return
         self.write_pending()
-        if self._nodes:
-            self._c.execute(_INSERT_NODES, self._nodes)
-            self._nodes.clear()
-        if self._tree is not None and self._tree.size - self.checkpoint_size >= CHECKPOINT_EVERY:
+        # A count checkpoint verifies the entries since the last: bounded here, in the
+        # append's transaction. A longer gap (a chain from before the tree) is the anchor's.
+        gap = 0 if self._tree is None else self._tree.size - self.checkpoint_size
+        if gap >= CHECKPOINT_EVERY and gap - self._appended <= 2 * CHECKPOINT_EVERY:
             self.checkpoint(now)
         if self._dirty:
             head = self.head
@@ -821,8 +861,8 @@ class AuditLog:
         """Add witnesses' cosignature lines to the stored checkpoint of ``size``."""
         with self._db.transaction() as s:
             row = s.get(AuditCheckpointRow, (org_id, size))
-            if row is None:
-                raise AuditError(f"organization {org_id} has no checkpoint of {size}")
+            if row is None:  # thinned meanwhile: the anchored note carries the cosignature
+                return
             note = add_signatures(parse_note(row.note), lines)
             row.note = note.render()
 
@@ -860,7 +900,11 @@ class AuditLog:
             )
 
     def consistency(self, org_id: str, old: int, new: int) -> ConsistencyProof:
-        """The proof that the org's checkpoint of ``new`` entries extends that of ``old``."""
+        """The proof that the org's checkpoint of ``new`` entries extends its tree of
+        ``old`` (any earlier size: a checkpoint someone kept may have been thinned from the
+        table since; they hold its note)."""
+        if not 0 < old <= new:
+            raise AuditError(f"no consistency proof from {old} to {new} entries")
         with self._db.read() as s:
             notes = {
                 r.size: r.note
@@ -871,11 +915,15 @@ class AuditLog:
                     )
                 )
             }
-            for size in (old, new):
-                if size not in notes:
-                    raise AuditError(f"organization {org_id} has no checkpoint of {size} entries")
+            if new not in notes:
+                raise AuditError(f"organization {org_id} has no checkpoint of {new} entries")
             path = consistency_proof(old, new, _StoredTree(s.connection(), org_id))
-            return ConsistencyProof(old=notes[old], new=notes[new], hashes=[h.hex() for h in path])
+            return ConsistencyProof(
+                old_size=old,
+                old=notes.get(old),
+                new=notes[new],
+                hashes=[h.hex() for h in path],
+            )
 
     def consistency_path(self, org_id: str, old: int, new: int) -> list[bytes]:
         """The consistency proof from ``old`` entries to ``new``, from the stored tree."""
@@ -883,28 +931,33 @@ class AuditLog:
             return consistency_proof(old, new, _StoredTree(s.connection(), org_id))
 
     def export(self, org_id: str, now: datetime, anchored: str | None = None) -> Bundle:
-        """The org's chain as a bundle for a verifier offline: a checkpoint cut first, and
-        the entries and checkpoints up to it read in the same transaction (which holds the
-        lock: no append falls between them), so every entry is under a signature."""
+        """The org's chain as a bundle for a verifier offline: a checkpoint cut first
+        (under the lock, briefly), then the entries up to it and the checkpoints read in a
+        snapshot of their own. Entries up to a checkpoint never change, so an append
+        meanwhile changes nothing read; the newest note is kept as cut (a later cut may
+        thin it from the table)."""
         with self._db.transaction() as s:
-            size, _ = self._newest_signed(s, org_id, now)
+            size, newest = self._newest_signed(s, org_id, now)
+        with self._db.read() as s:
             rows = s.execute(
                 select(AuditEntryRow)
                 .where(col(AuditEntryRow.org_id) == org_id, col(AuditEntryRow.seq) <= size)
                 .order_by(col(AuditEntryRow.seq))
+                .execution_options(yield_per=2000)
             ).scalars()
             entries = [convert.audit_entry(r) for r in rows]
             notes = s.execute(
                 select(col(AuditCheckpointRow.note))
                 .where(
-                    col(AuditCheckpointRow.org_id) == org_id, col(AuditCheckpointRow.size) <= size
+                    col(AuditCheckpointRow.org_id) == org_id,
+                    col(AuditCheckpointRow.size) < size,
                 )
                 .order_by(col(AuditCheckpointRow.size))
             ).scalars()
             return Bundle(
                 origin=origin_of(org_id),
                 entries=entries,
-                checkpoints=list(notes),
+                checkpoints=[*notes, newest],
                 anchored=anchored,
                 keys=self.log_keys(),
             )

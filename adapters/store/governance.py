@@ -11,6 +11,7 @@ domain as :class:`~domain.governance.values.Effects`.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -61,6 +62,8 @@ from domain.governance.values import (
 from domain.memory.adapter import MemoryAdapter
 from domain.organization.contracts import Principal, Staffing, StandingHold, ToolSpec
 from domain.tools import REGISTRY
+
+log = logging.getLogger("verletica.governance")
 
 SPENDING = (Outcome.ALLOW.value, Outcome.APPROVED.value)
 
@@ -675,15 +678,20 @@ class SqlGovernanceUnit:
     def poison(self, draft: AuditDraft, reason: str) -> None:
         self._set_poisoned(reason[:2000])
         self._poisoned = reason
+        self._chain.poisoned = reason  # a poisoned chain is not checkpointed
         try:
-            self.append(draft)
-        except AuditError:  # a chain too broken to extend: stopped all the same, unrecorded
-            pass
+            with self._c.begin_nested():  # a failed append leaves the flag standing
+                self.append(draft)
+                self._chain.write_pending()
+        except (AuditError, DBAPIError) as e:  # too broken to extend: stopped, unrecorded
+            self._chain.discard()  # nor is its head moved past an entry that is not there
+            log.critical("organization %s: its poisoning is not on the chain: %s", self.org_id, e)
 
     def unpoison(self, draft: AuditDraft) -> None:
         self._set_poisoned(None)
         self.append(draft)
         self._poisoned = None
+        self._chain.poisoned = None
 
 
 class SqlGovernance:

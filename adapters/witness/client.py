@@ -3,6 +3,7 @@ the size the witness last cosigned, and keep the cosignature it returns."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 
 import httpx
@@ -34,8 +35,9 @@ class HttpWitness:
                 answer = httpx.post(self._url, content=body, timeout=TIMEOUT)
             except httpx.HTTPError as e:
                 raise WitnessFailed(f"the witness did not answer: {e}") from None
-            if answer.status_code == 409 and answer.text.strip().isdigit():
-                known = int(answer.text.strip())
+            said = answer.text.strip()
+            if answer.status_code == 409 and re.fullmatch(r"[0-9]{1,20}", said):
+                known = int(said)
                 if known > checkpoint.size:
                     raise WitnessFailed(
                         f"the witness has cosigned {known} entries, more than the "

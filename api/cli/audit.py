@@ -24,7 +24,7 @@ from api.cli.common import (
 
 if TYPE_CHECKING:
     from domain.audit.bundle import Bundle
-    from domain.audit.chain import ChainVerification
+    from usecases.audit import AuditView
     from usecases.context import Ports
 
 audit_app = typer.Typer(help="The audit chain.", no_args_is_help=True)
@@ -59,8 +59,8 @@ def audit_verify(
     checkpoint: Annotated[
         list[Path] | None,
         typer.Option(
-            help="A checkpoint you kept from before (a signed note): the export must still "
-            "hold its tree. Repeatable."
+            help="Checkpoints you kept from before (a signed note, the anchor file, an earlier "
+            "export): the export must still hold their trees. Repeatable."
         ),
     ] = None,
 ) -> None:
@@ -76,13 +76,21 @@ def audit_verify(
     actor = prove_actor(ctx, actor)  # offline, nobody signs in: only the record needs it
     from usecases import audit
 
-    async def verify(s: Ports) -> ChainVerification | None:
+    async def verify(s: Ports) -> AuditView:
         anchored = await audit.anchored(s, org, actor)
-        return audit.audit(s, org, actor, verify=True, anchored=anchored).verification
+        return audit.audit(s, org, actor, verify=True, anchored=anchored)
 
-    verification = services(verify, temporal="if up")
+    view = services(verify, temporal="if up")
+    verification = view.verification
     assert verification is not None
     show(verification)
+    if view.anchor_reached is False:
+        console.print(
+            "the anchor (outside the database) could not be reached: the chain was not held "
+            "to its checkpoint (is Temporal up, and a worker running?)"
+        )
+    elif view.anchored_size is not None:
+        console.print(f"held to the anchor's checkpoint of {view.anchored_size} entries")
     if not verification.ok:
         raise typer.Exit(2)
 
@@ -139,7 +147,9 @@ def _notes_in(text: str) -> list[str]:
     if text.startswith("{"):
         try:
             header = json.loads(text.split("\n", 1)[0])
-        except ValueError:
+        except (ValueError, RecursionError):
+            return [text]
+        if not isinstance(header, dict):
             return [text]
         notes = [*header.get("checkpoints", []), header.get("anchored")]
         return [n for n in notes if isinstance(n, str)]
@@ -158,7 +168,7 @@ def audit_keys() -> None:
 @audit_app.command("export")
 def audit_export(
     org: Org,
-    out: Annotated[Path, typer.Option(help="Where to write the bundle (JSON).")],
+    out: Annotated[Path, typer.Option(help="Where to write the export (JSON Lines).")],
     actor: As = "",
 ) -> None:
     """Write the chain, its checkpoints, the anchored checkpoint and the public keys to a
@@ -226,10 +236,16 @@ def broker_unpoison(
     """Clear a poisoned broker, on the record, once the chain verifies (the founder)."""
     from usecases import audit
 
-    async def clear(s: Ports) -> None:
-        audit.unpoison(s, org, actor, reason, await audit.anchored(s, org, actor))
+    async def clear(s: Ports) -> bool:
+        anchored = await audit.anchored(s, org, actor)
+        audit.unpoison(s, org, actor, reason, anchored)
+        return anchored.reached
 
-    services(clear, temporal="if up")
+    if not services(clear, temporal="if up"):
+        console.print(
+            "the anchor could not be reached: the chain was verified without it (its next "
+            "pass stops the broker again if the chain does not extend what it holds)"
+        )
     console.print("the broker acts again; the clearing is in the audit chain")
 
 

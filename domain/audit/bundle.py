@@ -39,11 +39,14 @@ class InclusionProof(Frozen):
 
 
 class ConsistencyProof(Frozen):
-    """That the tree of one checkpoint extends the tree of an earlier one."""
+    """That the tree of a checkpoint extends an earlier tree of the same chain."""
 
-    old: str
-    """The earlier checkpoint's signed note."""
+    old_size: int
+    old: str | None = None
+    """The earlier checkpoint's signed note, when the log still keeps it (else the one
+    asking holds it)."""
     new: str
+    """The later checkpoint's signed note."""
     hashes: list[str]
 
 
@@ -108,9 +111,11 @@ def _header(data: bytes) -> tuple[dict[str, Any], list[bytes]]:
         lines.pop()
     if not lines:
         raise ValueError("the file is empty")
+    if lines[0].endswith(b"\r"):
+        raise ValueError("the file's line endings were changed (CRLF): convert them back to LF")
     try:
         header = json.loads(lines[0])
-    except ValueError:
+    except (ValueError, RecursionError):
         raise ValueError("the first line is not a Verletica export's header") from None
     if not isinstance(header, dict) or header.get("format") != EXPORT_FORMAT:
         raise ValueError(f"not a Verletica export (format {EXPORT_FORMAT})")
@@ -124,6 +129,20 @@ def _header(data: bytes) -> tuple[dict[str, Any], list[bytes]]:
     return header, lines[1:]
 
 
+def of_log(origin: str, notes: Sequence[str]) -> list[str]:
+    """The ``notes`` of the log ``origin`` (a kept file, the anchor's, holds every
+    organization's); a note that cannot be read is kept, to be refused by name."""
+    kept = []
+    for note in notes:
+        try:
+            if parse_note(note).checkpoint().origin != origin:
+                continue
+        except NoteError:
+            pass
+        kept.append(note)
+    return kept
+
+
 def verify_export(data: bytes, keys: LogKeys, trusted: Sequence[str] = ()) -> Finding:
     """Check an export file with the public ``keys`` only (see :func:`verify_bundle`).
 
@@ -135,6 +154,7 @@ def verify_export(data: bytes, keys: LogKeys, trusted: Sequence[str] = ()) -> Fi
     except ValueError as e:
         return Finding(ok=False, entries=0, covered=0, problem=str(e))
     origin: str = header["origin"]
+    trusted = of_log(origin, trusted)
     if not lines:
         return Finding(ok=False, entries=0, covered=0, problem="the export holds no entries")
     anchored = [header["anchored"]] if header["anchored"] else []
@@ -168,7 +188,7 @@ def _diagnose(origin: str, lines: list[bytes], found: list[Signed], count: objec
         problem = None
         try:
             body = json.loads(line)
-        except ValueError:
+        except (ValueError, RecursionError):
             body = None
         if not isinstance(body, dict):
             problem = "the line is not an entry (JSON object)"
@@ -229,7 +249,7 @@ def verify_inclusion_proof(
         origin = parse_note(proof.checkpoint).checkpoint().origin
     except NoteError as e:
         return f"the checkpoint cannot be read: {e}"
-    found, problem = read_checkpoints(origin, [proof.checkpoint, *trusted], keys)
+    found, problem = read_checkpoints(origin, [proof.checkpoint, *of_log(origin, trusted)], keys)
     if problem is not None:
         return problem
     checkpoint = parse_note(proof.checkpoint).checkpoint()

@@ -621,11 +621,33 @@ def add_signatures(note: SignedNote, lines: Iterable[str]) -> SignedNote:
 
 
 def split_notes(text: str) -> list[str]:
-    """The signed notes in ``text``, one after another with a blank line between (as the
-    anchor file holds them). A checkpoint's text has no blank line, so each note is a
-    text chunk and the signature chunk after it."""
-    chunks = [c for c in text.split("\n\n") if c.strip()]
-    return [
-        f"{body}\n\n{sigs.strip(chr(10))}\n"
-        for body, sigs in zip(chunks[::2], chunks[1::2], strict=False)
-    ]
+    """The signed notes in ``text``, one after another (as the anchor file holds them):
+    each is its text lines, a blank line, and the signature lines after it. Read line by
+    line, so that a note torn by a crash is skipped and the ones after it are still read."""
+    notes: list[str] = []
+    body: list[str] = []
+    signatures: list[str] = []
+    blank = False
+
+    def close() -> None:
+        if body and signatures:
+            notes.append(
+                "".join(f"{b}\n" for b in body) + "\n" + "".join(f"{x}\n" for x in signatures)
+            )
+
+    for line in text.split("\n"):
+        if line.startswith(SIGNATURE_PREFIX) and blank:
+            signatures.append(line)
+        elif line == "":
+            if signatures:  # the blank line after a note's signatures ends it
+                close()
+                body, signatures, blank = [], [], False
+            else:
+                blank = bool(body)
+        else:
+            if signatures or blank:  # a text line where a signature was due: start over
+                close()
+                body, signatures, blank = [], [], False
+            body.append(line)
+    close()
+    return notes

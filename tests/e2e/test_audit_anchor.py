@@ -6,6 +6,7 @@ finds it, and so does the anchor's next pass, which stops the broker."""
 from __future__ import annotations
 
 import dataclasses
+import time
 import uuid
 from datetime import timedelta
 from typing import Any
@@ -165,13 +166,15 @@ async def test_the_anchor_passes_on_its_interval_and_a_new_run_keeps_what_it_anc
         handle = temporal_env.client.get_workflow_handle(anchor_id)
         await handle.terminate("an operator's mistake")
         assert await size() == first + 2  # a closed run's state is still read from history
-        await ensure_anchor(
-            temporal_env.client, settings.task_queue, timedelta(seconds=1), anchor_id
-        )
-        history = await temporal_env.client.get_workflow_handle(anchor_id).fetch_history()
-        started = history.events[0].workflow_execution_started_event_attributes
-        carried = started.input.payloads[0].data.decode()
-        assert firm.org in carried  # the new run starts from the old one's state
+    # As a worker starts: the anchor is ensured before the worker polls (no worker answers
+    # a query then), so the state is read from the ended run's history.
+    started_at = time.monotonic()
+    await ensure_anchor(temporal_env.client, settings.task_queue, timedelta(seconds=1), anchor_id)
+    assert time.monotonic() - started_at < 10
+    history = await temporal_env.client.get_workflow_handle(anchor_id).fetch_history()
+    started = history.events[0].workflow_execution_started_event_attributes
+    assert firm.org in started.input.payloads[0].data.decode()  # the new run starts from it
+    async with build_worker(temporal_env.client, settings, store):
         assert await size() == first + 2
         await temporal_env.client.get_workflow_handle(anchor_id).terminate("test over")
     store.close()

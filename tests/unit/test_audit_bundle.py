@@ -9,7 +9,14 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from domain.audit.bundle import Bundle, InclusionProof, verify_bundle, verify_inclusion_proof
+from domain.audit.bundle import (
+    Bundle,
+    InclusionProof,
+    export_bytes,
+    verify_bundle,
+    verify_export,
+    verify_inclusion_proof,
+)
 from domain.audit.chain import (
     AuditDraft,
     AuditEntry,
@@ -21,7 +28,7 @@ from domain.audit.chain import (
     genesis,
     link,
 )
-from domain.audit.checkpoint import Checkpoint, sign_checkpoint
+from domain.audit.checkpoint import Checkpoint, sign_checkpoint, split_notes
 from domain.audit.merkle import Frontier, inclusion_proof, leaf_hash, root_of
 from domain.audit.tree import LogKeys, origin_of
 
@@ -222,3 +229,31 @@ def test_the_proof_of_one_decision_is_checked_alone(size: int) -> None:
         if proof.hashes:
             bent = proof.model_copy(update={"hashes": [proof.hashes[0][::-1], *proof.hashes[1:]]})
             assert verify_inclusion_proof(bent, OLD.log_keys()) is not None
+
+
+@pytest.mark.parametrize(
+    ("mangle", "said"),
+    [
+        (lambda d: d.replace(b"\n", b"\r\n"), "line endings"),
+        (lambda d: b"[" * 100_000 + b"\n" + d, "header"),
+        (lambda d: d.split(b"\n", 1)[0] + b"\n" + b"[" * 100_000 + b"\n", "not an entry"),
+        (lambda d: d.split(b"\n", 1)[0] + b"\n", "no entries"),
+        (lambda d: b"", "empty"),
+        (lambda d: d.replace(b'"entries":20', b'"entries":19', 1), "header says 19"),
+        (lambda d: d + d.split(b"\n")[3] + b"\n", "repeated"),
+        (lambda d: d.replace(b"\n", b"\n\n", 2), "not an entry"),
+    ],
+)
+def test_a_mangled_export_file_is_refused_in_words_never_with_a_crash(
+    mangle: Any, said: str
+) -> None:
+    data = export_bytes(_bundle(20, 5))
+    found = verify_export(mangle(data), OLD.log_keys())
+    assert not found.ok and said in (found.problem or ""), found
+
+
+def test_notes_torn_in_a_file_do_not_hide_the_ones_after() -> None:
+    notes = [_note(_entries(6), n, OLD) for n in (2, 4, 6)]
+    text = notes[0] + "\n" + notes[1][:-15] + "\n" + notes[2] + "\n"
+    found = split_notes(text)
+    assert notes[0] in found and notes[2] in found  # the torn one, if read, fails to parse
