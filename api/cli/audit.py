@@ -15,6 +15,7 @@ from api.cli.common import (
     Org,
     Unproven,
     console,
+    notes,
     prove_actor,
     read_text,
     services,
@@ -85,12 +86,12 @@ def audit_verify(
     assert verification is not None
     show(verification)
     if view.anchor_reached is False:
-        console.print(
+        notes.print(
             "the anchor (outside the database) could not be reached: the chain was not held "
             "to its checkpoint (is Temporal up, and a worker running?)"
         )
     elif view.anchored_size is not None:
-        console.print(f"held to the anchor's checkpoint of {view.anchored_size} entries")
+        notes.print(f"held to the anchor's checkpoint of {view.anchored_size} entries")
     if not verification.ok:
         raise typer.Exit(2)
 
@@ -242,7 +243,7 @@ def broker_unpoison(
         return anchored.reached
 
     if not services(clear, temporal="if up"):
-        console.print(
+        notes.print(
             "the anchor could not be reached: the chain was verified without it (its next "
             "pass stops the broker again if the chain does not extend what it holds)"
         )

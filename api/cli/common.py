@@ -27,6 +27,8 @@ if TYPE_CHECKING:
 
 # Off a terminal (make demo piped, CI logs) rich would wrap tables at 80 columns.
 console = Console(width=None if sys.stdout.isatty() else 160)
+notes = Console(stderr=True, width=None if sys.stderr.isatty() else 160)
+"""What a command says beside its output (on standard error: the output stays data)."""
 T = TypeVar("T")
 
 Org = Annotated[str, typer.Option("--org", envvar="VERLETICA_ORG", help="Organization id.")]
