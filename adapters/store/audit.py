@@ -35,7 +35,6 @@ from domain.audit.chain import (
     ChainKeys,
     ChainLink,
     ChainVerification,
-    entry_break,
     link,
     verify_chain,
 )
@@ -377,27 +376,38 @@ class ChainWriter:
         else:
             newest = 0
         rows = self._c.execute(
-            select(*_ENTRY_COLUMNS)
-            .where(col(AuditEntryRow.org_id) == self.org_id, col(AuditEntryRow.seq) > start)
-            .order_by(col(AuditEntryRow.seq))
+            select(_entries.c.seq, _entries.c.at, _entries.c.prev_hash, _entries.c.entry_hash)
+            .add_columns(_entries.c.signature)
+            .where(_entries.c.org_id == self.org_id, _entries.c.seq > start)
+            .order_by(_entries.c.seq)
             .execution_options(yield_per=2000)
         )
-        for values in rows:
-            entry = _link(tuple(values))
-            # Keys move only forward here too: an entry signed with a key retired before
-            # the one that signed the entry before it is not signed over.
-            problem = entry_break(
-                self.org_id, entry, frontier.size + 1, prev, self._keys, newest, frozenset()
+        keys = self._keys
+        for row in rows:
+            # Each leaf signed is an entry hash the audit key signed, in its place, linked
+            # to the one before, the keys only moving forward. Its content is not hashed
+            # again here (that is every verification's work): whatever the rows say, no
+            # chain but the key holder's own can pass a verification under this root.
+            expected = frontier.size + 1
+            problem = (
+                f"expected entry {expected}, found {row.seq}"
+                if row.seq != expected
+                else "previous-hash link does not match the entry before"
+                if row.prev_hash != prev
+                else "entry signature is missing or not made by a known audit key"
+                if not keys.entry_signed(row.entry_hash, row.signature)
+                else "entry is signed by a key retired before it"
+                if keys.rank(row.signature) < newest
+                else None
             )
             if problem is not None:
                 raise AuditError(
-                    f"organization {self.org_id}'s entry {frontier.size + 1} cannot be "
-                    f"signed: {problem}"
+                    f"organization {self.org_id}'s entry {expected} cannot be signed: {problem}"
                 )
-            newest = self._keys.rank(entry.signature)
-            frontier.append(leaf_hash(bytes.fromhex(entry.entry_hash)))
-            prev = entry.entry_hash
-            self._last_at = entry.at
+            newest = keys.rank(row.signature)
+            frontier.append(leaf_hash(bytes.fromhex(row.entry_hash)))
+            prev = row.entry_hash
+            self._last_at = row.at
         if self._keys.rank(self.head.signature) < newest:
             raise AuditError(
                 f"organization {self.org_id}'s chain head is signed by a key retired before "
