@@ -312,3 +312,11 @@ def test_one_broken_tree_stops_neither_the_others_nor_the_worker(
     report = AnchorActivities(store.audit, store.governance, utc_now, None)._pass(AnchorInput())
     assert other.org.id in report.anchored
     assert firm.org not in report.anchored
+
+
+async def test_an_anchor_out_of_reach_is_said_not_passed_over(store: Store, firm: Firm) -> None:
+    reading = await audit.anchored(firm.svc, firm.org, firm.founder)  # no Temporal here
+    assert reading.reached is False and reading.note is None
+    view = audit.audit(firm.svc, firm.org, firm.founder, verify=True, anchored=reading)
+    assert view.verification is not None and view.verification.ok
+    assert view.anchor_reached is False and view.keys == store.audit.log_keys()

@@ -257,3 +257,25 @@ def test_notes_torn_in_a_file_do_not_hide_the_ones_after() -> None:
     text = notes[0] + "\n" + notes[1][:-15] + "\n" + notes[2] + "\n"
     found = split_notes(text)
     assert notes[0] in found and notes[2] in found  # the torn one, if read, fails to parse
+
+
+def test_an_entry_no_canonical_json_can_write_is_found_not_a_crash() -> None:
+    bundle = _bundle(10, 5)
+    entries = list(bundle.entries)
+    entries[3] = entries[3].model_copy(update={"payload": {"amount_cents": 2**60}})
+    found = verify_bundle(bundle.model_copy(update={"entries": entries}), OLD.log_keys())
+    assert not found.ok and found.at == 4, found
+    proof = _proof(entries, 4, 10, OLD)
+    assert "canonically" in (verify_inclusion_proof(proof, OLD.log_keys()) or "")
+
+
+def test_a_proof_is_held_to_the_checkpoints_its_checker_kept() -> None:
+    entries = _entries(30)
+    newer = _note(entries, 20, NEW)  # the auditor kept one signed by the newer key
+    proof = _proof(entries, 5, 30, OLD)  # a proof under a checkpoint by the retired key
+    assert verify_inclusion_proof(proof, KEYS) is None  # alone, the old key still verifies
+    problem = verify_inclusion_proof(proof, KEYS, [newer])
+    assert problem is not None and "retired" in problem
+    other = _relinked([entries[0].model_copy(update={"actor": "x"}), *entries[1:]], 0)
+    split = _note(other, 30, OLD)  # a second tree of 30, kept by the checker
+    assert "split view" in (verify_inclusion_proof(proof, KEYS, [split]) or "")
