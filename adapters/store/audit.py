@@ -986,16 +986,13 @@ class AuditLog:
         ``anchored`` checkpoint, or None when they do: the tree as stored still has the
         anchored root at the anchored size, and a consistency proof from it to ``newest``
         verifies."""
-        origin, log_keys = origin_of(org_id), self._keys.log_keys()
-        found, problem = read_checkpoints(
-            origin, [newest] if anchored is None else [anchored, newest], log_keys
-        )
+        notes = [newest] if anchored is None else [anchored, newest]
+        _, problem = read_checkpoints(origin_of(org_id), notes, self._keys.log_keys())
         if problem is not None:
             return problem
-        new = read_checkpoints(origin, [newest], log_keys)[0][0].checkpoint
         if anchored is None:
             return None
-        old = read_checkpoints(origin, [anchored], log_keys)[0][0].checkpoint
+        old, new = (parse_note(n).checkpoint() for n in (anchored, newest))
         if new.size < old.size:
             return (
                 f"the chain's newest checkpoint covers {new.size} entries, fewer than the "

@@ -39,6 +39,7 @@ from domain.fleet.starter import STARTER_FLEET
 from domain.ingress import Unauthenticated
 from domain.organization.contracts import SpendCap
 from domain.organization.kinds import DestinationKind, IdentityKind, PrincipalKind, StaffRole
+from domain.words import projects_named
 from usecases import commitments, destinations, ingress, organization
 from usecases.context import Ports
 
@@ -163,7 +164,7 @@ def _invite_words(ports: Ports, org_id: str, principal_id: str, name: str, base:
 
 def _project_name(ports: Ports, org_id: str, slug: str) -> str:
     """A project by its name, for a sentence (its slug when the firm no longer has it)."""
-    return next((p.name for p in ports.directory.projects(org_id) if p.slug == slug), slug)
+    return projects_named([slug], {p.slug: p.name for p in ports.directory.projects(org_id)})
 
 
 async def _change(

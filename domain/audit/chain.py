@@ -275,7 +275,7 @@ class ChainVerification(Frozen):
     problem: str | None = None
 
 
-def entry_break(
+def _entry_break(
     org_id: str,
     entry: ChainLink,
     expected_seq: int,
@@ -313,7 +313,7 @@ def _first_break(
     newest = 0
     for expected_seq, entry in enumerate(entries, start=1):
         count = expected_seq
-        problem = entry_break(org_id, entry, expected_seq, prev, keys, newest, checked)
+        problem = _entry_break(org_id, entry, expected_seq, prev, keys, newest, checked)
         if problem is not None:
             return count, prev, expected_seq, problem, newest
         newest = keys.rank(entry.signature)
