@@ -1,14 +1,15 @@
-"""Identifying detail in text, found by deterministic rules.
+"""Identifying detail in text: structured kinds by rules, names and addresses by a model.
 
 Structured kinds are found by pattern and checked where they carry a check: an IBAN by
 its mod-97 checksum, a payment card by Luhn, an IPv4 address by its octets, a US social
 security number by the ranges never issued. Person names and street addresses have no
-such shape; they are found by cues: a title or a greeting before a capitalised name, or
-a common given name (:mod:`domain.memory.names`, several languages) with the surname
-after it; a house number before a street word (US, UK), or a street word with the
-number after it (German "Goethestraße 12", Dutch "Keizersgracht 5", Spanish "Calle
-Mayor 3", Italian "Via Roma 12") or before it (French "12 rue de la Paix"). This
-catches the common forms and misses others: ``make eval-memory`` reports how many.
+such shape. They are found by an :class:`EntityFinder` passed in (the trained tagger of
+:mod:`adapters.memory.entity_tagger`), and by cues the rules know: a title or a
+greeting before a capitalised name, a common given name (:mod:`domain.memory.names`)
+with the surname after it; a house number before a street word, or a street word with
+the number after it ("Goethestraße 12", "Calle Mayor 3") or before it ("12 rue de la
+Paix"). Without a finder the cues alone catch the common forms of a few languages and
+miss the rest: ``make eval-memory`` reports both, on held-out text.
 
 What an organization never keeps (card numbers, national ids) is removed at ingestion;
 the rest is kept and tagged, so that the release rule can mask it for readers who get a
@@ -19,10 +20,19 @@ from __future__ import annotations
 
 import ipaddress
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
+from typing import Protocol
 
 from domain.memory.names import GIVEN_NAMES, WORDLIKE
 from domain.memory.release import Span
+
+
+class EntityFinder(Protocol):
+    """Finds person names and street addresses (spans of kind ``person`` and
+    ``address``) where no pattern can: the screen's trained tagger."""
+
+    def entities(self, text: str) -> Sequence[Span]: ...
+
 
 NEVER_KEPT = frozenset({"card", "national_id"})
 """Kinds removed at ingestion; the others are kept and tagged."""
@@ -32,8 +42,22 @@ _EMAIL = re.compile(
     r"(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,62}[A-Za-z0-9])?)*\.[A-Za-z]{2,24}(?![\w-])"
 )
 _PHONE = re.compile(
-    r"(?<![\w+/.,:$€£-])(?:\+\d{1,3}[\s.-]?)?(?:\(\d{1,4}\)[\s.-]?)?\d{2,5}(?:[\s.-]\d{2,6}){1,4}(?!\w)"
+    r"(?<![\w+/.,:$€£-])"
+    r"(?:\(\+\d{1,3}\)[ ]?|\+|00)?"  # a country code: "+49", "0049", "(+30)"
+    r"\(?\d[\d ()/.-]{4,24}\d"  # digits in groups, area codes in parentheses
+    r"(?:[ ]?(?:x|ext\.?)[ ]?\d{1,5})?"  # an extension
+    r"(?![\w-]|[.,]\d)"
 )
+_PHONE_CUE = re.compile(
+    r"(?:tel|phone|call|mobile?|mob|cell|fax|ring|ruf|t[ée]l[ée]fono?|telefon|m[óo]vil|"
+    r"cel|whats ?app|sms|contact|kontakt|puhelin|tlf|gsm|handy|nummer|number|numéro|"
+    r"n[úu]mero)\b[^\n\d]{0,20}$",
+    re.IGNORECASE,
+)
+_THOUSANDS = re.compile(r"^\d{1,3}(?:([ .,])\d{3})+$")
+_CURRENCY = r"(?:€|\$|£|¥|₹|EUR|USD|GBP|CHF|PLN|CZK|HUF|SEK|NOK|DKK|zł|Kč|Ft|kr|Rs\.?)"
+_CURRENCY_BEFORE = re.compile(_CURRENCY + r"\s?$")
+_CURRENCY_AFTER = re.compile(r"^\s?" + _CURRENCY)
 _IBAN = re.compile(
     r"(?<![A-Za-z0-9])[A-Z]{2}\d{2}(?:[ ]?[A-Z0-9]{4}){2,7}(?:[ ]?[A-Z0-9]{1,4})?(?![A-Za-z0-9])"
 )
@@ -44,7 +68,7 @@ _NINO = re.compile(
     r" ?\d{2} ?\d{2} ?\d{2} ?[A-D](?![A-Za-z0-9])"
 )
 _DATE = re.compile(r"^(?:\d{4}[-./]\d{1,2}[-./]\d{1,2}|\d{1,2}[-./]\d{1,2}[-./]\d{2,4})$")
-_IPV4 = re.compile(r"(?<![\d.])(?:\d{1,3}\.){3}\d{1,3}(?![\d.])")
+_IPV4 = re.compile(r"(?<![\d.])(?:\d{1,3}\.){3}\d{1,3}(?!\d|\.\d)")
 _IPV6 = re.compile(r"(?<![\w:.])(?=[0-9A-Fa-f:]*:[0-9A-Fa-f:]*:)[0-9A-Fa-f:]{2,39}(?![\w:])")
 _UPPER, _LOWER = "A-ZÀ-ÖØ-ÞĀ-Ž", "a-zß-öø-ÿā-ž"
 _NAME = rf"[{_UPPER}][{_LOWER}]+(?:[-'’][{_UPPER}][{_LOWER}]+)?"
@@ -100,11 +124,21 @@ def _luhn(digits: str) -> bool:
     return total % 10 == 0
 
 
+def _card_length_ok(digits: str) -> bool:
+    """13 to 19 digits; or 12 in Maestro's issuer ranges (50, 56 to 69), the one scheme
+    that issues them."""
+    if 13 <= len(digits) <= 19:
+        return True
+    return len(digits) == 12 and (digits[:2] == "50" or 56 <= int(digits[:2]) <= 69)
+
+
 def _cards(text: str) -> Iterator[Span]:
     """Card numbers: within each run of digit groups (single spaces or hyphens between
     them), the longest stretches of whole groups that hold 13 to 19 digits and pass Luhn.
     A run may hold other numbers before or after a card ("SSN 123-45-6789 4111 …")."""
     for run in _DIGIT_RUN.finditer(text):
+        if text[max(run.start() - 1, 0) : run.start()] == "+" or run.group().startswith("00"):
+            continue  # "+63 1800 …", "00421 …" are phone numbers, whatever Luhn says
         groups = [
             (m.start() + run.start(), m.end() + run.start())
             for m in re.finditer(r"\d+", run.group())
@@ -113,12 +147,47 @@ def _cards(text: str) -> Iterator[Span]:
         while i < len(groups):
             for j in range(len(groups), i, -1):
                 digits = "".join(text[a:b] for a, b in groups[i:j])
-                if 13 <= len(digits) <= 19 and _luhn(digits):
+                if _card_length_ok(digits) and _luhn(digits):
                     yield Span(kind="card", start=groups[i][0], end=groups[j - 1][1])
                     i = j
                     break
             else:
                 i += 1
+
+
+def _is_amount(number: str, before: str, after: str) -> bool:
+    """Thousands written with dots or commas ("1.234.567"), or with spaces beside a
+    currency ("EUR 1 234 567")."""
+    m = _THOUSANDS.match(number)
+    if not m:
+        return False
+    return m.group(1) != " " or bool(
+        _CURRENCY_BEFORE.search(before[-6:]) or _CURRENCY_AFTER.match(after[:6])
+    )
+
+
+def _is_phone(raw: str, before: str, after: str = "") -> bool:
+    """A phone number: with a country code ("+49 30 1234567", "+4930123456", "0049 …",
+    "(+30) 2198 845833"), 8 to 15 digits; without one, 7 to 15 digits written in groups
+    or with an area code ("030 1234567", "(022) 12345", "16/408-2740", "612-254-4101
+    x12"), or 9 to 11 starting with 0 ("0612345678"); a bare run of 8 to 11 digits only
+    after a word that says phone ("Tel.", "call", "mobil"). Never a date, an amount
+    ("1.234.567", "EUR 1 234 567") or unbalanced parentheses."""
+    number = re.split(r"[ ]?(?:x|ext\.?)[ ]?(?=\d+$)", raw)[0]
+    if number.count("(") != number.count(")"):
+        return False
+    digits = re.sub(r"\D", "", number)
+    if number.startswith(("+", "00", "(+")):
+        return 8 <= len(digits) <= 15
+    if _DATE.match(number) or _is_amount(number, before, after) or not 7 <= len(digits) <= 15:
+        return False
+    if "/" in number and (len(digits) < 8 or number.count("/") > 1):
+        return False
+    if re.search(r"[ .()/-]", number):
+        return True
+    if number.startswith("0") and 9 <= len(digits) <= 11:
+        return True
+    return 8 <= len(digits) <= 11 and bool(_PHONE_CUE.search(before[-40:]))
 
 
 def _iban_ok(raw: str) -> bool:
@@ -164,8 +233,7 @@ def _found(text: str) -> Iterator[Span]:
             continue
         yield Span(kind="ip", start=m.start(), end=m.end())
     for m in _PHONE.finditer(text):
-        digits = re.sub(r"\D", "", m.group())
-        if 7 <= len(digits) <= 15 and not _DATE.match(m.group()):
+        if _is_phone(m.group(), text[: m.start()], text[m.end() :]):
             yield Span(kind="phone", start=m.start(), end=m.end())
     for m in _PERSON.finditer(text):
         yield Span(kind="person", start=m.start(1), end=m.end(1))
@@ -191,9 +259,19 @@ _PRIORITY = {
 """When two findings overlap, the more specific (checked) one wins."""
 
 
-def detect(text: str) -> tuple[Span, ...]:
-    """Identifying detail in ``text``, as non-overlapping spans in text order."""
+def detect(text: str, finder: EntityFinder | None = None) -> tuple[Span, ...]:
+    """Identifying detail in ``text``, as non-overlapping spans in text order: what the
+    rules find and, given a ``finder``, the names and addresses it finds."""
     found = list(_found(text))
+    if finder is not None:
+        # What a pattern found and checked (an IBAN, a phone number) is that, whatever
+        # the tagger makes of its digits.
+        checked = [s for s in found if s.kind not in ("person", "address")]
+        found += [
+            s
+            for s in finder.entities(text)
+            if not any(s.start < c.end and c.start < s.end for c in checked)
+        ]
     # The digits of a valid IBAN can pass Luhn by chance: inside one, they are the IBAN.
     ibans = [s for s in found if s.kind == "iban"]
     found = [
