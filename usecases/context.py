@@ -26,6 +26,7 @@ from domain.ingress import (
 from domain.learning.ports import LearningGateway, LearningStore
 from domain.memory.compaction import CompactionEngine
 from domain.memory.judge import ScreenJudge
+from domain.memory.pii import EntityFinder
 from domain.memory.ports import Embedder, MemoryBankPort
 from domain.memory.screen import InjectionScorer
 from domain.offers.ports import OfferStore
@@ -59,6 +60,9 @@ class Ports:
     """Summarises old records into compact ones (``usecases.memory.compact``)."""
     screen_classifier: InjectionScorer | None = None
     """The ingestion screen's trained layer; None: the rules alone."""
+    entity_finder: EntityFinder | None = None
+    """Finds person names and street addresses (the trained tagger); None: the rules'
+    cues alone."""
     screen_judge: ScreenJudge | None = None
     """The screen's model layer (when a model provider is configured); None: none."""
     screen_judge_from: float = 0.2

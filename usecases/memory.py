@@ -282,8 +282,9 @@ def compact(
 
 def screen_text(ports: Ports, text: str) -> ScreenResult:
     """The ingestion screen with every layer this process has: the rules, the trained
-    classifier, and the model's second opinion when a provider is configured."""
-    first = screen(text, ports.screen_classifier)
+    classifier and entity tagger, and the model's second opinion when a provider is
+    configured."""
+    first = screen(text, ports.screen_classifier, ports.entity_finder)
     return second_opinion(first, text, ports.screen_judge, ports.screen_judge_from)
 
 

@@ -14,6 +14,7 @@ from adapters.ingress.local_issuer import KEY_FILE, LOCAL_AUDIENCE
 from adapters.ingress.oidc import KeySet, OidcVerifier, key_source
 from adapters.memory.backends import compaction_engine
 from adapters.memory.embedders import GeminiEmbedder, local_embedder
+from adapters.memory.entity_tagger import local_tagger
 from adapters.memory.screen_classifier import local_classifier
 from adapters.memory.screen_judge import ModelJudge
 from adapters.models.gemini import GeminiProvider
@@ -150,6 +151,7 @@ def build_ports(
         scripted_replies=settings.resolved_provider in ("scripted", "replay"),
         answered_tasks=answered_tasks() if settings.resolved_provider == "replay" else {},
         screen_classifier=local_classifier(),
+        entity_finder=local_tagger(),
         screen_judge=build_judge(settings),
         compactor=compaction_engine(settings.compaction_engine),
         screen_judge_from=settings.screen_model_from,

@@ -166,6 +166,7 @@ def memory_screen(
 ) -> None:
     """Screen texts as ingestion would, storing nothing: one JSON line out per line in,
     with refused, reasons and the identifying detail found (type, start, end)."""
+    from adapters.memory.entity_tagger import local_tagger
     from adapters.memory.screen_classifier import local_classifier
     from domain.memory.judge import second_opinion
     from domain.memory.screen import screen
@@ -173,7 +174,7 @@ def memory_screen(
     from worker.settings import Settings
 
     settings = Settings()
-    classifier, judge = local_classifier(), build_judge(settings)
+    classifier, finder, judge = local_classifier(), local_tagger(), build_judge(settings)
     lines: Iterable[str] = (
         sys.stdin if str(file) == "-" else read_text(file, "the lines").splitlines()
     )
@@ -187,7 +188,7 @@ def memory_screen(
         except (ValueError, KeyError, TypeError) as exc:
             out: dict[str, Any] = {"line": number, "error": f'not a {{"text": …}} line: {exc}'}
         else:
-            first = screen(text, classifier)
+            first = screen(text, classifier, finder)
             result = second_opinion(first, text, judge, settings.screen_model_from)
             out = {
                 "refused": result.refused,

@@ -36,7 +36,7 @@ from typing import Protocol
 
 from pydantic import Field
 
-from domain.memory.pii import detect
+from domain.memory.pii import EntityFinder, detect
 from domain.memory.release import Span
 from domain.organization.contracts import Frozen
 
@@ -327,9 +327,12 @@ def _transformed_lines(how: str, shown: str) -> list[str]:
     return lines[::-1] if how == "reversed" else lines
 
 
-def screen(text: str, classifier: InjectionScorer | None = None) -> ScreenResult:
+def screen(
+    text: str, classifier: InjectionScorer | None = None, finder: EntityFinder | None = None
+) -> ScreenResult:
     """Refuse instruction-like ``text`` (with its reasons) and find its identifying
-    detail (see the module's docstring). Without a ``classifier``, the rules alone."""
+    detail (see the module's docstring). Without a ``classifier``, the rules alone
+    refuse; without a ``finder``, the rules alone find names and addresses."""
     reasons = _hidden(text)
     clean = normalised(text)
     reasons += _rule_hits(clean)
@@ -352,7 +355,7 @@ def screen(text: str, classifier: InjectionScorer | None = None) -> ScreenResult
                 score, how = hidden_score, f" (encoded, {name})"
         if score >= classifier.threshold:
             reasons.append(f"classifier: score {score:.2f} ≥ {classifier.threshold:.2f}{how}")
-    spans = detect(text)
+    spans = detect(text, finder)
     detail: dict[str, int] = {}
     for span in spans:
         detail[span.kind] = detail.get(span.kind, 0) + 1
