@@ -349,7 +349,8 @@ def fold_of(family: str) -> int:
     if family.startswith("benign:"):
         shapes = sorted({*SHAPES, "code", "security"})
         shape = family.removeprefix("benign:")
-        return shapes.index(shape) % FOLDS if shape in shapes else 0
+        if shape in shapes:
+            return shapes.index(shape) % FOLDS
     return zlib.crc32(family.encode("utf-8")) % FOLDS
 
 

@@ -1,7 +1,8 @@
 """Fit the screen's classifier on the committed corpus and write its weights.
 
 ``python -m evals.train`` (``make train-screen``) regenerates ``data/train.jsonl``
-from :mod:`evals.corpus`, then fits a logistic regression over the hashed features
+from :mod:`evals.corpus`, adds the public injection kits' material of
+:mod:`evals.supplement`, then fits a logistic regression over the hashed features
 of :mod:`adapters.memory.screen_classifier`, one example per scored piece of a
 document: pieces that overlap the payload of an attack document are positive, every
 other piece (all of a benign document, and the rest of an attack document) negative.
@@ -30,7 +31,7 @@ import numpy as np
 import numpy.typing as npt
 
 from adapters.memory.screen_classifier import BITS, MODEL_PATH, features, pieces, prepared
-from evals import corpus
+from evals import corpus, supplement
 
 log = logging.getLogger(__name__)
 
@@ -208,7 +209,13 @@ def train(
         scores = document_scores(every, w, b, len(docs))[held]
         held_docs = [d for d, h in zip(docs, held, strict=True) if h]
         attack = np.asarray([d["label"] == "attack" for d in held_docs], dtype=bool)
-        cut = threshold(scores, attack)
+        # False refusals are counted on the firm's kind of documents: the supplement's
+        # benign rows (package READMEs, write-ups of jailbreaks) train, they do not set
+        # the threshold.
+        firm = np.asarray(
+            [not str(d["shape"]).startswith("supplement-") for d in held_docs], dtype=bool
+        )
+        cut = threshold(scores[attack | firm], attack[attack | firm])
         cuts.append(cut)
         fold = held_out_figures(held_docs, scores, cut)
         figures[f"fold{k}_threshold"] = cut
@@ -259,7 +266,7 @@ def main() -> None:
     count = corpus.write()
     log.info("corpus: %d documents in %s", count, corpus.TRAIN_FILE)
     started = time.perf_counter()
-    figures = train(corpus.read())
+    figures = train([*corpus.read(), *supplement.documents()])
     log.info("trained in %.1f s", time.perf_counter() - started)
     for name, value in figures.items():
         log.info("  %-32s %.3f", name, value)
