@@ -6,8 +6,8 @@ languages with placeholders: ``{person}``, ``{given}``, ``{address}``,
 ``{product}``. This module fills them:
 
 - a person from ``data/entities/names.json`` (105 countries' first and last names,
-  drawn across the whole frequency range by :mod:`evals.gazetteer`, so that about a
-  third are not in the tagger's gazetteer), the frame's country most often and any
+  drawn across the whole frequency range by :mod:`evals.lexicon`, so that about a
+  third are not in the tagger's lexicon), the frame's country most often and any
   country otherwise, in one of many forms: full name, with a middle name, surname
   alone, initial and surname, "Surname, Given", upper-case surname, double surnames,
   particles;

@@ -36,8 +36,6 @@ READ_FOR_ERRORS = 90
 """The first documents of ``pii_written.jsonl``, whose errors were read while the tagger
 was developed (see the folder's README); the rest were not."""
 INJECTIONS = HELDOUT / "injections.jsonl"
-PRESIDIO = {"person": (0.653, "Presidio with spaCy"), "address": (0.208, "Presidio")}
-"""The issue's published anchors on the held-out material it was measured on."""
 
 
 def read(path: Path) -> list[dict[str, Any]]:

@@ -130,7 +130,6 @@ def span_figures(tagger: EntityTagger, docs: Sequence[dict[str, Any]]) -> dict[s
     said = dict.fromkeys(("person", "address"), 0)
     for doc in docs:
         text = str(doc["text"])
-        tokens, indptr, index = tagger.features(text)
         pred = tagger.entities(text)
         gold = doc["spans"]
         for g in gold:

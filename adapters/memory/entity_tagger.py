@@ -16,8 +16,9 @@ name, part of a street address) by a softmax regression over hashed features:
   it is more likely an ordinary word).
 
 Adjacent tokens of a name or an address make one span, of the class the tokens lean to
-together; an address without a number, a name of initials or acronyms alone, or a name
-right before a company's legal form ("Tanaka Precision Co.") is not one. The weights
+together; an address without a number, or a name of initials or acronyms alone, is not
+one (and :func:`domain.memory.pii.detect` drops a name right before a company's legal
+form: "Tanaka Precision Co."). The weights
 are trained in the repository (``make train-entities``: :mod:`evals.entity_corpus`
 writes the training documents, :mod:`evals.train_entities` fits them) and read from the
 committed file beside this module; nothing is downloaded. The features are built with
@@ -61,6 +62,9 @@ _TOKEN = re.compile(r"\w+(?:['’]\w+)*|\n|[^\w\s]")
 """A word (with inner apostrophes), a line break, or one other visible character: a
 hyphen, a dot or a slash is a token of its own, so ``Müller-Lüdenscheidt``, ``J.`` and
 ``12/4`` keep their parts."""
+_LONGEST = 64
+"""A token's features are built from its first this many characters."""
+_START, _END = 1 << 40, 1 << 41
 _SENTENCE_END = frozenset({".", "!", "?", "\n", ":", ";", "•", "|", '"', "“", "("})
 _MASK = np.uint64((1 << BITS) - 1)
 _MIX = np.uint64(0x9E3779B97F4A7C15)
@@ -68,11 +72,13 @@ _MIX = np.uint64(0x9E3779B97F4A7C15)
 
 def name_key(word: str) -> int:
     """The lexicon's key for ``word`` (as :mod:`evals.lexicon` wrote it)."""
-    return zlib.crc32(unicodedata.normalize("NFC", word).casefold().encode())
+    return zlib.crc32(
+        unicodedata.normalize("NFC", word).casefold().encode("utf-8", "surrogatepass")
+    )
 
 
 def _hash(feature: str) -> int:
-    return zlib.crc32(feature.encode()) & ((1 << BITS) - 1)
+    return zlib.crc32(feature.encode("utf-8", "surrogatepass")) & ((1 << BITS) - 1)
 
 
 def _shape(word: str) -> str:
@@ -135,16 +141,21 @@ class EntityTagger:
         self.bias = bias
         self._keys = lexicon_keys
         self._codes = lexicon_codes
-        self._word = lru_cache(maxsize=200_000)(self._word_uncached)
+        self._word = lru_cache(maxsize=50_000)(self._word_uncached)
+
+    def forget(self) -> None:
+        """Drop the per-word features kept so far (as a new process starts)."""
+        self._word.cache_clear()
 
     def lexicon_code(self, word: str) -> int:
         """What the lexicon says of ``word``: how common as a first name (bits 0-1) and
         a last name (2-3), as a word (4-6), and the largest town it names (7-8)."""
-        key = name_key(word)
+        key = np.uint32(name_key(word))
         at = int(np.searchsorted(self._keys, key))
         return int(self._codes[at]) if at < len(self._keys) and self._keys[at] == key else 0
 
     def _word_uncached(self, word: str) -> _Word:
+        word = word[:_LONGEST]
         low = word.lower()
         code = self.lexicon_code(word) if word[:1].isalpha() else 0
         first, last, common, town = code & 3, code >> 2 & 3, code >> 4 & 7, code >> 7 & 3
@@ -177,7 +188,13 @@ class EntityTagger:
         feats += [f"c4={bounded[i : i + 4]}" for i in range(len(bounded) - 3)][:12]
         own = np.array(sorted({_hash(f) for f in feats}), dtype=np.int64)
         title = word[:1].isupper() and not word.isupper()
-        return _Word(own, zlib.crc32(low.encode()), zlib.crc32(shape.encode()), code, title)
+        return _Word(
+            own,
+            zlib.crc32(low.encode("utf-8", "surrogatepass")),
+            zlib.crc32(shape.encode("utf-8", "surrogatepass")),
+            code,
+            title,
+        )
 
     def features(
         self, text: str
@@ -195,8 +212,9 @@ class EntityTagger:
         form = np.zeros(n + 2 * pad, dtype=np.uint64)
         shape = np.zeros(n + 2 * pad, dtype=np.uint64)
         names = np.zeros(n + 2 * pad, dtype=np.uint64)
-        form[:pad] = shape[:pad] = names[:pad] = 11
-        form[-pad:] = shape[-pad:] = names[-pad:] = 13
+        # The text's edges: values no word's form, shape or lexicon code takes.
+        form[:pad] = shape[:pad] = names[:pad] = _START
+        form[-pad:] = shape[-pad:] = names[-pad:] = _END
         form[pad:-pad] = [w.form for w in words]
         shape[pad:-pad] = [w.shape for w in words]
         names[pad:-pad] = [w.lexicon for w in words]
@@ -288,34 +306,43 @@ _JOINERS = frozenset("-'’./")
 with no space around it is part of it ("Jean-Baptiste", "12/4")."""
 
 
-_LEGAL_FORMS = frozenset(
-    """gmbh ag kg ohg gbr ug se ek e.k ltd llc llp lp plc inc corp co pty pte bhd sa sas
-    sarl sàrl sl slu srl spa snc bv nv vof cv kft bt zrt nyrt sp sro spol as a/s aps ab oy
-    oyj asa lda ltda eireli sac cia trust foundation stiftung ev e.v""".split()
-)
-"""Legal forms of companies: a name right before one is a firm's ("Pfeiffer GmbH",
-"Tanaka Precision Co."), not a person's."""
+def _abbreviated(word: str, cls: int) -> bool:
+    """Whether a dot right after ``word`` is its own: an initial's ("J."), or a short
+    street word's ("St.", "Str.", "ul.") in an address. Never a number's."""
+    if not word.isalpha():
+        return False
+    return len(word) == 1 or (cls == 2 and len(word) <= 4)
 
 
-def _before_legal_form(words: Sequence[str], end: int) -> bool:
-    """Whether one of the three words after index ``end`` is a legal form."""
-    seen = 0
-    for word in words[end + 1 :]:
-        if not any(ch.isalnum() for ch in word):
-            if word in "\n":
-                return False
-            continue
-        if word.lower().rstrip(".") in _LEGAL_FORMS:
-            return True
-        seen += 1
-        if seen == 3:
-            return False
-    return False
+_SCRIPTS = ("LATIN", "GREEK", "CYRILLIC")
+"""The scripts the tagger is trained on; a span in another is not trusted."""
+
+
+def _in_trained_script(words: Sequence[str]) -> bool:
+    return all(
+        unicodedata.name(ch, "").startswith(_SCRIPTS) for w in words for ch in w if ch.isalpha()
+    )
+
+
+def _lines(words: Sequence[str], p: int, q: int, cls: int) -> list[tuple[int, int, int]]:
+    """The tokens ``p`` to ``q`` cut at each line break."""
+    out, start = [], p
+    for k in range(p, q + 1):
+        if words[k] == "\n":
+            if start < k:
+                out.append((start, k - 1, cls))
+            start = k + 1
+    if start <= q:
+        out.append((start, q, cls))
+    return out
 
 
 def _valid(kind: str, words: Sequence[str]) -> bool:
     """An address has a number and two words at least; a name has a word of two letters
-    or more that is not an acronym ("NI", "IBAN")."""
+    or more that is not an acronym ("NI", "IBAN"); either is written in a script the
+    tagger was trained on (Latin, Greek, Cyrillic)."""
+    if not _in_trained_script(words):
+        return False
     if kind == "address":
         return len(words) >= 2 and any(any(ch.isdigit() for ch in w) for w in words)
     return any(
@@ -329,10 +356,11 @@ def spans_of(
     """Runs of name or address tokens as spans.
 
     A token is of the class it is likeliest to be. A run of such tokens (joined also by
-    a hyphen or a dot with no space around it) is one span; when its tokens disagree, it
-    takes the class they lean to together, unless each class holds two words of it (a
-    name then an address on one line). Punctuation at a span's edges is left out, and
-    an abbreviation's or an initial's dot kept."""
+    a hyphen, an apostrophe, a dot or a slash with no space around it) is one span;
+    when its tokens disagree, it takes the class they lean to together, unless each
+    class holds two words of it (a name then an address on one line). A name stops at
+    a line's end. Punctuation at a span's edges is left out, and an initial's or a
+    street word's dot kept."""
     labels = probs.argmax(axis=1)
     words = [text[a:b] for a, b in tokens]
     alnum = [any(ch.isalnum() for ch in w) for w in words]
@@ -376,6 +404,12 @@ def spans_of(
         else:
             totals = probs[inside, 1:].sum(axis=0)
             pieces = [(a, b, 1 + int(totals.argmax()))]
+        # An address may run over several lines; a name stops at the line's end.
+        pieces = [
+            part
+            for p, q, cls in pieces
+            for part in (_lines(words, p, q, cls) if cls == 1 else [(p, q, cls)])
+        ]
         for p, q, cls in pieces:
             while p <= q and not alnum[p]:
                 p += 1
@@ -383,10 +417,13 @@ def spans_of(
                 q -= 1
             if p > q or not _valid(CLASSES[cls], [words[k] for k in range(p, q + 1) if alnum[k]]):
                 continue
-            if cls == 1 and _before_legal_form(words, q):
-                continue
             end = tokens[q][1]
-            if q + 1 < n and words[q + 1] == "." and tokens[q][1] - tokens[q][0] <= 3:
+            if (
+                q + 1 < n
+                and words[q + 1] == "."
+                and tokens[q + 1][0] == end
+                and _abbreviated(words[q], cls)
+            ):
                 end = tokens[q + 1][1]
             out.append(Span(kind=CLASSES[cls], start=tokens[p][0], end=end))
     return tuple(out)

@@ -18,6 +18,7 @@ redacted view.
 
 from __future__ import annotations
 
+import bisect
 import ipaddress
 import re
 from collections.abc import Iterator, Sequence
@@ -49,10 +50,17 @@ _PHONE = re.compile(
     r"(?![\w-]|[.,]\d)"
 )
 _PHONE_CUE = re.compile(
-    r"(?:tel|phone|call|mobile?|mob|cell|fax|ring|ruf|t[ée]l[ée]fono?|telefon|m[óo]vil|"
-    r"cel|whats ?app|sms|contact|kontakt|puhelin|tlf|gsm|handy|nummer|number|numéro|"
-    r"n[úu]mero)\b[^\n\d]{0,20}$",
+    # a word that starts like one saying phone or contact: "Tel.", "Telefonnummer",
+    # "Rückruf", "call", "mobil", "WhatsApp", "Contacto" (not "Hotel", "order number")
+    r"\b(?:tel|phone|call|mob|cell|cel|fax|ring|ruf|r[üu]ckruf|anruf|t[ée]l[ée]f|m[óo]vil|"
+    r"whats ?app|sms|puhelin|tlf|gsm|handy|contact|kontakt)\w*[^\n\d]{0,20}$",
     re.IGNORECASE,
+)
+_NOT_PHONE = re.compile(
+    r"\d{1,2}\.[ ]?\d{1,2}\.[ ]?\d{2,4}"  # a date with spaces: "12. 03. 2024"
+    r"|\d{1,2}[.:]\d{2}[ ]?-[ ]?\d{1,2}[.:]\d{2}"  # opening hours: "08.00 - 17.00"
+    r"|(?:19|20)\d\d(?:[ ]?[-/][ ]?\d+)+"  # years, and references after a year: "2024-1234567"
+    r"|97[89]-\d+(?:-\d+)+"  # an ISBN
 )
 _THOUSANDS = re.compile(r"^\d{1,3}(?:([ .,])\d{3})+$")
 _CURRENCY = r"(?:€|\$|£|¥|₹|EUR|USD|GBP|CHF|PLN|CZK|HUF|SEK|NOK|DKK|zł|Kč|Ft|kr|Rs\.?)"
@@ -114,6 +122,28 @@ _ADDRESS = re.compile(
 )
 
 
+_LEGAL_FORMS = (
+    r"(?:GmbH|AG|KG|OHG|GbR|UG|SE|e\.\s?K\.|Ltd|LLC|LLP|LP|PLC|plc|Inc|Corp|Co|Pty|Pte|"
+    r"Bhd|S\.?A\.?S?|SARL|S[àa]rl|S\.?L\.?U?|S\.?r\.?l\.?|S\.?p\.?A\.?|S\.?n\.?c\.?|"
+    r"B\.?V\.?|N\.?V\.?|V\.?O\.?F\.?|C\.?V\.?|Kft|Bt|Zrt|Nyrt|Sp\.|s\.r\.o|spol|a\.s|"
+    r"A/S|ApS|AB|Oy|Oyj|ASA|Lda|Ltda|S\.?A\.?C|Cia|& Sons|& Co|Trust|Foundation|Stiftung|"
+    r"e\.\s?V)(?![\w])"
+)
+_LEGAL_AFTER = re.compile(
+    r"[ \t]*(?:[\w'’.-]+[ \t]+|&[ \t]+){0,2}(?:&[ \t]*)?,?[ \t]*" + _LEGAL_FORMS
+)
+_LEGAL_INSIDE = re.compile(r"(?<=[ \t])" + _LEGAL_FORMS)
+
+
+def _is_firm(text: str, span: Span) -> bool:
+    """Whether a company's legal form ends ``span`` or follows within two words on its
+    line ("Pfeiffer GmbH", "Tanaka Precision Co.", "Kovács & Társa Kft."): then the
+    name is the firm's, not a person's."""
+    return bool(
+        _LEGAL_AFTER.match(text, span.end) or _LEGAL_INSIDE.search(text, span.start, span.end)
+    )
+
+
 def _luhn(digits: str) -> bool:
     total = 0
     for i, ch in enumerate(reversed(digits)):
@@ -124,12 +154,25 @@ def _luhn(digits: str) -> bool:
     return total % 10 == 0
 
 
-def _card_length_ok(digits: str) -> bool:
-    """13 to 19 digits; or 12 in Maestro's issuer ranges (50, 56 to 69), the one scheme
-    that issues them."""
+_MAESTRO_12 = ("5018", "5020", "5038", "5893", "6304", "6759", "6761", "6762", "6763")
+_CARD_CUE = re.compile(
+    r"\b(?:card|karte|carte|tarjeta|carta|kaart|karta|kártya|kort|maestro)\b[^\n]{0,30}$",
+    re.IGNORECASE,
+)
+
+
+def _card_length_ok(digits: str, before: str) -> bool:
+    """13 to 19 digits; or 12, Maestro's shortest, in its 12-digit issuer ranges or in
+    its wider ones (50, 56 to 69) right after a word that says card: twelve digits are
+    too common otherwise ("57 300 123 4505" is a Colombian mobile number)."""
     if 13 <= len(digits) <= 19:
         return True
-    return len(digits) == 12 and (digits[:2] == "50" or 56 <= int(digits[:2]) <= 69)
+    if len(digits) != 12:
+        return False
+    if digits.startswith(_MAESTRO_12):
+        return True
+    wide = digits[:2] == "50" or 56 <= int(digits[:2]) <= 69
+    return wide and bool(_CARD_CUE.search(before))
 
 
 def _cards(text: str) -> Iterator[Span]:
@@ -145,9 +188,13 @@ def _cards(text: str) -> Iterator[Span]:
         ]
         i = 0
         while i < len(groups):
-            for j in range(len(groups), i, -1):
+            # A card has at most 19 digits, so at most 19 groups.
+            for j in range(min(len(groups), i + 19), i, -1):
                 digits = "".join(text[a:b] for a, b in groups[i:j])
-                if _card_length_ok(digits) and _luhn(digits):
+                if len(digits) > 19:
+                    continue
+                before = text[max(groups[i][0] - 40, 0) : groups[i][0]]
+                if _card_length_ok(digits, before) and _luhn(digits):
                     yield Span(kind="card", start=groups[i][0], end=groups[j - 1][1])
                     i = j
                     break
@@ -177,8 +224,13 @@ def _is_phone(raw: str, before: str, after: str = "") -> bool:
     if number.count("(") != number.count(")"):
         return False
     digits = re.sub(r"\D", "", number)
-    if number.startswith(("+", "00", "(+")):
+    if number.startswith(("+", "(+")):
         return 8 <= len(digits) <= 15
+    if number.startswith("00") and not number.startswith("000"):
+        # "0049 30 1234567": an international prefix only with enough digits after it
+        return 10 <= len(digits) <= 17
+    if _NOT_PHONE.fullmatch(number) or number.count(".") > 2:
+        return False
     if _DATE.match(number) or _is_amount(number, before, after) or not 7 <= len(digits) <= 15:
         return False
     if "/" in number and (len(digits) < 8 or number.count("/") > 1):
@@ -233,7 +285,8 @@ def _found(text: str) -> Iterator[Span]:
             continue
         yield Span(kind="ip", start=m.start(), end=m.end())
     for m in _PHONE.finditer(text):
-        if _is_phone(m.group(), text[: m.start()], text[m.end() :]):
+        before = text[max(m.start() - 40, 0) : m.start()]
+        if _is_phone(m.group(), before, text[m.end() : m.end() + 6]):
             yield Span(kind="phone", start=m.start(), end=m.end())
     for m in _PERSON.finditer(text):
         yield Span(kind="person", start=m.start(1), end=m.end(1))
@@ -264,14 +317,16 @@ def detect(text: str, finder: EntityFinder | None = None) -> tuple[Span, ...]:
     rules find and, given a ``finder``, the names and addresses it finds."""
     found = list(_found(text))
     if finder is not None:
-        # What a pattern found and checked (an IBAN, a phone number) is that, whatever
-        # the tagger makes of its digits.
-        checked = [s for s in found if s.kind not in ("person", "address")]
+        # What a pattern found and checked (an IBAN, a card) is that, whatever the
+        # tagger makes of its digits. A phone number carries no check: an address the
+        # tagger finds around one ("104-0031", a postcode) outranks it.
+        checked = [s for s in found if s.kind not in ("person", "address", "phone")]
         found += [
             s
             for s in finder.entities(text)
             if not any(s.start < c.end and c.start < s.end for c in checked)
         ]
+    found = [s for s in found if s.kind != "person" or not _is_firm(text, s)]
     # The digits of a valid IBAN can pass Luhn by chance: inside one, they are the IBAN.
     ibans = [s for s in found if s.kind == "iban"]
     found = [
@@ -279,11 +334,19 @@ def detect(text: str, finder: EntityFinder | None = None) -> tuple[Span, ...]:
         for s in found
         if s.kind != "card" or not any(i.start <= s.start and s.end <= i.end for i in ibans)
     ]
+    # The chosen spans never overlap, so, kept in order of their start, a new one need
+    # only be checked against its two neighbours.
+    starts: list[int] = []
     chosen: list[Span] = []
     for span in sorted(found, key=lambda s: (_PRIORITY[s.kind], s.start, -s.end)):
-        if all(span.end <= c.start or span.start >= c.end for c in chosen):
-            chosen.append(span)
-    return tuple(sorted(chosen, key=lambda s: s.start))
+        at = bisect.bisect_left(starts, span.start)
+        if at > 0 and chosen[at - 1].end > span.start:
+            continue
+        if at < len(chosen) and chosen[at].start < span.end:
+            continue
+        starts.insert(at, span.start)
+        chosen.insert(at, span)
+    return tuple(chosen)
 
 
 def remove_never_kept(

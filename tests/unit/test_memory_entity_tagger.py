@@ -32,14 +32,14 @@ UNSEEN = [
         "Tsegaye Woldemichael",
     ),
     (
-        "Pakket afgeleverd op Lindengracht 214-3, 1015 KN Amsterdam.",
+        "Dostawa: ul. Zielna 7/12, 00-108 Warszawa, do 14:00.",
         "address",
-        "Lindengracht 214-3",
+        "ul. Zielna 7/12",
     ),
     (
-        "Ship the samples to 4417 Larkspur Hollow Rd, Bozeman, MT 59715 by Friday.",
+        "Számla címe: Szentkirályi u. 28., 1088 Budapest.",
         "address",
-        "4417 Larkspur Hollow Rd",
+        "Szentkirályi u. 28",
     ),
 ]
 
@@ -65,7 +65,8 @@ def test_names_and_addresses_no_list_here_holds_are_found() -> None:
     frames = entity_corpus.FRAMES.read_text(encoding="utf-8")
     names = (entity_corpus.DATA / "names.json").read_text(encoding="utf-8")
     for text, kind, part in UNSEEN:
-        assert part.split()[-1] not in frames and part.split()[-1] not in names
+        word = max(part.split(), key=len)
+        assert word not in frames and word not in names, word
         assert not any(s.kind == kind for s in detect(text)), text  # the rules alone miss it
         assert _found(text, kind, part), text
 
@@ -99,31 +100,48 @@ def test_the_screen_passes_the_finder_through() -> None:
 
 
 def test_spans_join_hyphenated_names_and_drop_what_cannot_be_one() -> None:
-    text = "Jean-Baptiste NI 12 Rue"
-    tokens = [(0, 4), (4, 5), (5, 13), (14, 16), (17, 19), (20, 23)]
-    probs = np.array(
-        [[0.1, 0.9, 0], [0.9, 0.1, 0], [0.2, 0.8, 0], [0.1, 0.9, 0], [0, 0, 1], [0, 0, 1]],
-        dtype=np.float32,
-    )
-    spans = spans_of(text, tokens, probs)
-    # "Jean-Baptiste" is one name; "NI" alone is an acronym; "12 Rue" has a number.
-    assert [(s.kind, text[s.start : s.end]) for s in spans] == [
-        ("person", "Jean-Baptiste"),
-        ("address", "12 Rue"),
+    def kinds(
+        text: str, tokens: list[tuple[int, int]], rows: list[list[float]]
+    ) -> list[tuple[str, str]]:
+        spans = spans_of(text, tokens, np.array(rows, dtype=np.float32))
+        return [(s.kind, text[s.start : s.end]) for s in spans]
+
+    person, address, other = [0.1, 0.9, 0.0], [0.0, 0.0, 1.0], [0.9, 0.1, 0.0]
+    # The hyphen between two name tokens joins them, though the tagger calls it other.
+    assert kinds("Jean-Baptiste", [(0, 4), (4, 5), (5, 13)], [person, other, person]) == [
+        ("person", "Jean-Baptiste")
     ]
-    no_number = spans_of(
-        "Rue Haute", [(0, 3), (4, 9)], np.array([[0, 0, 1], [0, 0, 1]], dtype=np.float32)
-    )
-    assert no_number == ()
+    # With a space around it, it does not.
+    assert kinds("Jean - Paul", [(0, 4), (5, 6), (7, 11)], [person, other, person]) == [
+        ("person", "Jean"),
+        ("person", "Paul"),
+    ]
+    # An acronym alone is no name; an address needs a number.
+    assert kinds("NI", [(0, 2)], [person]) == []
+    assert kinds("Rue Haute", [(0, 3), (4, 9)], [address, address]) == []
+    assert kinds("12 Rue", [(0, 2), (3, 6)], [address, address]) == [("address", "12 Rue")]
+    # An initial keeps its dot; a run that leans to an address is one, whole.
+    assert kinds("J. Smith", [(0, 1), (1, 2), (3, 8)], [person, person, person]) == [
+        ("person", "J. Smith")
+    ]
+    assert kinds("Main 12", [(0, 4), (5, 7)], [person, address]) == [("address", "Main 12")]
+    # A name stops at the line's end; an address does not.
+    assert kinds(
+        "Ann Lee\nLee Bros", [(0, 3), (4, 7), (7, 8), (8, 11), (12, 16)], [person] * 5
+    ) == [
+        ("person", "Ann Lee"),
+        ("person", "Lee Bros"),
+    ]
+    assert kinds("5 Elm St\nLeeds", [(0, 1), (2, 5), (6, 8), (8, 9), (9, 14)], [address] * 5) == [
+        ("address", "5 Elm St\nLeeds")
+    ]
+
+
+_PIECES = [*"Aa Bb Zz ÉéŁł 0123 ,.-'/\n:", "Anna ", "Str. ", "12 ", "Müller", "GmbH", "Ms "]
 
 
 @settings(max_examples=200, deadline=None)
-@given(
-    st.text(
-        alphabet=st.sampled_from(list("Aa Bb Zz ÉéŁł 0123 ,.-'/\n:") + ["Anna ", "Str. ", "12 "]),
-        max_size=120,
-    )
-)
+@given(st.lists(st.sampled_from(_PIECES), max_size=60).map("".join))
 def test_spans_are_well_formed_on_any_text(text: str) -> None:
     spans = local_tagger().entities(text)
     last = 0
@@ -163,9 +181,10 @@ def test_training_labels_tokens_by_their_span_and_a_short_fit_learns() -> None:
         train_entities.EPOCHS = before
     tagger = blank_tagger()
     tagger.weights, tagger.bias = weights, bias
-    logits = tagger.token_scores(indptr, index)
-    accuracy = float((softmax(logits).argmax(axis=1) == label).mean())
-    assert accuracy > 0.9
+    said = softmax(tagger.token_scores(indptr, index)).argmax(axis=1)
+    # Most tokens are neither: what counts is that names and addresses are learnt.
+    for cls in (1, 2):
+        assert float((said[label == cls] == cls).mean()) > 0.8, CLASSES[cls]
 
 
 def test_the_held_out_sets_are_sound_and_apart_from_the_training_frames() -> None:
@@ -208,3 +227,66 @@ def test_the_tagger_reads_the_committed_files_only(monkeypatch, tmp_path) -> Non
     monkeypatch.setattr(socket, "socket", refuse)
     monkeypatch.chdir(tmp_path)
     assert load().entities("Dear Radka Vlčková,")
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(
+        st.tuples(
+            st.sampled_from(["card", "iban", "email", "phone", "person", "address"]),
+            st.integers(0, 60),
+            st.integers(1, 12),
+        ),
+        max_size=14,
+    )
+)
+def test_overlapping_findings_are_resolved_as_the_plain_rule_says(found) -> None:  # type: ignore[no-untyped-def]
+    # detect keeps, in priority order, each finding that overlaps none kept before; it
+    # does so in n log n. Held against the quadratic statement of the rule.
+    from domain.memory import pii
+    from domain.memory.release import Span
+
+    spans = [Span(kind=k, start=a, end=a + n) for k, a, n in found]
+
+    class Fixed:
+        def entities(self, text: str) -> list[Span]:
+            return [s for s in spans if s.kind in ("person", "address")]
+
+    text = "x" * 80
+    expected: list[Span] = []
+    for span in sorted(
+        [s for s in spans if s.kind in ("person", "address")],
+        key=lambda s: (pii._PRIORITY[s.kind], s.start, -s.end),
+    ):
+        if all(span.end <= c.start or span.start >= c.end for c in expected):
+            expected.append(span)
+    assert list(detect(text, Fixed())) == sorted(expected, key=lambda s: s.start)
+
+
+def test_ordinary_business_numbers_are_not_phone_numbers() -> None:
+    for text in [
+        "Hotel booking 87654321",
+        "Order number 12345678",
+        "Reference: 00012345",
+        "Open 08.00 - 17.00",
+        "Datum: 12. 03. 2024",
+        "version 10.0.19045.2965",
+        "ISBN 978-3-16-148410-0",
+        "Case 2024-1234567",
+        "EUR 1.234.567",
+    ]:
+        assert not [s for s in detect(text) if s.kind == "phone"], text
+    for text, number in [
+        ("Tel. +49 30 1234567", "+49 30 1234567"),
+        ("call 0049 30 1234567", "0049 30 1234567"),
+        ("Fax (+30) 2198 845833", "(+30) 2198 845833"),
+        ("Mob. 06-70/585 6785", "06-70/585 6785"),
+        ("WhatsApp: 57 300 123 4505", "57 300 123 4505"),  # not a 12-digit card
+    ]:
+        assert [text[s.start : s.end] for s in detect(text) if s.kind == "phone"] == [number]
+    # Long runs of digit groups and many phone numbers: the card search looks at 19
+    # groups at most, the overlap check at two neighbours (both were worse than
+    # quadratic: 2 KB of "1 " took 11 s).
+    text = "1 " * 2000 + "\n" + "Tel 030 1234567\n" * 2000
+    many = detect(text)
+    assert sum(text[s.start : s.end] == "030 1234567" for s in many) == 2000
