@@ -319,12 +319,15 @@ def detect(text: str, finder: EntityFinder | None = None) -> tuple[Span, ...]:
     if finder is not None:
         # What a pattern found and checked (an IBAN, a card) is that, whatever the
         # tagger makes of its digits. A phone number carries no check: an address the
-        # tagger finds around one ("104-0031", a postcode) outranks it.
+        # tagger finds around one ("104-0031", a postcode) outranks it, but a span of
+        # the tagger's that lies inside one is the phone number.
         checked = [s for s in found if s.kind not in ("person", "address", "phone")]
+        phones = [s for s in found if s.kind == "phone"]
         found += [
             s
             for s in finder.entities(text)
             if not any(s.start < c.end and c.start < s.end for c in checked)
+            and not any(p.start <= s.start and s.end <= p.end for p in phones)
         ]
     found = [s for s in found if s.kind != "person" or not _is_firm(text, s)]
     # The digits of a valid IBAN can pass Luhn by chance: inside one, they are the IBAN.

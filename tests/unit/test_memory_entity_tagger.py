@@ -290,3 +290,26 @@ def test_ordinary_business_numbers_are_not_phone_numbers() -> None:
     text = "1 " * 2000 + "\n" + "Tel 030 1234567\n" * 2000
     many = detect(text)
     assert sum(text[s.start : s.end] == "030 1234567" for s in many) == 2000
+
+
+def test_a_phone_number_inside_an_address_is_the_address_and_the_reverse() -> None:
+    from domain.memory.release import Span
+
+    class Says:
+        def __init__(self, *spans: Span) -> None:
+            self.spans = spans
+
+        def entities(self, text: str) -> tuple[Span, ...]:
+            return self.spans
+
+    # A Japanese postcode looks like a phone number; inside the tagger's address it is
+    # the address.
+    text = "Ship to 1-2-3 Ginza, Chuo-ku, Tokyo 104-0031 today"
+    address = Span(kind="address", start=8, end=text.index(" today"))
+    kinds = [(s.kind, text[s.start : s.end]) for s in detect(text, Says(address))]
+    assert kinds == [("address", "1-2-3 Ginza, Chuo-ku, Tokyo 104-0031")]
+    # The tagger calling part of a phone number an address does not unmake the phone.
+    text = "Tel. +30 2198 845833 anytime"
+    inside = Span(kind="address", start=9, end=20)
+    kinds = [(s.kind, text[s.start : s.end]) for s in detect(text, Says(inside))]
+    assert kinds == [("phone", "+30 2198 845833")]
