@@ -1,4 +1,5 @@
-"""The offline lab of the ingestion screen and of process offers; the application never
+"""The offline lab of the ingestion screen, the identifying-detail finder and process
+offers; the application never
 imports it.
 
 - :mod:`evals.corpus` writes the training corpus (``data/train.jsonl``);
@@ -7,6 +8,13 @@ imports it.
 - :mod:`evals.evalset` writes the evaluation split with other templates
   (``data/eval_*.jsonl``), :mod:`evals.blind` and :mod:`evals.blind2` the two blind
   screen sets, and :mod:`evals.evaluate` scores them (``make eval-memory``);
+- :mod:`evals.supplement` adds the public injection kits' material to the classifier's
+  training;
+- :mod:`evals.entity_corpus` fills the name and address tagger's training frames,
+  :mod:`evals.train_entities` fits it (``make train-entities``), and
+  :mod:`evals.lexicon` builds its lexicon (``make lexicon``);
+- :mod:`evals.heldout` measures the finder and the screen on held-out text nobody here
+  generated (``data/heldout/``), first in ``make eval-memory``;
 - :mod:`evals.offers_eval` measures process-offer merging on ``data/episodes.json``
   (``make eval-learning``).
 
