@@ -1,6 +1,5 @@
 """The offline lab of the ingestion screen, the identifying-detail finder and process
-offers; the application never
-imports it.
+offers; the application never imports it.
 
 - :mod:`evals.corpus` writes the training corpus (``data/train.jsonl``);
 - :mod:`evals.train` fits the classifier the screen loads
