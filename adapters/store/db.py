@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import fcntl
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from alembic import command
 from alembic.config import Config
-from sqlalchemy import Engine, create_engine, event
+from sqlalchemy import Engine, create_engine, event, make_url, text
+from sqlalchemy.pool import NullPool
 
 MIGRATIONS = Path(__file__).parent / "migrations"
 READ_ONLY = "verletica_read_only"
@@ -96,8 +100,46 @@ def alembic_config(url: str) -> Config:
 
 
 def migrate(url: str) -> None:
-    """Bring the schema at ``url`` to the newest migration."""
-    command.upgrade(alembic_config(url), "head")
+    """Bring the schema at ``url`` to the newest migration. Processes that start
+    together (``verletica up`` starts the worker and the API at once) migrate one at a
+    time: the second finds the schema current. Without that, on a busy machine both ran
+    the same step and the second failed on a column the first had just added."""
+    with _one_migration_at_a_time(url):
+        command.upgrade(alembic_config(url), "head")
+
+
+_MIGRATION_LOCK = 0x76657231
+"""PostgreSQL's advisory-lock key for migrations ("ver1")."""
+
+
+@contextmanager
+def _one_migration_at_a_time(url: str) -> Iterator[None]:
+    """An exclusive lock for migrating ``url``: a file lock beside a SQLite database, an
+    advisory lock on PostgreSQL."""
+    parsed = make_url(normalise_url(url))
+    if parsed.get_backend_name() == "sqlite":
+        database = parsed.database
+        if not database or database == ":memory:":
+            yield
+            return
+        lock = Path(database).with_name(Path(database).name + ".migrating")
+        with lock.open("a") as held:
+            fcntl.flock(held, fcntl.LOCK_EX)
+            try:
+                yield
+            finally:
+                fcntl.flock(held, fcntl.LOCK_UN)
+        return
+    engine = create_engine(normalise_url(url), poolclass=NullPool)
+    try:
+        with engine.connect() as conn:
+            conn.execute(text("SELECT pg_advisory_lock(:key)"), {"key": _MIGRATION_LOCK})
+            try:
+                yield
+            finally:
+                conn.execute(text("SELECT pg_advisory_unlock(:key)"), {"key": _MIGRATION_LOCK})
+    finally:
+        engine.dispose()
 
 
 def utc(value: datetime) -> datetime:

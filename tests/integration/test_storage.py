@@ -808,3 +808,38 @@ def test_a_read_for_a_human_releases_only_what_both_may_read(firm: Firm, store: 
         firm.associate,
         "someone-else",
     ]
+
+
+def _migrate_in_a_process(url: str, start) -> None:  # type: ignore[no-untyped-def]
+    from adapters.store.db import migrate
+
+    start.wait()  # every process imported and ready: they migrate at the same moment
+    migrate(url)
+
+
+def test_processes_that_start_together_migrate_one_at_a_time(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """``verletica up`` starts the worker and the API at once, and both migrate. On a
+    busy machine both ran the same step, and the second failed on a column the first
+    had just added ("duplicate column name"), so the API never came up. Now each waits
+    for the other: four processes migrating one new database all succeed, and the
+    schema is at the newest step."""
+    import multiprocessing
+
+    from alembic.runtime.migration import MigrationContext
+    from alembic.script import ScriptDirectory
+    from sqlalchemy import create_engine
+
+    url = f"sqlite:///{tmp_path / 'together.db'}"
+    context = multiprocessing.get_context("spawn")
+    start = context.Barrier(4)
+    workers = [context.Process(target=_migrate_in_a_process, args=(url, start)) for _ in range(4)]
+    for w in workers:
+        w.start()
+    for w in workers:
+        w.join(600)
+    assert [w.exitcode for w in workers] == [0, 0, 0, 0]
+    engine = create_engine(url)
+    with engine.connect() as conn:
+        current = MigrationContext.configure(conn).get_current_revision()
+    engine.dispose()
+    assert current == ScriptDirectory.from_config(alembic_config(url)).get_current_head()
