@@ -2,9 +2,9 @@
 
 ``data/heldout/`` holds three sets (their README says how each was made):
 
-- ``pii_written.jsonl``: business documents in fifteen languages, written by hand apart
-  from the finder's code and data, with the person names and street addresses in them
-  marked;
+- ``pii_written.jsonl``: business documents in fourteen languages, written apart from
+  the finder's code and data by a helper agent that saw neither, with the person names
+  and street addresses in them marked;
 - ``pii_faker.jsonl`` and ``pii_structured.jsonl``: frames written apart, filled by
   Faker (a package the finder and its training do not use) with names and addresses of
   56 locales, and with phone numbers, IBANs, cards, e-mail and IP addresses of 30;
