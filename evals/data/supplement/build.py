@@ -852,7 +852,7 @@ def main():
         "--out",
         default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "supplement.jsonl"),
     )
-    ap.add_argument("--heldout", default="/work/main/evals/data/heldout/injections.jsonl")
+    ap.add_argument("--heldout", default="evals/data/heldout/injections.jsonl")
     ap.add_argument("--decontam", action="append", default=[])
     ap.add_argument("--seed", type=int, default=20240601)
     ap.add_argument(
