@@ -36,7 +36,8 @@ from rich.console import Console
 from adapters.store.audit import VERIFIED_KEPT
 from bench import chain, cli_start, decisions, memory, pure, runs
 from bench import console as pages
-from bench.figures import Figure, print_figures
+from bench.figures import Figure, print_figures, repeated
+from bench.hops import HOPS
 from bench.stack import database
 
 app = typer.Typer(add_completion=False)
@@ -57,13 +58,13 @@ class Part(StrEnum):
 def _run_figures(kind: str, where: str, quick: bool) -> list[Figure]:
     with database(kind) as url:
         if quick:
-            got = asyncio.run(runs.measure(url, n=60, in_flight=16, rounds=1))
+            got = asyncio.run(runs.measure(url, n=60, in_flight=16, rounds=1, one_at_a_time=20))
         else:
             got = asyncio.run(runs.measure(url))
     throughput = got.governed_per_s / got.bare_per_s
     p50 = got.governed_p50_ms / got.bare_p50_ms
     approval = got.approval_p50_ms / got.bare_signal_p50_ms
-    return [
+    figures = [
         Figure(
             "run throughput, 32 in flight",
             where,
@@ -95,6 +96,59 @@ def _run_figures(kind: str, where: str, quick: bool) -> list[Figure]:
             approval <= 1.5,
         ),
     ]
+    for load, governed, bare in (
+        ("one at a time", got.governed_unloaded, got.bare_unloaded),
+        ("32 in flight", got.governed_loaded, got.bare_loaded),
+    ):
+        figures += [
+            Figure(
+                f"whole path {stat}, {load} (start → decided, audited, written)",
+                where,
+                mine,
+                theirs,
+                "ms",
+                "bare workflow",
+                "(published)",
+                True,
+            )
+            for stat, mine, theirs in (
+                ("p50", governed.p50, bare.p50),
+                ("p95", governed.p95, bare.p95),
+                ("p99", governed.p99, bare.p99),
+            )
+        ]
+    figures += [
+        Figure(
+            f"CPU per run, {part}, 32 in flight",
+            where,
+            mine,
+            theirs,
+            "ms",
+            "bare workflow",
+            "(where the time goes)",
+            True,
+        )
+        for part, mine, theirs in (
+            ("worker", got.governed_cpu.worker_ms, got.bare_cpu.worker_ms),
+            ("Temporal server", got.governed_cpu.server_ms, got.bare_cpu.server_ms),
+            ("client", got.governed_cpu.client_ms, got.bare_cpu.client_ms),
+            ("all three", got.governed_cpu.total_ms, got.bare_cpu.total_ms),
+        )
+    ]
+    figures += [
+        Figure(
+            f"approval hop: {name}, p50",
+            where,
+            mine,
+            theirs,
+            "ms",
+            "bare signal + activity",
+            "(where the time goes)",
+            True,
+        )
+        for name, mine, theirs in zip(HOPS, got.approval_hops.ms, got.bare_hops.ms, strict=True)
+    ]
+    return figures
 
 
 def _decision_figures(kind: str, where: str, quick: bool) -> list[Figure]:
@@ -274,8 +328,7 @@ def _memory_figures(kind: str, where: str, quick: bool) -> list[Figure]:
         finder = memory.measure_finder(count=100 if quick else 300)
         figures.append(
             Figure(
-                f"identifying detail, p95 per 2 KB document, median of {finder.rounds} "
-                f"(spread {finder.p95_spread_ms:.2f} ms; rules {finder.rules_p95_spread_ms:.2f})",
+                f"identifying detail, p95 per 2 KB document, median of {finder.rounds}",
                 "in process",
                 finder.p95_ms,
                 finder.rules_p95_ms,
@@ -350,13 +403,12 @@ def _cli_start_figures() -> list[Figure]:
     got = cli_start.measure(runs=3)
     return [
         Figure(
-            f"CLI start: verletica --help, median of {got.runs} "
-            f"(spread {got.help_spread_ms:.0f} ms)",
+            f"CLI start: verletica --help, median of {got.runs}",
             "—",
             got.help_ms,
             got.bare_ms,
             "ms",
-            f"python -c pass, spread {got.bare_spread_ms:.0f} ms",
+            "python -c pass",
             "≤ 500 ms",
             got.help_ms <= 500,
         )
@@ -371,6 +423,10 @@ def main(
     quick: Annotated[
         bool, typer.Option(help="Fewer runs and entries: a smoke test, not a figure.")
     ] = False,
+    repeat: Annotated[
+        int | None,
+        typer.Option(help="Measure everything this many times (default 3; 1 with --quick)."),
+    ] = None,
 ) -> None:
     """Measure the governance path and print one table."""
     console = Console(width=None if sys.stdout.isatty() else 150)
@@ -380,8 +436,25 @@ def main(
         kinds.append(("postgres", "PostgreSQL"))
     else:
         console.print("[yellow]VERLETICA_TEST_POSTGRES_URL is not set: SQLite only.[/]")
-    figures: list[Figure] = []
+    times = repeat or (1 if quick else 3)
+    rounds: list[list[Figure]] = []
     started = time.perf_counter()
+    for round_ in range(1, times + 1):
+        console.print(f"[bold]run {round_} of {times}[/]")
+        rounds.append(_measure(parts, kinds, quick, console))
+    took = time.perf_counter() - started
+    title = (
+        f"Verletica governance path ({'quick, ' if quick else ''}median of {times} runs, "
+        f"lowest–highest in brackets, {took:.0f} s)"
+    )
+    print_figures(repeated(rounds), title, console)
+
+
+def _measure(
+    parts: set[Part], kinds: list[tuple[str, str]], quick: bool, console: Console
+) -> list[Figure]:
+    """One run of every part asked for."""
+    figures: list[Figure] = []
     if Part.CLI_START in parts:
         console.print("command-line start …")
         figures += _cli_start_figures()
@@ -404,9 +477,7 @@ def main(
         if Part.RUNS in parts:
             console.print(f"runs on {where} …")
             figures += _run_figures(kind, where, quick)
-    took = time.perf_counter() - started
-    title = f"Verletica governance path ({'quick, ' if quick else ''}{took:.0f} s)"
-    print_figures(figures, title, console)
+    return figures
 
 
 if __name__ == "__main__":

@@ -16,6 +16,7 @@ from pathlib import Path
 import psycopg
 
 from adapters.store.db import libpq_url, migrate, normalise_url
+from bench.cpu import CpuMeter
 from domain.audit.chain import ChainKey, ChainKeys
 from worker import devserver
 from worker.settings import Settings
@@ -99,6 +100,12 @@ class Processes:
                     stderr=subprocess.STDOUT,
                 )
             )
+
+    def cpu_meter(self, *, bare: bool) -> CpuMeter:
+        """A meter of the governed (or the bare) worker's, the server's and this process's
+        CPU from now on."""
+        assert self._server is not None, "the benchmark's own dev server is not running"
+        return CpuMeter(self._workers[1 if bare else 0].pid, self._server.pid)
 
     def stop(self) -> None:
         for proc in self._workers:
