@@ -24,6 +24,7 @@ from domain.runs.resolution import ResolveRefusal, resolve_agent
 from domain.runs.run import (
     ContextPack,
     ContextRequest,
+    Prepared,
     ReasoningRequest,
     ReasoningResult,
     ResolvedAgent,
@@ -124,6 +125,14 @@ class AgentRunActivities:
         """The principal exists, is an active agent, its charter is published and pinned."""
         with span("identity & charter", org=run.org_id, run=run.run_id, agent=run.agent_id):
             return await in_thread(self._resolve, run)
+
+    @activity.defn(name="resolve_and_recall")
+    async def resolve_and_recall(self, run: RunInput) -> Prepared:
+        """:meth:`resolve`, then :meth:`context` as the agent on behalf of whoever started
+        the run: one activity, one history step, where a run took two."""
+        resolved = await self.resolve(run)
+        context = await self.context(ContextRequest.of_run(run))
+        return Prepared(resolved=resolved, context=context)
 
     @activity.defn(name="context")
     async def context(self, request: ContextRequest) -> ContextPack:

@@ -248,6 +248,7 @@ def build_worker(
         "audit_anchor": anchor.anchor,
         "resolve": runs.resolve,
         "context": runs.context,
+        "resolve_and_recall": runs.resolve_and_recall,
         "reasoning": runs.reasoning,
         "broker_decide": broker.decide,
         "broker_review": broker.review,

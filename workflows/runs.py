@@ -34,6 +34,7 @@ with workflow.unsafe.imports_passed_through():
         MAX_REFUSED_SHOWN,
         ApprovalSignal,
         BrokerRequest,
+        ContextPack,
         ContextRequest,
         DispatchRequest,
         ExpireRequest,
@@ -41,6 +42,7 @@ with workflow.unsafe.imports_passed_through():
         NodeStatus,
         ReasoningRequest,
         RecheckRequest,
+        ResolvedAgent,
         ReviewOutcome,
         ReviewRequest,
         RunFailure,
@@ -120,6 +122,13 @@ WHERE_IT_CAME_FROM = "intent-read-refs"
 its digest), so that a hold on where it would go names the outside content it came from.
 Histories decided before the patch rebuild their intents without them, as they were.
 Asked only in runs that propose actions."""
+SETTLED = "settled-patches-and-one-first-step"
+"""Patch: a run started by code that has every patch above asks none of them again (each
+patch a run asks records a marker and upserts ``TemporalChangeVersion``, a visibility
+write on the server: three in a run that proposes an action, five in one that is held;
+now one), and it resolves and recalls its context in one activity
+(``resolve_and_recall``) where it took two. Asked first thing, so a run either has it
+for its whole history or not at all; histories recorded before it replay as they were."""
 PREVIEW_BYTES = 48
 """How much of an undecodable signal's payload its refusal shows (escaped)."""
 
@@ -239,6 +248,13 @@ class AgentRunWorkflow:
         self._released: tuple[str, ...] = ()
         self._pin: AgentPin | None = None
         self._attempts = 0
+        self._settled = False
+
+    def _patched(self, patch_id: str) -> bool:
+        """Whether the run has ``patch_id``: every run that has :data:`SETTLED` has them
+        all, and asks none of them (a signal received before the run's code starts still
+        asks its own, in the run's first task, replayed the same way)."""
+        return self._settled or workflow.patched(patch_id)
 
     # ----------------------------------------------------------------- signals and queries
     @workflow.signal(dynamic=True)
@@ -249,7 +265,7 @@ class AgentRunWorkflow:
         failure is only logged by the SDK, and the signal dropped off the record. Anything
         else is queued as undecodable, for the broker to record and refuse."""
         received = _decode(name, args)
-        if received.problem is not None and not workflow.patched(REVIEW_EVERY_SIGNAL):
+        if received.problem is not None and not self._patched(REVIEW_EVERY_SIGNAL):
             workflow.logger.warning("dropping a signal: %s", received.problem)
             return
         self._inbox.append(received)
@@ -289,6 +305,7 @@ class AgentRunWorkflow:
                 f"invalid run input: {err}", type=ErrorType.INVALID_INPUT, non_retryable=True
             ) from None
         self._run_id = run.run_id
+        self._settled = workflow.patched(SETTLED)
         try:
             await self._run(run)
             self._status = RunStatus.COMPLETED
@@ -314,9 +331,9 @@ class AgentRunWorkflow:
         """Set ``VerleticaNeedsHuman`` false once no hold is open: as the last hold closes,
         before anything is dispatched (patched runs), or as the run ends (histories from
         before the patch, and runs that end inside the hold loop)."""
-        if not run_ended and not workflow.patched(NEEDS_HUMAN_WHILE_HELD):
+        if not run_ended and not self._patched(NEEDS_HUMAN_WHILE_HELD):
             return
-        if not workflow.patched(LEAN_SEARCH_ATTRIBUTES) or self._flagged_needs_human:
+        if not self._patched(LEAN_SEARCH_ATTRIBUTES) or self._flagged_needs_human:
             workflow.upsert_search_attributes([sa.NEEDS_HUMAN.value_set(False)])
             self._flagged_needs_human = False
 
@@ -324,7 +341,7 @@ class AgentRunWorkflow:
         """A run started by a work graph tells it as its holds open and close, so that the
         graph shows the step held (runs started on their own have no parent)."""
         parent = workflow.info().parent
-        if parent is None or not workflow.patched(TELL_PARENT):
+        if parent is None or not self._patched(TELL_PARENT):
             return
         try:
             await workflow.get_external_workflow_handle(parent.workflow_id).signal(
@@ -336,7 +353,7 @@ class AgentRunWorkflow:
     async def _record_failure(self, run: RunInput, rule: str) -> None:
         """Put the run's failure on the chain (retried until the database answers, as
         closing is), for the needs-you queue and the metrics."""
-        if not workflow.patched(RECORD_RUN_FAILURE):
+        if not self._patched(RECORD_RUN_FAILURE):
             return
         await workflow.execute_local_activity_method(
             BrokerActivities.record_failure,
@@ -360,7 +377,29 @@ class AgentRunWorkflow:
             if status in (NodeStatus.RUNNING, NodeStatus.WAITING):
                 self._nodes[name] = NodeStatus.FAILED
 
-    async def _run(self, run: RunInput) -> None:
+    async def _resolve_and_recall(self, run: RunInput) -> tuple[ResolvedAgent, ContextPack]:
+        """Resolve and context in one activity (:data:`SETTLED`): the agent may act, then
+        what it may read, recalled."""
+        self._nodes["resolve"] = NodeStatus.RUNNING
+        # One step in the history; a failure of either part fails it (and shows as
+        # resolve's: its error says which).
+        prepared = await workflow.execute_activity_method(
+            AgentRunActivities.resolve_and_recall,
+            run,
+            start_to_close_timeout=timedelta(seconds=60),
+            heartbeat_timeout=HEARTBEAT,
+            retry_policy=STEP_RETRY,
+            summary="resolve: identity, charter, registry pin, budget; then context: "
+            "memory recall as the agent",
+        )
+        self._nodes["resolve"] = NodeStatus.DONE
+        self._nodes["context"] = NodeStatus.DONE
+        self._pin = prepared.resolved.pin
+        self._mark_projects(prepared.resolved)
+        return prepared.resolved, prepared.context
+
+    async def _resolve_then_recall(self, run: RunInput) -> tuple[ResolvedAgent, ContextPack]:
+        """Resolve, then context, as two activities (histories before :data:`SETTLED`)."""
         self._nodes["resolve"] = NodeStatus.RUNNING
         resolved = await workflow.execute_activity_method(
             AgentRunActivities.resolve,
@@ -372,28 +411,34 @@ class AgentRunWorkflow:
         )
         self._nodes["resolve"] = NodeStatus.DONE
         self._pin = resolved.pin
-        started_with = workflow.info().typed_search_attributes.get(sa.PROJECTS)
-        if not workflow.patched(LEAN_SEARCH_ATTRIBUTES) or sorted(started_with or ()) != sorted(
-            resolved.projects
-        ):
-            workflow.upsert_search_attributes([sa.PROJECTS.value_set(list(resolved.projects))])
+        self._mark_projects(resolved)
 
         self._nodes["context"] = NodeStatus.RUNNING
         context = await workflow.execute_activity_method(
             AgentRunActivities.context,
-            ContextRequest(
-                org_id=run.org_id,
-                agent_id=run.agent_id,
-                run_id=run.run_id,
-                task=run.task,
-                on_behalf_of=run.requested_by,
-            ),
+            ContextRequest.of_run(run),
             start_to_close_timeout=timedelta(seconds=30),
             heartbeat_timeout=HEARTBEAT,
             retry_policy=STEP_RETRY,
             summary=f"context: memory recall as {resolved.handle}",
         )
         self._nodes["context"] = NodeStatus.DONE
+        return resolved, context
+
+    def _mark_projects(self, resolved: ResolvedAgent) -> None:
+        """Upsert the run's projects when staffing changed since it started (before
+        :data:`LEAN_SEARCH_ATTRIBUTES`: always)."""
+        started_with = workflow.info().typed_search_attributes.get(sa.PROJECTS)
+        if not self._patched(LEAN_SEARCH_ATTRIBUTES) or sorted(started_with or ()) != sorted(
+            resolved.projects
+        ):
+            workflow.upsert_search_attributes([sa.PROJECTS.value_set(list(resolved.projects))])
+
+    async def _run(self, run: RunInput) -> None:
+        if self._settled:
+            resolved, context = await self._resolve_and_recall(run)
+        else:
+            resolved, context = await self._resolve_then_recall(run)
         self._released = context.refs
 
         self._nodes["reasoning"] = NodeStatus.RUNNING
@@ -429,8 +474,8 @@ class AgentRunWorkflow:
         self._nodes["reasoning"] = NodeStatus.DONE
 
         self._nodes["broker"] = NodeStatus.RUNNING
-        asked = bool(reasoning.actions) and workflow.patched(WHO_ASKED_AND_WHAT_WAS_READ)
-        sourced = asked and workflow.patched(WHERE_IT_CAME_FROM)
+        asked = bool(reasoning.actions) and self._patched(WHO_ASKED_AND_WHAT_WAS_READ)
+        sourced = asked and self._patched(WHERE_IT_CAME_FROM)
         for action in reasoning.actions:
             intent = Intent.from_proposal(
                 action,
@@ -563,7 +608,7 @@ class AgentRunWorkflow:
         """Review what is still in the inbox as the run ends: decisions for no open hold
         (refused as not_held or hold_closed) and undecodable signals, each on the record.
         Retried until the database answers, as closing is: the run's result stands."""
-        while self._inbox and workflow.patched(REVIEW_EVERY_SIGNAL):
+        while self._inbox and self._patched(REVIEW_EVERY_SIGNAL):
             await self._review(run, self._inbox.pop(0), CLEANUP_RETRY)
 
     def _open_holds(self) -> dict[str, _Tracked]:

@@ -136,6 +136,17 @@ class ContextRequest(Frozen):
     """Recall only records of these projects (a deliberation: its run's recorded reach,
     so that what its personas read never reaches past who may read the deliberation)."""
 
+    @classmethod
+    def of_run(cls, run: RunInput) -> ContextRequest:
+        """What a run recalls: its task, as its agent, on behalf of whoever started it."""
+        return cls(
+            org_id=run.org_id,
+            agent_id=run.agent_id,
+            run_id=run.run_id,
+            task=run.task,
+            on_behalf_of=run.requested_by,
+        )
+
 
 class ContextPack(Frozen):
     """What the memory gate released to the agent."""
@@ -146,6 +157,13 @@ class ContextPack(Frozen):
     reach: tuple[str, ...] = ()
     """The projects of the records released: the run knows of them, so every intent it
     proposes reaches them (``Intent.read_reach``), whatever the model declares."""
+
+
+class Prepared(Frozen):
+    """Resolve and context done as one step: the agent that runs, and what it recalled."""
+
+    resolved: ResolvedAgent
+    context: ContextPack
 
 
 class ReasoningRequest(Frozen):

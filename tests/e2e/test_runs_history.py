@@ -1,0 +1,135 @@
+"""What a run writes to its history: the fewest events that keep each step legible.
+
+Every step the design names is still there (resolve and context as one activity, each
+broker decision a local activity, the write an activity); patches are asked once, so a
+run that starts today records one patch marker and one ``TemporalChangeVersion`` upsert,
+not one of each per patch (each is a visibility write on the server)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator
+
+import pytest
+from temporalio.api.enums.v1 import EventType
+from temporalio.client import WorkflowHistory
+from temporalio.testing import WorkflowEnvironment
+
+from adapters.models.scripted import ScriptedProvider
+from adapters.store.store import Store
+from domain.runs.run import RunStatus
+from tests.e2e.test_runs_hardening import _held
+from tests.support import (
+    EMAIL_ACTION,
+    TEST_KEYS,
+    Firm,
+    make_settings,
+    model_reply,
+    pay_action,
+    utc_now,
+    wire,
+)
+from usecases import runs
+from usecases.context import Ports
+from worker.bootstrap import build_worker
+from workflows.runs import SETTLED
+
+pytestmark = pytest.mark.temporal
+
+
+class Env:
+    def __init__(self, temporal: WorkflowEnvironment, store: Store, svc: Ports) -> None:
+        self.temporal, self.store, self.svc = temporal, store, svc
+        self.firm = Firm(svc)
+
+
+@pytest.fixture
+async def env(temporal_env: WorkflowEnvironment, db_url: str) -> AsyncIterator[Env]:
+    settings = make_settings(database_url=db_url)
+    store = Store.open(db_url, TEST_KEYS, migrate_schema=False)
+    yield Env(temporal_env, store, wire(store, temporal_env.client, settings, utc_now))
+    store.close()
+
+
+def _kinds(history: WorkflowHistory) -> list[str]:
+    return [EventType.Name(e.event_type).removeprefix("EVENT_TYPE_") for e in history.events]
+
+
+def _activities(history: WorkflowHistory) -> list[str]:
+    return [
+        e.activity_task_scheduled_event_attributes.activity_type.name
+        for e in history.events
+        if e.event_type == EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED
+    ]
+
+
+def _markers(history: WorkflowHistory) -> list[str]:
+    return [
+        e.marker_recorded_event_attributes.marker_name
+        for e in history.events
+        if e.event_type == EventType.EVENT_TYPE_MARKER_RECORDED
+    ]
+
+
+def _patches(history: WorkflowHistory) -> list[str]:
+    """The patch ids of the run's patch markers, in order."""
+    found = []
+    for e in history.events:
+        attrs = e.marker_recorded_event_attributes
+        if (
+            e.event_type == EventType.EVENT_TYPE_MARKER_RECORDED
+            and attrs.marker_name == "core_patch"
+        ):
+            found.append(json.loads(attrs.details["patch-data"].payloads[0].data)["id"])
+    return found
+
+
+async def test_a_run_that_writes_asks_one_patch_and_resolves_and_recalls_in_one_step(
+    env: Env,
+) -> None:
+    svc = env.svc
+    async with build_worker(env.temporal.client, svc.settings, env.store, model=ScriptedProvider()):
+        started = await runs.start_run(
+            svc,
+            env.firm.org,
+            env.firm.founder,
+            runs.StartRun(
+                env.firm.agents["ledger"],
+                "tell the client",
+                scripted_reply=model_reply(EMAIL_ACTION),
+            ),
+        )
+        state = await runs.wait_run(svc, started.run_id, env.firm.founder)
+        history = await env.temporal.client.get_workflow_handle(started.workflow_id).fetch_history()
+    assert state.status is RunStatus.COMPLETED and state.intents[0].dispatch is not None
+    assert state.nodes["resolve"] == state.nodes["context"] == "done"
+    assert _activities(history) == ["resolve_and_recall", "reasoning", "dispatch"]
+    assert _patches(history) == [SETTLED]
+    assert _markers(history).count("core_local_activity") == 1  # the broker's decision
+    # The patch's own upsert of TemporalChangeVersion, and nothing else: the run's
+    # projects were right from its start, and it was never held.
+    assert _kinds(history).count("UPSERT_WORKFLOW_SEARCH_ATTRIBUTES") == 1
+
+
+async def test_a_held_run_asks_no_more_patches_when_approved(env: Env) -> None:
+    svc, firm = env.svc, env.firm
+    async with build_worker(env.temporal.client, svc.settings, env.store, model=ScriptedProvider()):
+        started = await runs.start_run(
+            svc,
+            firm.org,
+            firm.founder,
+            runs.StartRun(
+                firm.agents["ledger"], "pay", scripted_reply=model_reply(pay_action("H-1", 200_000))
+            ),
+        )
+        held = await _held(env, started.workflow_id)
+        await runs.decide_hold(
+            svc, held.intents[0].intent.id, firm.founder, firm.founder, approve=True
+        )
+        state = await runs.wait_run(svc, started.run_id, firm.founder)
+        history = await env.temporal.client.get_workflow_handle(started.workflow_id).fetch_history()
+    assert state.intents[0].dispatch is not None
+    assert _activities(history) == ["resolve_and_recall", "reasoning", "dispatch"]
+    assert _patches(history) == [SETTLED]
+    # The patch's upsert, needs-human set as the run is held and cleared as it is approved.
+    assert _kinds(history).count("UPSERT_WORKFLOW_SEARCH_ATTRIBUTES") == 3
