@@ -3,6 +3,7 @@ the command line and the console cannot differ."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import datetime
 
 from domain.errors import Forbidden, NotFound
@@ -20,12 +21,31 @@ def member(ports: Ports, org_id: str, actor_id: str) -> tuple[Organization, Prin
     Someone outside the organization learns nothing, not even that it exists: an unknown
     organization and another organization's are both :class:`NotFound`.
     """
-    actor = ports.directory.find_principal(actor_id)
-    if actor is None or actor.org_id != org_id:
+    found = reader(ports, org_id, actor_id)
+    return found.org, found.actor
+
+
+@dataclass(frozen=True)
+class Reader:
+    """An active human of an organization, and what they may read."""
+
+    org: Organization
+    actor: Principal
+    projects: frozenset[str] | None
+    """The projects they may read now; None: all (the founder)."""
+
+
+def reader(ports: Ports, org_id: str, actor_id: str) -> Reader:
+    """:func:`member` and :func:`readable` as of one read of the organization."""
+    try:
+        org, actor, staffing = ports.directory.standing(org_id, actor_id)
+    except NotFound:
+        raise NotFound(f"no organization {org_id}") from None
+    if actor is None:
         raise NotFound(f"no organization {org_id}")
     if actor.kind is not PrincipalKind.HUMAN or actor.status is not PrincipalStatus.ACTIVE:
         raise Forbidden("the acting principal must be an active human of this organization")
-    return ports.directory.org(org_id), actor
+    return Reader(org, actor, readable_projects(actor, org, staffing, ports.clock()))
 
 
 def agent_named(ports: Ports, org_id: str, name: str) -> Principal | None:
@@ -61,18 +81,23 @@ def readable(ports: Ports, org: Organization, actor: Principal) -> frozenset[str
 
 def run_for(ports: Ports, run_id: str, actor_id: str) -> RunRecord:
     """The run, if ``actor_id`` may read it; to anyone else it does not exist."""
+    return run_and_reader(ports, run_id, actor_id)[0]
+
+
+def run_and_reader(ports: Ports, run_id: str, actor_id: str) -> tuple[RunRecord, Reader]:
+    """:func:`run_for`, with who reads it and what they may read."""
     run = ports.runs.get(run_id)
     try:
         if run is None:
             raise NotFound(f"no run {run_id}")
-        org, actor = member(ports, run.org_id, actor_id)
+        found = reader(ports, run.org_id, actor_id)
     except NotFound:
         raise NotFound(f"no run {run_id}") from None
     # Starting a run grants nothing: what it produced is shown only to those who may see
     # everything that went into it (its agent's projects and its intents' reach).
-    if not may_read(readable(ports, org, actor), ports.runs.reach(run_id)):
+    if not may_read(found.projects, ports.runs.reach(run_id)):
         raise NotFound(f"no run {run_id}")
-    return run
+    return run, found
 
 
 def check_reviewer(

@@ -33,7 +33,15 @@ from domain.runs.run import (
     check_hold_timeout,
 )
 from usecases import destinations, ingress
-from usecases.access import check_scripted, member, readable, run_for
+from usecases.access import (
+    Reader,
+    check_scripted,
+    member,
+    readable,
+    reader,
+    run_and_reader,
+    run_for,
+)
 from usecases.context import Ports, new_id
 
 
@@ -153,7 +161,10 @@ async def start_run(
     the same client key returns the run it started before (and never runs it again)."""
     _, actor = member(ports, org_id, actor_id)
     check_scripted(ports, given=command.scripted_reply is not None)
-    agent = ports.directory.principal(org_id, command.agent_id)
+    _, agent_or_none, staffing = ports.directory.standing(org_id, command.agent_id)
+    if agent_or_none is None:
+        raise NotFound(f"no principal {command.agent_id} in this organization")
+    agent = agent_or_none
     if agent.kind is not PrincipalKind.AGENT:
         raise ValueError(f"{agent.handle} is not an agent")
     if not command.task.strip():
@@ -165,7 +176,7 @@ async def start_run(
         new_run(
             agent,
             command.task,
-            ports.directory.staffing(org_id, command.agent_id),
+            list(staffing),
             started_by=actor_id,
             client_key=command.client_key,
             hold_timeout_seconds=command.hold_timeout_seconds,
@@ -218,11 +229,11 @@ async def run_view(ports: Ports, run_id: str, actor_id: str) -> RunView:
     started it read it anyway); to anyone else it does not exist."""
     # The record's reads on a thread: a live page asks every half second, and the event
     # loop serves every other page meanwhile.
-    run = await asyncio.to_thread(run_for, ports, run_id, actor_id)
+    run, who = await asyncio.to_thread(run_and_reader, ports, run_id, actor_id)
     status, state = await ports.gateway.state(run.workflow_id)
 
     def read() -> tuple[list[IntentRecord], RunState | None]:
-        seen = decisions_seen(ports, run, actor_id)
+        seen = decisions_seen(ports, run, actor_id, who)
         intents = [
             IntentRecord(intent=i, status=s, decisions=[seen(x) for x in d])
             for i, s, d in ports.runs.intents(run_id)
@@ -246,17 +257,21 @@ async def run_view(ports: Ports, run_id: str, actor_id: str) -> RunView:
 
 async def wait_run(ports: Ports, run_id: str, actor_id: str) -> RunState:
     """Wait for a run to finish; its final state."""
-    run = run_for(ports, run_id, actor_id)
+    run, who = run_and_reader(ports, run_id, actor_id)
     return state_seen(
-        await ports.gateway.result(run.workflow_id), decisions_seen(ports, run, actor_id)
+        await ports.gateway.result(run.workflow_id), decisions_seen(ports, run, actor_id, who)
     )
 
 
-def decisions_seen(ports: Ports, run: RunRecord, actor_id: str) -> Callable[[Decision], Decision]:
+def decisions_seen(
+    ports: Ports, run: RunRecord, actor_id: str, who: Reader | None = None
+) -> Callable[[Decision], Decision]:
     """A run's decisions as ``actor_id`` sees them: one they may read may rest on intents
-    they may not (a collision), which its evidence and reason then do not name."""
-    org, actor = member(ports, run.org_id, actor_id)
-    projects = readable(ports, org, actor)
+    they may not (a collision), which its evidence and reason then do not name. ``who``:
+    what the caller read of the actor already (:func:`~usecases.access.run_and_reader`)."""
+    if who is None or who.actor.id != actor_id:
+        who = reader(ports, run.org_id, actor_id)
+    projects = who.projects
     if projects is None:
         return lambda decision: decision
     # Only a decision resting on other intents (a collision) needs their reach: the
@@ -328,7 +343,7 @@ async def decide_hold(
     try:
         if found is None:
             raise NotFound(f"no intent {intent_id}")
-        run = run_for(ports, found[2], actor_id)
+        run, who = run_and_reader(ports, found[2], actor_id)
     except NotFound:
         raise NotFound(f"no intent {intent_id}") from None
     intent, status, run_id = found
@@ -344,17 +359,20 @@ async def decide_hold(
     if not decisions or decisions[-1].outcome is not Outcome.HOLD:
         raise Conflict(f"intent {intent_id[:64]} is not held")
     newest = decisions[-1]
-    # What the person is told of the hold, as far as they may read it (a reason recorded
-    # long ago may name intents on the other side of a wall).
-    seen = decisions_seen(ports, run, actor_id)(newest).reason[:300]
+
+    def seen() -> str:
+        """What the person is told of the hold, as far as they may read it (a reason
+        recorded long ago may name intents on the other side of a wall)."""
+        return decisions_seen(ports, run, actor_id, who)(newest).reason[:300]
+
     if hold_seq is not None and hold_seq != newest.audit_seq:
         raise Conflict(
             f"hold_changed: the hold you were shown (audit entry {hold_seq}) is no longer the "
-            f"one open; it is now held because {seen}. Look again, then decide"
+            f"one open; it is now held because {seen()}. Look again, then decide"
         )
     if approve and repeats_a_write(newest.rule) and not again:
         raise Conflict(
-            f"repeat_write: {seen}. Approving does it a second time: say that you mean to "
+            f"repeat_write: {seen()}. Approving does it a second time: say that you mean to "
             "(again), or deny it"
         )
     if establish:

@@ -59,6 +59,18 @@ class Directory:
             raise NotFound(f"no organization {org_id}")
         return policy.org
 
+    def standing(
+        self, org_id: str, principal_id: str
+    ) -> tuple[Organization, Principal | None, tuple[Staffing, ...]]:
+        with self._db.read() as s:
+            policy = self._cache.current(s, org_id)
+            # The principal's own row, as find_principal reads it, in the same read.
+            row = s.get(PrincipalRow, principal_id)
+        if policy is None or policy.org is None:
+            raise NotFound(f"no organization {org_id}")
+        principal = None if row is None or row.org_id != org_id else convert.principal(row)
+        return policy.org, principal, policy.staffing.get(principal_id, ())
+
     def principal(self, org_id: str, principal_id: str) -> Principal:
         found = self._policy(org_id).principals.get(principal_id)
         if found is None:

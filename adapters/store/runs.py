@@ -22,6 +22,7 @@ from domain.runs.outcome import RunEnd, Spent
 from domain.runs.run import RunRecord
 
 _RUN_COLUMNS = tuple(table_of(RunRow).columns)
+_DECISION_COLUMNS = tuple(table_of(DecisionRow).columns)
 """A run's columns, read as a plain row: lists read thousands of runs, and building an ORM
 instance for each was half their time."""
 
@@ -93,35 +94,34 @@ class Runs:
 
     def get(self, run_id: str) -> RunRecord | None:
         with self._db.read() as s:
-            row = s.get(RunRow, run_id)
+            row = s.execute(select(*_RUN_COLUMNS).where(col(RunRow.id) == run_id)).first()
             return None if row is None else _record(row)
 
     def intents(self, run_id: str) -> list[tuple[Intent, str, list[Decision]]]:
         """Each intent of the run with its status and its decisions, oldest first."""
         with self._db.read() as s:
             rows = s.execute(
-                select(IntentRow)
+                select(col(IntentRow.id), col(IntentRow.body), col(IntentRow.status))
                 .where(col(IntentRow.run_id) == run_id)
                 .order_by(col(IntentRow.created_at))
-            ).scalars()
-            out = []
-            for row in rows:
-                decisions = s.execute(
-                    select(DecisionRow)
-                    .where(col(DecisionRow.intent_id) == row.id)
-                    .order_by(col(DecisionRow.id))
-                ).scalars()
-                out.append(
-                    (convert.intent(row), row.status, [convert.decision(d) for d in decisions])
-                )
-            return out
+            ).all()
+            by_intent: dict[str, list[Decision]] = {row.id: [] for row in rows}
+            for d in s.execute(
+                select(*_DECISION_COLUMNS)
+                .where(col(DecisionRow.intent_id).in_(list(by_intent)))
+                .order_by(col(DecisionRow.id))
+            ):
+                by_intent[d.intent_id].append(convert.decision(d))
+            return [(convert.intent(row), row.status, by_intent[row.id]) for row in rows]
 
     def reach(self, run_id: str) -> set[str]:
         """Every project the run reaches: the agent's projects when it started and the
         reach of each of its intents."""
         with self._db.read() as s:
-            run = s.get(RunRow, run_id)
-            reach = set(run.projects) if run is not None else set()
+            projects = s.execute(
+                select(col(RunRow.projects)).where(col(RunRow.id) == run_id)
+            ).scalar_one_or_none()
+            reach = set(projects or ())
             for row in s.execute(
                 select(col(IntentRow.reach)).where(col(IntentRow.run_id) == run_id)
             ):
@@ -220,7 +220,11 @@ class Runs:
     def intent(self, intent_id: str) -> tuple[Intent, str, str] | None:
         """An intent, its status and its run id."""
         with self._db.read() as s:
-            row = s.get(IntentRow, intent_id)
+            row = s.execute(
+                select(col(IntentRow.body), col(IntentRow.status), col(IntentRow.run_id)).where(
+                    col(IntentRow.id) == intent_id
+                )
+            ).first()
             return None if row is None else (convert.intent(row), row.status, row.run_id)
 
 

@@ -36,6 +36,14 @@ class Directory(Protocol):
 
     def find_principal(self, principal_id: str) -> Principal | None: ...
 
+    def standing(
+        self, org_id: str, principal_id: str
+    ) -> tuple[Organization, Principal | None, tuple[Staffing, ...]]:
+        """The organization, its principal ``principal_id`` (None: not one of its) and
+        that principal's staffing rows, as of one read of its configuration;
+        :class:`~domain.errors.NotFound` when there is no such organization."""
+        ...
+
     def agent(self, org_id: str, principal_id: str) -> AgentProfile | None:
         """An agent with its versions, rollout and staffing (None: no such principal)."""
         ...
