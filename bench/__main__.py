@@ -429,7 +429,7 @@ def main(
     ] = None,
 ) -> None:
     """Measure the governance path and print one table."""
-    console = Console(width=None if sys.stdout.isatty() else 150)
+    console = Console(width=None if sys.stdout.isatty() else 200)
     parts = set(only or list(Part))
     kinds = [("sqlite", "SQLite")]
     if os.environ.get("VERLETICA_TEST_POSTGRES_URL"):

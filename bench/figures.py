@@ -95,6 +95,8 @@ def print_figures(figures: Sequence[Repeated], title: str, console: Console | No
             f"{_spread([x.baseline for x in r.runs], f.unit)} ({f.baseline_is})",
             _spread([x.ratio for x in r.runs], ""),
             f.target,
-            f"{'yes' if r.holds else 'NO'} ({r.met}/{len(r.runs)})",
+            "—"
+            if f.target.startswith("(")
+            else f"{'yes' if r.holds else 'NO'} ({r.met}/{len(r.runs)})",
         )
     (console or Console()).print(table)

@@ -37,3 +37,11 @@ def test_the_table_prints_the_median_and_the_spread() -> None:
     assert "8 runs/s [6–9]" in text
     assert "0.75 [0.6–0.8]" in text
     assert "NO (1/3)" in text
+
+
+def test_a_figure_without_a_target_is_neither_met_nor_missed() -> None:
+    console = Console(record=True, width=200)
+    context = Figure("cpu", "SQLite", 2, 1, "ms", "bare", "(where the time goes)", True)
+    print_figures(repeated([[context]]), "t", console)
+    text = console.export_text()
+    assert "yes" not in text and "—" in text
