@@ -64,16 +64,27 @@ def _run_figures(kind: str, where: str, quick: bool) -> list[Figure]:
     throughput = got.governed_per_s / got.bare_per_s
     p50 = got.governed_p50_ms / got.bare_p50_ms
     approval = got.approval_p50_ms / got.bare_signal_p50_ms
+    flight = f"{got.in_flight} in flight"
     figures = [
         Figure(
-            "run throughput, 32 in flight",
+            f"run throughput, {flight}",
             where,
             got.governed_per_s,
             got.bare_per_s,
             "runs/s",
-            "bare workflow",
+            "bare, 4 activities + 1 local",
             "≥ 0.8",
             throughput >= 0.8,
+        ),
+        Figure(
+            f"run throughput, {flight}, beside bare of the governed run's shape now",
+            where,
+            got.governed_per_s,
+            got.merged_per_s,
+            "runs/s",
+            "bare, 3 activities + 1 local",
+            "(context)",
+            True,
         ),
         Figure(
             "run latency p50, one at a time",
@@ -81,9 +92,19 @@ def _run_figures(kind: str, where: str, quick: bool) -> list[Figure]:
             got.governed_p50_ms,
             got.bare_p50_ms,
             "ms",
-            "bare workflow",
+            "bare, 4 activities + 1 local",
             "≤ 1.3",
             p50 <= 1.3,
+        ),
+        Figure(
+            "run latency p50, one at a time, beside bare of the governed run's shape now",
+            where,
+            got.governed_p50_ms,
+            got.merged_unloaded.p50,
+            "ms",
+            "bare, 3 activities + 1 local",
+            "(context)",
+            True,
         ),
         Figure(
             "approval signal → run done, p50",
@@ -98,7 +119,7 @@ def _run_figures(kind: str, where: str, quick: bool) -> list[Figure]:
     ]
     for load, governed, bare in (
         ("one at a time", got.governed_unloaded, got.bare_unloaded),
-        ("32 in flight", got.governed_loaded, got.bare_loaded),
+        (flight, got.governed_loaded, got.bare_loaded),
     ):
         figures += [
             Figure(
@@ -107,7 +128,7 @@ def _run_figures(kind: str, where: str, quick: bool) -> list[Figure]:
                 mine,
                 theirs,
                 "ms",
-                "bare workflow",
+                "bare, 4 activities + 1 local",
                 "(published)",
                 True,
             )
@@ -119,12 +140,12 @@ def _run_figures(kind: str, where: str, quick: bool) -> list[Figure]:
         ]
     figures += [
         Figure(
-            f"CPU per run, {part}, 32 in flight",
+            f"CPU per run, {part}, {flight}",
             where,
             mine,
             theirs,
             "ms",
-            "bare workflow",
+            "bare, 4 activities + 1 local",
             "(where the time goes)",
             True,
         )
@@ -425,7 +446,7 @@ def main(
     ] = False,
     repeat: Annotated[
         int | None,
-        typer.Option(help="Measure everything this many times (default 3; 1 with --quick)."),
+        typer.Option(min=1, help="Measure everything this many times (default 3; 1 with --quick)."),
     ] = None,
 ) -> None:
     """Measure the governance path and print one table."""

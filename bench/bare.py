@@ -1,9 +1,12 @@
-"""The baseline the governed run is measured against: a bare workflow of the same shape.
+"""The baselines the governed run is measured against: bare workflows that do nothing.
 
-Four activities and one local activity, in the governed run's order, that do nothing but
-pass values of the same kinds along; and the same workflow waiting on a signal and then
-running one activity (the baseline for an approval). ``python -m bench.bare`` runs a
-worker for them.
+:class:`BareRun` has the design's five steps as separate tasks (four activities and one
+local activity, in the governed run's order, passing values of the same kinds along):
+the shape the targets were set against. The governed run now resolves and recalls in one
+activity, so :class:`BareRunMerged` does the same (three activities and one local
+activity), to show what is left once the step it saves is saved by bare too. And the
+bare workflow waiting on a signal and then running one activity (the baseline for an
+approval). ``python -m bench.bare`` runs a worker for them.
 """
 
 from __future__ import annotations
@@ -80,6 +83,20 @@ class BareRun:
 
 
 @workflow.defn
+class BareRunMerged:
+    """resolve and context in one activity → reasoning → decide (local) → action: the
+    governed run's shape since it resolves and recalls in one step."""
+
+    @workflow.run
+    async def run(self, run: RunInput) -> str:
+        await workflow.execute_activity(resolve, run, start_to_close_timeout=STEP)
+        await workflow.execute_activity(reasoning, run, start_to_close_timeout=STEP)
+        intent = _intent(run)
+        await workflow.execute_local_activity(decide, intent, start_to_close_timeout=STEP)
+        return await workflow.execute_activity(action, intent, start_to_close_timeout=STEP)
+
+
+@workflow.defn
 class BareApproval:
     """Wait for a signal, then run one activity."""
 
@@ -115,7 +132,7 @@ async def serve() -> None:
     async with Worker(
         client,
         task_queue=os.environ.get("BENCH_BARE_QUEUE", BARE_QUEUE),
-        workflows=[BareRun, BareApproval],
+        workflows=[BareRun, BareRunMerged, BareApproval],
         activities=[resolve, context, reasoning, decide, action],
     ):
         await stop.wait()

@@ -49,7 +49,8 @@ class Repeated:
 
     @property
     def holds(self) -> bool:
-        """Met in most runs: for a target on one side, the same as its median meeting it."""
+        """Met in most runs: for a target on one side and an odd number of runs, the
+        same as its median meeting it."""
         return self.met * 2 > len(self.runs)
 
 

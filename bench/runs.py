@@ -16,7 +16,7 @@ from pathlib import Path
 from temporalio.client import Client
 
 from adapters.store.store import Store
-from bench.bare import BareApproval, BareRun
+from bench.bare import BareApproval, BareRun, BareRunMerged
 from bench.cpu import CpuShare
 from bench.hops import Hops, hops, median_hops
 from bench.stack import Processes, bench_keys
@@ -49,8 +49,12 @@ class RunFigures:
 
     governed_per_s: float
     bare_per_s: float
+    merged_per_s: float
+    """The bare workflow of the governed run's current shape (:class:`BareRunMerged`)."""
+    in_flight: int
     governed_unloaded: Percentiles
     bare_unloaded: Percentiles
+    merged_unloaded: Percentiles
     governed_loaded: Percentiles
     """Each run's start to its end while ``in_flight`` runs are going."""
     bare_loaded: Percentiles
@@ -182,10 +186,20 @@ async def measure(
                     task_queue=stack.bare_queue,
                 )
 
+            async def merged(i: int) -> None:
+                await client.execute_workflow(
+                    BareRunMerged.run,
+                    RunInput(run_id=f"m-{i}", org_id=org, agent_id=agent, task=TASK),
+                    id=f"bare-merged-{uuid.uuid4()}",
+                    task_queue=stack.bare_queue,
+                )
+
             await _throughput(governed, 20, 8, [])  # warm up both
             await _throughput(bare, 20, 8, [])
+            await _throughput(merged, 20, 8, [])
             g_rates: list[float] = []
             b_rates: list[float] = []
+            m_rates: list[float] = []
             g_took: list[float] = []
             b_took: list[float] = []
             g_cpu: list[CpuShare] = []
@@ -197,15 +211,20 @@ async def measure(
                 meter = stack.cpu_meter(bare=False)
                 g_rates.append(await _throughput(governed, n, in_flight, g_took))
                 g_cpu.append(meter.per_run(n))
+                m_rates.append(await _throughput(merged, n, in_flight, []))
             bare_unloaded = await _latencies(bare, one_at_a_time)
+            merged_unloaded = await _latencies(merged, one_at_a_time)
             governed_unloaded = await _latencies(governed, one_at_a_time)
             approval, approval_hops = await _approval(ports, client, org, founder, agent)
             bare_signal, bare_hops = await _bare_signal(client, stack.bare_queue, org, agent)
             figures = RunFigures(
                 governed_per_s=statistics.median(g_rates),
                 bare_per_s=statistics.median(b_rates),
+                merged_per_s=statistics.median(m_rates),
+                in_flight=in_flight,
                 governed_unloaded=governed_unloaded,
                 bare_unloaded=bare_unloaded,
+                merged_unloaded=merged_unloaded,
                 governed_loaded=Percentiles.of(g_took),
                 bare_loaded=Percentiles.of(b_took),
                 approval_p50_ms=approval,

@@ -37,12 +37,10 @@ class Reader:
 
 def reader(ports: Ports, org_id: str, actor_id: str) -> Reader:
     """:func:`member` and :func:`readable` as of one read of the organization."""
-    try:
-        org, actor, staffing = ports.directory.standing(org_id, actor_id)
-    except NotFound:
-        raise NotFound(f"no organization {org_id}") from None
-    if actor is None:
+    found = ports.directory.standing(org_id, actor_id)
+    if found is None:
         raise NotFound(f"no organization {org_id}")
+    org, actor, staffing = found
     if actor.kind is not PrincipalKind.HUMAN or actor.status is not PrincipalStatus.ACTIVE:
         raise Forbidden("the acting principal must be an active human of this organization")
     return Reader(org, actor, readable_projects(actor, org, staffing, ports.clock()))

@@ -161,10 +161,10 @@ async def start_run(
     the same client key returns the run it started before (and never runs it again)."""
     _, actor = member(ports, org_id, actor_id)
     check_scripted(ports, given=command.scripted_reply is not None)
-    _, agent_or_none, staffing = ports.directory.standing(org_id, command.agent_id)
-    if agent_or_none is None:
+    standing = ports.directory.standing(org_id, command.agent_id)
+    if standing is None:
         raise NotFound(f"no principal {command.agent_id} in this organization")
-    agent = agent_or_none
+    _, agent, staffing = standing
     if agent.kind is not PrincipalKind.AGENT:
         raise ValueError(f"{agent.handle} is not an agent")
     if not command.task.strip():
@@ -257,10 +257,10 @@ async def run_view(ports: Ports, run_id: str, actor_id: str) -> RunView:
 
 async def wait_run(ports: Ports, run_id: str, actor_id: str) -> RunState:
     """Wait for a run to finish; its final state."""
-    run, who = run_and_reader(ports, run_id, actor_id)
-    return state_seen(
-        await ports.gateway.result(run.workflow_id), decisions_seen(ports, run, actor_id, who)
-    )
+    run = run_for(ports, run_id, actor_id)
+    state = await ports.gateway.result(run.workflow_id)
+    # Who the person is and what they may read, as of now: the wait may outlast a hold.
+    return state_seen(state, decisions_seen(ports, run, actor_id))
 
 
 def decisions_seen(
@@ -269,7 +269,7 @@ def decisions_seen(
     """A run's decisions as ``actor_id`` sees them: one they may read may rest on intents
     they may not (a collision), which its evidence and reason then do not name. ``who``:
     what the caller read of the actor already (:func:`~usecases.access.run_and_reader`)."""
-    if who is None or who.actor.id != actor_id:
+    if who is None or who.actor.id != actor_id or who.org.id != run.org_id:
         who = reader(ports, run.org_id, actor_id)
     projects = who.projects
     if projects is None:

@@ -124,10 +124,27 @@ Asked only in runs that propose actions."""
 SETTLED = "settled-patches-and-one-first-step"
 """Patch: a run started by code that has every patch above asks none of them again (each
 patch a run asks records a marker and upserts ``TemporalChangeVersion``, a visibility
-write on the server: three in a run that proposes an action, five in one that is held;
-now one), and it resolves and recalls its context in one activity
-(``resolve_and_recall``) where it took two. Asked first thing, so a run either has it
-for its whole history or not at all; histories recorded before it replay as they were."""
+write on the server: three in a run that proposes an action, four in one that is held,
+more with a parent graph or an undecodable signal; now one), and it resolves and recalls
+its context in one activity (``resolve_and_recall``) where it took two. Asked first
+thing, so a run either has it for its whole history or not at all; histories recorded
+before it replay as they were.
+
+A patch added after this one is asked with ``workflow.patched`` itself, never through
+``_patched``: runs started under this patch but before the new one must replay without
+it."""
+IMPLIED_BY_SETTLED = frozenset(
+    {
+        LEAN_SEARCH_ATTRIBUTES,
+        REVIEW_EVERY_SIGNAL,
+        RECORD_RUN_FAILURE,
+        NEEDS_HUMAN_WHILE_HELD,
+        TELL_PARENT,
+        WHO_ASKED_AND_WHAT_WAS_READ,
+        WHERE_IT_CAME_FROM,
+    }
+)
+"""The patches a run with :data:`SETTLED` has without asking."""
 PREVIEW_BYTES = 48
 """How much of an undecodable signal's payload its refusal shows (escaped)."""
 
@@ -257,6 +274,8 @@ class AgentRunWorkflow:
         """Whether the run has ``patch_id``: every run that has :data:`SETTLED` has them
         all, and asks none of them (a signal received before the run's code starts still
         asks its own, in the run's first task, replayed the same way)."""
+        if patch_id not in IMPLIED_BY_SETTLED:
+            raise RuntimeError(f"{patch_id} is not implied by {SETTLED}: ask workflow.patched")
         return self._settled or workflow.patched(patch_id)
 
     # ----------------------------------------------------------------- signals and queries
@@ -383,18 +402,24 @@ class AgentRunWorkflow:
     async def _resolve_and_recall(self, run: RunInput) -> tuple[ResolvedAgent, ContextPack]:
         """Resolve and context in one activity (:data:`SETTLED`): the agent may act, then
         what it may read, recalled."""
+        # One step in the history, both steps in the state: a failure fails both, but a
+        # refusal at resolve never reached the context.
         self._nodes["resolve"] = NodeStatus.RUNNING
-        # One step in the history; a failure of either part fails it (and shows as
-        # resolve's: its error says which).
-        prepared = await workflow.execute_activity_method(
-            AgentRunActivities.resolve_and_recall,
-            run,
-            start_to_close_timeout=timedelta(seconds=60),
-            heartbeat_timeout=HEARTBEAT,
-            retry_policy=STEP_RETRY,
-            summary="resolve: identity, charter, registry pin, budget; then context: "
-            "memory recall as the agent",
-        )
+        self._nodes["context"] = NodeStatus.RUNNING
+        try:
+            prepared = await workflow.execute_activity_method(
+                AgentRunActivities.resolve_and_recall,
+                run,
+                start_to_close_timeout=timedelta(seconds=60),
+                heartbeat_timeout=HEARTBEAT,
+                retry_policy=STEP_RETRY,
+                summary="resolve: identity, charter, registry pin, budget; then context: "
+                "memory recall as the agent",
+            )
+        except ActivityError as err:
+            if _refused_at_resolve(err, self._nodes["resolve"]):
+                self._nodes["context"] = NodeStatus.PENDING
+            raise
         self._nodes["resolve"] = NodeStatus.DONE
         self._nodes["context"] = NodeStatus.DONE
         self._pin = prepared.resolved.pin

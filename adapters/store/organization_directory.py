@@ -15,6 +15,7 @@ from adapters.store.tables import (
     IdentityRow,
     PrincipalRow,
     ProjectRow,
+    table_of,
 )
 from domain.errors import NotFound
 from domain.organization.contracts import (
@@ -34,6 +35,9 @@ from domain.runs.ports import AgentProfile
 def new_id() -> str:
     """A fresh random identifier."""
     return str(uuid.uuid4())
+
+
+_PRINCIPAL_COLUMNS = tuple(table_of(PrincipalRow).columns)
 
 
 class Directory:
@@ -61,15 +65,20 @@ class Directory:
 
     def standing(
         self, org_id: str, principal_id: str
-    ) -> tuple[Organization, Principal | None, tuple[Staffing, ...]]:
+    ) -> tuple[Organization, Principal, tuple[Staffing, ...]] | None:
         with self._db.read() as s:
+            # The principal's own row first, as find_principal reads it: someone of
+            # another organization (or no one) learns nothing of this one, not even how
+            # long its configuration takes to read.
+            row = s.execute(
+                select(*_PRINCIPAL_COLUMNS).where(col(PrincipalRow.id) == principal_id)
+            ).first()
+            if row is None or row.org_id != org_id:
+                return None
             policy = self._cache.current(s, org_id)
-            # The principal's own row, as find_principal reads it, in the same read.
-            row = s.get(PrincipalRow, principal_id)
         if policy is None or policy.org is None:
-            raise NotFound(f"no organization {org_id}")
-        principal = None if row is None or row.org_id != org_id else convert.principal(row)
-        return policy.org, principal, policy.staffing.get(principal_id, ())
+            return None
+        return policy.org, convert.principal(row), policy.staffing.get(principal_id, ())
 
     def principal(self, org_id: str, principal_id: str) -> Principal:
         found = self._policy(org_id).principals.get(principal_id)

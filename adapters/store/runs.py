@@ -22,9 +22,10 @@ from domain.runs.outcome import RunEnd, Spent
 from domain.runs.run import RunRecord
 
 _RUN_COLUMNS = tuple(table_of(RunRow).columns)
-_DECISION_COLUMNS = tuple(table_of(DecisionRow).columns)
 """A run's columns, read as a plain row: lists read thousands of runs, and building an ORM
 instance for each was half their time."""
+_DECISION_COLUMNS = tuple(table_of(DecisionRow).columns)
+"""A decision's columns, read as a plain row (a run's page reads each of its decisions)."""
 
 
 def _record(row: RunRow | Row[Any]) -> RunRecord:

@@ -38,10 +38,10 @@ class Directory(Protocol):
 
     def standing(
         self, org_id: str, principal_id: str
-    ) -> tuple[Organization, Principal | None, tuple[Staffing, ...]]:
-        """The organization, its principal ``principal_id`` (None: not one of its) and
-        that principal's staffing rows, as of one read of its configuration;
-        :class:`~domain.errors.NotFound` when there is no such organization."""
+    ) -> tuple[Organization, Principal, tuple[Staffing, ...]] | None:
+        """The organization, its principal ``principal_id`` and that principal's
+        staffing rows, as of one read; None when ``principal_id`` is not a principal of
+        ``org_id`` (whose configuration is then not read at all)."""
         ...
 
     def agent(self, org_id: str, principal_id: str) -> AgentProfile | None:

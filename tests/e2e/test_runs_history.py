@@ -32,7 +32,7 @@ from tests.support import (
 from usecases import runs
 from usecases.context import Ports
 from worker.bootstrap import build_worker
-from workflows.runs import SETTLED
+from workflows.runs import IMPLIED_BY_SETTLED, SETTLED, AgentRunWorkflow
 
 pytestmark = pytest.mark.temporal
 
@@ -133,3 +133,13 @@ async def test_a_held_run_asks_no_more_patches_when_approved(env: Env) -> None:
     assert _patches(history) == [SETTLED]
     # The patch's upsert, needs-human set as the run is held and cleared as it is approved.
     assert _kinds(history).count("UPSERT_WORKFLOW_SEARCH_ATTRIBUTES") == 3
+
+
+def test_a_later_patch_cannot_be_asked_through_the_settled_shortcut() -> None:
+    """A patch added after SETTLED must record its own marker in runs that have SETTLED:
+    asking it through ``_patched`` would take its new branch on replay without one."""
+    run = AgentRunWorkflow()
+    run._settled = True
+    with pytest.raises(RuntimeError, match="not implied"):
+        run._patched("a-later-patch")
+    assert all(run._patched(p) for p in IMPLIED_BY_SETTLED)

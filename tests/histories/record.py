@@ -10,7 +10,9 @@ break running workflows (put it behind ``workflow.patched``). Older recordings s
 they prove today's code still replays runs that earlier code started
 (``*_initial.json``: the first spine; ``*_unsigned.json``: before signed approvals and
 the ``review-every-signal`` patch; ``*_signed.json``: before the hold's timer summary and
-the ``needs-human-while-held`` patch; ``*_unsettled.json``: before the
+the ``needs-human-while-held`` patch; ``*_needs_human.json``: before intents named who
+asked and what was read, the ``intent-requester-and-read-reach`` and ``intent-read-refs``
+patches; ``*_unsettled.json``: recorded at db7a2d7, before the
 ``settled-patches-and-one-first-step`` patch, with resolve and context as two activities
 and a marker for each patch).
 """

@@ -208,3 +208,22 @@ def test_no_interleaving_of_configuration_calls_breaks_a_barrier(
             assert violations(store, org) == [], (n, op)
 
     check()
+
+
+def test_a_principal_of_another_organization_reads_nothing_of_this_one(
+    firm: Firm, services: Ports, store: Store
+) -> None:
+    """Standing for an outsider (another organization's person, an unknown id) is None,
+    and this organization's configuration is not even read for them: a person learns
+    nothing of an organization they are not in, not by how long it takes either."""
+    other = organization.onboard(services, "Elsewhere", "eve@elsewhere.example", "Eve")
+    store.directory._cache._by_org.clear()  # type: ignore[attr-defined]
+    assert services.directory.standing(firm.org, other.founder.id) is None
+    assert services.directory.standing(firm.org, str(uuid.uuid4())) is None
+    assert services.directory.standing(str(uuid.uuid4()), firm.founder) is None
+    assert firm.org not in store.directory._cache._by_org  # type: ignore[attr-defined]
+    found = services.directory.standing(firm.org, firm.founder)
+    assert found is not None
+    org, founder, staffing = found
+    assert (org.id, founder.id) == (firm.org, firm.founder)
+    assert list(staffing) == services.directory.staffing(firm.org, firm.founder)
