@@ -8,16 +8,19 @@ not one of each per patch (each is a visibility write on the server)."""
 from __future__ import annotations
 
 import json
+import uuid
 from collections.abc import AsyncIterator
 
 import pytest
 from temporalio.api.enums.v1 import EventType
 from temporalio.client import WorkflowHistory
+from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.testing import WorkflowEnvironment
+from temporalio.worker import Replayer
 
 from adapters.models.scripted import ScriptedProvider
 from adapters.store.store import Store
-from domain.runs.run import RunStatus
+from domain.runs.run import RunInput, RunStatus
 from tests.e2e.test_runs_hardening import _held
 from tests.support import (
     EMAIL_ACTION,
@@ -32,7 +35,7 @@ from tests.support import (
 from usecases import runs
 from usecases.context import Ports
 from worker.bootstrap import build_worker
-from workflows.runs import IMPLIED_BY_SETTLED, SETTLED, AgentRunWorkflow
+from workflows.runs import IMPLIED_BY_SETTLED, REVIEW_EVERY_SIGNAL, SETTLED, AgentRunWorkflow
 
 pytestmark = pytest.mark.temporal
 
@@ -133,6 +136,59 @@ async def test_a_held_run_asks_no_more_patches_when_approved(env: Env) -> None:
     assert _patches(history) == [SETTLED]
     # The patch's upsert, needs-human set as the run is held and cleared as it is approved.
     assert _kinds(history).count("UPSERT_WORKFLOW_SEARCH_ATTRIBUTES") == 3
+
+
+async def _replays(history: WorkflowHistory) -> None:
+    replayer = Replayer(workflows=[AgentRunWorkflow], data_converter=pydantic_data_converter)
+    result = await replayer.replay_workflow(history, raise_on_replay_failure=False)
+    assert result.replay_failure is None, result.replay_failure
+
+
+async def test_a_signal_before_the_run_starts_asks_its_own_patch_and_replays(env: Env) -> None:
+    """A signal delivered with the start reaches the handler before the run's code asks
+    SETTLED: the handler asks its own patch, and the history replays the same way."""
+    svc, firm = env.svc, env.firm
+    run = RunInput(
+        run_id=str(uuid.uuid4()),
+        org_id=firm.org,
+        agent_id=firm.agents["ledger"],
+        task="tell the client",
+        scripted_reply=model_reply(EMAIL_ACTION),
+    )
+    async with build_worker(env.temporal.client, svc.settings, env.store, model=ScriptedProvider()):
+        handle = await env.temporal.client.start_workflow(
+            AgentRunWorkflow.run,
+            run,
+            id=f"agent-run-{run.run_id}",
+            task_queue=svc.settings.task_queue,
+            start_signal="approve",
+            start_signal_args=["not a decision"],
+        )
+        state = await handle.result()
+        history = await handle.fetch_history()
+    assert state.status is RunStatus.COMPLETED and len(state.refused_signals) == 1
+    assert _patches(history) == [REVIEW_EVERY_SIGNAL, SETTLED]
+    await _replays(history)
+
+
+async def test_a_failed_run_records_its_failure_without_a_patch_and_replays(env: Env) -> None:
+    """A run whose model cannot answer fails on the record; under SETTLED it asks no
+    patch to do so, and its history replays."""
+    svc, firm = env.svc, env.firm
+    async with build_worker(env.temporal.client, svc.settings, env.store, model=ScriptedProvider()):
+        started = await runs.start_run(
+            svc, firm.org, firm.founder, runs.StartRun(firm.agents["ledger"], "no script")
+        )
+        handle = env.temporal.client.get_workflow_handle_for(
+            AgentRunWorkflow.run, started.workflow_id
+        )
+        state = await handle.result()
+        history = await handle.fetch_history()
+    assert state.status is RunStatus.FAILED
+    assert state.nodes["resolve"] == state.nodes["context"] == "done"
+    assert _patches(history) == [SETTLED]
+    assert _markers(history).count("core_local_activity") == 1  # the failure, on the chain
+    await _replays(history)
 
 
 def test_a_later_patch_cannot_be_asked_through_the_settled_shortcut() -> None:
