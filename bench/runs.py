@@ -178,21 +178,18 @@ async def measure(
                 assert state.intents[0].dispatch is not None, state
                 assert len(state.released) == len(NOTES), state.released
 
-            async def bare(i: int) -> None:
-                await client.execute_workflow(
-                    BareRun.run,
-                    RunInput(run_id=f"b-{i}", org_id=org, agent_id=agent, task=TASK),
-                    id=f"bare-{uuid.uuid4()}",
-                    task_queue=stack.bare_queue,
-                )
+            def bare_of(shape: Callable[..., Awaitable[str]]) -> Callable[[int], Awaitable[None]]:
+                async def one(i: int) -> None:
+                    await client.execute_workflow(
+                        shape,
+                        RunInput(run_id=f"b-{i}", org_id=org, agent_id=agent, task=TASK),
+                        id=f"bare-{uuid.uuid4()}",
+                        task_queue=stack.bare_queue,
+                    )
 
-            async def merged(i: int) -> None:
-                await client.execute_workflow(
-                    BareRunMerged.run,
-                    RunInput(run_id=f"m-{i}", org_id=org, agent_id=agent, task=TASK),
-                    id=f"bare-merged-{uuid.uuid4()}",
-                    task_queue=stack.bare_queue,
-                )
+                return one
+
+            bare, merged = bare_of(BareRun.run), bare_of(BareRunMerged.run)
 
             await _throughput(governed, 20, 8, [])  # warm up both
             await _throughput(bare, 20, 8, [])
