@@ -622,6 +622,51 @@ def test_an_inert_cap_never_blocks(amount: int, data: st.DataObject, already: in
     assert held.rule.startswith("spend_cap")
 
 
+# --- d'. the run's budget is the tighter of the definition's and the charter's ---------
+
+
+@PROP
+@given(
+    definition_budget=st.integers(0, 500_000),
+    ceiling=st.integers(0, 500_000),
+    spent=st.integers(0, 300_000),
+    amount=st.integers(1, 90_000),
+)
+def test_the_budget_a_run_meets_is_the_tighter_of_definition_and_ceiling(
+    definition_budget: int, ceiling: int, spent: int, amount: int
+) -> None:
+    """Either limit binds on its own: a definition's budget under the charter's ceiling
+    rejects as surely as a ceiling under the definition's budget (a broker that read
+    only one of them fails here, whichever it reads)."""
+    definition = DEFINITION.model_copy(update={"budget_cents": definition_budget})
+    charter = CHARTER.model_copy(update={"budget_ceiling_cents": ceiling})
+    snap = replace(
+        snapshot(staffing=staffed(["east"]), run_spent_cents=spent),
+        definition=definition,
+        charter=charter,
+    )
+    decision = decide(payment(amount), snap)
+    if spent + amount > min(definition_budget, ceiling):
+        assert (decision.outcome, decision.rule) == (Outcome.REJECT, "budget_exceeded")
+    else:
+        assert decision.outcome is Outcome.ALLOW, decision
+
+
+@pytest.mark.parametrize(
+    ("definition_budget", "ceiling"), [(50_000, 1_000_000), (1_000_000, 50_000)]
+)
+def test_each_limit_binds_when_it_is_the_tighter(definition_budget: int, ceiling: int) -> None:
+    snap = replace(
+        snapshot(staffing=staffed(["east"]), run_spent_cents=40_000),
+        definition=DEFINITION.model_copy(update={"budget_cents": definition_budget}),
+        charter=CHARTER.model_copy(update={"budget_ceiling_cents": ceiling}),
+    )
+    assert decide(payment(10_000), snap).outcome is Outcome.ALLOW
+    refused = decide(payment(10_001), snap)
+    assert (refused.outcome, refused.rule) == (Outcome.REJECT, "budget_exceeded")
+    assert "$500.00" in refused.reason  # the tighter limit, in money
+
+
 # --- e. totality and collisions ----------------------------------------------------------
 
 

@@ -48,3 +48,15 @@ def test_only_the_memory_package_reaches_the_memory_stores() -> None:
     assert done.returncode != 0
     assert "only the memory package reaches the memory stores" in done.stdout
     assert "adapters.store._probe_memory -> adapters.memory.tables" in done.stdout
+
+
+def test_an_activity_importing_a_model_client_is_caught() -> None:
+    """Activities reach the model only through the provider port the worker hands them:
+    importing the Gemini client or an HTTP client in one breaks the build."""
+    for module in ("google.genai", "httpx"):
+        done = _lint_with(
+            ROOT / "activities" / "_probe_model.py", f"import {module}  # noqa: F401\n"
+        )
+        assert done.returncode != 0, module
+        assert "nor a model client" in done.stdout
+        assert f"activities._probe_model -> {module.split('.')[0]}" in done.stdout
