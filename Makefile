@@ -20,23 +20,24 @@ $(STAMP): pyproject.toml requirements.lock
 
 install: $(STAMP)
 
-## make lock: pin what pyproject.toml asks for and is not pinned yet (the rest unchanged).
+## make lock: pin what pyproject.toml asks for and is not pinned yet (the rest unchanged);
+## the new lock is kept only when every pinned package's licence is on the allowlist
+## (devtools/licences.py; the list is written to docs/licences.md).
 lock: $(STAMP)
 	$(BIN)/python -m pip install --quiet "pip-tools>=7.4"
-	$(BIN)/pip-compile $(LOCK_FLAGS) -o requirements.lock pyproject.toml
+	cp requirements.lock requirements.lock.new
+	CUSTOM_COMPILE_COMMAND="make lock" $(BIN)/pip-compile $(LOCK_FLAGS) -o requirements.lock.new pyproject.toml
+	$(BIN)/python -m devtools.upgrade requirements.lock.new
+	touch $(STAMP)
 
-## make upgrade: bump every pin; the new lock is kept only when the contract suite and the
-## whole suite pass on it (otherwise the old pins are installed again).
+## make upgrade: bump every pin; the new lock is kept only when the licence check, the
+## contract suite and the whole suite pass on it (otherwise the old pins are installed
+## again). The gate is devtools/upgrade.py.
 upgrade: $(STAMP)
 	$(BIN)/python -m pip install --quiet "pip-tools>=7.4"
-	$(BIN)/pip-compile $(LOCK_FLAGS) --upgrade -o requirements.lock.new pyproject.toml
-	$(BIN)/python -m pip install --quiet --require-hashes -r requirements.lock.new
-	if $(BIN)/python -m pytest -n 0 tests/contracts && \
-	   VERLETICA_TEST_POSTGRES_URL=$${VERLETICA_TEST_POSTGRES_URL:-postgresql://postgres@127.0.0.1:5432/test} \
-	   $(BIN)/python -m pytest -n 2 --dist loadfile; \
-	then mv requirements.lock.new requirements.lock && touch $(STAMP); \
-	else $(BIN)/python -m pip install --quiet --require-hashes -r requirements.lock; \
-	     rm -f requirements.lock.new; echo "upgrade refused: the suite failed on the new pins"; exit 1; fi
+	CUSTOM_COMPILE_COMMAND="make upgrade" $(BIN)/pip-compile $(LOCK_FLAGS) --upgrade -o requirements.lock.new pyproject.toml
+	$(BIN)/python -m devtools.upgrade requirements.lock.new --suite
+	touch $(STAMP)
 
 ## make demo: start the Temporal dev server, a worker and the API; play the showcase scenario.
 demo: $(STAMP)
@@ -54,7 +55,7 @@ test: $(STAMP)
 lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
-	$(BIN)/mypy domain usecases adapters activities workflows worker api
+	$(BIN)/mypy domain usecases adapters activities workflows worker api devtools
 	$(BIN)/lint-imports
 
 ## make contracts: the memory backend and embedder contract suite, against the shipped
