@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from fastapi import APIRouter, Response
+from typing import Annotated
+
+from fastapi import APIRouter, Query, Response
 from pydantic import BaseModel
 from starlette.concurrency import run_in_threadpool
 
@@ -11,6 +13,9 @@ from domain.audit.bundle import ConsistencyProof, InclusionProof, export_bytes
 from domain.audit.tree import LOG_NAME
 from usecases import audit
 from usecases.audit import AuditView
+
+ENTRIES = 2**63 - 1
+"""The most entries a chain can count (a 64-bit sequence number): beyond, a 422."""
 
 router = APIRouter(tags=["audit"])
 
@@ -48,7 +53,7 @@ def proof(
     org_id: str,
     ports: PortsDep,
     actor: Actor,
-    seq: int | None = None,
+    seq: Annotated[int | None, Query(ge=1, le=ENTRIES)] = None,
     intent: str | None = None,
 ) -> list[InclusionProof]:
     """The proof that an entry (``seq``) or every entry about an ``intent`` is in the
@@ -57,7 +62,13 @@ def proof(
 
 
 @router.get("/orgs/{org_id}/audit/consistency")
-def consistency(org_id: str, ports: PortsDep, actor: Actor, old: int, new: int) -> ConsistencyProof:
+def consistency(
+    org_id: str,
+    ports: PortsDep,
+    actor: Actor,
+    old: Annotated[int, Query(ge=1, le=ENTRIES)],
+    new: Annotated[int, Query(ge=1, le=ENTRIES)],
+) -> ConsistencyProof:
     """The proof that the checkpoint of ``new`` entries extends the one of ``old``."""
     return audit.consistency(ports, org_id, actor, old, new)
 
