@@ -42,6 +42,8 @@ class Refusal(StrEnum):
     KEY_SET_UNAVAILABLE = "key_set_unavailable"
     UNKNOWN_SUBJECT = "unknown_subject"
     NOT_A_PERSON = "not_an_active_human"
+    SIGNED_IN_BEFORE = "signed_in_before_return"
+    """The token was issued before the person was last suspended or brought back."""
     NOT_CONFIGURED = "not_configured"
     REPLAYED = "replayed"
     MISSING_NONCE = "missing_nonce"

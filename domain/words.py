@@ -18,8 +18,10 @@ from domain.organization.contracts import (
     Delivery,
     NoticePeriod,
     Obligation,
+    Principal,
     SpendCap,
 )
+from domain.organization.kinds import PrincipalStatus
 from domain.tools import REGISTRY
 
 TOOL_WORDS = {
@@ -369,6 +371,18 @@ STATUS_WORDS = {
     "expired": "closed without a decision",
 }
 """Where an intent stands, by the broker's outcome, as its owner reads it."""
+
+
+def standing_words(who: Principal) -> str:
+    """Where a person or an agent stands, as the workspace says it: ``active``,
+    ``suspended since 3 Dec 2026: on leave``, ``left on 3 Dec 2026: moved away``."""
+    if who.status is PrincipalStatus.ACTIVE:
+        return "active"
+    since = f" {'since' if who.status is PrincipalStatus.SUSPENDED else 'on'} " + (
+        day(who.status_since) if who.status_since is not None else "an earlier day"
+    )
+    said = f"suspended{since}" if who.status is PrincipalStatus.SUSPENDED else f"left{since}"
+    return f"{said}: {who.status_reason}" if who.status_reason else said
 
 
 def status_words(status: str) -> str:

@@ -13,6 +13,7 @@ from domain.governance.broker import effective_budget
 from domain.organization.kinds import PrincipalKind, StaffRole
 from domain.organization.visibility import may_read
 from domain.runs.outcome import RunOutcome
+from domain.words import standing_words
 from usecases.access import member, readable
 from usecases.context import Ports
 from usecases.runs_list import RunLine, listed_runs
@@ -50,6 +51,8 @@ class AgentCard(BaseModel):
     """Its runs that wait for a human now (of those the reader may read, lately)."""
     running: int
     latest: RunLine | None
+    standing: str = "active"
+    """Where it stands, in words (``suspended since 3 Dec 2026: audit``)."""
     spent: dict[str, int]
     """What its allowed and approved actions moved in the last :data:`LATELY`, in the
     projects the reader may read: cents by currency (never added across currencies)."""
@@ -81,6 +84,7 @@ def roster(ports: Ports, org_id: str, actor_id: str, lines: list[RunLine]) -> li
                 id=principal.id,
                 name=principal.display_name or principal.handle,
                 handle=principal.handle,
+                standing=standing_words(principal),
                 kind=principal.agent_kind or "agent",
                 role="" if charter is None else charter.role,
                 purpose="" if charter is None else charter.purpose,

@@ -98,8 +98,12 @@ def accept_invitation(ports: Ports, org_id: str, principal_id: str, subject: str
     return person
 
 
-def proven(ports: Ports, kind: IdentityKind, external_id: str) -> Principal:
-    """The active human ``external_id`` proves, or :class:`Unauthenticated`."""
+def proven(
+    ports: Ports, kind: IdentityKind, external_id: str, signed_in_at: int | None = None
+) -> Principal:
+    """The active human ``external_id`` proves, or :class:`Unauthenticated`. A sign-in
+    (an ID token issued at ``signed_in_at``, in seconds) from before the person was last
+    suspended or brought back proves nothing: they sign in again."""
     identity = ports.directory.identity(kind, external_id)
     if identity is None:
         raise Unauthenticated(Refusal.UNKNOWN_SUBJECT, f"no principal is linked to this {kind}")
@@ -109,6 +113,11 @@ def proven(ports: Ports, kind: IdentityKind, external_id: str) -> Principal:
         raise Unauthenticated(Refusal.UNKNOWN_SUBJECT, "the linked principal is gone") from exc
     if principal.kind is not PrincipalKind.HUMAN or principal.status is not PrincipalStatus.ACTIVE:
         raise Unauthenticated(Refusal.NOT_A_PERSON, "the linked principal is not an active human")
+    since = principal.status_since
+    if signed_in_at is not None and since is not None and signed_in_at < int(since.timestamp()):
+        raise Unauthenticated(
+            Refusal.SIGNED_IN_BEFORE, "this sign-in is from before they were brought back"
+        )
     return principal
 
 
@@ -117,7 +126,7 @@ def whoami(ports: Ports, bearer: str) -> Principal:
     if ports.tokens is None:
         raise Unauthenticated(Refusal.NOT_CONFIGURED, "no OIDC issuer is configured")
     claims = ports.tokens.verify(bearer)
-    return proven(ports, IdentityKind.OIDC, claims.subject)
+    return proven(ports, IdentityKind.OIDC, claims.subject, claims.issued_at)
 
 
 @contextmanager
@@ -206,7 +215,7 @@ def api_caller(
     """The principal id an API request proves (its four checks, see the module)."""
     if bearer is not None:
         claims = claims_of(ports, bearer)
-        principal = proven(ports, IdentityKind.OIDC, claims.subject)
+        principal = proven(ports, IdentityKind.OIDC, claims.subject, claims.issued_at)
         if acting:
             seen = nonce or claims.token_id
             if not seen:

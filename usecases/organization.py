@@ -31,6 +31,7 @@ from domain.organization.kinds import (
     CharterStatus,
     IdentityKind,
     PrincipalKind,
+    PrincipalStatus,
     StaffRole,
 )
 from domain.organization.ports import OrgChange
@@ -129,6 +130,71 @@ def add_human(ports: Ports, org_id: str, actor_id: str, email: str, display_name
             email=email,
         )
         return change.add_principal(human)
+
+
+class StandingChanged(BaseModel):
+    """A principal suspended, brought back or offboarded, and what ended with it."""
+
+    principal: Principal
+    staffing_ended: int = 0
+    """Staffing rows ended (offboarding ends them all)."""
+    unlinked: list[IdentityKind] = []
+    """The sign-ins and chat accounts that prove them no more (offboarding)."""
+
+
+def suspend(
+    ports: Ports, org_id: str, actor_id: str, principal_id: str, reason: str
+) -> StandingChanged:
+    """Stop a person or an agent from acting, for now (the founder's; on the record).
+    Everything they might do is refused from this moment: a person's sign-ins, API
+    calls and chat messages, and approvals they sent that the broker has not yet
+    reviewed; an agent's next intent, and the approval of one it has waiting. Their
+    staffing and accounts stay, for when they are brought back."""
+    return _move(ports, org_id, actor_id, principal_id, PrincipalStatus.SUSPENDED, reason)
+
+
+def reactivate(
+    ports: Ports, org_id: str, actor_id: str, principal_id: str, reason: str
+) -> StandingChanged:
+    """Bring a suspended principal back: their staffing counts again. A person signs in
+    afresh: sessions from before do not come back with them."""
+    return _move(ports, org_id, actor_id, principal_id, PrincipalStatus.ACTIVE, reason)
+
+
+def offboard(
+    ports: Ports, org_id: str, actor_id: str, principal_id: str, reason: str
+) -> StandingChanged:
+    """A person or an agent leaves for good: as :func:`suspend`, and every staffing ends
+    and every sign-in and chat account is unlinked, in the same change. Their history
+    stays; they cannot be brought back (add them again)."""
+    return _move(ports, org_id, actor_id, principal_id, PrincipalStatus.OFFBOARDED, reason)
+
+
+def _move(
+    ports: Ports, org_id: str, actor_id: str, principal_id: str, to: PrincipalStatus, reason: str
+) -> StandingChanged:
+    org = founder(ports, org_id, actor_id)
+    said = " ".join(reason.split())
+    if not said:
+        raise ValueError("say why: the reason is kept on the record")
+    if len(said) > 500:
+        raise ValueError("the reason is at most 500 characters")
+    with ports.configuration.change(org_id, actor_id, ports.clock) as change:
+        who = change.principal(principal_id)
+        problem = rules.standing_problem(who, to, org.founder_id)
+        if problem is not None:
+            raise Conflict(problem)
+        ended, unlinked = 0, []
+        if to is PrincipalStatus.OFFBOARDED:
+            for row in change.staffing(principal_id):
+                if row.valid_until is None or row.valid_until > change.now:
+                    change.end_staffing(row.id)
+                    ended += 1
+            for identity in change.identities_of(principal_id):
+                change.unlink_identity(identity, said)
+                unlinked.append(identity.kind)
+        moved = change.set_status(principal_id, to, said)
+        return StandingChanged(principal=moved, staffing_ended=ended, unlinked=unlinked)
 
 
 def principals(ports: Ports, org_id: str, actor_id: str) -> list[Principal]:

@@ -79,6 +79,8 @@ def principal(row: PrincipalRow | Row[Any]) -> Principal:
         email=row.email,
         agent_kind=row.agent_kind,
         status=PrincipalStatus(row.status),
+        status_since=row.status_since,
+        status_reason=row.status_reason,
     )
 
 

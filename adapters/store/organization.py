@@ -56,6 +56,7 @@ from domain.errors import Conflict, NotFound
 from domain.fleet.registry import Rollout, initial_rollout
 from domain.memory.adapter import Embedding, MemoryAdapter, MemoryLink
 from domain.memory.release import Span, StoredNode
+from domain.organization.configuration import STANDING_RULES
 from domain.organization.contracts import (
     AgentDefinition,
     Barrier,
@@ -68,7 +69,7 @@ from domain.organization.contracts import (
     Project,
     Staffing,
 )
-from domain.organization.kinds import ReviewState
+from domain.organization.kinds import PrincipalStatus, ReviewState
 
 
 class OrgConfiguration:
@@ -122,8 +123,9 @@ class OrgConfiguration:
         except IntegrityError as exc:
             raise Conflict(f"the change conflicts with what is stored: {exc.orig}") from exc
 
-    def _audit(self, change: ConfigRecord, rule: str) -> None:
-        append(self._s, self.org.id, config_draft(change, self._actor, rule), self.now, self._keys)
+    def _audit(self, change: ConfigRecord, rule: str, reason: str = "") -> None:
+        draft = config_draft(change, self._actor, rule, reason)
+        append(self._s, self.org.id, draft, self.now, self._keys)
 
     def memory_reach(self) -> dict[str, tuple[str, ...]]:
         reach = self.records()
@@ -214,6 +216,17 @@ class OrgConfiguration:
         )
         self._audit(config_record(principal), "principal_added")
         return principal
+
+    def set_status(self, principal_id: str, status: PrincipalStatus, reason: str) -> Principal:
+        """Move a principal to ``status`` now, for ``reason`` (on the record)."""
+        row = self._s.get(PrincipalRow, principal_id)
+        if row is None or row.org_id != self.org.id:
+            raise NotFound(f"no principal {principal_id} in this organization")
+        row.status, row.status_since, row.status_reason = status.value, self.now, reason
+        self._s.add(row)
+        moved = convert.principal(row)
+        self._audit(config_record(moved), STANDING_RULES[status], reason)
+        return moved
 
     # the fleet registry: versions and rollouts ------------------------------------------
     def agent_versions(
@@ -409,6 +422,15 @@ class OrgConfiguration:
             )
         ).scalars()
         return [convert.identity(r) for r in rows]
+
+    def unlink_identity(self, identity: Identity, reason: str) -> None:
+        """Forget that ``identity`` proves its principal (it proves no one from now on)."""
+        row = self._s.get(IdentityRow, (identity.kind.value, identity.external_id))
+        if row is None or row.org_id != self.org.id:
+            raise NotFound(f"no {identity.kind.value} identity {identity.external_id!r} here")
+        self._s.delete(row)
+        gone = config_record(identity).model_copy(update={"record": None})
+        self._audit(gone, "identity_unlinked", reason)
 
     def link_identity(self, identity: Identity) -> Identity:
         row = IdentityRow(**identity.model_dump(mode="json"), created_at=self.now)

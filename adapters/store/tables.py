@@ -74,6 +74,8 @@ class PrincipalRow(SQLModel, table=True):
     email: str | None = None
     agent_kind: str | None = None
     status: str
+    status_since: datetime | None = _ts(nullable=True)
+    status_reason: str | None = None
     created_at: datetime = _ts()
 
 

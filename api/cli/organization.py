@@ -92,6 +92,37 @@ def unstaff(staffing_id: str, org: Org, actor: As = "") -> None:
     show(sync(lambda s: organization.unstaff(s, org, actor, staffing_id)))
 
 
+Reason = Annotated[str, typer.Option(help="Why (kept on the record).")]
+Who = Annotated[str, typer.Argument(help="Principal id or handle.")]
+
+
+def _standing(move: str, principal: str, reason: str, org: str, actor: str) -> None:
+    """Suspend, reactivate or offboard (the use case of that name)."""
+    from usecases import organization
+
+    def moved(s: Ports) -> object:
+        found = principal_id(s, org, actor, principal)
+        return getattr(organization, move)(s, org, actor, found, reason)
+
+    show(sync(moved))
+
+
+def suspend(principal: Who, reason: Reason, org: Org, actor: As = "") -> None:
+    """Stop a person or an agent from acting until brought back."""
+    _standing("suspend", principal, reason, org, actor)
+
+
+def reactivate(principal: Who, reason: Reason, org: Org, actor: As = "") -> None:
+    """Bring a suspended person or agent back (a person signs in again)."""
+    _standing("reactivate", principal, reason, org, actor)
+
+
+def offboard(principal: Who, reason: Reason, org: Org, actor: As = "") -> None:
+    """A person or an agent leaves for good: their staffing ends and their sign-ins and
+    chat accounts are unlinked, on the record."""
+    _standing("offboard", principal, reason, org, actor)
+
+
 def barrier(
     name: str,
     groups: Annotated[list[str], typer.Argument(help="Groups, each a comma list: east west,north")],

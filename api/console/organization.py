@@ -235,6 +235,16 @@ async def _change(
             f"staffing on {_project_name(ports, org_id, ended.project)} ended: its "
             "authority ends now, its history stays"
         )
+    if what == "standing":
+        return await run_in_threadpool(
+            _standing,
+            ports,
+            org_id,
+            principal,
+            fields.get("principal_id", ""),
+            fields.get("move", ""),
+            fields.get("reason", ""),
+        )
     if what == "commitment":
         cap = SpendCap(
             limit_cents=cents_from(fields.get("limit", ""), "cap"),
@@ -315,6 +325,33 @@ async def _change(
         )
         return f"{retired.value} retired: work to it waits for you again"
     raise ValueError("unknown change")
+
+
+def _standing(ports: Ports, org_id: str, principal: str, who: str, move: str, reason: str) -> str:
+    """Suspend, bring back or offboard someone; what was done, in a sentence."""
+    if move == "suspend":
+        done = organization.suspend(ports, org_id, principal, who, reason)
+        name = done.principal.display_name or done.principal.handle
+        return (
+            f"{name} is suspended: they can do nothing until you bring them back (their "
+            "staffing and accounts are kept)"
+        )
+    if move == "reactivate":
+        done = organization.reactivate(ports, org_id, principal, who, reason)
+        name = done.principal.display_name or done.principal.handle
+        return f"{name} is back: their staffing counts again" + (
+            "; they sign in again" if done.principal.kind is PrincipalKind.HUMAN else ""
+        )
+    if move == "offboard":
+        done = organization.offboard(ports, org_id, principal, who, reason)
+        name = done.principal.display_name or done.principal.handle
+        ended = f"{done.staffing_ended} staffing{'s' if done.staffing_ended != 1 else ''} ended"
+        accounts = ", ".join(
+            "their sign-in" if k is IdentityKind.OIDC else f"their {k.value.capitalize()} account"
+            for k in done.unlinked
+        )
+        return f"{name} has left for good: {ended}" + (f"; {accounts} unlinked" if accounts else "")
+    raise ValueError("say whether to suspend, bring back or offboard")
 
 
 @router.post("/workspace", response_model=None)

@@ -52,6 +52,7 @@ from domain.words import (
     moment,
     money,
     projects_named,
+    standing_words,
     status_words,
     tool_words,
 )
@@ -64,6 +65,7 @@ templates.env.globals["SLUG_INPUT"] = SLUG_INPUT
 templates.env.filters["money"] = money
 templates.env.filters["item_words"] = item_words
 templates.env.filters["status_words"] = status_words
+templates.env.filters["standing"] = standing_words
 templates.env.filters["evidence_words"] = evidence_words
 templates.env.filters["constraint_words"] = constraint_words
 templates.env.globals["rejection_words"] = lambda r: failure_reason(

@@ -44,6 +44,12 @@ class HumanBody(Body):
     display_name: str = Field(min_length=1, max_length=200)
 
 
+class StandingBody(Body):
+    """Why a principal is suspended, brought back or offboarded (kept on the record)."""
+
+    reason: str = Field(min_length=1, max_length=500)
+
+
 class ProjectBody(Body):
     slug: Slug
     name: str = Field(min_length=1, max_length=200)

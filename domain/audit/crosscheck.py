@@ -48,11 +48,12 @@ _MAY_DISPATCH = frozenset({Outcome.ALLOW.value, Outcome.APPROVED.value})
 
 class ConfigRecord(Frozen):
     """One configuration record as it stands: ``table`` and ``key`` name it, ``record``
-    is its canonical JSON form (the domain object's ``model_dump(mode="json")``)."""
+    is its canonical JSON form (the domain object's ``model_dump(mode="json")``); None
+    in an entry records its removal (an identity unlinked)."""
 
     table: str
     key: str
-    record: dict[str, Any]
+    record: dict[str, Any] | None
 
 
 Configured = (
@@ -77,6 +78,9 @@ def config_record(item: Configured) -> ConfigRecord:
         case Organization():
             return ConfigRecord(table="organization", key=item.id, record=record)
         case Principal():
+            for added in ("status_since", "status_reason"):  # as first recorded, unset
+                if record[added] is None:
+                    del record[added]
             return ConfigRecord(table="principal", key=item.id, record=record)
         case AgentDefinition():
             key = f"{item.principal_id}:v{item.version}"
@@ -196,15 +200,19 @@ def _legacy_memory_record(entry: ChainLink) -> ConfigRecord | None:
     return None
 
 
-def config_draft(change: ConfigRecord, actor: str, rule: str) -> AuditDraft:
-    """The audit entry that records a configuration change: the record's new state."""
+def config_draft(change: ConfigRecord, actor: str, rule: str, reason: str = "") -> AuditDraft:
+    """The audit entry that records a configuration change: the record's new state, and
+    why when the one who made it said so."""
+    payload = change.model_dump(mode="json")
+    if reason:
+        payload["reason"] = reason
     return AuditDraft(
         event_key=f"config:{change.table}:{change.key}:{uuid.uuid4()}",
         actor=actor,
         decision="configured",
         stage=CONFIGURATION,
         rule=rule,
-        payload=change.model_dump(mode="json"),
+        payload=payload,
     )
 
 
@@ -310,15 +318,18 @@ class ChainFacts:
         """
         stored = {(c.table, c.key): c.record for c in config}
         for (table, key), state in sorted(stored.items()):
-            seq, recorded = self._config.get((table, key), (0, None))
-            if recorded is None:
+            entry = self._config.get((table, key))
+            if entry is None:
                 return 0, f"{table} {key} is stored, but no configuration entry records it"
-            if table == "memory_record" and isinstance(recorded, dict):
+            seq, recorded = entry
+            if recorded is None:
+                return seq, f"{table} {key} is stored, but entry {seq} removed it"
+            if table == "memory_record" and isinstance(recorded, dict) and state is not None:
                 state = _as_recorded_then(state, recorded)
             if recorded != state:
                 return seq, f"{table} {key} differs from what entry {seq} recorded"
-        for (table, key), (seq, _) in sorted(self._config.items()):
-            if (table, key) not in stored:
+        for (table, key), (seq, recorded) in sorted(self._config.items()):
+            if recorded is not None and (table, key) not in stored:
                 return seq, f"{table} {key} was recorded by entry {seq}, but is gone"
         for record in self.decisions:
             found = self._decision_problem(record)

@@ -10,7 +10,7 @@ from collections.abc import Iterable, Mapping
 from datetime import datetime
 
 from domain.organization.contracts import Barrier, Principal, Staffing
-from domain.organization.kinds import PrincipalKind, StaffRole
+from domain.organization.kinds import PrincipalKind, PrincipalStatus, StaffRole
 from domain.words import projects_named
 
 
@@ -177,3 +177,25 @@ def handle_for(email: str, taken: Iterable[str], fallback: str = "member") -> st
     while f"{base}-{n}" in used:
         n += 1
     return f"{base}-{n}"
+
+
+STANDING_RULES = {
+    PrincipalStatus.SUSPENDED: "principal_suspended",
+    PrincipalStatus.ACTIVE: "principal_reactivated",
+    PrincipalStatus.OFFBOARDED: "principal_offboarded",
+}
+"""The audit rule that records a principal's move to each status."""
+
+
+def standing_problem(who: Principal, to: PrincipalStatus, founder_id: str) -> str | None:
+    """Why ``who`` may not move to ``to`` (None: it may). The founder answers for the
+    firm and never leaves it this way; an offboarded principal has left for good (add
+    them again); a move to where one already is says so."""
+    name = who.display_name or who.handle
+    if who.id == founder_id:
+        return "the founder cannot be suspended or offboarded: they answer for the firm"
+    if who.status is PrincipalStatus.OFFBOARDED:
+        return f"{name} was offboarded for good: add them again"
+    if who.status is to:
+        return f"{name} is already {'active' if to is PrincipalStatus.ACTIVE else to.value}"
+    return None

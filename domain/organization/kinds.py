@@ -14,10 +14,12 @@ class PrincipalKind(StrEnum):
 
 
 class PrincipalStatus(StrEnum):
-    """Only active principals may act."""
+    """Only active principals may act. A suspended one may be brought back; an
+    offboarded one has left for good (its staffing ended, its sign-ins unlinked)."""
 
     ACTIVE = "active"
     SUSPENDED = "suspended"
+    OFFBOARDED = "offboarded"
 
 
 class IdentityKind(StrEnum):

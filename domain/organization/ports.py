@@ -23,7 +23,7 @@ from domain.organization.contracts import (
     Project,
     Staffing,
 )
-from domain.organization.kinds import IdentityKind
+from domain.organization.kinds import IdentityKind, PrincipalStatus
 from domain.runs.ports import AgentProfile
 
 
@@ -101,6 +101,10 @@ class OrgChange(Protocol):
         ...
 
     def add_principal(self, principal: Principal) -> Principal: ...
+
+    def set_status(self, principal_id: str, status: PrincipalStatus, reason: str) -> Principal:
+        """Move a principal to ``status`` now, for ``reason`` (its audit entry says why)."""
+        ...
 
     def agent_versions(
         self, principal_id: str
@@ -188,6 +192,10 @@ class OrgChange(Protocol):
 
     def link_identity(self, identity: Identity) -> Identity:
         """Link an outside identity to a principal (a duplicate is a Conflict)."""
+        ...
+
+    def unlink_identity(self, identity: Identity, reason: str) -> None:
+        """Forget an outside identity: it proves no one from now on (on the record)."""
         ...
 
     def identities_of(self, principal_id: str) -> list[Identity]:

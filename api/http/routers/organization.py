@@ -13,6 +13,7 @@ from api.http.schemas import (
     OnboardBody,
     ProjectBody,
     StaffingBody,
+    StandingBody,
 )
 from domain.organization.contracts import Barrier, Principal, Project, Staffing
 from usecases import memory, organization
@@ -52,6 +53,30 @@ def add_human(org_id: str, body: HumanBody, ports: PortsDep, actor: Actor) -> Pr
 @router.get("/orgs/{org_id}/principals")
 def principals(org_id: str, ports: PortsDep, actor: Actor) -> list[Principal]:
     return organization.principals(ports, org_id, actor)
+
+
+@router.post("/orgs/{org_id}/principals/{principal_id}/suspend")
+def suspend(
+    org_id: str, principal_id: str, body: StandingBody, ports: PortsDep, actor: Actor
+) -> organization.StandingChanged:
+    """Stop a person or an agent from acting until brought back (the founder's)."""
+    return organization.suspend(ports, org_id, actor, principal_id, body.reason)
+
+
+@router.post("/orgs/{org_id}/principals/{principal_id}/reactivate")
+def reactivate(
+    org_id: str, principal_id: str, body: StandingBody, ports: PortsDep, actor: Actor
+) -> organization.StandingChanged:
+    """Bring a suspended principal back (a person signs in again)."""
+    return organization.reactivate(ports, org_id, actor, principal_id, body.reason)
+
+
+@router.post("/orgs/{org_id}/principals/{principal_id}/offboard")
+def offboard(
+    org_id: str, principal_id: str, body: StandingBody, ports: PortsDep, actor: Actor
+) -> organization.StandingChanged:
+    """A person or an agent leaves for good: staffing ends, sign-ins are unlinked."""
+    return organization.offboard(ports, org_id, actor, principal_id, body.reason)
 
 
 @router.post("/orgs/{org_id}/projects", status_code=201)
