@@ -65,6 +65,7 @@ class BrokerActivities:
             "broker decide",
             org=intent.org_id,
             run=intent.run_id,
+            agent=intent.principal_id,
             intent=intent.id,
             tool=intent.tool,
         ) as current:
@@ -135,8 +136,17 @@ class BrokerActivities:
         refusal is final; a database failure is retried."""
         intent = request.intent
         tool = None if intent is None else intent.tool
+        agent = None if intent is None else intent.principal_id
+        run = None if intent is None else intent.run_id
         try:
-            with span("tool", org=request.org_id, intent=request.intent_id, tool=tool) as current:
+            with span(
+                "tool",
+                org=request.org_id,
+                run=run,
+                agent=agent,
+                intent=request.intent_id,
+                tool=tool,
+            ) as current:
                 result = await in_thread(
                     governance.dispatch,
                     self._store,

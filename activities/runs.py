@@ -9,8 +9,9 @@ from temporalio import activity
 from temporalio.exceptions import ApplicationError
 
 from activities.off_loop import beating, in_thread
-from activities.tracing import span
+from activities.tracing import pinned, span
 from domain.canonical import sha256_hex
+from domain.fleet.registry import AgentPin
 from domain.governance.intents import Stage
 from domain.governance.ports import GovernanceStore
 from domain.governance.usage import TokenPrices, cost_cents, usage_draft
@@ -35,11 +36,18 @@ from usecases.governance import RunRef, record_question, record_run_rejection, r
 
 
 async def ask_model(
-    model: ModelProvider, request: ModelRequest, org_id: str, run_id: str
+    model: ModelProvider,
+    request: ModelRequest,
+    org_id: str,
+    run_id: str,
+    *,
+    agent_id: str | None = None,
+    pin: AgentPin | None = None,
 ) -> ModelReply:
-    """One model call, in a ``model call`` span. A replay miss or a missing script is
-    not retried (retrying cannot help); anything else is the activity's to retry."""
-    with span("model call", org=org_id, run=run_id) as current:
+    """One model call, in a ``model call`` span (with the agent and the charter version
+    and definition it was prompted with, when known). A replay miss or a missing script
+    is not retried (retrying cannot help); anything else is the activity's to retry."""
+    with span("model call", org=org_id, run=run_id, agent=agent_id, **pinned(pin)) as current:
         try:
             reply = await beating(model.generate(request))
         except (LookupError, ValueError) as exc:  # replay miss, missing script
@@ -123,8 +131,13 @@ class AgentRunActivities:
     @activity.defn(name="resolve")
     async def resolve(self, run: RunInput) -> ResolvedAgent:
         """The principal exists, is an active agent, its charter is published and pinned."""
-        with span("identity & charter", org=run.org_id, run=run.run_id, agent=run.agent_id):
-            return await in_thread(self._resolve, run)
+        with span(
+            "identity & charter", org=run.org_id, run=run.run_id, agent=run.agent_id
+        ) as current:
+            resolved = await in_thread(self._resolve, run)
+            for key, value in pinned(resolved.pin).items():
+                current.set_attribute(f"verletica.{key}", value)
+            return resolved
 
     @activity.defn(name="resolve_and_recall")
     async def resolve_and_recall(self, run: RunInput) -> Prepared:
@@ -186,7 +199,14 @@ class AgentRunActivities:
     async def reasoning(self, request: ReasoningRequest) -> ReasoningResult:
         """One model call; the strict parser turns its reply into proposals or a rejection."""
         model_request = await in_thread(self._prompts, request)
-        reply = await ask_model(self._model, model_request, request.org_id, request.run_id)
+        reply = await ask_model(
+            self._model,
+            model_request,
+            request.org_id,
+            request.run_id,
+            agent_id=request.agent_id,
+            pin=request.pin,
+        )
         # Charged before anything it proposes is decided: the broker counts it. A provider
         # that reports no usage (fixtures, scripts, a given reply) is charged nothing.
         model_cents = await charge(

@@ -10,6 +10,8 @@ from contextlib import contextmanager
 
 from opentelemetry import trace
 
+from domain.fleet.registry import AgentPin
+
 _provider: trace.TracerProvider | None = None
 
 
@@ -26,3 +28,9 @@ def span(name: str, **values: object) -> Iterator[trace.Span]:
     attributes = {f"verletica.{k}": v for k, v in values.items() if v is not None}
     with tracer.start_as_current_span(name, attributes=attributes) as current:  # type: ignore[arg-type]
         yield current
+
+
+def pinned(pin: AgentPin | None) -> dict[str, int]:
+    """The charter version and the definition it pins, as span values (none when the run
+    has no pin: one resolved before pins)."""
+    return {} if pin is None else {"charter": pin.version, "definition": pin.definition}

@@ -40,6 +40,8 @@ ALLOWED: frozenset[str] = frozenset(
         "verletica.org",
         "verletica.run",
         "verletica.agent",
+        "verletica.charter",
+        "verletica.definition",
         "verletica.intent",
         "verletica.tool",
         "verletica.stage",

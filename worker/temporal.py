@@ -8,7 +8,9 @@ import time
 from collections.abc import Awaitable, Callable
 from typing import TypeVar
 
+from opentelemetry.trace import TracerProvider
 from temporalio.client import Client
+from temporalio.contrib.opentelemetry import TracingInterceptor
 from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.service import RPCError, RPCStatusCode
 
@@ -19,8 +21,10 @@ T = TypeVar("T")
 log = logging.getLogger("verletica.temporal")
 
 
-async def make_client(settings: Settings) -> Client:
-    """Connect with the pydantic data converter; TLS and API key for a production cluster."""
+async def make_client(settings: Settings, tracer: TracerProvider | None = None) -> Client:
+    """Connect with the pydantic data converter; TLS and API key for a production cluster.
+    With a ``tracer``, what the client starts and signals is traced: a run's workflow and
+    every step of it become children of the span that started it (one trace per run)."""
     api_key = settings.temporal_api_key.get_secret_value() if settings.temporal_api_key else None
     return await Client.connect(
         settings.temporal_address,
@@ -28,6 +32,7 @@ async def make_client(settings: Settings) -> Client:
         data_converter=pydantic_data_converter,
         tls=settings.temporal_tls or api_key is not None,
         api_key=api_key,
+        interceptors=[] if tracer is None else [TracingInterceptor(tracer.get_tracer("temporal"))],
     )
 
 
@@ -69,6 +74,6 @@ async def patiently(settings: Settings, what: str, call: Callable[[], Awaitable[
             delay = min(delay * 2, 5.0)
 
 
-async def connect(settings: Settings) -> Client:
+async def connect(settings: Settings, tracer: TracerProvider | None = None) -> Client:
     """A client, waiting for a server that is not up yet (see :func:`patiently`)."""
-    return await patiently(settings, "connect", lambda: make_client(settings))
+    return await patiently(settings, "connect", lambda: make_client(settings, tracer))

@@ -18,6 +18,7 @@ from fastapi.responses import JSONResponse, RedirectResponse
 from fastapi.staticfiles import StaticFiles
 from temporalio.service import RPCError
 
+from adapters.tracing import install, tracer_provider
 from api.console import routes as console
 from api.http.deps import DEV_HEADER, is_loopback
 from api.http.limits import MAX_BODY_BYTES, BodyLimits
@@ -175,12 +176,18 @@ def create_app(settings: Settings | None = None, ports: Ports | None = None) -> 
             return
         conf = settings or Settings()
         store = open_store(conf)
-        client = await connect(conf)
+        # The runs this process starts are the roots of their traces (the worker's spans
+        # nest under them): traced as the worker is, through the same allowlist.
+        provider = tracer_provider(conf.tracing, "verletica-api", conf.otlp_endpoint)
+        install(provider)
+        client = await connect(conf, provider)
         app.state.ports = build_ports(store, client, conf)
         _announce(app.state.ports, conf)
         tune_gc()
         yield
         store.close()
+        if provider is not None:
+            provider.shutdown()
 
     app = FastAPI(
         title="Verletica",

@@ -7,7 +7,7 @@ from __future__ import annotations
 import asyncio
 import json
 import threading
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
@@ -22,8 +22,9 @@ from adapters.tracing import ALLOWED, scrubbed, tracer_provider
 from domain.runs.run import RunStatus
 from tests.support import TEST_KEYS, Firm, make_settings, model_reply, utc_now, wire
 from usecases import memory, runs
-from usecases.context import Ports
 from worker.bootstrap import build_worker
+from worker.settings import Settings
+from worker.temporal import make_client
 
 pytestmark = pytest.mark.temporal
 
@@ -31,20 +32,32 @@ SECRETS = ("ZEBRA-PROMPT-4410", "ZEBRA-DOC-7731", "ZEBRA-BODY-9921")
 
 
 class Traced:
-    def __init__(self, temporal: WorkflowEnvironment, store: Store, svc: Ports) -> None:
-        self.temporal, self.store, self.svc = temporal, store, svc
-        self.firm = Firm(svc)
+    """A store, a tracer exporting to memory, and the use cases over a client that traces
+    what it starts (as the API's does with tracing on: ``make_client(settings, tracer)``)."""
+
+    def __init__(self, temporal: WorkflowEnvironment, store: Store, settings: Settings) -> None:
+        self.temporal, self.store, self.settings = temporal, store, settings
         self.exporter = InMemorySpanExporter()
         provider = tracer_provider("off", "verletica-test", exporter=self.exporter)
         assert isinstance(provider, TracerProvider)
         self.provider = provider
 
+    async def start(self) -> None:
+        client = await make_client(self.settings, self.provider)
+        self.svc = wire(self.store, client, self.settings, utc_now)
+        self.firm = Firm(self.svc)
+
 
 @pytest.fixture
 async def traced(temporal_env: WorkflowEnvironment, sqlite_url: str) -> AsyncIterator[Traced]:
-    settings = make_settings(database_url=sqlite_url, model_provider="replay")
+    address = temporal_env.client.service_client.config.target_host
+    settings = make_settings(
+        database_url=sqlite_url, model_provider="replay", temporal_address=address
+    )
     store = Store.open(sqlite_url, TEST_KEYS, migrate_schema=False)
-    yield Traced(temporal_env, store, wire(store, temporal_env.client, settings, utc_now))
+    found = Traced(temporal_env, store, settings)
+    await found.start()
+    yield found
     store.close()
 
 
@@ -118,6 +131,63 @@ async def test_no_secret_leaves_in_a_span_while_the_allowed_attributes_do(
             assert set(event.attributes or {}) <= ALLOWED
     failed_calls = [s for s in spans if s.name == "model call" and s.events]
     assert failed_calls and all({e.name for e in s.events} == {"exception"} for s in failed_calls)
+    _assert_nested(spans, done.run_id)
+
+
+def _chain(span: ReadableSpan, by_id: dict[int, ReadableSpan]) -> list[str]:
+    """The names from ``span`` up to its trace's root, through each parent exported."""
+    names = [span.name]
+    while span.parent is not None and span.parent.span_id in by_id:
+        span = by_id[span.parent.span_id]
+        names.append(span.name)
+    return names
+
+
+def _root(span: ReadableSpan, by_id: dict[int, ReadableSpan]) -> int:
+    while span.parent is not None and span.parent.span_id in by_id:
+        span = by_id[span.parent.span_id]
+    return span.context.span_id
+
+
+def _assert_nested(spans: Sequence[ReadableSpan], run_id: str) -> None:
+    """Issue 26.7: each step of the run nests under the activity that ran it, and that
+    under the run's workflow, across the workflow/activity boundary (the interceptor's
+    headers carry the context); the run's spans are one trace; identity, model and tool
+    spans say which agent, charter version and definition acted."""
+    mine = [s for s in spans if (s.attributes or {}).get("verletica.run") == run_id]
+    by_id = {s.context.span_id: s for s in spans}
+    wanted = {
+        "identity & charter": "resolve_and_recall",
+        "memory read": "resolve_and_recall",
+        "model call": "reasoning",
+        "broker decide": "broker_decide",
+        "tool": "dispatch",
+    }
+    for name, step in wanted.items():
+        (own,) = [s for s in mine if s.name == name]
+        chain = _chain(own, by_id)
+        # the run (the start that made it) > the step > the activity that ran it > ours
+        assert chain[1:] == [
+            f"RunActivity:{step}",
+            f"StartActivity:{step}",
+            "StartWorkflow:AgentRunWorkflow",
+        ], (name, chain)
+    (root,) = {by_id[_root(s, by_id)] for s in mine}
+    assert root.name == "StartWorkflow:AgentRunWorkflow" and root.parent is None
+    ran = [s for s in spans if s.name == "RunWorkflow:AgentRunWorkflow" and s.parent is not None]
+    assert any(s.parent.span_id == root.context.span_id for s in ran if s.parent)
+    assert {s.context.trace_id for s in mine} == {root.context.trace_id}, "one run, one trace"
+    identity = dict(next(s for s in mine if s.name == "identity & charter").attributes or {})
+    model = dict(next(s for s in mine if s.name == "model call").attributes or {})
+    tool = dict(next(s for s in mine if s.name == "tool").attributes or {})
+    assert identity["verletica.charter"] >= 1 and identity["verletica.definition"] >= 1
+    assert (model["verletica.charter"], model["verletica.definition"]) == (
+        identity["verletica.charter"],
+        identity["verletica.definition"],
+    )
+    assert model["verletica.provider"] == "given" and model["verletica.agent"]  # a scripted reply
+    assert tool["verletica.agent"] == model["verletica.agent"] == identity["verletica.agent"]
+    assert tool["verletica.tool"] == "email.send"
 
 
 def test_the_allowlist_drops_every_other_attribute_and_what_an_error_says() -> None:
