@@ -30,6 +30,7 @@ from adapters.connectors.holds import HoldsRegister
 from adapters.connectors.keys import KeyCloser
 from adapters.connectors.payments import PaymentsLedger
 from adapters.connectors.webhook import WebhookPoster
+from adapters.models.plugin import model_provider
 from adapters.models.replay import CapturingProvider, ReplayProvider
 from adapters.models.scripted import ScriptedProvider
 from adapters.notices.email import EmailNotifier
@@ -54,7 +55,7 @@ from usecases import governance
 from usecases.notices import NoticeSettings
 from worker.clock import utc_now
 from worker.ports import build_ports, gemini_provider
-from worker.settings import Settings
+from worker.settings import BUILT_IN_PROVIDERS, Settings
 from workflows.audit_anchor import AuditAnchorWorkflow
 from workflows.commitments import ExtractCommitmentsWorkflow
 from workflows.deliberation import DeliberationWorkflow
@@ -117,12 +118,16 @@ def notice_settings(settings: Settings) -> NoticeSettings:
 
 
 def build_model(settings: Settings) -> ModelProvider:
-    """The model provider the settings name."""
+    """The model provider the settings name: a built-in, or ``pkg.mod:Class`` (called with
+    no arguments; refused at start-up, :class:`BackendRefused`, when it does not satisfy
+    the port)."""
     provider = settings.resolved_provider
     if provider == "replay":
         return ReplayProvider()
     if provider == "scripted":
         return ScriptedProvider(settings.scripted_delay_ms / 1000)
+    if provider not in BUILT_IN_PROVIDERS:
+        return model_provider(provider)
     gemini = gemini_provider(settings)
     assert gemini is not None  # neither replay nor scripted: Gemini, alone or capturing
     if provider == "capture":

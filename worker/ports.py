@@ -17,7 +17,7 @@ from adapters.memory.embedders import GeminiEmbedder, local_embedder
 from adapters.memory.entity_tagger import local_tagger
 from adapters.memory.screen_classifier import local_classifier
 from adapters.memory.screen_judge import ModelJudge
-from adapters.models.gemini import GeminiProvider
+from adapters.models.gemini import GeminiAccess, GeminiProvider
 from adapters.models.replay import answered_tasks
 from adapters.store.counterfactual import SqlReplay
 from adapters.store.heartbeat import SqlHeartbeat
@@ -42,12 +42,9 @@ from worker.settings import Settings
 def build_embedder(settings: Settings) -> Embedder:
     """Memory's embedder, as the settings choose it."""
     if settings.resolved_embedder == "gemini":
-        assert settings.gemini_api_key is not None  # the settings refuse it otherwise
-        return GeminiEmbedder(
-            settings.gemini_api_key.get_secret_value(),
-            settings.gemini_embedding_model,
-            settings.gemini_base_url,
-        )
+        access = gemini_access(settings)
+        assert access is not None  # the settings refuse it otherwise
+        return GeminiEmbedder(access, settings.gemini_embedding_model)
     return local_embedder()
 
 
@@ -62,14 +59,31 @@ def open_store(settings: Settings) -> Store:
     )
 
 
+def gemini_access(settings: Settings) -> GeminiAccess | None:
+    """How this process reaches Gemini (an API key, or Vertex AI); None: it cannot."""
+    if settings.gemini_api_key is not None:
+        return GeminiAccess(
+            api_key=settings.gemini_api_key.get_secret_value(),
+            base_url=settings.gemini_base_url,
+            timeout_seconds=settings.gemini_timeout_seconds,
+        )
+    if settings.gemini_vertex_project is not None:
+        return GeminiAccess(
+            project=settings.gemini_vertex_project,
+            location=settings.gemini_vertex_location,
+            base_url=settings.gemini_base_url,
+            timeout_seconds=settings.gemini_timeout_seconds,
+        )
+    return None
+
+
 def gemini_provider(settings: Settings) -> GeminiProvider | None:
     """Gemini, when it is the configured model provider (alone or capturing)."""
     if settings.resolved_provider not in ("gemini", "capture"):
         return None
-    assert settings.gemini_api_key is not None  # the settings refuse it otherwise
-    return GeminiProvider(
-        settings.gemini_api_key.get_secret_value(), settings.gemini_model, settings.gemini_base_url
-    )
+    access = gemini_access(settings)
+    assert access is not None  # the settings refuse it otherwise
+    return GeminiProvider(access, settings.gemini_model)
 
 
 def build_judge(settings: Settings) -> ScreenJudge | None:

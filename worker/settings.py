@@ -17,7 +17,8 @@ from domain.governance.approvals import ApprovalKey, ApprovalKeys
 from domain.governance.intents import BrokerMode
 from domain.webhooks import WebhookTarget
 
-ModelProviderName = Literal["replay", "scripted", "gemini", "capture"]
+BUILT_IN_PROVIDERS = ("replay", "scripted", "gemini", "capture")
+"""The model providers the project ships; any other is named as ``pkg.mod:Class``."""
 
 
 class Settings(BaseSettings):
@@ -42,7 +43,10 @@ class Settings(BaseSettings):
     """How long a worker or the API waits, at start-up, for a Temporal server that does
     not answer yet (started in the other order, or restarting) before it gives up."""
 
-    model_provider: ModelProviderName | None = None
+    model_provider: str | None = None
+    """``replay``, ``scripted``, ``gemini``, ``capture``, or ``pkg.mod:Class`` (any class
+    satisfying ``domain.model_provider.ModelProvider``, called with no arguments and
+    checked at start-up); None: gemini when Gemini is reachable, else replay."""
     embedder: Literal["local", "gemini"] | None = None
     """Memory's embedder: ``local`` (WordLlama, in the wheel), or ``gemini``; unset:
     gemini when GEMINI_API_KEY is set, local otherwise."""
@@ -82,12 +86,18 @@ class Settings(BaseSettings):
     """Memory's backend as ``pkg.mod:Class`` (called with the database URL, checked
     against the MemoryAdapter protocol at start-up); unset: the SQL backend on the
     process's own database."""
-    """None picks Gemini when an API key is set, else replay."""
     gemini_api_key: SecretStr | None = Field(
         default=None, validation_alias=AliasChoices("VERLETICA_GEMINI_API_KEY", "GEMINI_API_KEY")
     )
     gemini_model: str = "gemini-3.7-flash"
     gemini_base_url: str | None = None
+    gemini_vertex_project: str | None = None
+    """Reach Gemini through Vertex AI in this Google Cloud project, with the application
+    default credentials, instead of the Gemini API's key (the model and the embedder).
+    Only this setting turns it on: a machine's own ``GOOGLE_CLOUD_PROJECT`` does not."""
+    gemini_vertex_location: str = "global"
+    gemini_timeout_seconds: float = Field(default=60.0, gt=0, le=600)
+    """How long one Gemini call may take before it fails (and the activity retries)."""
     capture_path: str = "captured-fixtures.json"
     scripted_delay_ms: int = Field(default=0, ge=0, le=600_000)
     """How long the scripted provider takes to answer (to rehearse a model's latency)."""
@@ -216,11 +226,30 @@ class Settings(BaseSettings):
                 "VERLETICA_OIDC_ISSUER, VERLETICA_OIDC_AUDIENCE and VERLETICA_OIDC_JWKS "
                 "go together: set all three or none"
             )
-        if self.embedder == "gemini" and self.gemini_api_key is None:
-            raise ValueError("the gemini embedder needs GEMINI_API_KEY")
-        if self.resolved_provider in ("gemini", "capture") and self.gemini_api_key is None:
-            raise ValueError("the gemini provider needs GEMINI_API_KEY")
+        if self.gemini_api_key is not None and self.gemini_vertex_project is not None:
+            raise ValueError(
+                "reach Gemini with GEMINI_API_KEY or VERLETICA_GEMINI_VERTEX_PROJECT, not both"
+            )
+        if self.embedder == "gemini" and not self.gemini_reachable:
+            raise ValueError(
+                "the gemini embedder needs GEMINI_API_KEY or VERLETICA_GEMINI_VERTEX_PROJECT"
+            )
+        if self.resolved_provider in ("gemini", "capture") and not self.gemini_reachable:
+            raise ValueError(
+                "the gemini provider needs GEMINI_API_KEY or VERLETICA_GEMINI_VERTEX_PROJECT"
+            )
+        provider = self.model_provider
+        if provider is not None and provider not in BUILT_IN_PROVIDERS and ":" not in provider:
+            raise ValueError(
+                f"VERLETICA_MODEL_PROVIDER is one of {', '.join(BUILT_IN_PROVIDERS)}, or a "
+                f"class as pkg.mod:Class; not {provider!r}"
+            )
         return self
+
+    @property
+    def gemini_reachable(self) -> bool:
+        """Whether Gemini can be reached: an API key, or a Vertex AI project."""
+        return self.gemini_api_key is not None or self.gemini_vertex_project is not None
 
     def chain_keys(self) -> ChainKeys:
         """The audit keys: from the settings, or (development) the data folder's key file."""
@@ -256,14 +285,14 @@ class Settings(BaseSettings):
         """The embedder this process uses."""
         if self.embedder is not None:
             return self.embedder
-        return "gemini" if self.gemini_api_key is not None else "local"
+        return "gemini" if self.gemini_reachable else "local"
 
     @property
-    def resolved_provider(self) -> ModelProviderName:
-        """The model provider this process uses."""
+    def resolved_provider(self) -> str:
+        """The model provider this process uses: a built-in's name or ``pkg.mod:Class``."""
         if self.model_provider is not None:
             return self.model_provider
-        return "gemini" if self.gemini_api_key is not None else "replay"
+        return "gemini" if self.gemini_reachable else "replay"
 
 
 def _keys(

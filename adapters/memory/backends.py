@@ -46,7 +46,8 @@ def problems(candidate: object, protocol: type) -> list[str]:
     parameters a method does not take the way the protocol passes them, and parameters
     of its own that a caller of the protocol would not know to give."""
     found: list[str] = []
-    for name in _properties(protocol):
+    attributes = [*_properties(protocol), *getattr(protocol, "__annotations__", {})]
+    for name in attributes:
         if not hasattr(candidate, name):
             found.append(f"no attribute {name!r}")
     for name, wanted in _methods(protocol).items():
@@ -60,6 +61,8 @@ def problems(candidate: object, protocol: type) -> list[str]:
         expected = getattr(protocol, name)
         if inspect.iscoroutinefunction(member) and not inspect.iscoroutinefunction(expected):
             found.append(f"{name}() is a coroutine; the protocol calls it synchronously")
+        if inspect.iscoroutinefunction(expected) and not inspect.iscoroutinefunction(member):
+            found.append(f"{name}() is not a coroutine; the protocol awaits it")
         try:
             have = inspect.signature(member)
         except (TypeError, ValueError):

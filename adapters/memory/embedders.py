@@ -14,9 +14,9 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from google import genai
 from google.genai import types
 
+from adapters.models.gemini import GeminiAccess
 from domain.memory.ports import EmbedPurpose
 
 
@@ -63,9 +63,8 @@ class GeminiEmbedder:
 
     dimensions = 768
 
-    def __init__(self, api_key: str, model: str, base_url: str | None = None) -> None:
-        options = types.HttpOptions(base_url=base_url) if base_url else None
-        self._client = genai.Client(api_key=api_key, http_options=options)
+    def __init__(self, access: GeminiAccess, model: str) -> None:
+        self._client = access.client()
         self._model = model
 
     @property

@@ -15,6 +15,7 @@ from adapters.store.db import make_engine
 from adapters.store.store import Store
 from domain.memory.adapter import MemoryAdapter
 from tests.contracts.broken import Leaky, Sloppy
+from tests.contracts.failing import failed_checks
 from tests.contracts.memory_contract import ADAPTER_CHECKS
 from tests.support import TEST_KEYS
 
@@ -27,13 +28,7 @@ def engine(sqlite_url: str) -> Engine:
 
 
 def test_a_leaky_backend_fails_exactly_the_checks_it_breaks(engine: Engine) -> None:
-    failed = []
-    for check in ADAPTER_CHECKS:
-        try:
-            check(Leaky(engine))
-        except AssertionError:
-            failed.append(check.__name__)
-    assert failed == [
+    assert failed_checks(ADAPTER_CHECKS, lambda: Leaky(engine)) == [
         "searches_by_cosine_within_the_allowed_projects",
         "searches_nothing_for_a_reader_of_no_project",
         "honours_a_minimum_score",

@@ -12,7 +12,7 @@ from collections.abc import AsyncIterator
 import pytest
 from temporalio.testing import WorkflowEnvironment
 
-from adapters.models.gemini import GeminiProvider
+from adapters.models.gemini import GeminiAccess, GeminiProvider
 from adapters.store.store import Store
 from domain.deliberation.plan import DEFAULT_PERSONAS, DeliberationPlan
 from domain.governance.intents import Outcome, Stage
@@ -78,7 +78,7 @@ async def test_model_tokens_are_charged_to_the_run_and_count_against_its_budget(
     gemini_stub: GeminiStub,  # noqa: F811
 ) -> None:
     svc, firm, store = budgeted.svc, budgeted.firm, budgeted.store
-    gemini = GeminiProvider(api_key=API_KEY, model=MODEL, base_url=gemini_stub.base_url)
+    gemini = GeminiProvider(GeminiAccess(api_key=API_KEY, base_url=gemini_stub.base_url), MODEL)
     orion = firm.agents["orion"]  # effective budget: min(10,000, ceiling 5,000) = 5,000 cents
     async with build_worker(budgeted.temporal.client, svc.settings, store, model=gemini):
         gemini_stub.answer(200, _usage(120))
@@ -133,7 +133,7 @@ async def test_a_deliberations_persona_rounds_are_charged_to_its_run(
     """Each persona's round is charged to the deliberation's run as it is spent; what
     the synthesis then proposes is decided against what is left of the budget."""
     svc, firm, store = budgeted.svc, budgeted.firm, budgeted.store
-    gemini = GeminiProvider(api_key=API_KEY, model=MODEL, base_url=gemini_stub.base_url)
+    gemini = GeminiProvider(GeminiAccess(api_key=API_KEY, base_url=gemini_stub.base_url), MODEL)
     claims = json.dumps(
         {"claims": [{"text": "The CFO is waiting.", "cites": []}], "confidence": 0.9}
     )

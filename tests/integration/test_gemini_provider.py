@@ -10,6 +10,7 @@ import asyncio
 import json
 import re
 import threading
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -18,12 +19,16 @@ from typing import Any
 import pytest
 from google.genai import errors
 
-from adapters.models.gemini import GeminiProvider
+from adapters.models.gemini import GeminiAccess, GeminiProvider, GeminiRefused
 from domain.model_provider import ModelReply, ModelRequest
 
 API_KEY = "test-key-1234"
 MODEL = "gemini-unit-flash"
-ROUTE = re.compile(r"^/(v1|v1beta|v1alpha)/models/(?P<model>[^/:]+):generateContent$")
+ROUTE = re.compile(
+    r"^/(v1|v1beta|v1alpha|v1beta1)/"
+    r"(projects/[^/]+/locations/[^/]+/publishers/google/)?"  # Vertex AI's path
+    r"models/(?P<model>[^/:]+):generateContent$"
+)
 TIMEOUT = 15.0
 
 REPLY_TEXT = '{"summary": "ok", "actions": []}'
@@ -73,6 +78,8 @@ class GeminiStub:
 
     queued: list[dict[str, Any] | str] = field(default_factory=list)
     """Bodies answered one per request, in order, before ``body`` again."""
+    delay: float = 0.0
+    """Seconds to wait before answering (a model that does not answer in time)."""
 
     def answer(self, status: int, body: dict[str, Any] | str) -> None:
         with self.lock:
@@ -119,6 +126,8 @@ def _handler(stub: GeminiStub) -> type[BaseHTTPRequestHandler]:
                     )
                 )
                 status, answer = stub.status, stub.queued.pop(0) if stub.queued else stub.body
+            if stub.delay:
+                time.sleep(stub.delay)
             if not ROUTE.match(self.path.split("?", 1)[0]):
                 self._send(404, error_body(404, f"no route {self.path}", "NOT_FOUND"))
                 return
@@ -178,7 +187,7 @@ async def generate(provider: GeminiProvider, req: ModelRequest) -> ModelReply:
 
 
 def provider_for(stub: GeminiStub, model: str = MODEL) -> GeminiProvider:
-    return GeminiProvider(api_key=API_KEY, model=model, base_url=stub.base_url)
+    return GeminiProvider(GeminiAccess(api_key=API_KEY, base_url=stub.base_url), model)
 
 
 def _texts(content: dict[str, Any]) -> list[str]:
@@ -304,14 +313,16 @@ async def test_model_falls_back_to_the_configured_one_and_tokens_to_none(
     [
         (500, "INTERNAL", errors.ServerError),
         (503, "UNAVAILABLE", errors.ServerError),
-        (400, "INVALID_ARGUMENT", errors.ClientError),
-        (403, "PERMISSION_DENIED", errors.ClientError),
+        (400, "INVALID_ARGUMENT", GeminiRefused),
+        (403, "PERMISSION_DENIED", GeminiRefused),
         (429, "RESOURCE_EXHAUSTED", errors.ClientError),
     ],
 )
 async def test_http_error_raises_instead_of_an_empty_reply(
-    gemini_stub: GeminiStub, status: int, reason: str, error_type: type[errors.APIError]
+    gemini_stub: GeminiStub, status: int, reason: str, error_type: type[Exception]
 ) -> None:
+    """A server error or a rate limit is raised as the client raises it (the run retries
+    it); a refusal of the request itself is final (``GeminiRefused``, a ValueError)."""
     gemini_stub.answer(status, error_body(status, f"stub says {reason}", reason))
 
     loop = asyncio.get_running_loop()
@@ -320,9 +331,11 @@ async def test_http_error_raises_instead_of_an_empty_reply(
         await generate(provider_for(gemini_stub), request())
     elapsed = loop.time() - started
 
-    assert isinstance(raised.value, errors.APIError)
-    assert raised.value.code == status
-    assert raised.value.status == reason
+    cause = raised.value if isinstance(raised.value, errors.APIError) else raised.value.__cause__
+    assert isinstance(cause, errors.APIError)
+    assert isinstance(raised.value, ValueError) == (error_type is GeminiRefused)
+    assert cause.code == status
+    assert cause.status == reason
     assert f"stub says {reason}" in str(raised.value)
     # The provider configures no retries: one request, failing fast.
     assert len(gemini_stub.requests) == 1
@@ -344,7 +357,9 @@ async def test_unreachable_server_raises() -> None:
     server = ThreadingHTTPServer(("127.0.0.1", 0), BaseHTTPRequestHandler)
     port = server.server_port
     server.server_close()
-    provider = GeminiProvider(api_key=API_KEY, model=MODEL, base_url=f"http://127.0.0.1:{port}")
+    provider = GeminiProvider(
+        GeminiAccess(api_key=API_KEY, base_url=f"http://127.0.0.1:{port}"), MODEL
+    )
 
     with pytest.raises(Exception) as raised:  # noqa: B017  (transport error type is httpx's)
         await generate(provider, request())

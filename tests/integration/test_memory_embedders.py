@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 
 from adapters.memory.embedders import GeminiEmbedder, WordLlamaEmbedder
+from adapters.models.gemini import GeminiAccess
 from domain.memory.ports import EmbedPurpose
 
 
@@ -79,7 +80,7 @@ def stub() -> Iterator[tuple[_Stub, str]]:
 
 def test_gemini_embeds_in_batches_with_the_task_and_dimensions(stub: tuple[_Stub, str]) -> None:
     state, url = stub
-    embedder = GeminiEmbedder("key", "gemini-embedding-001", base_url=url)
+    embedder = GeminiEmbedder(GeminiAccess(api_key="key", base_url=url), "gemini-embedding-001")
     rows = embedder.embed([f"t{i}" for i in range(130)], EmbedPurpose.QUERY)
     assert len(rows) == 130 and len(state.requests) == 2  # at most 100 a call
     path, body = state.requests[0]
@@ -94,7 +95,7 @@ def test_gemini_embeds_in_batches_with_the_task_and_dimensions(stub: tuple[_Stub
 
 def test_gemini_answers_of_the_wrong_shape_or_errors_raise(stub: tuple[_Stub, str]) -> None:
     state, url = stub
-    embedder = GeminiEmbedder("key", "gemini-embedding-001", base_url=url)
+    embedder = GeminiEmbedder(GeminiAccess(api_key="key", base_url=url), "gemini-embedding-001")
     state.reply = {"embeddings": [{"values": [1.0, 2.0]}]}
     with pytest.raises(ValueError, match="wrong shape"):
         embedder.embed(["a"], EmbedPurpose.DOCUMENT)

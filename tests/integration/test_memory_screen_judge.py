@@ -9,7 +9,7 @@ from dataclasses import replace
 import pytest
 
 from adapters.memory.screen_judge import ModelJudge
-from adapters.models.gemini import GeminiProvider
+from adapters.models.gemini import GeminiAccess, GeminiProvider
 from domain.errors import NotFound, Refused
 from domain.memory.judge import MAX_CHARS, Verdict, parse_verdict, prompt, second_opinion
 from domain.memory.screen import ScreenResult, screen
@@ -25,7 +25,9 @@ BORDERLINE = (
 
 
 def _judge(stub: GeminiStub) -> ModelJudge:
-    return ModelJudge(GeminiProvider(API_KEY, MODEL, stub.base_url), timeout=10)
+    return ModelJudge(
+        GeminiProvider(GeminiAccess(api_key=API_KEY, base_url=stub.base_url), MODEL), timeout=10
+    )
 
 
 def _says(
