@@ -26,7 +26,8 @@ install: $(STAMP)
 lock: $(STAMP)
 	$(BIN)/python -m pip install --quiet "pip-tools>=7.4"
 	cp requirements.lock requirements.lock.new
-	CUSTOM_COMPILE_COMMAND="make lock" $(BIN)/pip-compile $(LOCK_FLAGS) -o requirements.lock.new pyproject.toml
+	CUSTOM_COMPILE_COMMAND="make lock" $(BIN)/pip-compile $(LOCK_FLAGS) -o requirements.lock.new \
+		pyproject.toml || { rm -f requirements.lock.new; exit 1; }
 	$(BIN)/python -m devtools.upgrade requirements.lock.new
 	touch $(STAMP)
 
@@ -35,7 +36,8 @@ lock: $(STAMP)
 ## again). The gate is devtools/upgrade.py.
 upgrade: $(STAMP)
 	$(BIN)/python -m pip install --quiet "pip-tools>=7.4"
-	CUSTOM_COMPILE_COMMAND="make upgrade" $(BIN)/pip-compile $(LOCK_FLAGS) --upgrade -o requirements.lock.new pyproject.toml
+	CUSTOM_COMPILE_COMMAND="make upgrade" $(BIN)/pip-compile $(LOCK_FLAGS) --upgrade \
+		-o requirements.lock.new pyproject.toml || { rm -f requirements.lock.new; exit 1; }
 	$(BIN)/python -m devtools.upgrade requirements.lock.new --suite
 	touch $(STAMP)
 

@@ -60,6 +60,10 @@ _FREE_TEXT = {
 """Free-text names packages write in ``License`` or a classifier, as SPDX identifiers.
 A bare "BSD License" is not here: it does not say which BSD."""
 
+_VAGUE = frozenset({"bsd", "bsd license", "osi approved", "dual license"})
+"""What says a licence is of a family without saying which: neither read nor refused
+(another source must say which; with none, the package is unknown)."""
+
 _TEXTS = (
     ("GNU AFFERO GENERAL PUBLIC LICENSE", "AGPL-3.0-only"),
     ("GNU LESSER GENERAL PUBLIC LICENSE Version 2.1", "LGPL-2.1-only"),
@@ -167,18 +171,23 @@ def declared(dist: metadata.Distribution) -> tuple[str | None, str]:
         return spdx, "License"
     if spdx := _from_files(dist):
         return spdx, "licence file"
-    first_line = field.splitlines()[0].strip().lower() if field else ""
-    if first_line in _FREE_TEXT:
-        return _FREE_TEXT[first_line], "License (free text)"
-    classified = sorted(
-        {
-            _FREE_TEXT[c.split("::")[-1].strip().lower()]
-            for c in meta.get_all("Classifier", [])
-            if c.startswith("License ::") and c.split("::")[-1].strip().lower() in _FREE_TEXT
-        }
-    )
-    if classified:
-        return " OR ".join(classified), "classifier"
+    if field:
+        first_line = field.splitlines()[0].strip().lower()
+        if first_line in _FREE_TEXT:
+            return _FREE_TEXT[first_line], "License (free text)"
+        if first_line not in _VAGUE:  # "GPLv3": nothing else may speak over it
+            return None, f"License {field.splitlines()[0].strip()[:40]!r}, unread"
+    named = [
+        c.split("::")[-1].strip().lower()
+        for c in meta.get_all("Classifier", [])
+        if c.startswith("License ::")
+    ]
+    unread = [c for c in named if c not in _FREE_TEXT and c not in _VAGUE]
+    if unread:
+        return None, f"classifier {unread[0]!r}, unread"
+    classified = sorted({_FREE_TEXT[c] for c in named if c in _FREE_TEXT})
+    if classified:  # several: the package is under each of them, as far as anyone can tell
+        return " AND ".join(classified), "classifier"
     return None, "nothing recognisable"
 
 

@@ -8,9 +8,11 @@
    docs/licences.md is rewritten from the new lock;
 3. with ``--suite`` (``make upgrade``): the contract suite, then the whole suite.
 
-Only when every step passes does the new lock replace the old. Otherwise the old pins
-are installed again, the new lock is removed, the page is restored, and the gate exits
-non-zero saying which step refused it: a failed upgrade leaves the checkout as it was.
+The new lock stands in requirements.lock while the steps run (the suite's own tests read
+the lock, as they will once it is kept). Only when every step passes does it stay.
+Otherwise the old lock and page are put back, the old pins are installed again (a
+package only the new lock brought stays installed, unused), and the gate exits non-zero
+saying which step refused it.
 """
 
 from __future__ import annotations
@@ -45,15 +47,17 @@ def gate(
     steps: Sequence[Step],
     keep: Sequence[Path] = (),
 ) -> Verdict:
-    """Install ``new``, run ``steps`` in order; on the first that fails (or raises), or
-    if installing fails, install ``lock`` again, remove ``new`` and put back ``keep``'s
-    files as they were. When all pass, ``new`` replaces ``lock``."""
+    """Put ``new`` in ``lock``'s place and install it, then run ``steps`` in order (so a
+    suite reads the lock under test, as it would once kept). On the first that fails (or
+    raises), or if installing fails: ``lock`` is put back as it was and installed again,
+    and ``keep``'s files are put back as they were. Either way ``new`` is gone."""
     if not new.is_file():
         raise FileNotFoundError(f"no new lock at {new}")
-    saved = {path: path.read_bytes() if path.exists() else None for path in keep}
+    saved = {path: path.read_bytes() if path.exists() else None for path in (lock, *keep)}
     refused: str | None = None
+    new.replace(lock)
     try:
-        if not install(new):
+        if not install(lock):
             refused = "installing the new pins"
         else:
             for name, passes in steps:
@@ -63,15 +67,14 @@ def gate(
     except Exception as exc:  # a step that crashes refuses the lock like one that fails
         refused = f"{refused or 'a step'} ({type(exc).__name__}: {exc})"
     if refused is None:
-        new.replace(lock)
         return Verdict(kept=True)
-    new.unlink(missing_ok=True)
     for path, content in saved.items():
         if content is None:
             path.unlink(missing_ok=True)
         else:
             path.write_bytes(content)
-    install(lock)
+    if not install(lock):
+        refused += "; and the old pins did not install again: run make install before anything else"
     return Verdict(kept=False, refused_by=refused)
 
 
@@ -99,7 +102,7 @@ def main(argv: list[str] | None = None) -> int:
         (
             "the licence check",
             lambda: _run(
-                py, "-m", "devtools.licences", "--lock", str(args.new), "--write", str(page)
+                py, "-m", "devtools.licences", "--lock", str(args.lock), "--write", str(page)
             ),
         )
     ]
@@ -125,8 +128,8 @@ def main(argv: list[str] | None = None) -> int:
         sys.stdout.write(f"{args.lock.name} replaced: the new pins passed every step\n")
         return 0
     sys.stderr.write(
-        f"new pins refused by {verdict.refused_by}: {args.lock.name} and its packages are as "
-        "they were\n"
+        f"new pins refused by {verdict.refused_by}: {args.lock.name} is as it was, and its "
+        "pins are installed again\n"
     )
     return 1
 

@@ -4,6 +4,7 @@ docs/licences.md lists them as the lock pins them, and the gate that `make lock`
 
 from __future__ import annotations
 
+from importlib import metadata
 from pathlib import Path
 
 import pytest
@@ -162,11 +163,16 @@ def _locks(tmp_path: Path) -> tuple[Path, Path, Path]:
 
 def test_the_gate_keeps_a_lock_that_passes_every_step(tmp_path: Path) -> None:
     old, new, page = _locks(tmp_path)
-    venv, ran = _Venv(), []
-    steps = [(name, lambda name=name: ran.append(name) or True) for name in ("a", "b", "c")]
+    venv, seen = _Venv(), []
+    steps = [
+        (name, lambda name=name: seen.append((name, old.read_text())) or True)
+        for name in ("a", "b", "c")
+    ]
     verdict = upgrade.gate(new, old, venv.install, steps, keep=(page,))
     assert verdict == upgrade.Verdict(kept=True)
-    assert (old.read_text(), new.exists(), ran) == ("new pins", False, ["a", "b", "c"])
+    assert (old.read_text(), new.exists()) == ("new pins", False)
+    # every step ran with the lock under test in the lock's place (the suite reads it)
+    assert seen == [("a", "new pins"), ("b", "new pins"), ("c", "new pins")]
     assert venv.installed == ["new pins"]
 
 
@@ -214,6 +220,15 @@ def test_the_gate_refuses_when_the_new_pins_do_not_install_or_a_step_crashes(
     assert old.read_text() == "old pins" and not new.exists()
 
 
+def test_the_gate_says_so_when_the_old_pins_do_not_install_again(tmp_path: Path) -> None:
+    old, new, page = _locks(tmp_path)
+    verdict = upgrade.gate(
+        new, old, _Venv(fails_on="old pins").install, [("no", lambda: False)], keep=(page,)
+    )
+    assert "run make install" in (verdict.refused_by or "")
+    assert old.read_text() == "old pins"
+
+
 def test_the_gate_removes_a_page_the_old_lock_did_not_have(tmp_path: Path) -> None:
     old, new, _ = _locks(tmp_path)
     page = tmp_path / "absent.md"
@@ -241,3 +256,50 @@ def test_make_lock_and_upgrade_go_through_the_gate() -> None:
     for body in (lock, bump):
         assert "-o requirements.lock.new" in body and "-o requirements.lock " not in body
         assert "mv " not in body
+
+
+def _dist(tmp_path: Path, *headers: str) -> metadata.PathDistribution:
+    """A distribution whose METADATA carries ``headers`` (and no licence file)."""
+    info = tmp_path / "pkg-1.0.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text(
+        "Metadata-Version: 2.1\nName: pkg\nVersion: 1.0\n" + "".join(f"{h}\n" for h in headers)
+    )
+    return metadata.PathDistribution(info)
+
+
+@pytest.mark.parametrize(
+    ("headers", "expected"),
+    [
+        (("License: GPLv3", "Classifier: License :: OSI Approved :: MIT License"), None),
+        (
+            (
+                "Classifier: License :: OSI Approved :: MIT License",
+                "Classifier: License :: OSI Approved :: GNU General Public License v3 (GPLv3)",
+            ),
+            None,
+        ),
+        (("License: BSD", "Classifier: License :: OSI Approved :: BSD License"), None),
+        (
+            (
+                "License: MIT License",
+                "Classifier: License :: OSI Approved :: Apache Software License",
+            ),
+            "MIT",
+        ),
+        (
+            (
+                "Classifier: License :: OSI Approved :: MIT License",
+                "Classifier: License :: OSI Approved :: Apache Software License",
+            ),
+            "Apache-2.0 AND MIT",
+        ),
+        (("License-Expression: mit or apache-2.0", "License: GPLv3"), "MIT OR Apache-2.0"),
+    ],
+)
+def test_what_a_package_says_is_read_or_left_to_a_person(
+    tmp_path: Path, headers: tuple[str, ...], expected: str | None
+) -> None:
+    """A licence this check cannot read is never spoken over by one it can: a package
+    saying "GPLv3" with an MIT classifier is for a person to read, not MIT."""
+    assert licences.declared(_dist(tmp_path, *headers))[0] == expected
