@@ -37,7 +37,8 @@ class Message(BaseModel):
 
     channel: IdentityKind
     user: str
-    """The sender's channel user id (Slack ``U…``; Teams: the Entra object id)."""
+    """The sender's account, qualified by where it lives (Slack ``T…:U…``, its workspace
+    and member ids; Teams ``{tenant id}:{object id}``): what a linked identity names."""
     text: str
     delivery: str
     """What names this delivery: the same on a redelivery (a run's client key)."""
@@ -54,6 +55,9 @@ class ChannelAnswer(BaseModel):
     created: bool = False
     challenge: str | None = None
     """Slack's URL verification: the challenge, echoed."""
+    unlinked: str | None = None
+    """The sender's account when it proves nobody yet: the channel's answer carries a
+    link for its owner to sign in once and link it (``text`` says so)."""
 
 
 def _form_or_json(body: bytes) -> dict[str, object]:
@@ -94,12 +98,15 @@ def slack_message(body: bytes, headers: Mapping[str, str]) -> Message | str:
 
     if data.get("type") == "url_verification":
         return _string(data, "challenge")
+    team = _string(data, "team_id")  # a member id is unique only within its workspace
     if data.get("type") == "event_callback":
         event = data.get("event")
         if not isinstance(event, dict):
             raise ValueError("the event callback has no event")
-        return message(_string(event, "user"), event.get("text"), _string(data, "event_id"))
-    return message(_string(data, "user_id"), data.get("text"), _string(data, "trigger_id"))
+        user = f"{team}:{_string(event, 'user')}"
+        return message(user, event.get("text"), _string(data, "event_id"))
+    user = f"{team}:{_string(data, 'user_id')}"
+    return message(user, data.get("text"), _string(data, "trigger_id"))
 
 
 def teams_message(body: bytes, now: datetime) -> Message:
@@ -108,9 +115,10 @@ def teams_message(body: bytes, now: datetime) -> Message:
     sender = data.get("from")
     if not isinstance(sender, dict):
         raise ValueError("the activity has no sender")
-    user = sender.get("aadObjectId") or sender.get("id")
+    user = sender.get("aadObjectId")
     if not isinstance(user, str) or not user:
-        raise ValueError("the activity's sender has no id")
+        raise ValueError("the activity's sender has no Entra object id (aadObjectId)")
+    user = f"{_tenant(data)}:{user}"
     activity = _string(data, "id")
     expires = now + TEAMS_UNDATED_WINDOW
     sent = data.get("timestamp")
@@ -130,6 +138,28 @@ def teams_message(body: bytes, now: datetime) -> Message:
         nonce=activity,
         nonce_expires=expires,
     )
+
+
+def _tenant(data: Mapping[str, object]) -> str:
+    """The Microsoft Entra tenant an activity comes from (``channelData.tenant.id``, or
+    the conversation's ``tenantId``): an object id is unique only within its tenant."""
+    channel_data = data.get("channelData")
+    conversation = data.get("conversation")
+    tenant = channel_data.get("tenant") if isinstance(channel_data, dict) else None
+    for found in (
+        tenant.get("id") if isinstance(tenant, dict) else None,
+        conversation.get("tenantId") if isinstance(conversation, dict) else None,
+    ):
+        if isinstance(found, str) and found:
+            return found
+    raise ValueError("the activity names no tenant")
+
+
+UNLINKED = (
+    "Your {channel} account is not linked to anyone at your firm yet. Open the link below, "
+    "sign in as you do in the console, and link it; then send your message again. Link it "
+    "only if this is your own account: what it sends acts as you."
+)
 
 
 def _agent_and_task(ports: Ports, sender: Principal, text: str) -> tuple[Principal, str] | str:
@@ -178,7 +208,16 @@ async def receive(
             raise Unauthenticated(Refusal.MALFORMED, str(exc)) from exc
         if isinstance(message, str):
             return ChannelAnswer(text="", challenge=message)
-        sender = ingress.proven(ports, channel, message.user)  # 2. identity
+        try:
+            sender = ingress.proven(ports, channel, message.user)  # 2. identity
+        except Unauthenticated as refused:
+            if refused.reason is not Refusal.UNKNOWN_SUBJECT:
+                raise
+            # Refused, on the record, and told how to link: only the account's owner
+            # received this answer (its signature was checked).
+            ingress.record_refusal(ports, channel.value, path, refused)
+            text = UNLINKED.format(channel=channel.value.capitalize())
+            return ChannelAnswer(text=text, unlinked=message.user)
         ingress.admit(  # 3. replay, 4. budget
             ports, sender, channel.value, message.nonce, message.nonce_expires
         )

@@ -44,6 +44,11 @@ def link_identity(
     ``principal_id``, an active human of the organization (the founder's; audited). An
     identity proves one principal: linking it twice is a Conflict."""
     founder(ports, org_id, actor_id)
+    if kind is not IdentityKind.OIDC:
+        raise ValueError(
+            "a Slack or Teams account is linked by its owner: they message Verletica from it "
+            "and follow the link it answers with, signing in once"
+        )
     identity = Identity(
         org_id=org_id, kind=kind, external_id=external_id, principal_id=principal_id
     )
@@ -55,6 +60,32 @@ def link_identity(
         ):
             raise ValueError("only an active human signs in: agents act through runs")
         return change.link_identity(identity)
+
+
+CHATS = frozenset({IdentityKind.SLACK, IdentityKind.TEAMS})
+"""The chat channels a person links their own account of."""
+
+
+def link_own_chat(
+    ports: Ports, person: Principal, kind: IdentityKind, external_id: str
+) -> Identity:
+    """Link a Slack or Teams account to the signed-in ``person``, their own act on the
+    record. The account is the one a signed message to Verletica came from (the console
+    gets it in a link only that message's answer carried), and ``person`` is who signed
+    in through the issuer: so a chat account proves someone only once that someone
+    signed in. An account that proves someone already is a Conflict."""
+    if kind not in CHATS:
+        raise ValueError("only a Slack or Teams account is linked this way")
+    if person.kind is not PrincipalKind.HUMAN or person.status is not PrincipalStatus.ACTIVE:
+        raise ValueError("only an active person links a chat account")
+    if ports.directory.identity(kind, external_id) is not None:
+        raise Conflict(f"this {kind.value.capitalize()} account is linked already")
+    with ports.configuration.change(person.org_id, person.id, ports.clock) as change:
+        return change.link_identity(
+            Identity(
+                org_id=person.org_id, kind=kind, external_id=external_id, principal_id=person.id
+            )
+        )
 
 
 def invitee(ports: Ports, org_id: str, principal_id: str) -> Principal:
@@ -138,20 +169,27 @@ def refusals_recorded(
     try:
         yield
     except Unauthenticated as exc:
-        if ports.front_door is not None:
-            ports.front_door.refused(
-                RefusedRequest(
-                    at=ports.clock(),
-                    channel=channel,
-                    reason=exc.reason,
-                    detail=exc.detail,
-                    path=path,
-                    org_id=exc.org_id or org_id,
-                    principal_id=exc.principal_id,
-                )
-            )
-        log.info("refused %s %s: %s (%s)", channel, path, exc.reason.value, exc.detail)
+        record_refusal(ports, channel, path, exc, org_id)
         raise
+
+
+def record_refusal(
+    ports: Ports, channel: str, path: str, exc: Unauthenticated, org_id: str | None = None
+) -> None:
+    """Keep a refusal of the front door: its reason and detail, never the credential."""
+    if ports.front_door is not None:
+        ports.front_door.refused(
+            RefusedRequest(
+                at=ports.clock(),
+                channel=channel,
+                reason=exc.reason,
+                detail=exc.detail,
+                path=path,
+                org_id=exc.org_id or org_id,
+                principal_id=exc.principal_id,
+            )
+        )
+    log.info("refused %s %s: %s (%s)", channel, path, exc.reason.value, exc.detail)
 
 
 def claims_of(ports: Ports, bearer: str) -> TokenClaims:

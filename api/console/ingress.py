@@ -15,6 +15,7 @@ from api.console.forms import readable
 from api.console.pages import (
     config_of,
     flash_back,
+    org_of,
     ports_of,
     read_form,
     render,
@@ -181,3 +182,51 @@ def _invited(ports: Ports, token: str) -> tuple[str, Principal]:
         raise NotFound("this invitation is no longer valid: ask for a new link")
     org_id, principal_id = found
     return org_id, ingress.invitee(ports, org_id, principal_id)
+
+
+@router.get("/link/{token}", response_model=None)
+async def link_page(request: Request, token: str) -> Response:
+    """A chat account to link: which, to whom, and the button (signing in first, if need
+    be, and coming back here)."""
+
+    async def page(ports: Ports, principal: str, found: Session) -> Response:
+        kind, account = _chat(ports, token)
+        person = ports.directory.principal(org_of(found), principal)
+        return render(
+            request,
+            "link.html",
+            session=found,
+            chat=kind.value.capitalize(),
+            account=account,
+            person=person,
+            firm=ports.directory.org(person.org_id),
+            token=token,
+        )
+
+    return await serve(request, page)
+
+
+@router.post("/link/{token}", response_model=None)
+async def link(request: Request, token: str) -> Response:
+    """Link the chat account to the signed-in person: their own act, on the record."""
+
+    async def page(ports: Ports, principal: str, found: Session) -> Response:
+        await read_form(request, found)
+        kind, account = _chat(ports, token)
+        person = ports.directory.principal(org_of(found), principal)
+        await run_in_threadpool(ingress.link_own_chat, ports, person, kind, account)
+        said = (
+            f"Your {kind.value.capitalize()} account is linked: send your message there "
+            "again, and what waits for you reaches you there too."
+        )
+        return flash_back(request, found, "/console/queue", said)
+
+    return await serve(request, page, acting=True)
+
+
+def _chat(ports: Ports, token: str) -> tuple[IdentityKind, str]:
+    """The chat account a link names, while it holds; NotFound else."""
+    found = cookies.chat_linked(config_of(ports).session_key, token)
+    if found is None or found[0] not in (IdentityKind.SLACK.value, IdentityKind.TEAMS.value):
+        raise NotFound("this link is no longer valid: send your message again for a new one")
+    return IdentityKind(found[0]), found[1]

@@ -106,15 +106,6 @@ async def onboard(request: Request) -> Response:
     return response
 
 
-CHATS = frozenset({IdentityKind.SLACK, IdentityKind.TEAMS})
-"""The chat accounts a person may have linked (notices reach them there)."""
-CHAT_FORMS = {
-    IdentityKind.SLACK: "a Slack account is its workspace and member ids, as T0123ABCD:U0456EFGH",
-    IdentityKind.TEAMS: "a Teams account is its tenant id and the person's object id, as "
-    "tenant-id:object-id",
-}
-
-
 async def _workspace_context(ports: Ports, principal: str, found: Session) -> dict[str, Any]:
     view = await run_in_threadpool(organization.workspace, ports, org_of(found), principal)
     identities = await run_in_threadpool(ports.directory.identities, org_of(found))
@@ -134,7 +125,9 @@ async def _workspace_context(ports: Ports, principal: str, found: Session) -> di
         "now": ports.clock(),
         "joined": {i.principal_id for i in identities if i.kind is IdentityKind.OIDC},
         "chats": {
-            p: sorted(i.kind.value for i in identities if i.principal_id == p and i.kind in CHATS)
+            p: sorted(
+                i.kind.value for i in identities if i.principal_id == p and i.kind in ingress.CHATS
+            )
             for p in {i.principal_id for i in identities}
         },
     }
@@ -206,27 +199,6 @@ async def _change(
             ingress.invitee, ports, org_id, fields.get("principal_id", "")
         )
         return _invite_words(ports, org_id, person.id, person.display_name, base)
-    if what == "link":
-        kind = IdentityKind(fields.get("kind", ""))
-        if kind not in CHATS:
-            raise ValueError("link a Slack or a Teams account")
-        account = fields.get("account", "").strip()
-        if account.count(":") != 1 or not all(account.split(":")):
-            raise ValueError(CHAT_FORMS[kind])
-        linked = await run_in_threadpool(
-            ingress.link_identity,
-            ports,
-            org_id,
-            principal,
-            fields.get("principal_id", ""),
-            kind,
-            account,
-        )
-        person = ports.directory.principal(org_id, linked.principal_id)
-        return (
-            f"{person.display_name}'s {kind.value.capitalize()} account is linked: what waits "
-            f"for them reaches them there, and they may give agents work from it"
-        )
     if what == "unstaff":
         ended = await run_in_threadpool(
             organization.unstaff, ports, org_id, principal, fields.get("staffing", "")

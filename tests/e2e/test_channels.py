@@ -34,6 +34,7 @@ pytestmark = pytest.mark.temporal
 SLACK_SECRET = "8f742231b10e8888abcd99yyyzzz85a5"
 TEAMS_SECRET = base64.b64encode(b"teams-outgoing-webhook-shared-secret").decode()
 TASK = "Send the Atlas client the kickoff agenda."
+TENANT = "7f1d-harbor-tenant"
 
 
 @dataclass
@@ -56,8 +57,12 @@ async def door(temporal_env: WorkflowEnvironment, db_url: str) -> AsyncIterator[
     store = Store.open(db_url, TEST_KEYS, migrate_schema=False)
     services = wire(store, temporal_env.client, settings, utc_now)
     firm = Firm(services)
-    for kind, external in ((IdentityKind.SLACK, "U0BEN"), (IdentityKind.TEAMS, "aad-ben")):
-        ingress.link_identity(services, firm.org, firm.founder, firm.associate, kind, external)
+    ben = services.directory.principal(firm.org, firm.associate)
+    for kind, external in (
+        (IdentityKind.SLACK, "T0HARBOR:U0BEN"),
+        (IdentityKind.TEAMS, f"{TENANT}:aad-ben"),
+    ):
+        ingress.link_own_chat(services, ben, kind, external)
     app = create_app(settings, services)
     async with app.router.lifespan_context(app):
         transport = httpx.ASGITransport(app=app)
@@ -98,6 +103,7 @@ def _teams(activity: str, user: str, text: str, sent: datetime | None = None) ->
             "timestamp": (sent or datetime.now(UTC)).isoformat().replace("+00:00", "Z"),
             "from": {"id": "29:teams-user", "name": "Ben", "aadObjectId": user},
             "conversation": {"id": "19:channel"},
+            "channelData": {"tenant": {"id": TENANT}},
             "text": f"<at>Verletica</at> {text}",
         }
     ).encode()
@@ -173,6 +179,7 @@ async def test_a_slack_event_callback_and_url_verification(door: Door) -> None:
     event = json.dumps(
         {
             "type": "event_callback",
+            "team_id": "T0HARBOR",
             "event_id": "Ev0HARBOR1",
             "event": {
                 "type": "app_mention",
@@ -213,7 +220,6 @@ async def test_what_proves_nothing_starts_nothing(door: Door) -> None:
             teams,
             _teams_headers(teams, base64.b64encode(b"x" * 32).decode()),
         ),
-        "unknown_subject": ("slack", _slash("U0MALLORY", f"orion {TASK}", "t-2"), None),
         "stale_timestamp/teams": (
             "teams",
             _teams("1:old", "aad-ben", TASK, datetime.now(UTC) - timedelta(minutes=30)),
@@ -227,6 +233,14 @@ async def test_what_proves_nothing_starts_nothing(door: Door) -> None:
         got = await door.http.post(f"/v1/ingress/{channel}", content=body, headers=headers)
         assert got.status_code == 401, (reason, got.text)
         assert got.json()["reason"] == reason.split("/")[0], (reason, got.text)
+    # an account that proves nobody is told how its owner links it, and starts nothing
+    stranger = _slash("U0MALLORY", f"orion {TASK}", "t-2")
+    told = await door.http.post("/v1/ingress/slack", content=stranger, headers=_slack(stranger))
+    assert told.status_code == 200, told.text
+    assert "not linked to anyone at your firm" in told.json()["text"]
+    assert "/console/link/" in told.json()["text"] and "run_id" not in told.json()
+    refusals = door.services.front_door.refusals(50)  # type: ignore[union-attr]
+    assert any(r.reason.value == "unknown_subject" and r.channel == "slack" for r in refusals)
     # a person who is known, but whose budget is spent
     spent = replace(door.services, budgets=BudgetCeilings(requests_per_principal=0))
     app = create_app(ports=spent)

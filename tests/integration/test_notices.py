@@ -33,6 +33,7 @@ from domain.governance.intents import ApprovalVerdict
 from domain.notices import Channel, Console, Notice, NoticeKind
 from domain.organization.kinds import IdentityKind, StaffRole
 from domain.relay import LEASE, DeliveryState, Outcome
+from tests.identity import link_subject
 from tests.integration.test_console_pages import _held, _review
 from tests.integration.test_console_security import BASE, _signed_in
 from tests.integration.test_needs_you import _filed_pair, scene
@@ -227,12 +228,9 @@ def chat() -> Iterator[tuple[Chat, str]]:
 def _everywhere(
     firm: Firm, smtp_port: int, chat_url: str
 ) -> tuple[NoticeSettings, dict[Channel, Any]]:
-    ingress.link_identity(
-        firm.svc, firm.org, firm.founder, firm.founder, IdentityKind.SLACK, "T1:U0ADA"
-    )
-    ingress.link_identity(
-        firm.svc, firm.org, firm.founder, firm.founder, IdentityKind.TEAMS, "tenant-1:aad-ada"
-    )
+    ada = firm.svc.directory.principal(firm.org, firm.founder)
+    ingress.link_own_chat(firm.svc, ada, IdentityKind.SLACK, "T1:U0ADA")
+    ingress.link_own_chat(firm.svc, ada, IdentityKind.TEAMS, "tenant-1:aad-ada")
     notifiers = {
         Channel.EMAIL: EmailNotifier(SmtpMailer("127.0.0.1", smtp_port, "verletica@hv.example")),
         Channel.SLACK: SlackNotifier("xoxb-test", f"{chat_url}/api"),
@@ -374,34 +372,43 @@ def test_a_notices_link_survives_sign_in_and_opens_the_queue_at_its_item(web: tu
     assert "no longer waits for you" in gone.text and "item focus" not in gone.text
 
 
-def test_the_founder_links_a_colleagues_slack_in_the_console_and_notices_reach_it(
+def test_a_colleague_links_their_own_slack_by_signing_in_and_notices_reach_it(
     web: tuple,
 ) -> None:  # type: ignore[type-arg]
+    """Issue 26.10: a Slack account proves a person only once that person signed in and
+    linked it, from the link the answer to their message carried; the founder types no
+    ids (the form is gone, the API refuses a chat kind)."""
+    from api.console import session as cookies
+
     client, firm, _ = web
-    _signed_in(client)
-    page = client.get("/console/workspace").text
-    token = re.search(r'name="csrf" value="([^"]+)"', page)
-    assert token is not None
-    link = {"csrf": token.group(1), "change": "link", "principal_id": firm.associate}
-    for kind, bad in (("slack", "U0456"), ("teams", "tenant:"), ("oidc", "a:b")):
-        refused = client.post("/console/workspace", data={**link, "kind": kind, "account": bad})
-        assert refused.status_code == 422, (kind, bad, refused.status_code)
-        assert 'id="link-refused"' in refused.text and f'value="{bad}"' in refused.text
-    done = client.post("/console/workspace", data={**link, "kind": "slack", "account": "T1:U0BEN"})
-    assert done.status_code == 303
-    row = re.search(
-        r'<tr data-person="ben">(.*?)</tr>', client.get("/console/workspace").text, re.S
-    )
-    assert row is not None and "<td>Slack</td>" in row.group(1) and "not yet" in row.group(1)
+    link_subject(firm.svc, firm.associate, "ben@hv.example")
+    _signed_in(client, "ben@hv.example")
+    console = client.app.state.ports.console  # the console's own, with its session key
+    token = cookies.chat_link(console.session_key, "slack", "T1:U0BEN")
+    page = client.get(f"/console/link/{token}")
+    assert page.status_code == 200 and "Only link it if it is your own Slack account" in page.text
+    csrf = re.search(r'name="csrf" value="([^"]+)"', page.text)
+    assert csrf is not None
+    forged = client.post(f"/console/link/{token[:-2]}xx", data={"csrf": csrf.group(1)})
+    assert forged.status_code == 404 and "no longer valid" in forged.text
+    done = client.post(f"/console/link/{token}", data={"csrf": csrf.group(1)})
+    assert done.status_code == 303, done.text
     identities = firm.svc.directory.identities(firm.org)
     ben = firm.svc.directory.principal(firm.org, firm.associate)
+    assert [(i.kind, i.principal_id) for i in identities if i.external_id == "T1:U0BEN"] == [
+        (IdentityKind.SLACK, ben.id)
+    ]
     both = frozenset({Channel.EMAIL, Channel.SLACK})
     assert notices.addresses(ben, identities, both) == {
         Channel.EMAIL: "ben@hv.example",
         Channel.SLACK: "U0BEN",
     }
-    assert notices.addresses(ben, identities, frozenset({Channel.EMAIL})) == {
-        Channel.EMAIL: "ben@hv.example"
-    }
-    again = client.post("/console/workspace", data={**link, "kind": "slack", "account": "T1:U0BEN"})
+    again = client.post(f"/console/link/{token}", data={"csrf": csrf.group(1)})
     assert again.status_code == 409  # an account proves one person, once
+    entries = firm.svc.store.audit.entries(firm.org)  # type: ignore[attr-defined]
+    linked = [e for e in entries if e.rule == "identity_linked"]
+    assert linked[-1].actor == ben.id  # Ben's own act, on the record
+    with pytest.raises(ValueError, match="linked by its owner"):
+        ingress.link_identity(
+            firm.svc, firm.org, firm.founder, firm.associate, IdentityKind.SLACK, "T1:U0X"
+        )
