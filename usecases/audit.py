@@ -13,6 +13,7 @@ from domain.audit.checkpoint import parse_note
 from domain.audit.ports import AuditError
 from domain.errors import NotFound
 from domain.needs_you.chain import causes_of
+from domain.organization.configuration import STANDING_RULES
 from domain.organization.visibility import ChainReach, causes_for, evidence_for, may_read
 from usecases import governance
 from usecases.access import founder, member, readable
@@ -65,6 +66,23 @@ def for_reader(entry: AuditEntry, projects: frozenset[str], reach: ChainReach) -
     return entry.model_copy(update={"payload": payload})
 
 
+PRIVATE_REASONS = frozenset({*STANDING_RULES.values(), "identity_unlinked"})
+"""Configuration entries whose reason is the founder's to read: why someone was
+suspended, brought back or offboarded is often a personnel matter."""
+
+
+def without_standing_reason(entry: AuditEntry) -> AuditEntry:
+    """``entry`` without the founder's reason, when it records someone's standing (the
+    move itself, who and when, stays for every member to read)."""
+    if entry.stage != "configuration" or entry.rule not in PRIVATE_REASONS:
+        return entry
+    payload = {k: v for k, v in entry.payload.items() if k != "reason"}
+    record = payload.get("record")
+    if isinstance(record, dict) and "status_reason" in record:
+        payload["record"] = {k: v for k, v in record.items() if k != "status_reason"}
+    return entry.model_copy(update={"payload": payload})
+
+
 def chain_reach(ports: Ports, org_id: str, entries: list[AuditEntry]) -> ChainReach:
     """Where each of ``entries`` (the organization's chain) belongs."""
     by_run, by_intent = ports.runs.reaches(org_id)
@@ -108,6 +126,8 @@ def audit(
     if projects is not None:
         reach = chain_reach(ports, org_id, entries)
         entries = [for_reader(e, projects, reach) for e in entries]
+    if actor.id != org.founder_id:
+        entries = [without_standing_reason(e) for e in entries]
     head = ports.audit.head(org_id)
     return AuditView(
         entries=entries,

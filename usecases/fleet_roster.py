@@ -74,6 +74,8 @@ def roster(ports: Ports, org_id: str, actor_id: str, lines: list[RunLine]) -> li
     for principal in ports.directory.principals(org_id):
         if principal.kind is not PrincipalKind.AGENT:
             continue
+        if actor.id != org.founder_id:  # why it was suspended is the founder's to read
+            principal = principal.model_copy(update={"status_reason": None})
         agent = ports.directory.agent(org_id, principal.id)
         charter = None if agent is None else agent.charter
         definition = None if agent is None else agent.definition

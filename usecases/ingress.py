@@ -116,7 +116,10 @@ def accept_invitation(ports: Ports, org_id: str, principal_id: str, subject: str
     if ports.directory.identity(IdentityKind.OIDC, subject) is not None:
         raise Conflict("you already belong to a firm here: sign out, then open the link again")
     with ports.configuration.change(org_id, principal_id, ports.clock) as change:
-        if any(i.kind is IdentityKind.OIDC for i in change.identities_of(principal_id)):
+        # under the lock again: spent by another, or the colleague offboarded meanwhile
+        if change.principal(principal_id).status is not PrincipalStatus.ACTIVE or any(
+            i.kind is IdentityKind.OIDC for i in change.identities_of(principal_id)
+        ):
             raise NotFound("this invitation is no longer valid: ask for a new link")
         change.link_identity(
             Identity(

@@ -198,8 +198,13 @@ def _move(
 
 
 def principals(ports: Ports, org_id: str, actor_id: str) -> list[Principal]:
-    member(ports, org_id, actor_id)
-    return ports.directory.principals(org_id)
+    """The organization's people and agents; why someone was suspended or offboarded is
+    the founder's alone to read (the others see that they were, and since when)."""
+    org, _ = member(ports, org_id, actor_id)
+    found = ports.directory.principals(org_id)
+    if actor_id == org.founder_id:
+        return found
+    return [p.model_copy(update={"status_reason": None}) if p.status_reason else p for p in found]
 
 
 def add_project(ports: Ports, org_id: str, actor_id: str, slug: str, name: str) -> Project:

@@ -49,7 +49,8 @@ class Settings(BaseSettings):
     checked at start-up); None: gemini when Gemini is reachable, else replay."""
     embedder: Literal["local", "gemini"] | None = None
     """Memory's embedder: ``local`` (WordLlama, in the wheel), or ``gemini``; unset:
-    gemini when GEMINI_API_KEY is set, local otherwise."""
+    gemini when Gemini is reachable (GEMINI_API_KEY or a Vertex AI project), local
+    otherwise."""
     gemini_embedding_model: str = "gemini-embedding-001"
     screen_model_from: float = Field(default=0.2, ge=0.0, le=1.0)
     """The classifier score from which the ingestion screen asks the model (when Gemini
@@ -96,8 +97,9 @@ class Settings(BaseSettings):
     default credentials, instead of the Gemini API's key (the model and the embedder).
     Only this setting turns it on: a machine's own ``GOOGLE_CLOUD_PROJECT`` does not."""
     gemini_vertex_location: str = "global"
-    gemini_timeout_seconds: float = Field(default=60.0, gt=0, le=600)
-    """How long one Gemini call may take before it fails (and the activity retries)."""
+    gemini_timeout_seconds: float = Field(default=60.0, gt=0, le=110)
+    """How long one Gemini call may take before it fails (and the activity retries); at
+    most 110 s, inside the reasoning step's own 120 s."""
     capture_path: str = "captured-fixtures.json"
     scripted_delay_ms: int = Field(default=0, ge=0, le=600_000)
     """How long the scripted provider takes to answer (to rehearse a model's latency)."""

@@ -56,7 +56,8 @@ class GeminiAccess:
                 credentials=self.credentials,
                 http_options=options,
             )
-        return genai.Client(api_key=self.api_key, http_options=options)
+        # vertexai=False: GOOGLE_GENAI_USE_VERTEXAI in the environment does not switch it
+        return genai.Client(vertexai=False, api_key=self.api_key, http_options=options)
 
 
 RETRIED = frozenset({408, 429})

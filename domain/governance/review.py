@@ -109,6 +109,13 @@ def review(
         return refused("approver_not_human", "only a human may decide a hold")
     if approver.status is not PrincipalStatus.ACTIVE:
         return refused("approver_inactive", f"{approver.handle} is {approver.status}")
+    since = approver.status_since
+    if request.proof is not None and since is not None and request.proof.signed_at < since:
+        # decided before they were suspended and brought back: what they decided then
+        # does not come back with them
+        return refused(
+            "approver_returned", f"{approver.handle} decided this before leaving: decide again"
+        )
     if approver.id == intent.principal_id:
         return refused("self_approval", "a principal may not approve its own intent")
     lacking = authority_refusal(approver, approver_staffing, held.reach, now, project_names)

@@ -16,7 +16,7 @@ from typing import Protocol
 
 from domain.memory.release import Reader
 from domain.organization.contracts import Barrier, Organization, Principal, Staffing
-from domain.organization.kinds import PrincipalKind
+from domain.organization.kinds import PrincipalKind, PrincipalStatus
 from domain.organization.visibility import gated_projects, on_behalf, readable_projects
 
 
@@ -53,15 +53,23 @@ def reader_of(
     now: datetime,
 ) -> Reader:
     """Who reads, and the projects they may read at ``now`` (nothing for a stranger,
-    nothing when acting for someone who is not a human of this organization)."""
+    nothing for a suspended or offboarded reader, nothing when acting for someone who is
+    not an active human of this organization)."""
     principal = None if directory is None else directory.principals.get(asker)
     if directory is None or principal is None:
         return stranger(asker)
+    if principal.status is not PrincipalStatus.ACTIVE:
+        return stranger(asker)  # suspended work reads nothing, whatever it kept running
     allowed = gated_projects(asker, directory.staffing.get(asker, ()), directory.barriers, now)
     if on_behalf_of is not None:
         human = directory.principals.get(on_behalf_of)
-        if directory.org is None or human is None or human.kind is not PrincipalKind.HUMAN:
-            allowed = frozenset()  # acting for someone unknown here: nothing
+        if (
+            directory.org is None
+            or human is None
+            or human.kind is not PrincipalKind.HUMAN
+            or human.status is not PrincipalStatus.ACTIVE
+        ):
+            allowed = frozenset()  # acting for someone unknown or gone here: nothing
         else:
             staffing = directory.staffing.get(on_behalf_of, ())
             allowed = on_behalf(allowed, readable_projects(human, directory.org, staffing, now))

@@ -95,7 +95,7 @@ class Principal(Frozen):
     agent_kind: str | None = None
     """For agents: planner, finance, diagnostic, research…"""
     status: PrincipalStatus = PrincipalStatus.ACTIVE
-    status_since: AwareDatetime | None = None
+    status_since: UtcInstant | None = None
     """When the status last changed (None: active since the principal was added)."""
     status_reason: str | None = Field(default=None, max_length=500)
     """Why, as the founder said it when suspending, bringing back or offboarding."""
