@@ -347,6 +347,37 @@ def _visible_offer(ports: Ports, offer_id: str, actor_id: str) -> tuple[Organiza
     return org, actor
 
 
+def decline_offer(ports: Ports, offer_id: str, actor_id: str, reason: str) -> OfferRecord:
+    """Decline an open offer, with the reason (the founder, or an approver on every one
+    of its projects; on the record). It is not offered again, nor is the same process:
+    its later episodes still join it, as evidence. Declining twice, or a confirmed
+    offer, is a Conflict."""
+    said = " ".join(reason.split())
+    if not said:
+        raise ValueError("say why: the reason is kept on the record")
+    if len(said) > 500:
+        raise ValueError("the reason is at most 500 characters")
+    org, actor = _visible_offer(ports, offer_id, actor_id)
+    with offer_store(ports).change(org.id, actor_id, ports.clock) as change:
+        offer = next((o for o in change.offers() if o.id == offer_id), None)
+        if offer is None:
+            raise NotFound(f"no offer {offer_id}")
+        check_offer_reviewer(change, org, actor, offer.projects, "decline an offer")
+        declined = change.decline_offer(offer_id, said)
+        change.note(
+            offer_draft(
+                f"offer:{offer_id}:declined",
+                actor_id,
+                "declined",
+                "offer_declined",
+                offer=offer_id,
+                reason=said,
+                projects=list(declined.projects),
+            )
+        )
+    return declined
+
+
 def confirm_offer(ports: Ports, offer_id: str, actor_id: str, name: str) -> OfferRecord:
     """Confirm an open offer into playbook ``name``: its steps published as the next
     version of that procedure, belonging to the offer's projects (the founder, or an

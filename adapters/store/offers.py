@@ -71,6 +71,9 @@ def _offer(row: OfferRow, episodes: list[str], wordings: int) -> OfferRecord:
         confirmed_at=None if row.confirmed_at is None else utc(row.confirmed_at),
         confirmed_with=row.confirmed_with,
         wordings=wordings,
+        declined_by=row.declined_by,
+        declined_at=None if row.declined_at is None else utc(row.declined_at),
+        declined_reason=row.declined_reason,
     )
 
 
@@ -224,6 +227,24 @@ class OfferConfiguration(OrgConfiguration):
         )
         if done.rowcount != 1:  # type: ignore[attr-defined]
             raise Conflict(f"offer {offer_id} is confirmed already")
+        self._s.expire_all()
+        return self._one(offer_id)
+
+    def decline_offer(self, offer_id: str, reason: str) -> OfferRecord:
+        """Decline an open offer for ``reason``; one not open is a Conflict."""
+        self._one(offer_id)
+        done = self._s.execute(
+            update(OfferRow)
+            .where(col(OfferRow.id) == offer_id, col(OfferRow.state) == OfferState.OPEN.value)
+            .values(
+                state=OfferState.DECLINED.value,
+                declined_by=self._actor,
+                declined_at=self.now,
+                declined_reason=reason,
+            )
+        )
+        if done.rowcount != 1:  # type: ignore[attr-defined]
+            raise Conflict(f"offer {offer_id} is not open: it was confirmed or declined")
         self._s.expire_all()
         return self._one(offer_id)
 

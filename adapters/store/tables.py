@@ -585,6 +585,9 @@ class OfferRow(SQLModel, table=True):
     confirmed_by: str | None = None
     confirmed_at: datetime | None = _ts(nullable=True)
     confirmed_with: int = 0
+    declined_by: str | None = None
+    declined_at: datetime | None = _ts(nullable=True)
+    declined_reason: str | None = None
     created_at: datetime = _ts()
 
 

@@ -91,6 +91,18 @@ def offers_confirm(
     show(sync(lambda s: offers.confirm_offer(s, offer_id, actor, name)))
 
 
+@offers_app.command("decline")
+def offers_decline(
+    offer_id: str,
+    reason: Annotated[str, typer.Option(help="Why (kept on the record).")],
+    actor: As = "",
+) -> None:
+    """Decline an offer: it is not offered again."""
+    from usecases import offers
+
+    show(sync(lambda s: offers.decline_offer(s, offer_id, actor, reason)))
+
+
 @offers_app.command("drift")
 def offers_drift(org: Org, actor: As = "") -> None:
     """Flag confirmed playbooks whose later episodes consistently miss their outcome."""

@@ -92,4 +92,8 @@ async def act(ports: Ports, actor: str, ask: ActRequest) -> str:
             name = ConfirmOfferBody(name=ask.name.strip()).name
             offers.confirm_offer(ports, subject, actor, name)
             return "offer confirmed as a playbook"
+        case ItemKind.PROCESS_OFFER, ActionKind.REJECT:
+            reason = ReasonBody(reason=ask.reason.strip()).reason
+            offers.decline_offer(ports, subject, actor, reason)
+            return "offer declined: it will not be offered again"
     raise ValueError(f"{ask.action.value} does not apply to a {ask.item.value}")

@@ -48,10 +48,12 @@ MIN_WORDINGS = 2
 
 
 class OfferState(StrEnum):
-    """An offer waits for a human, or has been confirmed into a playbook."""
+    """An offer waits for a human, has been confirmed into a playbook, or was declined
+    (with a reason: the same process is not offered again; its episodes still gather)."""
 
     OPEN = "open"
     CONFIRMED = "confirmed"
+    DECLINED = "declined"
 
 
 class EpisodeRecord(Frozen):
@@ -104,6 +106,9 @@ class OfferRecord(Frozen):
     """How many episodes it had when confirmed: the ones after are its later episodes."""
     wordings: int = 0
     """How many differently worded episodes it has (:func:`wording`), as kept."""
+    declined_by: str | None = None
+    declined_at: UtcInstant | None = None
+    declined_reason: str | None = None
 
 
 class DriftFinding(Frozen):
@@ -197,6 +202,8 @@ def offer_problem(offer: OfferRecord, barriers: Iterable[Barrier]) -> str | None
     one-off, or could never be confirmed."""
     if offer.state is OfferState.CONFIRMED:
         return None
+    if offer.state is OfferState.DECLINED:
+        return f"declined: {offer.declined_reason or 'no reason given'}"
     if offer.wordings < MIN_WORDINGS:
         return (
             f"a one-off is not a process: an offer needs {MIN_WORDINGS} differently worded "

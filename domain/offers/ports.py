@@ -38,6 +38,10 @@ class OfferChange(OrgChange, Protocol):
         """Mark an open offer confirmed into ``playbook``; a confirmed one is a Conflict."""
         ...
 
+    def decline_offer(self, offer_id: str, reason: str) -> OfferRecord:
+        """Mark an open offer declined for ``reason``; one not open is a Conflict."""
+        ...
+
     def findings(self) -> list[DriftFinding]:
         """The organization's drift findings, oldest first."""
         ...

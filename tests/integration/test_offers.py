@@ -172,6 +172,39 @@ def test_a_confirmed_offer_is_a_playbook_behind_the_memory_gate(firm: Firm) -> N
     assert rules.count("offer_confirmed") == 1 and rules.count("memory_procedure_published") == 1
 
 
+def test_a_declined_offer_is_not_offered_again_and_its_process_gathers_no_new_one(
+    firm: Firm,
+) -> None:
+    """Issue 26.3: an offer declined with a reason leaves the queue for good; the same
+    process worded again joins it as evidence instead of coming back as a new offer."""
+    from usecases.needs_you import needs_you
+
+    offer_id, _ = _kickoff_offer(firm)
+    with pytest.raises(Forbidden):  # Ben may read it, but decides nothing on east
+        offers.decline_offer(firm.svc, offer_id, firm.associate, "not ours")
+    with pytest.raises(ValueError, match="say why"):
+        offers.decline_offer(firm.svc, offer_id, firm.founder, "  ")
+    declined = offers.decline_offer(firm.svc, offer_id, firm.founder, "we do kickoffs by hand")
+    assert declined.state is OfferState.DECLINED and declined.declined_by == firm.founder
+    assert declined.declined_reason == "we do kickoffs by hand"
+    with pytest.raises(Conflict):
+        offers.decline_offer(firm.svc, offer_id, firm.founder, "again")
+    with pytest.raises(Conflict):
+        offers.confirm_offer(firm.svc, offer_id, firm.founder, "client kickoff")
+    keys = {getattr(i, "key", None) for i in needs_you(firm.svc, firm.org, firm.founder).items}
+    assert f"process_offer:{offer_id}" not in keys
+    _later(firm, True, True, True)  # the same process, three more times
+    assert offers.offers(firm.svc, firm.org, firm.founder) == []  # nothing offered
+    (again,) = offers.offer_store(firm.svc).offers(firm.org)
+    assert again.id == offer_id and again.state is OfferState.DECLINED
+    assert len(again.episodes) == 6
+    keys = {getattr(i, "key", None) for i in needs_you(firm.svc, firm.org, firm.founder).items}
+    assert not any(str(k).startswith("process_offer:") for k in keys)
+    entries = [e for e in firm.svc.audit.entries(firm.org) if e.rule == "offer_declined"]
+    assert [e.payload["reason"] for e in entries] == ["we do kickoffs by hand"]
+    assert firm.svc.audit.verify(firm.org).ok
+
+
 def test_an_approver_on_its_projects_may_confirm(firm: Firm) -> None:
     offer_id, _ = _kickoff_offer(firm)
     organization.staff(

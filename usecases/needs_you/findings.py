@@ -44,6 +44,12 @@ class ProcessOffers:
                         cli=f"verletica offers confirm {offer.id} --name <playbook>",
                         needs=("name",),
                     ),
+                    ItemAction(
+                        kind=ActionKind.REJECT,
+                        path=f"/v1/offers/{offer.id}/decline",
+                        cli=f"verletica offers decline {offer.id} --reason <why>",
+                        needs=("reason",),
+                    ),
                 ),
             )
 

@@ -90,6 +90,13 @@ def confirm_offer(
     return offers.confirm_offer(ports, offer_id, actor, body.name)
 
 
+@router.post("/offers/{offer_id}/decline")
+def decline_offer(offer_id: str, body: ReasonBody, ports: PortsDep, actor: Actor) -> OfferRecord:
+    """Decline an offer, with the reason (who may confirm it may decline it): it is not
+    offered again. One not open is a 409."""
+    return offers.decline_offer(ports, offer_id, actor, body.reason)
+
+
 @router.post("/orgs/{org_id}/drift/review")
 def review_drift(org_id: str, ports: PortsDep, actor: Actor) -> offers_drift.DriftReviewed:
     """Flag confirmed playbooks whose later episodes consistently miss their outcome."""
