@@ -114,3 +114,18 @@ def check_reviewer(
     if projects and set(projects) <= current_projects(staffing, now, StaffRole.APPROVER):
         return
     raise Forbidden(f"only the founder or an approver on every project of it may {what}")
+
+
+MAX_REASON = 500
+"""The longest reason a person gives for a decision kept on the record."""
+
+
+def stated(reason: str) -> str:
+    """A person's reason, on one line: refused (ValueError) when empty or too long, for it
+    is what everyone reads later on the record."""
+    said = " ".join(reason.split())
+    if not said:
+        raise ValueError("say why: the reason is kept on the record")
+    if len(said) > MAX_REASON:
+        raise ValueError(f"the reason is at most {MAX_REASON} characters")
+    return said

@@ -44,7 +44,7 @@ from domain.offers.ports import OfferChange, OfferStore
 from domain.organization.contracts import Organization, Principal
 from domain.organization.kinds import StaffRole
 from domain.organization.visibility import may_read
-from usecases.access import check_reviewer, member, readable
+from usecases.access import check_reviewer, member, readable, stated
 from usecases.context import Ports
 from usecases.memory import screen_text
 from usecases.organization import check_placement
@@ -352,11 +352,7 @@ def decline_offer(ports: Ports, offer_id: str, actor_id: str, reason: str) -> Of
     of its projects; on the record). It is not offered again, nor is the same process:
     its later episodes still join it, as evidence. Declining twice, or a confirmed
     offer, is a Conflict."""
-    said = " ".join(reason.split())
-    if not said:
-        raise ValueError("say why: the reason is kept on the record")
-    if len(said) > 500:
-        raise ValueError("the reason is at most 500 characters")
+    said = stated(reason)
     org, actor = _visible_offer(ports, offer_id, actor_id)
     with offer_store(ports).change(org.id, actor_id, ports.clock) as change:
         offer = next((o for o in change.offers() if o.id == offer_id), None)

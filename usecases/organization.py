@@ -36,7 +36,7 @@ from domain.organization.kinds import (
 )
 from domain.organization.ports import OrgChange
 from usecases import commitments
-from usecases.access import founder, member
+from usecases.access import founder, member, stated
 from usecases.context import Ports, new_id
 
 
@@ -174,11 +174,7 @@ def _move(
     ports: Ports, org_id: str, actor_id: str, principal_id: str, to: PrincipalStatus, reason: str
 ) -> StandingChanged:
     org = founder(ports, org_id, actor_id)
-    said = " ".join(reason.split())
-    if not said:
-        raise ValueError("say why: the reason is kept on the record")
-    if len(said) > 500:
-        raise ValueError("the reason is at most 500 characters")
+    said = stated(reason)
     with ports.configuration.change(org_id, actor_id, ports.clock) as change:
         who = change.principal(principal_id)
         problem = rules.standing_problem(who, to, org.founder_id)
