@@ -4,6 +4,8 @@ audit record) and never the token, secret or body that was refused."""
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 from collections.abc import Mapping
 from datetime import datetime
 from enum import StrEnum
@@ -176,3 +178,50 @@ class ChannelSignature(Protocol):
         """:class:`Unauthenticated` with the reason when the signature does not hold
         (``headers`` are lower-cased)."""
         ...
+
+
+LINK_CODE_SECONDS = 10 * 60
+"""How long a chat link code may be sent from the chat account it links."""
+
+
+class LinkCode(Frozen):
+    """What a chat link code says: who signed in and asked for it, for which channel,
+    until when. It proves the person asked; sent from a chat account, it proves that
+    account is theirs (only they could see the code: their console sign-in showed it)."""
+
+    org_id: str
+    principal_id: str
+    channel: str
+    expires: int
+    """Seconds since the epoch."""
+    nonce: str = Field(pattern=r"^[0-9a-f]{8,32}$")
+    """Random: two codes asked in one second differ (each is spent once)."""
+
+
+def _mac(key: bytes, body: str) -> str:
+    return hmac.new(key, f"verletica chat link\x00{body}".encode(), hashlib.sha256).hexdigest()[:20]
+
+
+def link_code(key: bytes, code: LinkCode) -> str:
+    """The code a person sends from their chat account: ``{org}.{principal}.{channel}.
+    {expires}.{nonce}.{mac}``, the MAC keyed with the console's session key (nobody can make or
+    alter one without it)."""
+    body = f"{code.org_id}.{code.principal_id}.{code.channel}.{code.expires}.{code.nonce}"
+    return f"{body}.{_mac(key, body)}"
+
+
+def read_link_code(key: bytes, text: str, now: datetime) -> LinkCode | None:
+    """The code ``text`` is, while its MAC holds and it has not expired; None for
+    anything else (a typo, a forgery, a stale code)."""
+    parts = text.strip().split(".")
+    if len(parts) != 6 or not parts[3].isdigit():
+        return None
+    body, mac = ".".join(parts[:5]), parts[5]
+    if not hmac.compare_digest(mac, _mac(key, body)):
+        return None
+    org_id, principal_id, channel, expires, nonce = parts[:5]
+    if int(expires) < as_utc(now).timestamp():
+        return None
+    return LinkCode(
+        org_id=org_id, principal_id=principal_id, channel=channel, expires=int(expires), nonce=nonce
+    )

@@ -112,3 +112,13 @@ def cli_against(
 def sign_in(subject: str) -> str:
     """An ID token for ``subject`` (what the demo's ``sign_in`` returns)."""
     return TEST_ISSUER.mint(subject, TEST_AUDIENCE)
+
+
+def link_chat(svc: Ports, principal_id: str, kind: IdentityKind, account: str) -> None:
+    """Link ``account`` to ``principal_id`` as its owner does: a code from their console
+    sign-in, sent from the account (``link <code>``)."""
+    from usecases import ingress
+
+    person = svc.directory.find_principal(principal_id)
+    assert person is not None, f"no principal {principal_id}"
+    ingress.link_chat(svc, kind, account, ingress.chat_code(svc, person, kind))

@@ -66,6 +66,9 @@ def for_reader(entry: AuditEntry, projects: frozenset[str], reach: ChainReach) -
     return entry.model_copy(update={"payload": payload})
 
 
+WITHHELD_REASON = "withheld: the founder's to read"
+"""What a member reads in place of a standing's reason (so a hash that no longer
+matches says why)."""
 PRIVATE_REASONS = frozenset({*STANDING_RULES.values(), "identity_unlinked"})
 """Configuration entries whose reason is the founder's to read: why someone was
 suspended, brought back or offboarded is often a personnel matter."""
@@ -76,10 +79,12 @@ def without_standing_reason(entry: AuditEntry) -> AuditEntry:
     move itself, who and when, stays for every member to read)."""
     if entry.stage != "configuration" or entry.rule not in PRIVATE_REASONS:
         return entry
-    payload = {k: v for k, v in entry.payload.items() if k != "reason"}
+    payload = dict(entry.payload)
+    if "reason" in payload:
+        payload["reason"] = WITHHELD_REASON
     record = payload.get("record")
-    if isinstance(record, dict) and "status_reason" in record:
-        payload["record"] = {k: v for k, v in record.items() if k != "status_reason"}
+    if isinstance(record, dict) and record.get("status_reason") is not None:
+        payload["record"] = {**record, "status_reason": WITHHELD_REASON}
     return entry.model_copy(update={"payload": payload})
 
 

@@ -6,6 +6,12 @@ replay nonce (Slack: timestamp and signature; Teams: the activity id), the budge
 Only then is the message read as ``<agent> <task>`` and a run started, keyed by the
 delivery (Slack's event or trigger id, Teams' activity id) so that a delivery sent
 twice never starts two runs.
+
+An account is linked by its owner, the other way round: signed in to the console, they
+get a code (good ten minutes, once) and send ``link <code>`` from the account. The
+code proves the person; the signed message proves the account; nobody types an id for
+someone else, and a code seen later in a channel is spent already. An account that
+proves nobody is told how to link, and its refusal is recorded.
 """
 
 from __future__ import annotations
@@ -18,6 +24,7 @@ from urllib.parse import parse_qs
 
 from pydantic import BaseModel
 
+from domain.errors import Conflict
 from domain.ingress import Refusal, Unauthenticated
 from domain.organization.contracts import Principal
 from domain.organization.kinds import IdentityKind, PrincipalKind, PrincipalStatus
@@ -55,9 +62,6 @@ class ChannelAnswer(BaseModel):
     created: bool = False
     challenge: str | None = None
     """Slack's URL verification: the challenge, echoed."""
-    unlinked: str | None = None
-    """The sender's account when it proves nobody yet: the channel's answer carries a
-    link for its owner to sign in once and link it (``text`` says so)."""
 
 
 def _form_or_json(body: bytes) -> dict[str, object]:
@@ -156,10 +160,25 @@ def _tenant(data: Mapping[str, object]) -> str:
 
 
 UNLINKED = (
-    "Your {channel} account is not linked to anyone at your firm yet. Open the link below, "
-    "sign in as you do in the console, and link it; then send your message again. Link it "
-    "only if this is your own account: what it sends acts as you."
+    "Your {channel} account is not linked to you at your firm yet. Sign in to Verletica's "
+    "console, open Link a chat account, and send the code it shows you here: {how}. Then "
+    "send your message again."
 )
+HOW = {
+    IdentityKind.SLACK: "/verletica link <code>",
+    IdentityKind.TEAMS: "@Verletica link <code>",
+}
+LINKED = "Linked: what you send from this {channel} account acts as {name} from now on."
+BAD_CODE = (
+    "That code links nothing: it is stale (ten minutes), spent or mistyped. Get a new one "
+    "in the console (Link a chat account)."
+)
+
+
+def link_words(text: str) -> str | None:
+    """The code of a ``link <code>`` message (mentions and markup aside), or None."""
+    words = _TAG.sub(" ", _MENTION.sub(" ", text)).split()
+    return words[1] if len(words) == 2 and words[0].lower() == "link" else None
 
 
 def _agent_and_task(ports: Ports, sender: Principal, text: str) -> tuple[Principal, str] | str:
@@ -181,6 +200,22 @@ def _agent_and_task(ports: Ports, sender: Principal, text: str) -> tuple[Princip
         if name in (agent.handle.lower(), agent.id):
             return agent, task
     return f"No agent '{name}'. {usage}"
+
+
+def _linked(
+    ports: Ports, channel: IdentityKind, message: Message, code: str, path: str
+) -> ChannelAnswer:
+    """A ``link <code>`` message: the account it came from linked to the code's person,
+    or why not (a refusal recorded, in words the sender can act on)."""
+    try:
+        person = ingress.link_chat(ports, channel, message.user, code)
+    except Unauthenticated as refused:
+        ingress.record_refusal(ports, channel.value, path, refused)
+        return ChannelAnswer(text=BAD_CODE)
+    except Conflict as conflict:
+        return ChannelAnswer(text=f"{conflict}: nothing changed.")
+    name = person.display_name or person.handle
+    return ChannelAnswer(text=LINKED.format(channel=channel.value.capitalize(), name=name))
 
 
 async def receive(
@@ -208,16 +243,19 @@ async def receive(
             raise Unauthenticated(Refusal.MALFORMED, str(exc)) from exc
         if isinstance(message, str):
             return ChannelAnswer(text="", challenge=message)
+        code = link_words(message.text)
+        if code is not None:  # 2. identity, proven the other way round: see the module
+            return _linked(ports, channel, message, code, path)
         try:
             sender = ingress.proven(ports, channel, message.user)  # 2. identity
         except Unauthenticated as refused:
             if refused.reason is not Refusal.UNKNOWN_SUBJECT:
                 raise
-            # Refused, on the record, and told how to link: only the account's owner
-            # received this answer (its signature was checked).
+            # Refused, on the record, and told how its owner links it (no link, no code:
+            # the owner gets one by signing in, and sends it from here).
             ingress.record_refusal(ports, channel.value, path, refused)
-            text = UNLINKED.format(channel=channel.value.capitalize())
-            return ChannelAnswer(text=text, unlinked=message.user)
+            text = UNLINKED.format(channel=channel.value.capitalize(), how=HOW[channel])
+            return ChannelAnswer(text=text)
         ingress.admit(  # 3. replay, 4. budget
             ports, sender, channel.value, message.nonce, message.nonce_expires
         )

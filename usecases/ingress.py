@@ -16,12 +16,22 @@ honoured only when the settings ask for it, never in production, only on loopbac
 from __future__ import annotations
 
 import logging
+import secrets
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
 
-from domain.errors import Conflict, NotFound
-from domain.ingress import Refusal, RefusedRequest, TokenClaims, Unauthenticated
+from domain.errors import Conflict, Forbidden, NotFound, Unavailable
+from domain.ingress import (
+    LINK_CODE_SECONDS,
+    LinkCode,
+    Refusal,
+    RefusedRequest,
+    TokenClaims,
+    Unauthenticated,
+    link_code,
+    read_link_code,
+)
 from domain.organization.contracts import Identity, Principal
 from domain.organization.kinds import IdentityKind, PrincipalKind, PrincipalStatus
 from usecases.access import founder, member
@@ -66,26 +76,78 @@ CHATS = frozenset({IdentityKind.SLACK, IdentityKind.TEAMS})
 """The chat channels a person links their own account of."""
 
 
-def link_own_chat(
-    ports: Ports, person: Principal, kind: IdentityKind, external_id: str
-) -> Identity:
-    """Link a Slack or Teams account to the signed-in ``person``, their own act on the
-    record. The account is the one a signed message to Verletica came from (the console
-    gets it in a link only that message's answer carried), and ``person`` is who signed
-    in through the issuer: so a chat account proves someone only once that someone
-    signed in. An account that proves someone already is a Conflict."""
-    if kind not in CHATS:
-        raise ValueError("only a Slack or Teams account is linked this way")
+def chat_code(ports: Ports, person: Principal, channel: IdentityKind) -> str:
+    """A code for ``person`` (signed in to the console) to send from their Slack or Teams
+    account, ``link <code>``: good for ten minutes, once. Sent from an account, it links
+    that account to them (:func:`link_chat`): only they saw the code."""
+    if channel not in CHATS:
+        raise ValueError("only a Slack or Teams account is linked with a code")
     if person.kind is not PrincipalKind.HUMAN or person.status is not PrincipalStatus.ACTIVE:
         raise ValueError("only an active person links a chat account")
-    if ports.directory.identity(kind, external_id) is not None:
-        raise Conflict(f"this {kind.value.capitalize()} account is linked already")
+    if ports.console is None:
+        raise Unavailable("sign-in is not set up here: nobody can be given a code")
+    expires = int(ports.clock().timestamp()) + LINK_CODE_SECONDS
+    code = LinkCode(
+        org_id=person.org_id,
+        principal_id=person.id,
+        channel=channel.value,
+        expires=expires,
+        nonce=secrets.token_hex(6),
+    )
+    return link_code(ports.console.session_key, code)
+
+
+def link_chat(ports: Ports, channel: IdentityKind, account: str, text: str) -> Principal:
+    """Link the chat ``account`` a signed message came from to the person whose code it
+    carries (``text``): their own act, on the record. The code is spent by the first
+    message that carries it (the one its owner sent: another who sees it later in a
+    channel finds it spent); a code for another channel, stale or forged, links nothing
+    (:class:`Unauthenticated`, recorded by the caller). An account that proves someone
+    already is a Conflict."""
+    key = None if ports.console is None else ports.console.session_key
+    code = None if key is None else read_link_code(key, text, ports.clock())
+    if code is None or code.channel != channel.value:
+        raise Unauthenticated(Refusal.INVALID_CLAIM, "the link code is stale, mistyped or forged")
+    person = ports.directory.find_principal(code.principal_id)
+    if person is None or person.org_id != code.org_id:
+        raise Unauthenticated(Refusal.UNKNOWN_SUBJECT, "the link code's person is gone")
+    if person.kind is not PrincipalKind.HUMAN or person.status is not PrincipalStatus.ACTIVE:
+        raise Unauthenticated(Refusal.NOT_A_PERSON, "the link code's person is not active")
+    if ports.front_door is not None:  # once: the nonce table remembers it while it holds
+        expires = datetime.fromtimestamp(code.expires, UTC)
+        ports.front_door.first_use(channel.value, f"link:{text.strip()}", expires, ports.clock())
+    found = ports.directory.identity(channel, account)
+    if found is not None:
+        whose = "yours" if found.principal_id == person.id else "someone else's"
+        raise Conflict(f"this {channel.value.capitalize()} account is linked already ({whose})")
     with ports.configuration.change(person.org_id, person.id, ports.clock) as change:
-        return change.link_identity(
+        change.link_identity(
             Identity(
-                org_id=person.org_id, kind=kind, external_id=external_id, principal_id=person.id
+                org_id=person.org_id,
+                kind=channel,
+                external_id=account,
+                principal_id=person.id,
+                linked_by=person.id,
             )
         )
+    return person
+
+
+def unlink_chat(
+    ports: Ports, org_id: str, actor_id: str, principal_id: str, channel: IdentityKind
+) -> int:
+    """Unlink ``principal_id``'s accounts of ``channel`` (the person themselves, or the
+    founder; on the record): they prove nobody from now on. How many were unlinked."""
+    org, actor = member(ports, org_id, actor_id)
+    if channel not in CHATS:
+        raise ValueError("only a Slack or Teams account is unlinked this way")
+    if actor.id not in (principal_id, org.founder_id):
+        raise Forbidden("a chat account is unlinked by its owner or the founder")
+    with ports.configuration.change(org_id, actor_id, ports.clock) as change:
+        mine = [i for i in change.identities_of(principal_id) if i.kind is channel]
+        for identity in mine:
+            change.unlink_identity(identity, f"unlinked by {actor.display_name or actor.handle}")
+    return len(mine)
 
 
 def invitee(ports: Ports, org_id: str, principal_id: str) -> Principal:
@@ -147,6 +209,12 @@ def proven(
         raise Unauthenticated(Refusal.UNKNOWN_SUBJECT, "the linked principal is gone") from exc
     if principal.kind is not PrincipalKind.HUMAN or principal.status is not PrincipalStatus.ACTIVE:
         raise Unauthenticated(Refusal.NOT_A_PERSON, "the linked principal is not an active human")
+    if kind in CHATS and identity.linked_by != principal.id:
+        # linked by someone else (the founder, before chat accounts were linked by their
+        # owners): it proves nobody until its owner links it
+        raise Unauthenticated(
+            Refusal.UNKNOWN_SUBJECT, f"this {kind.value} account was not linked by its owner"
+        )
     since = principal.status_since
     if signed_in_at is not None and since is not None and signed_in_at < int(since.timestamp()):
         raise Unauthenticated(

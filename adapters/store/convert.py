@@ -66,6 +66,7 @@ def identity(row: IdentityRow) -> Identity:
         kind=IdentityKind(row.kind),
         external_id=row.external_id,
         principal_id=row.principal_id,
+        linked_by=row.linked_by,
     )
 
 

@@ -487,6 +487,7 @@ class IdentityRow(SQLModel, table=True):
     external_id: str = Field(primary_key=True)
     org_id: str = Field(index=True)
     principal_id: str
+    linked_by: str | None = None
     created_at: datetime = _ts()
 
 

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import secrets
+from typing import Any
 
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
@@ -27,7 +28,7 @@ from domain.errors import Conflict, NotFound, Unavailable
 from domain.ingress import Refusal, Unauthenticated
 from domain.organization.contracts import Principal
 from domain.organization.kinds import IdentityKind
-from usecases import ingress
+from usecases import channels, ingress
 from usecases.context import Ports
 
 router = APIRouter()
@@ -184,49 +185,52 @@ def _invited(ports: Ports, token: str) -> tuple[str, Principal]:
     return org_id, ingress.invitee(ports, org_id, principal_id)
 
 
-@router.get("/link/{token}", response_model=None)
-async def link_page(request: Request, token: str) -> Response:
-    """A chat account to link: which, to whom, and the button (signing in first, if need
-    be, and coming back here)."""
+LINK_PAGE = "/console/link"
+"""Where a person links their own Slack or Teams account."""
+
+
+async def _link_context(ports: Ports, principal: str, found: Session) -> dict[str, Any]:
+    person = ports.directory.principal(org_of(found), principal)
+    mine = [
+        i.kind.value
+        for i in ports.directory.identities(person.org_id)
+        if i.principal_id == person.id and i.kind in ingress.CHATS
+    ]
+    return {"person": person, "linked": sorted(mine), "link_code": None, "chat": None}
+
+
+@router.get("/link", response_model=None)
+async def link_page(request: Request) -> Response:
+    """Your chat accounts: which are linked, and a code to link one."""
 
     async def page(ports: Ports, principal: str, found: Session) -> Response:
-        kind, account = _chat(ports, token)
-        person = ports.directory.principal(org_of(found), principal)
-        return render(
-            request,
-            "link.html",
-            session=found,
-            chat=kind.value.capitalize(),
-            account=account,
-            person=person,
-            firm=ports.directory.org(person.org_id),
-            token=token,
-        )
+        shown = await _link_context(ports, principal, found)
+        return render(request, "link.html", session=found, **shown)
 
     return await serve(request, page)
 
 
-@router.post("/link/{token}", response_model=None)
-async def link(request: Request, token: str) -> Response:
-    """Link the chat account to the signed-in person: their own act, on the record."""
+@router.post("/link", response_model=None)
+async def link(request: Request) -> Response:
+    """A code to send from your chat account (shown once, good ten minutes), or one of
+    your chat accounts unlinked (on the record)."""
 
     async def page(ports: Ports, principal: str, found: Session) -> Response:
-        await read_form(request, found)
-        kind, account = _chat(ports, token)
-        person = ports.directory.principal(org_of(found), principal)
-        await run_in_threadpool(ingress.link_own_chat, ports, person, kind, account)
-        said = (
-            f"Your {kind.value.capitalize()} account is linked: send your message there "
-            "again, and what waits for you reaches you there too."
-        )
-        return flash_back(request, found, "/console/queue", said)
+        fields = await read_form(request, found)
+        chat = IdentityKind(fields.get("kind", ""))
+        if chat not in ingress.CHATS:
+            raise ValueError("choose Slack or Teams")
+        if fields.get("do") == "unlink":
+            await run_in_threadpool(
+                ingress.unlink_chat, ports, org_of(found), principal, principal, chat
+            )
+            said = f"Your {chat.value.capitalize()} account is unlinked: it acts as nobody now."
+            return flash_back(request, found, LINK_PAGE, said)
+        shown = await _link_context(ports, principal, found)
+        person = shown["person"]
+        assert isinstance(person, Principal)
+        code = await run_in_threadpool(ingress.chat_code, ports, person, chat)
+        shown |= {"link_code": code, "chat": chat.value, "how": channels.HOW[chat]}
+        return render(request, "link.html", session=found, **shown)
 
     return await serve(request, page, acting=True)
-
-
-def _chat(ports: Ports, token: str) -> tuple[IdentityKind, str]:
-    """The chat account a link names, while it holds; NotFound else."""
-    found = cookies.chat_linked(config_of(ports).session_key, token)
-    if found is None or found[0] not in (IdentityKind.SLACK.value, IdentityKind.TEAMS.value):
-        raise NotFound("this link is no longer valid: send your message again for a new one")
-    return IdentityKind(found[0]), found[1]

@@ -197,30 +197,3 @@ def invited(key: bytes, token: str) -> tuple[str, str] | None:
     if not isinstance(org, str) or not isinstance(principal, str):
         return None
     return org, principal
-
-
-CHAT_LINK_SECONDS = 15 * 60
-"""How long the link a chat message's answer carries may be used."""
-
-
-def chat_link(key: bytes, kind: str, account: str) -> str:
-    """A link's token naming the chat account a signed message came from (``kind`` is
-    ``slack`` or ``teams``): signed with the console's key, good for
-    :data:`CHAT_LINK_SECONDS`; whoever signs in with it may link that account to
-    themselves (the message's answer went to the account's owner alone)."""
-    return _signer(key, "chat link").dumps({"kind": kind, "account": account})
-
-
-def chat_linked(key: bytes, token: str) -> tuple[str, str] | None:
-    """The (kind, account) a chat link names, while its signature and age hold; None
-    for anything else."""
-    try:
-        data: Any = _signer(key, "chat link").loads(token, max_age=CHAT_LINK_SECONDS)
-    except (BadSignature, ValueError):
-        return None
-    if not isinstance(data, dict):
-        return None
-    kind, account = data.get("kind"), data.get("account")
-    if not isinstance(kind, str) or not isinstance(account, str):
-        return None
-    return kind, account

@@ -104,6 +104,8 @@ def config_record(item: Configured) -> ConfigRecord:
             return ConfigRecord(table="destination", key=item.id, record=record)
         case Identity():
             key = f"{item.kind.value}:{item.external_id}"
+            if record["linked_by"] is None:  # as first recorded, before it was kept
+                del record["linked_by"]
             return ConfigRecord(table="identity", key=key, record=record)
 
 

@@ -108,6 +108,9 @@ class Identity(Frozen):
     kind: IdentityKind
     external_id: str = Field(min_length=1, max_length=300)
     principal_id: str
+    linked_by: str | None = None
+    """Who linked it. A chat account proves its principal only when they linked it
+    themselves (None: linked before this was kept, by the founder: it proves nobody)."""
 
 
 class AgentDefinition(Frozen):

@@ -23,9 +23,9 @@ from adapters.store.store import Store
 from api.http.app import create_app
 from domain.ingress import BudgetCeilings
 from domain.organization.kinds import IdentityKind
-from tests.identity import signed_in
+from tests.identity import link_chat, signed_in
 from tests.support import TEST_KEYS, Firm, make_settings, until, utc_now, wire
-from usecases import ingress, runs
+from usecases import runs
 from usecases.context import Ports
 from worker.bootstrap import build_worker
 
@@ -57,12 +57,11 @@ async def door(temporal_env: WorkflowEnvironment, db_url: str) -> AsyncIterator[
     store = Store.open(db_url, TEST_KEYS, migrate_schema=False)
     services = wire(store, temporal_env.client, settings, utc_now)
     firm = Firm(services)
-    ben = services.directory.principal(firm.org, firm.associate)
     for kind, external in (
         (IdentityKind.SLACK, "T0HARBOR:U0BEN"),
         (IdentityKind.TEAMS, f"{TENANT}:aad-ben"),
     ):
-        ingress.link_own_chat(services, ben, kind, external)
+        link_chat(services, firm.associate, kind, external)
     app = create_app(settings, services)
     async with app.router.lifespan_context(app):
         transport = httpx.ASGITransport(app=app)
@@ -237,8 +236,8 @@ async def test_what_proves_nothing_starts_nothing(door: Door) -> None:
     stranger = _slash("U0MALLORY", f"orion {TASK}", "t-2")
     told = await door.http.post("/v1/ingress/slack", content=stranger, headers=_slack(stranger))
     assert told.status_code == 200, told.text
-    assert "not linked to anyone at your firm" in told.json()["text"]
-    assert "/console/link/" in told.json()["text"] and "run_id" not in told.json()
+    assert "not linked to you at your firm" in told.json()["text"]
+    assert "/verletica link <code>" in told.json()["text"] and "run_id" not in told.json()
     refusals = door.services.front_door.refusals(50)  # type: ignore[union-attr]
     assert any(r.reason.value == "unknown_subject" and r.channel == "slack" for r in refusals)
     # a person who is known, but whose budget is spent

@@ -22,7 +22,7 @@ from fastapi.testclient import TestClient
 from api.http.app import create_app
 from domain.ingress import BudgetCeilings
 from domain.organization.kinds import IdentityKind
-from tests.identity import link_subject
+from tests.identity import link_chat, link_subject
 from tests.support import TEST_AUDIENCE, TEST_ISSUER, Firm
 from usecases import ingress
 from usecases.context import Ports
@@ -89,8 +89,7 @@ def _signed(body: bytes, stamp: str, secret: str = SECRET) -> dict[str, str]:
 def test_a_channel_message_is_refused_for_the_first_check_it_fails(
     spent: TestClient, firm: Firm
 ) -> None:
-    ben = firm.svc.directory.principal(firm.org, firm.associate)
-    ingress.link_own_chat(firm.svc, ben, IdentityKind.SLACK, "T0ORDER:U0BEN")
+    link_chat(firm.svc, firm.associate, IdentityKind.SLACK, "T0ORDER:U0BEN")
     stamp = str(int(time.time()))
     mine, theirs = _slash("U0BEN", "t-1"), _slash("U0NOBODY", "t-2")
 
@@ -100,7 +99,42 @@ def test_a_channel_message_is_refused_for_the_first_check_it_fails(
     assert _reason(post(mine, _signed(mine, stamp))) == "over_budget"
     assert _reason(post(theirs, _signed(theirs, stamp, "wrong-secret"))) == "bad_signature"
     unknown = post(theirs, _signed(theirs, stamp))  # 2 fails: told how to link, no run
-    assert unknown.status_code == 200 and "/console/link/" in unknown.json()["text"]
+    assert unknown.status_code == 200 and "Link a chat account" in unknown.json()["text"]
     assert _reason(post(mine, _signed(mine, stamp))) == "replayed"
     kept = [r.reason.value for r in firm.svc.front_door.refusals(10)]  # type: ignore[union-attr]
     assert kept[:4] == ["replayed", "unknown_subject", "bad_signature", "over_budget"]
+
+
+def test_an_account_is_linked_by_the_code_its_owner_sends_from_it_once(
+    spent: TestClient, firm: Firm
+) -> None:
+    """The other way round from a founder typing an id: Ben's console sign-in gets the
+    code, his Slack account sends it. Sent again (say, seen in a channel and copied from
+    another account), it is spent; a Teams code links no Slack account; a mistyped one
+    links nothing. Each refusal is recorded."""
+    ports = spent.app.state.ports
+    ben = firm.svc.directory.principal(firm.org, firm.associate)
+    code = ingress.chat_code(ports, ben, IdentityKind.SLACK)
+    teams_code = ingress.chat_code(ports, ben, IdentityKind.TEAMS)
+    stamp = str(int(time.time()))
+
+    def say(user: str, text: str, trigger: str) -> str:
+        body = urlencode(
+            {"team_id": "T0ORDER", "user_id": user, "text": text, "trigger_id": trigger}
+        ).encode()
+        answer = spent.post("/v1/ingress/slack", content=body, headers=_signed(body, stamp))
+        assert answer.status_code == 200, answer.text
+        return str(answer.json()["text"])
+
+    assert say("U0BEN", f"link {teams_code}", "l-0").startswith("That code links nothing")
+    assert say("U0BEN", f"link {code[:-1]}x", "l-1").startswith("That code links nothing")
+    assert say("U0BEN", f"link {code}", "l-2") == (
+        "Linked: what you send from this Slack account acts as Ben from now on."
+    )
+    assert say("U0EVE", f"link {code}", "l-3").startswith("That code links nothing")
+    assert firm.svc.directory.identity(IdentityKind.SLACK, "T0ORDER:U0EVE") is None
+    assert ingress.proven(ports, IdentityKind.SLACK, "T0ORDER:U0BEN").id == ben.id
+    again = ingress.chat_code(ports, ben, IdentityKind.SLACK)
+    assert "linked already (yours)" in say("U0BEN", f"link {again}", "l-4")
+    kept = [r.reason.value for r in firm.svc.front_door.refusals(10)]  # type: ignore[union-attr]
+    assert kept[:3] == ["replayed", "invalid_claim", "invalid_claim"]

@@ -30,10 +30,12 @@ from adapters.relay.smtp import SmtpMailer
 from adapters.store.notices import SqlNotices
 from adapters.store.store import Store
 from domain.governance.intents import ApprovalVerdict
+from domain.ingress import Unauthenticated
 from domain.notices import Channel, Console, Notice, NoticeKind
+from domain.organization.contracts import Identity
 from domain.organization.kinds import IdentityKind, StaffRole
 from domain.relay import LEASE, DeliveryState, Outcome
-from tests.identity import link_subject
+from tests.identity import link_chat, link_subject
 from tests.integration.test_console_pages import _held, _review
 from tests.integration.test_console_security import BASE, _signed_in
 from tests.integration.test_needs_you import _filed_pair, scene
@@ -228,9 +230,8 @@ def chat() -> Iterator[tuple[Chat, str]]:
 def _everywhere(
     firm: Firm, smtp_port: int, chat_url: str
 ) -> tuple[NoticeSettings, dict[Channel, Any]]:
-    ada = firm.svc.directory.principal(firm.org, firm.founder)
-    ingress.link_own_chat(firm.svc, ada, IdentityKind.SLACK, "T1:U0ADA")
-    ingress.link_own_chat(firm.svc, ada, IdentityKind.TEAMS, "tenant-1:aad-ada")
+    link_chat(firm.svc, firm.founder, IdentityKind.SLACK, "T1:U0ADA")
+    link_chat(firm.svc, firm.founder, IdentityKind.TEAMS, "tenant-1:aad-ada")
     notifiers = {
         Channel.EMAIL: EmailNotifier(SmtpMailer("127.0.0.1", smtp_port, "verletica@hv.example")),
         Channel.SLACK: SlackNotifier("xoxb-test", f"{chat_url}/api"),
@@ -372,43 +373,61 @@ def test_a_notices_link_survives_sign_in_and_opens_the_queue_at_its_item(web: tu
     assert "no longer waits for you" in gone.text and "item focus" not in gone.text
 
 
-def test_a_colleague_links_their_own_slack_by_signing_in_and_notices_reach_it(
+def test_a_colleague_links_their_own_slack_with_a_code_and_notices_reach_it(
     web: tuple,
 ) -> None:  # type: ignore[type-arg]
-    """Issue 26.10: a Slack account proves a person only once that person signed in and
-    linked it, from the link the answer to their message carried; the founder types no
-    ids (the form is gone, the API refuses a chat kind)."""
-    from api.console import session as cookies
-
+    """Issue 26.10: signed in, Ben gets a code (shown once) and sends it from his Slack
+    account; it is then his, on the record as his own act, and notices reach it. He may
+    unlink it. A chat account the founder linked for someone proves nobody."""
     client, firm, _ = web
     link_subject(firm.svc, firm.associate, "ben@hv.example")
     _signed_in(client, "ben@hv.example")
-    console = client.app.state.ports.console  # the console's own, with its session key
-    token = cookies.chat_link(console.session_key, "slack", "T1:U0BEN")
-    page = client.get(f"/console/link/{token}")
-    assert page.status_code == 200 and "Only link it if it is your own Slack account" in page.text
+    page = client.get("/console/link")
+    assert page.status_code == 200 and "Slack: not linked" in " ".join(page.text.split())
     csrf = re.search(r'name="csrf" value="([^"]+)"', page.text)
     assert csrf is not None
-    forged = client.post(f"/console/link/{token[:-2]}xx", data={"csrf": csrf.group(1)})
-    assert forged.status_code == 404 and "no longer valid" in forged.text
-    done = client.post(f"/console/link/{token}", data={"csrf": csrf.group(1)})
-    assert done.status_code == 303, done.text
+    ask = {"csrf": csrf.group(1), "kind": "slack", "do": "code"}
+    shown = client.post("/console/link", data=ask)
+    code = re.search(r"/verletica link (\S+?)</code>", shown.text)
+    assert shown.status_code == 200 and code is not None, shown.text[:500]
+    ports = client.app.state.ports  # the console's own, with its session key
+    ingress.link_chat(ports, IdentityKind.SLACK, "T1:U0BEN", code.group(1))  # sent from Slack
     identities = firm.svc.directory.identities(firm.org)
     ben = firm.svc.directory.principal(firm.org, firm.associate)
-    assert [(i.kind, i.principal_id) for i in identities if i.external_id == "T1:U0BEN"] == [
-        (IdentityKind.SLACK, ben.id)
+    mine = [
+        (i.kind, i.principal_id, i.linked_by) for i in identities if i.external_id == "T1:U0BEN"
     ]
+    assert mine == [(IdentityKind.SLACK, ben.id, ben.id)]
+    assert ingress.proven(ports, IdentityKind.SLACK, "T1:U0BEN").id == ben.id
     both = frozenset({Channel.EMAIL, Channel.SLACK})
     assert notices.addresses(ben, identities, both) == {
         Channel.EMAIL: "ben@hv.example",
         Channel.SLACK: "U0BEN",
     }
-    again = client.post(f"/console/link/{token}", data={"csrf": csrf.group(1)})
-    assert again.status_code == 409  # an account proves one person, once
+    assert notices.addresses(ben, identities, frozenset({Channel.EMAIL})) == {
+        Channel.EMAIL: "ben@hv.example"
+    }
     entries = firm.svc.store.audit.entries(firm.org)  # type: ignore[attr-defined]
     linked = [e for e in entries if e.rule == "identity_linked"]
     assert linked[-1].actor == ben.id  # Ben's own act, on the record
+    assert "Slack: linked" in " ".join(client.get("/console/link").text.split())
+    gone = client.post("/console/link", data={**ask, "do": "unlink"})
+    assert gone.status_code == 303
+    assert firm.svc.directory.identity(IdentityKind.SLACK, "T1:U0BEN") is None
     with pytest.raises(ValueError, match="linked by its owner"):
         ingress.link_identity(
             firm.svc, firm.org, firm.founder, firm.associate, IdentityKind.SLACK, "T1:U0X"
         )
+    # linked for Ben by someone else (as the founder could before): it proves nobody
+    with firm.svc.configuration.change(firm.org, firm.founder, firm.svc.clock) as change:
+        change.link_identity(
+            Identity(
+                org_id=firm.org,
+                kind=IdentityKind.SLACK,
+                external_id="T1:U0TYPED",
+                principal_id=ben.id,
+            )
+        )
+    with pytest.raises(Unauthenticated, match="not linked by its owner"):
+        ingress.proven(firm.svc, IdentityKind.SLACK, "T1:U0TYPED")
+    assert firm.svc.audit.verify(firm.org).ok

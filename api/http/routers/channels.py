@@ -8,7 +8,6 @@ from typing import Any
 from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse
 
-from api.console import session as cookies
 from api.http.deps import PortsDep
 from domain.organization.kinds import IdentityKind
 from usecases import channels
@@ -26,24 +25,9 @@ _BODY = {
 }
 
 
-LINK_PAGE = "/console/link/"
-"""Where a chat account's owner links it (the token follows)."""
-
-
 async def _receive(request: Request, ports: PortsDep, channel: IdentityKind) -> dict[str, Any]:
     headers = {k.lower(): v for k, v in request.headers.items()}
     answer = await channels.receive(ports, channel, headers, await request.body(), request.url.path)
-    if answer.unlinked is not None:
-        if ports.console is None:
-            text = (
-                f"Your {channel.value.capitalize()} account is not linked to anyone at your "
-                "firm, and sign-in is not set up here: ask whoever runs Verletica for you."
-            )
-        else:
-            token = cookies.chat_link(ports.console.session_key, channel.value, answer.unlinked)
-            link = f"{str(request.base_url).rstrip('/')}{LINK_PAGE}{token}"
-            text = f"{answer.text}\n{link}"
-        answer = answer.model_copy(update={"text": text, "unlinked": None})
     return answer.model_dump(exclude_none=True)
 
 

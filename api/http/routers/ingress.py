@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Annotated
 
 from fastapi import APIRouter, Header, Request
-from pydantic import Field
+from pydantic import BaseModel, Field
 
 from api.http.deps import Actor, PortsDep, bearer_of
 from api.http.schemas import Body
@@ -56,7 +56,23 @@ def refusals(org_id: str, ports: PortsDep, actor: Actor, limit: int = 100) -> li
 
 @router.post("/orgs/{org_id}/identities", status_code=201)
 def link_identity(org_id: str, body: IdentityBody, ports: PortsDep, actor: Actor) -> Identity:
-    """Let an OIDC subject (or a Slack or Teams user) prove a human of the organization."""
+    """Let an OIDC subject prove a human of the organization (a Slack or Teams account is
+    linked by its owner, with a code from the console: a 422 here)."""
     return ingress.link_identity(
         ports, org_id, actor, body.principal_id, body.kind, body.external_id
     )
+
+
+class Unlinked(BaseModel):
+    """How many accounts were unlinked."""
+
+    unlinked: int
+
+
+@router.delete("/orgs/{org_id}/principals/{principal_id}/chats/{kind}")
+def unlink_chat(
+    org_id: str, principal_id: str, kind: IdentityKind, ports: PortsDep, actor: Actor
+) -> Unlinked:
+    """Unlink a person's Slack or Teams account (the person, or the founder; on the
+    record): it proves nobody from now on."""
+    return Unlinked(unlinked=ingress.unlink_chat(ports, org_id, actor, principal_id, kind))

@@ -27,6 +27,8 @@ def upgrade() -> None:
 
 
 def downgrade() -> None:
+    # the code before knows no declined offer: they are open again
+    op.execute("UPDATE offers SET state = 'open' WHERE state = 'declined'")
     with op.batch_alter_table('offers') as batch:
         batch.drop_column('declined_reason')
         batch.drop_column('declined_at')
