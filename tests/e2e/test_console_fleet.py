@@ -28,6 +28,7 @@ from adapters.ingress.local_issuer import LOCAL_AUDIENCE
 from adapters.models.replay import ReplayProvider, answered_tasks
 from api.local.demo import play
 from api.local.demo_report import DemoReport
+from domain.organization.kinds import IdentityKind
 from domain.work_graph.graph import GraphStep, WorkGraph
 from tests.e2e.test_console import Console, _held, serving
 from tests.e2e.test_deliberation import REPLIES as PERSONA_REPLIES
@@ -39,7 +40,7 @@ from tests.support import (
     pay_action,
     until,
 )
-from usecases import deliberation, runs, work_graph
+from usecases import deliberation, ingress, runs, work_graph
 
 pytestmark = pytest.mark.temporal
 
@@ -602,7 +603,8 @@ async def test_a_notices_link_opens_its_item_after_sign_in_and_a_slack_account_i
     fleet: Console,
 ) -> None:
     """What a notice's link does in the browser: sign-in first, then the queue opened at
-    its item, the item marked and focused; then the founder links a colleague's Slack."""
+    its item, the item marked and focused; then the founder links her own Slack with a
+    code from the console."""
     c = fleet
     _, east, _ = _filed_pair(c.firm)
     context = await c.browser.new_context()
@@ -615,16 +617,15 @@ async def test_a_notices_link_opens_its_item_after_sign_in_and_a_slack_account_i
     item = page.locator(f'li.item.focus[data-subject="{east}"]')
     await expect(item).to_be_visible()
     await expect(item).to_be_focused()
+    # Ada links her own Slack: a code from the console, sent from Slack (issue 26.10)
     await page.goto(f"{c.url}/console/workspace")
-    form = page.locator("#link")
-    await form.get_by_label("Person").select_option(label="Ben")
-    await form.get_by_label("Chat").select_option("slack")
-    await form.get_by_label("Account").fill("U0456EFGH")  # no workspace id: refused, kept
-    await form.get_by_role("button", name="Link a chat account").click()
-    await expect(page.locator("#link-refused")).to_contain_text("T0123ABCD:U0456EFGH")
-    form = page.locator("#link")
-    await expect(form.get_by_label("Account")).to_have_value("U0456EFGH")
-    await form.get_by_label("Account").fill("T0123ABCD:U0456EFGH")
-    await form.get_by_role("button", name="Link a chat account").click()
-    await expect(page.get_by_role("status").first).to_contain_text("Ben's Slack account is linked")
-    await expect(page.locator('#people-list tr[data-person="ben"]')).to_contain_text("Slack")
+    await page.get_by_role("link", name="Link a chat account").click()
+    await page.get_by_role("button", name="Get a code to link your Slack account").click()
+    shown = page.locator("#link-code")
+    await expect(shown).to_contain_text("/verletica link ")
+    code = (await shown.inner_text()).split()[-1]
+    ingress.link_chat(c.svc, IdentityKind.SLACK, "T0123ABCD:U0ADA", code)  # sent from Slack
+    await page.goto(f"{c.url}/console/link")
+    await expect(page.get_by_role("button", name="Unlink your Slack account")).to_be_visible()
+    await page.goto(f"{c.url}/console/workspace")
+    await expect(page.locator('#people-list tr[data-person="ada"]')).to_contain_text("Slack")
